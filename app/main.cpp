@@ -1,0 +1,3 @@
+#include "command_line.h"
+
+int main(int argc, char** argv) { return ae::cli::run(argc, argv); }

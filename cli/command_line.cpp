@@ -1,0 +1,153 @@
+#include "command_line.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QStringList>
+#include <QTextStream>
+#include <cstdio>
+#include <functional>
+#include <map>
+
+#include "attention_engine.h"
+#include "explorer_window.h"
+#include "result_export.h"
+#include "scene_file.h"
+
+namespace ae::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "Usage: attention-explorer [SCENE.json]          open the window\n"
+    "       attention-explorer export (SCENE.json | --preset NAME) -o OUT [--format json|npy|csv]\n"
+    "       attention-explorer presets\n"
+    "       attention-explorer --help | --version\n"
+    "\n"
+    "Sub-commands need no display. Exit status: 0 success, 2 invalid input or arguments,\n"
+    "1 internal error. Errors are one line on stderr: FILE: FIELD.PATH: PROBLEM.\n";
+
+void printLine(FILE* stream, const QString& text) {
+    std::fputs(text.toLocal8Bit().constData(), stream);
+    std::fputc('\n', stream);
+}
+
+// An invalid-input failure: the one line to print, already prefixed with what it is about.
+struct UsageError {
+    QString message;
+};
+
+int presetsCommand(const QStringList& arguments) {
+    if (arguments.size() > 1) throw UsageError{"presets: takes no arguments"};
+    for (const io::PresetInfo& preset : io::presets()) {
+        printLine(stdout, preset.name + '\t' + preset.description);
+    }
+    return kSuccess;
+}
+
+// Reads SCENE.json or --preset NAME; `label` is what error lines start with.
+Scene readSceneArgument(const QCommandLineParser& parser, const QString& command, QString& label) {
+    const QStringList positional = parser.positionalArguments();
+    const bool hasPreset = parser.isSet("preset");
+    if (hasPreset == !positional.isEmpty() || positional.size() > 1) {
+        throw UsageError{command + ": give one SCENE.json or --preset NAME"};
+    }
+    label = hasPreset ? "preset " + parser.value("preset") : positional.first();
+    try {
+        return hasPreset ? io::loadPreset(parser.value("preset")) : io::loadSceneFile(positional.first());
+    } catch (const SceneError& error) {
+        throw UsageError{label + ": " + QString::fromStdString(error.what())};
+    }
+}
+
+int exportCommand(const QStringList& arguments) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Compute every stage of a scene and write the result.");
+    parser.addHelpOption();
+    parser.addPositionalArgument("scene", "The scene file (format attention-explorer/scene v1).");
+    parser.addOption({"preset", "A built-in scene instead of a file.", "name"});
+    parser.addOption({{"o", "output"}, "Result file (json) or directory (npy, csv).", "out"});
+    parser.addOption({"format", "json (default), npy or csv.", "format", "json"});
+    if (!parser.parse(arguments)) throw UsageError{"export: " + parser.errorText()};
+    if (parser.isSet("help")) {
+        printLine(stdout, parser.helpText());
+        return kSuccess;
+    }
+    const QString format = parser.value("format");
+    if (format != "json" && format != "npy" && format != "csv") {
+        throw UsageError{"export: --format: expected json, npy or csv, got " + format};
+    }
+    if (!parser.isSet("output")) throw UsageError{"export: -o OUT is required"};
+    QString label;
+    const Scene scene = readSceneArgument(parser, "export", label);
+    AttentionEngine<double> engine;
+    try {
+        // The result's text takes ~24 bytes a number on top of the engine's 8.
+        checkFitsInMemory(scene, sizeof(double), format == "npy" ? 8.0 : 24.0);
+        engine.setScene(scene);
+        engine.compute();
+    } catch (const SceneError& error) {
+        throw UsageError{label + ": " + QString::fromStdString(error.what())};
+    }
+    const QString output = parser.value("output");
+    try {
+        if (format == "json") {
+            io::writeFileAtomically(output, io::resultJson(engine));
+        } else {
+            io::writeMatrixDirectory(engine, output,
+                                     format == "npy" ? io::MatrixFormat::Npy : io::MatrixFormat::Csv);
+        }
+    } catch (const io::WriteError& error) {
+        throw UsageError{QString::fromStdString(error.what())};
+    }
+    return kSuccess;
+}
+
+int runCommand(const QString& command, const QStringList& arguments) {
+    static const std::map<QString, std::function<int(const QStringList&)>> commands = {
+        {"export", exportCommand},
+        {"presets", presetsCommand},
+    };
+    return commands.at(command)(arguments);
+}
+
+bool isCommand(const QString& word) { return word == "export" || word == "presets"; }
+
+}  // namespace
+
+int run(int argc, char** argv) {
+    const QString first = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QString();
+    QCoreApplication::setApplicationName("attention-explorer");
+    QCoreApplication::setOrganizationName("attention-explorer");
+    QCoreApplication::setApplicationVersion(AE_VERSION);
+    try {
+        if (first == "--help" || first == "-h") {
+            std::fputs(kUsage, stdout);
+            return kSuccess;
+        }
+        if (first == "--version") {
+            printLine(stdout, QStringLiteral("attention-explorer %1").arg(AE_VERSION));
+            return kSuccess;
+        }
+        if (isCommand(first)) {
+            QCoreApplication app(argc, argv);
+            QStringList arguments = QCoreApplication::arguments();
+            arguments.removeAt(1);  // parse the command's own options: argv[0] + the rest
+            return runCommand(first, arguments);
+        }
+        if (first.startsWith('-') && !first.isEmpty()) {
+            throw UsageError{"unknown option " + first + " (see --help)"};
+        }
+        if (argc > 2) throw UsageError{"give at most one scene file (see --help)"};
+        QApplication app(argc, argv);
+        return ui::runExplorerWindow(first);
+    } catch (const UsageError& error) {
+        printLine(stderr, error.message);
+        return kInvalidInput;
+    } catch (const std::exception& error) {
+        printLine(stderr, QStringLiteral("attention-explorer: internal error: %1").arg(error.what()));
+        return kInternalError;
+    }
+}
+
+}  // namespace ae::cli

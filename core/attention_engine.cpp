@@ -1,0 +1,354 @@
+#include "attention_engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace ae {
+
+MatrixD sinusoidalPositions(int firstRow, int rows, int dModel, double base) {
+    MatrixD pe(rows, dModel);
+    for (int c = 0; c < dModel; ++c) {
+        // Columns 2i and 2i+1 share the frequency base^(-2i/d).
+        const double frequency = 1.0 / std::pow(base, static_cast<double>(c - c % 2) / dModel);
+        for (int r = 0; r < rows; ++r) {
+            const double angle = static_cast<double>(firstRow + r) * frequency;
+            pe(r, c) = (c % 2 == 0) ? std::sin(angle) : std::cos(angle);
+        }
+    }
+    return pe;
+}
+
+MatrixD prepareInputs(const Scene& scene, const MatrixD& embeddings, int firstRow) {
+    MatrixD x = embeddings;
+    const int rows = static_cast<int>(x.rows());
+    const int d = static_cast<int>(x.cols());
+    if (scene.positional.kind == PositionalKind::Sinusoidal) {
+        x += sinusoidalPositions(firstRow, rows, d, scene.positional.base);
+    } else if (scene.positional.kind == PositionalKind::Learned) {
+        x += scene.positional.table.middleRows(firstRow, rows);
+    }
+    if (scene.norm.enabled) {
+        // Biased variance, as torch.nn.LayerNorm.
+        for (int r = 0; r < rows; ++r) {
+            const double mean = x.row(r).mean();
+            const double variance = (x.row(r).array() - mean).square().mean();
+            const double inverseDeviation = 1.0 / std::sqrt(variance + scene.norm.eps);
+            x.row(r) = ((x.row(r).array() - mean) * inverseDeviation *
+                            scene.norm.weight.transpose().array() +
+                        scene.norm.bias.transpose().array())
+                           .matrix();
+        }
+    }
+    return x;
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::setScene(const Scene& scene) {
+    scene_ = scene;
+    dProj_ = scene_.dProj();
+    convertWeights();
+    refreshMask();
+    invalidateFrom(kPrepare);
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::setHeads(int heads) {
+    if (heads < 1) throw SceneError("heads", "must be at least 1");
+    if (dProj_ % heads != 0) {
+        throw SceneError("heads", std::to_string(heads) + " does not divide the projection width " +
+                                      std::to_string(dProj_));
+    }
+    if (heads == scene_.heads) return;
+    scene_.heads = heads;
+    invalidateFrom(kScores);
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::setScale(const Scale& scale) {
+    scene_.scale = scale;
+    invalidateFrom(kScale);
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::setMask(const Mask& mask) {
+    scene_.mask = mask;
+    refreshMask();
+    invalidateFrom(kSoftmax);
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::setMaskFill(double fill) {
+    scene_.maskFill = fill;
+    invalidateFrom(kSoftmax);
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::setEmbeddingValue(Stream stream, int row, int column, double value) {
+    const bool source = stream == Stream::Source && scene_.hasSource;
+    MatrixD& embeddings = source ? scene_.sourceEmbeddings : scene_.embeddings;
+    embeddings(row, column) = value;
+    if (dirtyFrom_ <= kProject) return;  // a full pass is due anyway
+    std::vector<int>& rows = source ? editedSourceRows_ : editedQueryRows_;
+    if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
+    dirtyFrom_ = std::min(dirtyFrom_, kScale);
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::setPositional(const Positional& positional) {
+    scene_.positional = positional;
+    invalidateFrom(kPrepare);
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::setNorm(const LayerNorm& norm) {
+    scene_.norm = norm;
+    invalidateFrom(kPrepare);
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::setProjections(const Projections& projections) {
+    scene_.projections = projections;
+    dProj_ = scene_.dProj();
+    if (dProj_ % scene_.heads != 0) scene_.heads = 1;
+    convertWeights();
+    invalidateFrom(kProject);
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::invalidateFrom(Stage stage) {
+    dirtyFrom_ = std::min(dirtyFrom_, stage);
+    if (dirtyFrom_ <= kProject) {
+        editedQueryRows_.clear();
+        editedSourceRows_.clear();
+    }
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::convertWeights() {
+    const Projections& p = scene_.projections;
+    wq_ = p.query.cast<Scalar>();
+    wk_ = p.key.cast<Scalar>();
+    wv_ = p.value.cast<Scalar>();
+    bq_ = p.queryBias.cast<Scalar>();
+    bk_ = p.keyBias.cast<Scalar>();
+    bv_ = p.valueBias.cast<Scalar>();
+    wo_ = p.output.cast<Scalar>();
+    bo_ = p.outputBias.cast<Scalar>();
+    if (p.mode != ProjectionMode::Identity) {
+        if (bq_.size() == 0) bq_ = Vector::Zero(dProj_);
+        if (bk_.size() == 0) bk_ = Vector::Zero(dProj_);
+        if (bv_.size() == 0) bv_ = Vector::Zero(dProj_);
+    }
+    if (p.hasOutput && bo_.size() == 0) bo_ = Vector::Zero(wo_.cols());
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::refreshMask() {
+    allowed_ = allowedMatrix(scene_.mask, scene_.queryCount(), scene_.keyCount());
+    everyKeyVisible_ = allowed_.all();
+    fullyMaskedRows_.clear();
+    for (int i = 0; i < allowed_.rows(); ++i) {
+        if (!allowed_.row(i).any()) fullyMaskedRows_.push_back(i);
+    }
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::compute() {
+    if (dirtyFrom_ > kProject && (!editedQueryRows_.empty() || !editedSourceRows_.empty())) {
+        updateEditedRows();
+    }
+    editedQueryRows_.clear();
+    editedSourceRows_.clear();
+    divisor_ = scene_.divisor();
+    if (dirtyFrom_ <= kPrepare) {
+        prepareAll();
+        dirtyFrom_ = kProject;
+    }
+    if (dirtyFrom_ <= kProject) {
+        projectAll();
+        dirtyFrom_ = kScores;
+    }
+    if (dirtyFrom_ <= kScores) {
+        computeScores();
+        dirtyFrom_ = kScale;
+    }
+    if (dirtyFrom_ <= kScale) {
+        computeScaled();  // may throw; dirtyFrom_ then stays at kScale
+        dirtyFrom_ = kSoftmax;
+    }
+    if (dirtyFrom_ <= kSoftmax) {
+        computeWeights();
+        dirtyFrom_ = kContext;
+    }
+    if (dirtyFrom_ <= kContext) {
+        computeContext();
+        dirtyFrom_ = kOutput;
+    }
+    if (dirtyFrom_ <= kOutput) {
+        computeOutput();
+        dirtyFrom_ = kDone;
+    }
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::prepareAll() {
+    ++counters_.fullPreparations;
+    x_ = prepareInputs(scene_, scene_.embeddings).template cast<Scalar>();
+    if (scene_.hasSource) {
+        xSource_ = prepareInputs(scene_, scene_.sourceEmbeddings).template cast<Scalar>();
+    } else {
+        xSource_.resize(0, 0);
+    }
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::projectAll() {
+    ++counters_.fullProjections;
+    const Matrix& xs = xSource();
+    if (scene_.projections.mode == ProjectionMode::Identity) {
+        q_ = x_;
+        if (scene_.hasSource) k_ = xs;
+        v_ = xs;
+        return;
+    }
+    q_.noalias() = x_ * wq_;
+    q_.rowwise() += bq_.transpose();
+    if (scene_.hasSource || separateKeys()) {
+        const bool separate = separateKeys();
+        k_.noalias() = xs * (separate ? wk_ : wq_);
+        k_.rowwise() += (separate ? bk_ : bq_).transpose();
+    } else {
+        k_.resize(0, 0);  // keys are the queries
+    }
+    v_.noalias() = xs * wv_;
+    v_.rowwise() += bv_.transpose();
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::updateEditedRows() {
+    ++counters_.rowUpdates;
+    const bool identity = scene_.projections.mode == ProjectionMode::Identity;
+    const bool separate = separateKeys();
+    // Recomputes one row of X and of the projections that read it.
+    auto projectRow = [&](Matrix& target, Eigen::Index row, const Matrix& x, const Matrix& w,
+                          const Vector& b) {
+        if (identity) {
+            target.row(row) = x.row(row);
+        } else {
+            target.row(row).noalias() = x.row(row) * w;
+            target.row(row) += b.transpose();
+        }
+    };
+    for (int i : editedQueryRows_) {
+        x_.row(i) = prepareInputs(scene_, scene_.embeddings.middleRows(i, 1), i)
+                        .template cast<Scalar>();
+        projectRow(q_, i, x_, wq_, bq_);
+        if (!scene_.hasSource) {
+            if (separate) projectRow(k_, i, x_, wk_, bk_);
+            projectRow(v_, i, x_, wv_, bv_);
+        }
+    }
+    for (int j : editedSourceRows_) {
+        xSource_.row(j) = prepareInputs(scene_, scene_.sourceEmbeddings.middleRows(j, 1), j)
+                              .template cast<Scalar>();
+        projectRow(k_, j, xSource_, separate ? wk_ : wq_, separate ? bk_ : bq_);
+        projectRow(v_, j, xSource_, wv_, bv_);
+    }
+    if (dirtyFrom_ <= kScores) return;  // the scores are recomputed in full anyway
+    // One query row changes a row of each score matrix; one key row changes a column.
+    const std::vector<int>& keyRows = scene_.hasSource ? editedSourceRows_ : editedQueryRows_;
+    for (int h = 0; h < scene_.heads; ++h) {
+        const ConstBlock qh = headQuery(h);
+        const ConstBlock kh = headKey(h);
+        for (int i : editedQueryRows_) scores_[h].row(i).noalias() = qh.row(i) * kh.transpose();
+        for (int j : keyRows) scores_[h].col(j).noalias() = qh * kh.row(j).transpose();
+    }
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::computeScores() {
+    ++counters_.scorePasses;
+    const int heads = scene_.heads;
+    scores_.resize(heads);
+    scaled_.resize(heads);
+    weights_.resize(heads);
+    for (int h = 0; h < heads; ++h) {
+        scores_[h].noalias() = headQuery(h) * headKey(h).transpose();  // (Lq, dHead)·(dHead, Lk)
+    }
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::computeScaled() {
+    ++counters_.scalePasses;
+    const Scalar divisor = static_cast<Scalar>(divisor_);
+    for (int h = 0; h < scene_.heads; ++h) {
+        scaled_[h] = scores_[h] / divisor;
+        if (!scaled_[h].allFinite()) {
+            throw SceneError("scores", "overflow (values too large to represent)");
+        }
+    }
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::computeWeights() {
+    ++counters_.softmaxPasses;
+    const double fill = scene_.maskFill;
+    const bool infiniteFill = std::isinf(fill);
+    // A finite fill beyond this scalar's range would turn into -inf and change the semantics.
+    const Scalar finiteFill = static_cast<Scalar>(
+        std::clamp(fill, static_cast<double>(std::numeric_limits<Scalar>::lowest()),
+                   static_cast<double>(std::numeric_limits<Scalar>::max())));
+    for (int h = 0; h < scene_.heads; ++h) {
+        const Matrix& scaled = scaled_[h];
+        Matrix& weights = weights_[h];
+        weights.resize(scaled.rows(), scaled.cols());
+        for (Eigen::Index i = 0; i < scaled.rows(); ++i) {
+            auto in = scaled.row(i).array();
+            auto out = weights.row(i).array();
+            if (everyKeyVisible_) {
+                out = (in - in.maxCoeff()).exp();
+            } else if (infiniteFill) {
+                const auto visible = allowed_.row(i);
+                if (!visible.any()) {
+                    out.setZero();  // no key to attend to: no attention, not 0/0
+                    continue;
+                }
+                const Scalar rowMax =
+                    visible.select(in, -std::numeric_limits<Scalar>::infinity()).maxCoeff();
+                // Eigen's vectorised exp clamps -inf to ~1e-39 in float: zero masked cells
+                // explicitly rather than trusting exp(-inf).
+                out = visible.select((in - rowMax).exp(), Scalar(0));
+            } else {
+                const auto filled = allowed_.row(i).select(in, finiteFill);
+                out = (filled - filled.maxCoeff()).exp();
+            }
+            out /= out.sum();
+        }
+    }
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::computeContext() {
+    concat_.resize(scene_.queryCount(), dProj_);
+    const int dh = dHead();
+    for (int h = 0; h < scene_.heads; ++h) {
+        concat_.middleCols(h * dh, dh).noalias() = weights_[h] * headValue(h);  // (Lq,Lk)·(Lk,dHead)
+    }
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::computeOutput() {
+    if (!scene_.projections.hasOutput) {
+        output_.resize(0, 0);
+        return;
+    }
+    output_.noalias() = concat_ * wo_;  // (Lq, dProj)·(dProj, dOut)
+    output_.rowwise() += bo_.transpose();
+}
+
+template class AttentionEngine<float>;
+template class AttentionEngine<double>;
+
+}  // namespace ae

@@ -1,0 +1,142 @@
+#pragma once
+// The attention engine: every stage of one multi-head attention layer, cached.
+//
+//   X  = norm(embeddings + positions)                  Lq x dModel  (Xs: Lk x dModel for a source)
+//   Q  = X·W_Q + b_Q,  K = Xs·W_K + b_K,  V = Xs·W_V + b_V     Lq|Lk x dProj
+//   per head h (columns h·dHead .. (h+1)·dHead - 1 of Q, K, V):
+//     scores_h  = Q_h·K_hᵀ                               Lq x Lk
+//     scaled_h  = scores_h / divisor                     Lq x Lk
+//     weights_h = softmax(mask(scaled_h, fill))          Lq x Lk, row-wise
+//     context_h = weights_h·V_h                          Lq x dHead
+//   concat = [context_0 … context_{heads-1}]             Lq x dProj
+//   output = concat·W_O + b_O                            Lq x dOut (only with an output projection)
+//
+// Stages are recomputed lazily from the earliest one a change touched: a new divisor redoes the
+// scaling onwards, a new mask or fill the softmax onwards, a new head count the per-head scores
+// onwards (Q, K and V are only re-sliced), and an edited embedding value only its row of X, Q, K,
+// V and its row and column of every score matrix.
+//
+// Scalar is double for `export` and the tests, float for the window and the benchmark.
+
+#include <Eigen/Core>
+#include <vector>
+
+#include "scene.h"
+#include "scene_error.h"
+
+namespace ae {
+
+enum class Stream { Query, Source };
+
+// How often each stage ran: lets tests check that a change did not redo more than it must.
+struct EngineCounters {
+    long fullPreparations = 0;   // X from embeddings, every row
+    long fullProjections = 0;    // Q, K and V, every row
+    long rowUpdates = 0;         // one edited embedding row pushed through X, Q, K, V and scores
+    long scorePasses = 0;        // all heads' QKᵀ
+    long scalePasses = 0;
+    long softmaxPasses = 0;
+};
+
+template <typename Scalar>
+class AttentionEngine {
+public:
+    using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+    // A head's columns of Q, K, V or concat: a strided view, never a copy.
+    using ConstBlock = Eigen::Ref<const Matrix, 0, Eigen::OuterStride<>>;
+
+    AttentionEngine() = default;
+    explicit AttentionEngine(const Scene& scene) { setScene(scene); }
+
+    // Replaces everything. The scene must be valid (as io::loadScene returns it).
+    void setScene(const Scene& scene);
+    const Scene& scene() const { return scene_; }
+
+    // Parameter-only changes: none of them redoes the projections.
+    void setHeads(int heads);  // throws SceneError if heads does not divide dProj
+    void setScale(const Scale& scale);
+    void setMask(const Mask& mask);
+    void setMaskFill(double fill);
+    // One embedding value: only that token's row is recomputed up to the scores.
+    void setEmbeddingValue(Stream stream, int row, int column, double value);
+    // Anything else about the inputs or weights: recompute from X.
+    void setPositional(const Positional& positional);
+    void setNorm(const LayerNorm& norm);
+    void setProjections(const Projections& projections);
+
+    // Brings every stage up to date. Throws SceneError("scores", "overflow ...") when a scaled
+    // score is not finite; the stages before the scaling stay valid.
+    void compute();
+
+    // Results (valid after compute()).
+    int heads() const { return scene_.heads; }
+    int dHead() const { return dProj_ / scene_.heads; }
+    double divisor() const { return divisor_; }
+    const BoolMatrix& allowed() const { return allowed_; }          // Lq x Lk
+    const std::vector<int>& fullyMaskedRows() const { return fullyMaskedRows_; }
+    const Matrix& x() const { return x_; }                           // Lq x dModel
+    const Matrix& xSource() const { return scene_.hasSource ? xSource_ : x_; }  // Lk x dModel
+    const Matrix& query() const { return q_; }                       // Lq x dProj
+    const Matrix& key() const { return scene_.hasSource || separateKeys() ? k_ : q_; }
+    const Matrix& value() const { return v_; }                       // Lk x dProj
+    ConstBlock headQuery(int h) const { return query().middleCols(h * dHead(), dHead()); }
+    ConstBlock headKey(int h) const { return key().middleCols(h * dHead(), dHead()); }
+    ConstBlock headValue(int h) const { return value().middleCols(h * dHead(), dHead()); }
+    const Matrix& scores(int h) const { return scores_[h]; }         // Lq x Lk
+    const Matrix& scaled(int h) const { return scaled_[h]; }         // Lq x Lk
+    const Matrix& weights(int h) const { return weights_[h]; }       // Lq x Lk
+    ConstBlock context(int h) const { return concat_.middleCols(h * dHead(), dHead()); }
+    const Matrix& concat() const { return concat_; }                 // Lq x dProj
+    bool hasOutput() const { return scene_.projections.hasOutput; }
+    const Matrix& output() const { return output_; }                 // Lq x dOut
+
+    const EngineCounters& counters() const { return counters_; }
+
+private:
+    // Pipeline order: a change marks the earliest stage it invalidates.
+    enum Stage { kPrepare, kProject, kScores, kScale, kSoftmax, kContext, kOutput, kDone };
+
+    bool separateKeys() const { return scene_.projections.mode == ProjectionMode::Separate; }
+    void invalidateFrom(Stage stage);
+    void convertWeights();
+    void prepareAll();
+    void projectAll();
+    void updateEditedRows();
+    void computeScores();
+    void computeScaled();
+    void computeWeights();
+    void computeContext();
+    void computeOutput();
+    void refreshMask();
+
+    Scene scene_;
+    Stage dirtyFrom_ = kPrepare;
+    std::vector<int> editedQueryRows_, editedSourceRows_;
+
+    int dProj_ = 0;
+    double divisor_ = 1.0;
+    BoolMatrix allowed_;
+    bool everyKeyVisible_ = true;
+    std::vector<int> fullyMaskedRows_;
+
+    Matrix wq_, wk_, wv_, wo_;
+    Vector bq_, bk_, bv_, bo_;
+    Matrix x_, xSource_, q_, k_, v_;
+    std::vector<Matrix> scores_, scaled_, weights_;
+    Matrix concat_, output_;
+    EngineCounters counters_;
+};
+
+extern template class AttentionEngine<float>;
+extern template class AttentionEngine<double>;
+
+// X for one stream: embeddings plus positions, then layer norm.  rows x dModel -> rows x dModel.
+// `firstRow` is the position of the first row, so one edited row can be prepared on its own.
+MatrixD prepareInputs(const Scene& scene, const MatrixD& embeddings, int firstRow = 0);
+
+// PE[pos, 2i] = sin(pos / base^(2i/d)), PE[pos, 2i+1] = cos(pos / base^(2i/d)).
+// rows x dModel for positions firstRow .. firstRow + rows - 1.
+MatrixD sinusoidalPositions(int firstRow, int rows, int dModel, double base);
+
+}  // namespace ae

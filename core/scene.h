@@ -1,0 +1,126 @@
+#pragma once
+// The scene: everything that defines one attention layer and its inputs, in double precision.
+// Plain C++ and Eigen: the file format lives in io/, the computation in attention_engine.h.
+//
+// Legend of dimension names used throughout core/:
+//   Lq      number of query tokens (rows of `embeddings`)
+//   Lk      number of key/value tokens (Lq, or the rows of `sourceEmbeddings` for cross-attention)
+//   dModel  width of an embedding
+//   dProj   width of the Q/K/V projections (dModel in identity mode)
+//   heads   number of heads; dHead = dProj / heads, each head a contiguous block of columns
+//   dOut    width of the output projection (columns of W_O)
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ae {
+
+// Row-major throughout: a query's scores are one contiguous row, as the softmax and the heatmaps
+// want them.
+using MatrixD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using VectorD = Eigen::VectorXd;
+using BoolMatrix = Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+enum class ProjectionMode { Separate, SharedQK, Identity };
+enum class PositionalKind { None, Sinusoidal, Learned };
+enum class ScaleKind { SqrtDk, SqrtDmodel, None, Divisor };
+enum class InitDistribution { Normal, Uniform, Integers };
+
+// Parameters of the deterministic generator that can stand in for explicit matrices.
+struct InitSpec {
+    std::uint64_t seed = 0;
+    InitDistribution distribution = InitDistribution::Normal;
+    double std = 1.0;
+    double low = -1.0;  // integers: 0
+    double high = 1.0;  // integers: 3
+    std::optional<int> dModel;
+    std::optional<int> dProj;
+    ProjectionMode mode = ProjectionMode::Separate;
+    bool output = false;
+    bool bias = false;
+};
+
+struct Positional {
+    PositionalKind kind = PositionalKind::None;
+    double base = 10000.0;  // sinusoidal
+    MatrixD table;          // learned: at least max(Lq, Lk) x dModel
+};
+
+struct LayerNorm {
+    bool enabled = false;
+    VectorD weight;  // dModel, ones by default
+    VectorD bias;    // dModel, zeros by default
+    double eps = 1e-5;
+};
+
+struct Projections {
+    ProjectionMode mode = ProjectionMode::Separate;
+    MatrixD query;  // dModel x dProj (empty in identity mode)
+    MatrixD key;    // dModel x dProj (empty unless separate: shared_qk uses `query`)
+    MatrixD value;  // dModel x dProj (empty in identity mode)
+    VectorD queryBias, keyBias, valueBias;  // dProj each; zeros when absent
+    bool hasOutput = false;
+    MatrixD output;      // dProj x dOut
+    VectorD outputBias;  // dOut
+};
+
+struct Mask {
+    bool causal = false;
+    std::optional<int> window;     // |i - j| <= window
+    std::vector<bool> padding;     // empty, or one per key: true hides that key
+    std::optional<BoolMatrix> allowed;  // Lq x Lk, true where the query may see the key
+};
+
+struct Scale {
+    ScaleKind kind = ScaleKind::SqrtDk;
+    double divisor = 1.0;  // only for ScaleKind::Divisor
+};
+
+struct Scene {
+    std::string title;
+    std::vector<std::string> tokens;
+    MatrixD embeddings;  // Lq x dModel
+    bool hasSource = false;
+    std::vector<std::string> sourceTokens;
+    MatrixD sourceEmbeddings;  // Lk x dModel
+    Positional positional;
+    LayerNorm norm;
+    Projections projections;
+    std::optional<InitSpec> init;  // where the numbers came from, if they were drawn
+    int heads = 1;
+    Mask mask;
+    double maskFill = -std::numeric_limits<double>::infinity();
+    Scale scale;
+    std::string viewJson;  // free-form window state, kept verbatim (a JSON object text)
+
+    int queryCount() const { return static_cast<int>(embeddings.rows()); }
+    int keyCount() const { return hasSource ? static_cast<int>(sourceEmbeddings.rows()) : queryCount(); }
+    int dModel() const { return static_cast<int>(embeddings.cols()); }
+    int dProj() const;
+    int dHead() const { return dProj() / heads; }
+    int dOut() const { return projections.hasOutput ? static_cast<int>(projections.output.cols()) : 0; }
+    // The number the scaled scores are divided by, from `scale` and the shapes.
+    double divisor() const;
+    const std::vector<std::string>& keyTokens() const { return hasSource ? sourceTokens : tokens; }
+};
+
+// The combined mask, Lq x Lk: causal AND window AND NOT padding AND allowed.
+BoolMatrix allowedMatrix(const Mask& mask, int queryCount, int keyCount);
+
+}  // namespace ae
+
+namespace ae {
+// Bytes the engine holds after a full pass over `scene` with the given scalar size: X (and X_s),
+// Q, K, V, heads x (scores, scaled, weights), concat and output. Used to refuse a scene before
+// allocating; it ignores the few vectors and the weights, which the scene itself already holds.
+double engineBytes(const Scene& scene, int scalarSize);
+// Physical memory of this machine in bytes (0 if unknown).
+double physicalMemoryBytes();
+// Throws SceneError("scene", "too large: ...") if a pass needs more than the machine's memory,
+// `extraBytesPerNumber` per number of the result on top (e.g. its text when exported).
+void checkFitsInMemory(const Scene& scene, int scalarSize, double extraBytesPerNumber = 0);
+}  // namespace ae

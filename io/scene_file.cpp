@@ -1,0 +1,615 @@
+#include "scene_file.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QSet>
+#include <QStringList>
+#include <cmath>
+#include <cstdio>
+
+#include "init_draw.h"
+
+namespace ae::io {
+namespace {
+
+[[noreturn]] void fail(const QString& path, const QString& problem) {
+    throw SceneError(path.toStdString(), problem.toStdString());
+}
+
+QString child(const QString& path, const QString& key) {
+    return path.isEmpty() ? key : path + "." + key;
+}
+
+QString index(const QString& path, qsizetype i) { return QStringLiteral("%1[%2]").arg(path).arg(i); }
+
+// "true" JSON numbers only: booleans are not numbers here, as in the reference.
+bool isNumber(const QJsonValue& v) { return v.isDouble(); }
+
+QJsonObject onlyKeys(const QJsonValue& value, const QString& path,
+                     std::initializer_list<const char*> allowed) {
+    if (!value.isObject()) fail(path, "expected an object");
+    const QJsonObject object = value.toObject();
+    QSet<QString> names;
+    for (const char* name : allowed) names.insert(QString::fromLatin1(name));
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        if (!names.contains(it.key())) fail(child(path, it.key()), "unknown field");
+    }
+    return object;
+}
+
+double number(const QJsonValue& v, const QString& path) {
+    if (!isNumber(v) || !std::isfinite(v.toDouble())) fail(path, "expected a finite number");
+    return v.toDouble();
+}
+
+long long integer(const QJsonValue& v, const QString& path, std::optional<long long> low = {}) {
+    if (!isNumber(v)) fail(path, "expected an integer");
+    const double d = v.toDouble();
+    if (!std::isfinite(d) || std::floor(d) != d) fail(path, "expected an integer");
+    // Integers that fit are kept exactly (seeds use all 64 bits); larger ones are doubles anyway.
+    const long long x = std::fabs(d) < 9.2e18 ? v.toInteger(static_cast<qint64>(d))
+                                               : static_cast<long long>(d);
+    if (low && x < *low) fail(path, QStringLiteral("must be at least %1").arg(*low));
+    return x;
+}
+
+bool boolean(const QJsonValue& v, const QString& path) {
+    if (!v.isBool()) fail(path, "expected true or false");
+    return v.toBool();
+}
+
+// A list of equally long rows of finite numbers; rows/cols < 0 mean "any".
+MatrixD matrix(const QJsonValue& value, const QString& path, qsizetype rows = -1,
+               qsizetype cols = -1) {
+    const QJsonArray list = value.toArray();
+    bool allRows = value.isArray() && !list.isEmpty();
+    for (const QJsonValue& r : list) allRows = allRows && r.isArray();
+    if (!allRows) fail(path, "expected a non-empty matrix (a list of rows)");
+    const qsizetype c = list.first().toArray().size();
+    if (c == 0) fail(path, "rows must not be empty");
+    MatrixD m(list.size(), c);
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        const QJsonArray row = list[i].toArray();
+        if (row.size() != c) {
+            fail(index(path, i), QStringLiteral("expected %1 values, got %2").arg(c).arg(row.size()));
+        }
+        for (qsizetype j = 0; j < c; ++j) m(i, j) = number(row[j], index(index(path, i), j));
+    }
+    if ((rows >= 0 && list.size() != rows) || (cols >= 0 && c != cols)) {
+        fail(path, QStringLiteral("expected %1x%2, got %3x%4")
+                       .arg(rows >= 0 ? rows : list.size())
+                       .arg(cols >= 0 ? cols : c)
+                       .arg(list.size())
+                       .arg(c));
+    }
+    return m;
+}
+
+VectorD vector(const QJsonValue& value, const QString& path, qsizetype n) {
+    if (!value.isArray()) fail(path, "expected a list of numbers");
+    const QJsonArray list = value.toArray();
+    if (list.size() != n) fail(path, QStringLiteral("expected %1 values, got %2").arg(n).arg(list.size()));
+    VectorD v(n);
+    for (qsizetype i = 0; i < n; ++i) v(i) = number(list[i], index(path, i));
+    return v;
+}
+
+std::vector<std::string> tokens(const QJsonValue& value, const QString& path) {
+    const QJsonArray list = value.toArray();
+    bool ok = value.isArray() && !list.isEmpty();
+    for (const QJsonValue& t : list) ok = ok && t.isString();
+    if (!ok) fail(path, "expected a non-empty list of strings");
+    std::vector<std::string> out;
+    for (const QJsonValue& t : list) out.push_back(t.toString().toStdString());
+    return out;
+}
+
+void checkSize(const QString& path, long long rows, long long cols) {
+    const long long n = rows * cols;
+    if (n > kMaxDrawnElements) {
+        char gib[32];
+        std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(n) * 8.0 / (1LL << 30));
+        fail(path, QStringLiteral("too large: %1x%2 would need %3 GiB").arg(rows).arg(cols).arg(gib));
+    }
+}
+
+InitSpec readInit(const QJsonValue& value) {
+    const QJsonObject x = onlyKeys(value, "init",
+                                   {"seed", "distribution", "std", "low", "high", "d_model",
+                                    "d_proj", "mode", "output", "bias"});
+    if (!x.contains("seed")) fail("init.seed", "required");
+    InitSpec init;
+    init.seed = static_cast<std::uint64_t>(integer(x["seed"], "init.seed", 0));
+    const QJsonValue dist = x.contains("distribution") ? x["distribution"] : QJsonValue("normal");
+    if (dist == QJsonValue("normal")) {
+        init.distribution = InitDistribution::Normal;
+    } else if (dist == QJsonValue("uniform")) {
+        init.distribution = InitDistribution::Uniform;
+    } else if (dist == QJsonValue("integers")) {
+        init.distribution = InitDistribution::Integers;
+    } else {
+        fail("init.distribution", "expected normal, uniform or integers");
+    }
+    init.std = number(x.contains("std") ? x["std"] : QJsonValue(1.0), "init.std");
+    if (init.distribution == InitDistribution::Integers) {
+        init.low = static_cast<double>(integer(x.contains("low") ? x["low"] : QJsonValue(0), "init.low"));
+        init.high =
+            static_cast<double>(integer(x.contains("high") ? x["high"] : QJsonValue(3), "init.high"));
+    } else {
+        init.low = number(x.contains("low") ? x["low"] : QJsonValue(-1.0), "init.low");
+        init.high = number(x.contains("high") ? x["high"] : QJsonValue(1.0), "init.high");
+    }
+    if (init.high <= init.low) fail("init.high", "must be greater than init.low");
+    if (init.std <= 0) fail("init.std", "must be positive");
+    if (x.contains("d_model")) init.dModel = static_cast<int>(integer(x["d_model"], "init.d_model", 1));
+    if (x.contains("d_proj")) init.dProj = static_cast<int>(integer(x["d_proj"], "init.d_proj", 1));
+    const QJsonValue mode = x.contains("mode") ? x["mode"] : QJsonValue("separate");
+    if (mode == QJsonValue("separate")) {
+        init.mode = ProjectionMode::Separate;
+    } else if (mode == QJsonValue("shared_qk")) {
+        init.mode = ProjectionMode::SharedQK;
+    } else {
+        fail("init.mode", "expected separate or shared_qk");
+    }
+    init.output = boolean(x.contains("output") ? x["output"] : QJsonValue(false), "init.output");
+    init.bias = boolean(x.contains("bias") ? x["bias"] : QJsonValue(false), "init.bias");
+    return init;
+}
+
+// d_model x d values must fit in an int index, or the scene is refused.
+int toDimension(long long n, const QString& path) {
+    if (n > (1LL << 30)) fail(path, QStringLiteral("too large: %1").arg(n));
+    return static_cast<int>(n);
+}
+
+void readPositional(const QJsonObject& pos, Scene& s, int d, qsizetype lq, qsizetype lk) {
+    const QJsonValue kind = pos["kind"];
+    if (kind == QJsonValue("sinusoidal")) {
+        if (pos.contains("table")) fail("positional.table", "only with kind learned");
+        s.positional.kind = PositionalKind::Sinusoidal;
+        s.positional.base =
+            number(pos.contains("base") ? pos["base"] : QJsonValue(10000.0), "positional.base");
+        if (s.positional.base <= 1) fail("positional.base", "must be greater than 1");
+    } else if (kind == QJsonValue("learned")) {
+        if (pos.contains("base")) fail("positional.base", "only with kind sinusoidal");
+        s.positional.kind = PositionalKind::Learned;
+        s.positional.table = matrix(pos["table"], "positional.table", -1, d);
+        const qsizetype needed = std::max(lq, lk);
+        if (s.positional.table.rows() < needed) {
+            fail("positional.table", QStringLiteral("needs at least %1 rows, got %2")
+                                         .arg(needed)
+                                         .arg(s.positional.table.rows()));
+        }
+    } else {
+        fail("positional.kind", "expected sinusoidal or learned");
+    }
+}
+
+void readNorm(const QJsonObject& norm, Scene& s, int d) {
+    if (norm["kind"] != QJsonValue("layernorm")) fail("norm.kind", "expected layernorm");
+    s.norm.enabled = true;
+    s.norm.weight = norm.contains("weight") ? vector(norm["weight"], "norm.weight", d) : VectorD::Ones(d);
+    s.norm.bias = norm.contains("bias") ? vector(norm["bias"], "norm.bias", d) : VectorD::Zero(d);
+    s.norm.eps = number(norm.contains("eps") ? norm["eps"] : QJsonValue(1e-5), "norm.eps");
+    if (s.norm.eps <= 0) fail("norm.eps", "must be positive");
+}
+
+Projections readProjections(const QJsonValue& value, int d) {
+    const QJsonObject p =
+        onlyKeys(value, "projections", {"mode", "query", "key", "value", "output", "bias"});
+    Projections proj;
+    const QJsonValue mode = p.contains("mode") ? p["mode"] : QJsonValue("separate");
+    if (mode == QJsonValue("separate")) {
+        proj.mode = ProjectionMode::Separate;
+    } else if (mode == QJsonValue("shared_qk")) {
+        proj.mode = ProjectionMode::SharedQK;
+    } else if (mode == QJsonValue("identity")) {
+        proj.mode = ProjectionMode::Identity;
+    } else {
+        fail("projections.mode", "expected separate, shared_qk or identity");
+    }
+    const QJsonObject bias = onlyKeys(p.contains("bias") ? p["bias"] : QJsonValue(QJsonObject()),
+                                      "projections.bias", {"query", "key", "value", "output"});
+    qsizetype dp = d;
+    if (proj.mode == ProjectionMode::Identity) {
+        for (const char* k : {"query", "key", "value"}) {
+            const QString name = QString::fromLatin1(k);
+            if (p.contains(name)) fail("projections." + name, "not allowed with mode identity");
+            if (bias.contains(name)) fail("projections.bias." + name, "not allowed with mode identity");
+        }
+        proj.queryBias = proj.keyBias = proj.valueBias = VectorD::Zero(d);
+    } else {
+        QStringList required = {"query", "value"};
+        if (proj.mode == ProjectionMode::Separate) required << "key";
+        for (const QString& k : required) {
+            if (!p.contains(k)) fail("projections." + k, "required");
+        }
+        if (proj.mode == ProjectionMode::SharedQK) {
+            if (p.contains("key")) {
+                fail("projections.key", "not allowed with mode shared_qk (keys use the query matrix)");
+            }
+            if (bias.contains("key")) fail("projections.bias.key", "not allowed with mode shared_qk");
+        }
+        proj.query = matrix(p["query"], "projections.query", d);
+        dp = proj.query.cols();
+        if (proj.mode == ProjectionMode::Separate) proj.key = matrix(p["key"], "projections.key", d, dp);
+        proj.value = matrix(p["value"], "projections.value", d, dp);
+        proj.queryBias = bias.contains("query") ? vector(bias["query"], "projections.bias.query", dp)
+                                                : VectorD::Zero(dp);
+        if (proj.mode == ProjectionMode::Separate) {
+            proj.keyBias = bias.contains("key") ? vector(bias["key"], "projections.bias.key", dp)
+                                                : VectorD::Zero(dp);
+        } else {
+            proj.keyBias = proj.queryBias;
+        }
+        proj.valueBias = bias.contains("value") ? vector(bias["value"], "projections.bias.value", dp)
+                                                : VectorD::Zero(dp);
+    }
+    if (p.contains("output")) {
+        proj.hasOutput = true;
+        proj.output = matrix(p["output"], "projections.output", dp);
+        proj.outputBias = bias.contains("output")
+                              ? vector(bias["output"], "projections.bias.output", proj.output.cols())
+                              : VectorD::Zero(proj.output.cols());
+    } else if (bias.contains("output")) {
+        fail("projections.bias.output", "needs projections.output");
+    }
+    return proj;
+}
+
+Mask readMask(const QJsonValue& value, qsizetype lq, qsizetype lk) {
+    const QJsonObject m = onlyKeys(value, "mask", {"causal", "window", "padding", "allowed"});
+    Mask mask;
+    mask.causal = boolean(m.contains("causal") ? m["causal"] : QJsonValue(false), "mask.causal");
+    if (m.contains("window")) mask.window = static_cast<int>(std::min<long long>(integer(m["window"], "mask.window", 0), 1LL << 30));
+    if (m.contains("padding")) {
+        const QJsonValue pad = m["padding"];
+        if (!pad.isArray() || pad.toArray().size() != lk) {
+            fail("mask.padding", QStringLiteral("expected %1 values (one per key), got %2")
+                                     .arg(lk)
+                                     .arg(pad.isArray() ? QString::number(pad.toArray().size())
+                                                        : QStringLiteral("none")));
+        }
+        const QJsonArray list = pad.toArray();
+        for (qsizetype k = 0; k < list.size(); ++k) {
+            mask.padding.push_back(boolean(list[k], index("mask.padding", k)));
+        }
+    }
+    if (m.contains("allowed")) {
+        const QJsonValue a = m["allowed"];
+        const QJsonArray rows = a.toArray();
+        bool shaped = a.isArray() && rows.size() == lq;
+        for (const QJsonValue& r : rows) shaped = shaped && r.isArray() && r.toArray().size() == lk;
+        if (!shaped) fail("mask.allowed", QStringLiteral("expected %1x%2 (queries x keys)").arg(lq).arg(lk));
+        BoolMatrix allowed(lq, lk);
+        for (qsizetype r = 0; r < lq; ++r) {
+            const QJsonArray row = rows[r].toArray();
+            for (qsizetype c = 0; c < lk; ++c) {
+                const QJsonValue v = row[c];
+                if (!isNumber(v) || (v.toDouble() != 0.0 && v.toDouble() != 1.0)) {
+                    fail(index(index("mask.allowed", r), c), "expected 0 or 1");
+                }
+                allowed(r, c) = v.toDouble() != 0.0;
+            }
+        }
+        mask.allowed = allowed;
+    }
+    return mask;
+}
+
+Scale readScale(const QJsonValue& value) {
+    const QJsonObject sc = onlyKeys(value, "scale", {"kind", "divisor"});
+    const QJsonValue kind = sc.contains("kind") ? sc["kind"] : QJsonValue("sqrt_dk");
+    Scale scale;
+    if (kind == QJsonValue("sqrt_dk")) {
+        scale.kind = ScaleKind::SqrtDk;
+    } else if (kind == QJsonValue("sqrt_dmodel")) {
+        scale.kind = ScaleKind::SqrtDmodel;
+    } else if (kind == QJsonValue("none")) {
+        scale.kind = ScaleKind::None;
+    } else if (kind == QJsonValue("divisor")) {
+        scale.kind = ScaleKind::Divisor;
+    } else {
+        fail("scale.kind", "expected sqrt_dk, sqrt_dmodel, none or divisor");
+    }
+    if (scale.kind == ScaleKind::Divisor) {
+        if (!sc.contains("divisor")) fail("scale.divisor", "required with kind divisor");
+        scale.divisor = number(sc["divisor"], "scale.divisor");
+        if (scale.divisor <= 0) fail("scale.divisor", "must be positive");
+    } else if (sc.contains("divisor")) {
+        fail("scale.divisor", "only with kind divisor");
+    }
+    return scale;
+}
+
+}  // namespace
+
+Scene parseScene(const QByteArray& json) {
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
+    if (error.error != QJsonParseError::NoError) {
+        fail("", QStringLiteral("invalid JSON at byte %1: %2").arg(error.offset).arg(error.errorString()));
+    }
+    if (!doc.isObject()) fail("", "expected a JSON object (a scene)");
+    const QJsonObject scene =
+        onlyKeys(doc.object(), "",
+                 {"format", "version", "title", "view", "tokens", "embeddings", "source",
+                  "positional", "norm", "projections", "init", "heads", "mask", "mask_fill", "scale"});
+    if (scene["format"] != QJsonValue("attention-explorer/scene")) {
+        fail("format", "expected \"attention-explorer/scene\"");
+    }
+    if (!isNumber(scene["version"]) || scene["version"].toDouble() != 1.0) {
+        fail("version", "unsupported version (this reads version 1)");
+    }
+    Scene s;
+    if (scene.contains("title")) {
+        if (!scene["title"].isString()) fail("title", "expected a string");
+        s.title = scene["title"].toString().toStdString();
+    }
+    if (scene.contains("view")) {
+        if (!scene["view"].isObject()) fail("view", "expected an object");
+        s.viewJson = QJsonDocument(scene["view"].toObject()).toJson(QJsonDocument::Compact).toStdString();
+    }
+    s.tokens = tokens(scene["tokens"], "tokens");
+    const qsizetype lq = static_cast<qsizetype>(s.tokens.size());
+    if (scene.contains("init")) s.init = readInit(scene["init"]);
+    const bool hasInit = s.init.has_value();
+    if (hasInit && scene.contains("projections")) fail("init", "give either projections or init, not both");
+    if (!hasInit && !scene.contains("projections")) fail("projections", "required (or init)");
+    std::optional<SplitMix64> rng;
+    if (hasInit) rng.emplace(s.init->seed);
+
+    // Embeddings: explicit, or drawn first by init.
+    if (scene.contains("embeddings")) {
+        if (hasInit && s.init->dModel) fail("init.d_model", "only allowed when embeddings are absent");
+        s.embeddings = matrix(scene["embeddings"], "embeddings", lq);
+    } else {
+        if (!hasInit || !s.init->dModel) fail("embeddings", "required (or init.d_model)");
+        checkSize("init.d_model", lq, *s.init->dModel);
+        s.embeddings = drawMatrix(*rng, *s.init, static_cast<int>(lq), *s.init->dModel);
+    }
+    const int d = static_cast<int>(s.embeddings.cols());
+    qsizetype lk = lq;
+    if (scene.contains("source") && !scene["source"].isNull()) {
+        const QJsonObject src = onlyKeys(scene["source"], "source", {"tokens", "embeddings"});
+        s.hasSource = true;
+        s.sourceTokens = tokens(src["tokens"], "source.tokens");
+        lk = static_cast<qsizetype>(s.sourceTokens.size());
+        if (src.contains("embeddings")) {
+            MatrixD xs = matrix(src["embeddings"], "source.embeddings", lk);
+            if (xs.cols() != d) {
+                fail("source.embeddings", QStringLiteral("expected width %1 (d_model of embeddings), got %2")
+                                              .arg(d)
+                                              .arg(xs.cols()));
+            }
+            s.sourceEmbeddings = std::move(xs);
+        } else if (hasInit && !scene.contains("embeddings")) {
+            s.sourceEmbeddings = drawMatrix(*rng, *s.init, static_cast<int>(lk), d);
+        } else {
+            fail("source.embeddings", "required");
+        }
+    }
+
+    // Positional encodings and layer norm, applied to both streams.
+    if (scene.contains("positional") && !scene["positional"].isNull()) {
+        readPositional(onlyKeys(scene["positional"], "positional", {"kind", "base", "table"}), s, d, lq, lk);
+    }
+    if (scene.contains("norm") && !scene["norm"].isNull()) {
+        readNorm(onlyKeys(scene["norm"], "norm", {"kind", "weight", "bias", "eps"}), s, d);
+    }
+
+    // Projections: explicit, or drawn by init after the embeddings.
+    if (hasInit) {
+        checkSize("init.d_proj", d, s.init->dProj.value_or(d));
+        s.projections = drawProjections(*rng, *s.init, d);
+    } else {
+        s.projections = readProjections(scene["projections"], d);
+    }
+    const int dp = s.dProj();
+
+    const long long heads = integer(scene.contains("heads") ? scene["heads"] : QJsonValue(1), "heads", 1);
+    if (dp % heads != 0) {
+        fail("heads", QStringLiteral("%1 does not divide the projection width %2").arg(heads).arg(dp));
+    }
+    s.heads = static_cast<int>(heads);
+
+    s.mask = readMask(scene.contains("mask") ? scene["mask"] : QJsonValue(QJsonObject()), lq, lk);
+
+    const QJsonValue fill = scene.contains("mask_fill") ? scene["mask_fill"] : QJsonValue("-inf");
+    if (fill == QJsonValue("-inf")) {
+        s.maskFill = -std::numeric_limits<double>::infinity();
+    } else if (fill.isString()) {
+        fail("mask_fill", "expected \"-inf\" or a finite number");
+    } else {
+        s.maskFill = number(fill, "mask_fill");
+    }
+    s.scale = readScale(scene.contains("scale") ? scene["scale"] : QJsonValue(QJsonObject()));
+    return s;
+}
+
+Scene loadSceneFile(const QString& fileName) {
+    QFile file(fileName);
+    if (QFileInfo(fileName).isDir()) fail("", "cannot open: is a directory");
+    if (!file.open(QIODevice::ReadOnly)) fail("", "cannot open: " + file.errorString());
+    return parseScene(file.readAll());
+}
+
+}  // namespace ae::io
+
+namespace ae::io {
+namespace {
+
+QJsonArray toJson(const MatrixD& m) {
+    QJsonArray rows;
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        QJsonArray row;
+        for (Eigen::Index j = 0; j < m.cols(); ++j) row.append(m(i, j));
+        rows.append(row);
+    }
+    return rows;
+}
+
+QJsonArray toJson(const VectorD& v) {
+    QJsonArray list;
+    for (Eigen::Index i = 0; i < v.size(); ++i) list.append(v(i));
+    return list;
+}
+
+QJsonArray toJson(const std::vector<std::string>& strings) {
+    QJsonArray list;
+    for (const std::string& s : strings) list.append(QString::fromStdString(s));
+    return list;
+}
+
+QString modeName(ProjectionMode mode) {
+    switch (mode) {
+        case ProjectionMode::Separate: return "separate";
+        case ProjectionMode::SharedQK: return "shared_qk";
+        case ProjectionMode::Identity: return "identity";
+    }
+    return "separate";
+}
+
+QJsonObject initToJson(const InitSpec& init) {
+    QJsonObject o;
+    o["seed"] = static_cast<qint64>(init.seed);
+    switch (init.distribution) {
+        case InitDistribution::Normal:
+            o["distribution"] = "normal";
+            o["std"] = init.std;
+            break;
+        case InitDistribution::Uniform:
+            o["distribution"] = "uniform";
+            o["low"] = init.low;
+            o["high"] = init.high;
+            break;
+        case InitDistribution::Integers:
+            o["distribution"] = "integers";
+            o["low"] = static_cast<qint64>(init.low);
+            o["high"] = static_cast<qint64>(init.high);
+            break;
+    }
+    if (init.dModel) o["d_model"] = *init.dModel;
+    if (init.dProj) o["d_proj"] = *init.dProj;
+    o["mode"] = modeName(init.mode);
+    o["output"] = init.output;
+    o["bias"] = init.bias;
+    return o;
+}
+
+}  // namespace
+
+QByteArray sceneToJson(const Scene& s) {
+    QJsonObject o;
+    o["format"] = "attention-explorer/scene";
+    o["version"] = 1;
+    if (!s.title.empty()) o["title"] = QString::fromStdString(s.title);
+    if (!s.viewJson.empty()) o["view"] = QJsonDocument::fromJson(QByteArray::fromStdString(s.viewJson)).object();
+    o["tokens"] = toJson(s.tokens);
+    // Drawn embeddings are written as the init that draws them; everything else explicitly.
+    const bool drawnEmbeddings = s.init && s.init->dModel;
+    if (!drawnEmbeddings) o["embeddings"] = toJson(s.embeddings);
+    if (s.hasSource) {
+        QJsonObject source;
+        source["tokens"] = toJson(s.sourceTokens);
+        if (!drawnEmbeddings) source["embeddings"] = toJson(s.sourceEmbeddings);
+        o["source"] = source;
+    }
+    if (s.positional.kind == PositionalKind::Sinusoidal) {
+        o["positional"] = QJsonObject{{"kind", "sinusoidal"}, {"base", s.positional.base}};
+    } else if (s.positional.kind == PositionalKind::Learned) {
+        o["positional"] = QJsonObject{{"kind", "learned"}, {"table", toJson(s.positional.table)}};
+    }
+    if (s.norm.enabled) {
+        o["norm"] = QJsonObject{{"kind", "layernorm"},
+                                {"weight", toJson(s.norm.weight)},
+                                {"bias", toJson(s.norm.bias)},
+                                {"eps", s.norm.eps}};
+    }
+    if (s.init) {
+        o["init"] = initToJson(*s.init);
+    } else {
+        const Projections& p = s.projections;
+        QJsonObject proj{{"mode", modeName(p.mode)}};
+        QJsonObject bias;
+        if (p.mode != ProjectionMode::Identity) {
+            proj["query"] = toJson(p.query);
+            if (p.mode == ProjectionMode::Separate) proj["key"] = toJson(p.key);
+            proj["value"] = toJson(p.value);
+            if (!p.queryBias.isZero(0)) bias["query"] = toJson(p.queryBias);
+            if (p.mode == ProjectionMode::Separate && !p.keyBias.isZero(0)) bias["key"] = toJson(p.keyBias);
+            if (!p.valueBias.isZero(0)) bias["value"] = toJson(p.valueBias);
+        }
+        if (p.hasOutput) {
+            proj["output"] = toJson(p.output);
+            if (!p.outputBias.isZero(0)) bias["output"] = toJson(p.outputBias);
+        }
+        if (!bias.isEmpty()) proj["bias"] = bias;
+        o["projections"] = proj;
+    }
+    o["heads"] = s.heads;
+    QJsonObject mask;
+    if (s.mask.causal) mask["causal"] = true;
+    if (s.mask.window) mask["window"] = *s.mask.window;
+    if (!s.mask.padding.empty()) {
+        QJsonArray pad;
+        for (bool p : s.mask.padding) pad.append(p);
+        mask["padding"] = pad;
+    }
+    if (s.mask.allowed) {
+        QJsonArray rows;
+        for (Eigen::Index i = 0; i < s.mask.allowed->rows(); ++i) {
+            QJsonArray row;
+            for (Eigen::Index j = 0; j < s.mask.allowed->cols(); ++j) row.append((*s.mask.allowed)(i, j) ? 1 : 0);
+            rows.append(row);
+        }
+        mask["allowed"] = rows;
+    }
+    if (!mask.isEmpty()) o["mask"] = mask;
+    if (std::isinf(s.maskFill)) {
+        o["mask_fill"] = "-inf";
+    } else {
+        o["mask_fill"] = s.maskFill;
+    }
+    static const char* kScaleNames[] = {"sqrt_dk", "sqrt_dmodel", "none", "divisor"};
+    QJsonObject scale{{"kind", kScaleNames[static_cast<int>(s.scale.kind)]}};
+    if (s.scale.kind == ScaleKind::Divisor) scale["divisor"] = s.scale.divisor;
+    o["scale"] = scale;
+    return QJsonDocument(o).toJson(QJsonDocument::Indented);
+}
+
+namespace {
+// Built-in scenes: resources/presets/NAME.scene.json, compiled in. The order is the gallery's.
+const char* const kPresetNames[] = {"journey",   "four-words", "journey-causal", "tutorial-variant",
+                                    "bert-base", "gpt2-style", "cross",          "identity",
+                                    "shared-qk"};
+}  // namespace
+
+QList<PresetInfo> presets() {
+    QList<PresetInfo> list;
+    for (const char* name : kPresetNames) {
+        // Only the title: parsing would draw every init matrix.
+        const QJsonObject scene = QJsonDocument::fromJson(presetJson(QString::fromLatin1(name))).object();
+        list.append({QString::fromLatin1(name), scene["title"].toString()});
+    }
+    return list;
+}
+
+QByteArray presetJson(const QString& name) {
+    QFile file(":/presets/" + name + ".scene.json");
+    if (!file.open(QIODevice::ReadOnly)) {
+        QStringList names;
+        for (const char* n : kPresetNames) names << QString::fromLatin1(n);
+        fail("preset", QStringLiteral("unknown preset %1 (known: %2)").arg(name, names.join(", ")));
+    }
+    return file.readAll();
+}
+
+Scene loadPreset(const QString& name) { return parseScene(presetJson(name)); }
+
+}  // namespace ae::io
