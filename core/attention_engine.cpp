@@ -117,6 +117,13 @@ void AttentionEngine<Scalar>::setProjections(const Projections& projections) {
 }
 
 template <typename Scalar>
+void AttentionEngine<Scalar>::setLabels(const std::vector<std::string>& tokens,
+                                        const std::vector<std::string>& sourceTokens) {
+    scene_.tokens = tokens;
+    scene_.sourceTokens = sourceTokens;
+}
+
+template <typename Scalar>
 void AttentionEngine<Scalar>::invalidateFrom(Stage stage) {
     dirtyFrom_ = std::min(dirtyFrom_, stage);
     if (dirtyFrom_ <= kProject) {

@@ -64,6 +64,13 @@ public:
     void setPositional(const Positional& positional);
     void setNorm(const LayerNorm& norm);
     void setProjections(const Projections& projections);
+    // What does not change a number: token texts, title, window state. Sizes must stay the same.
+    void setLabels(const std::vector<std::string>& tokens,
+                   const std::vector<std::string>& sourceTokens);
+    void setTitle(const std::string& title) { scene_.title = title; }
+    void setViewJson(const std::string& viewJson) { scene_.viewJson = viewJson; }
+    // After an edit the matrices no longer match `init`: save them explicitly from now on.
+    void forgetInit() { scene_.init.reset(); }
 
     // Brings every stage up to date. Throws SceneError("scores", "overflow ...") when a scaled
     // score is not finite; the stages before the scaling stay valid.

@@ -1,0 +1,39 @@
+#include "undo_commands.h"
+
+namespace ae::ui {
+
+EmbeddingValueCommand::EmbeddingValueCommand(AttentionDocument* document, Stream stream, int row,
+                                             int column, double oldValue, double newValue)
+    : AppliedCommand(QObject::tr("Edit embedding value")),
+      document_(document),
+      stream_(stream),
+      row_(row),
+      column_(column),
+      old_(oldValue),
+      new_(newValue) {}
+
+void EmbeddingValueCommand::apply(bool old) {
+    document_->applyEmbeddingValue(stream_, row_, column_, old ? old_ : new_);
+}
+
+WeightValueCommand::WeightValueCommand(AttentionDocument* document, WeightMatrix which, int row,
+                                       int column, double oldValue, double newValue)
+    : AppliedCommand(QObject::tr("Edit weight value")),
+      document_(document),
+      which_(which),
+      row_(row),
+      column_(column),
+      old_(oldValue),
+      new_(newValue) {}
+
+void WeightValueCommand::apply(bool old) {
+    document_->applyWeightValue(which_, row_, column_, old ? old_ : new_);
+}
+
+ReplaceSceneCommand::ReplaceSceneCommand(AttentionDocument* document, Scene oldScene,
+                                         Scene newScene, const QString& text)
+    : AppliedCommand(text), document_(document), old_(std::move(oldScene)), new_(std::move(newScene)) {}
+
+void ReplaceSceneCommand::apply(bool old) { document_->applyScene(old ? old_ : new_); }
+
+}  // namespace ae::ui

@@ -1,0 +1,110 @@
+#pragma once
+// Undo commands: each stores the old and new value of one kind of change and applies it through
+// the document. Commands pushed during one interaction (a slider drag) merge into one.
+
+#include <QUndoCommand>
+#include <functional>
+
+#include "attention_document.h"
+
+namespace ae::ui {
+
+enum CommandId { kHeadsCommand = 1, kScaleCommand, kMaskCommand, kMaskFillCommand };
+
+// One value of type T, set through `apply`; merges with the next command of the same id pushed
+// in the same interaction.
+template <typename T>
+class ChangeValueCommand : public QUndoCommand {
+public:
+    using Apply = std::function<void(const T&)>;
+    ChangeValueCommand(const AttentionDocument* document, int id, Apply apply, T oldValue,
+                       T newValue, const QString& text)
+        : QUndoCommand(text),
+          id_(id),
+          serial_(document->interactionSerial()),
+          apply_(apply),
+          old_(std::move(oldValue)),
+          new_(std::move(newValue)) {}
+    int id() const override { return id_; }
+    void undo() override { apply_(old_); }
+    void redo() override { apply_(new_); }
+    bool mergeWith(const QUndoCommand* other) override {
+        const auto* next = static_cast<const ChangeValueCommand*>(other);
+        if (next->serial_ != serial_) return false;
+        new_ = next->new_;
+        return true;
+    }
+
+private:
+    int id_;
+    int serial_;
+    Apply apply_;
+    T old_, new_;
+};
+
+// The edits below are applied (and checked) before they are pushed: their first redo() only
+// records them, later ones apply them again.
+class AppliedCommand : public QUndoCommand {
+public:
+    using QUndoCommand::QUndoCommand;
+    void redo() final {
+        if (applied_) {
+            applied_ = false;
+            return;
+        }
+        apply(false);
+    }
+    void undo() final { apply(true); }
+
+protected:
+    virtual void apply(bool old) = 0;
+
+private:
+    bool applied_ = true;
+};
+
+class EmbeddingValueCommand : public AppliedCommand {
+public:
+    EmbeddingValueCommand(AttentionDocument* document, Stream stream, int row, int column,
+                          double oldValue, double newValue);
+
+protected:
+    void apply(bool old) override;
+
+private:
+    AttentionDocument* document_;
+    Stream stream_;
+    int row_, column_;
+    double old_, new_;
+};
+
+class WeightValueCommand : public AppliedCommand {
+public:
+    WeightValueCommand(AttentionDocument* document, WeightMatrix which, int row, int column,
+                       double oldValue, double newValue);
+
+protected:
+    void apply(bool old) override;
+
+private:
+    AttentionDocument* document_;
+    WeightMatrix which_;
+    int row_, column_;
+    double old_, new_;
+};
+
+// Any structural change: keeps both whole scenes.
+class ReplaceSceneCommand : public AppliedCommand {
+public:
+    ReplaceSceneCommand(AttentionDocument* document, Scene oldScene, Scene newScene,
+                        const QString& text);
+
+protected:
+    void apply(bool old) override;
+
+private:
+    AttentionDocument* document_;
+    Scene old_, new_;
+};
+
+}  // namespace ae::ui
