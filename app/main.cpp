@@ -1,3 +1,5 @@
 #include "command_line.h"
 
-int main(int argc, char** argv) { return ae::cli::run(argc, argv); }
+int main(int argc, char** argv) {
+    return ae::cli::run(argc, argv);
+}

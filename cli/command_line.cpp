@@ -54,7 +54,8 @@ Scene readSceneArgument(const QCommandLineParser& parser, const QString& command
     }
     label = hasPreset ? "preset " + parser.value("preset") : positional.first();
     try {
-        return hasPreset ? io::loadPreset(parser.value("preset")) : io::loadSceneFile(positional.first());
+        return hasPreset ? io::loadPreset(parser.value("preset"))
+                         : io::loadSceneFile(positional.first());
     } catch (const SceneError& error) {
         throw UsageError{label + ": " + QString::fromStdString(error.what())};
     }
@@ -94,8 +95,8 @@ int exportCommand(const QStringList& arguments) {
         if (format == "json") {
             io::writeFileAtomically(output, io::resultJson(engine));
         } else {
-            io::writeMatrixDirectory(engine, output,
-                                     format == "npy" ? io::MatrixFormat::Npy : io::MatrixFormat::Csv);
+            io::writeMatrixDirectory(
+                engine, output, format == "npy" ? io::MatrixFormat::Npy : io::MatrixFormat::Csv);
         }
     } catch (const io::WriteError& error) {
         throw UsageError{QString::fromStdString(error.what())};
@@ -111,7 +112,9 @@ int runCommand(const QString& command, const QStringList& arguments) {
     return commands.at(command)(arguments);
 }
 
-bool isCommand(const QString& word) { return word == "export" || word == "presets"; }
+bool isCommand(const QString& word) {
+    return word == "export" || word == "presets";
+}
 
 }  // namespace
 
@@ -145,7 +148,8 @@ int run(int argc, char** argv) {
         printLine(stderr, error.message);
         return kInvalidInput;
     } catch (const std::exception& error) {
-        printLine(stderr, QStringLiteral("attention-explorer: internal error: %1").arg(error.what()));
+        printLine(stderr,
+                  QStringLiteral("attention-explorer: internal error: %1").arg(error.what()));
         return kInternalError;
     }
 }

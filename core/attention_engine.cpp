@@ -249,8 +249,8 @@ void AttentionEngine<Scalar>::updateEditedRows() {
         }
     };
     for (int i : editedQueryRows_) {
-        x_.row(i) = prepareInputs(scene_, scene_.embeddings.middleRows(i, 1), i)
-                        .template cast<Scalar>();
+        x_.row(i) =
+            prepareInputs(scene_, scene_.embeddings.middleRows(i, 1), i).template cast<Scalar>();
         projectRow(q_, i, x_, wq_, bq_);
         if (!scene_.hasSource) {
             if (separate) projectRow(k_, i, x_, wk_, bk_);
@@ -269,8 +269,10 @@ void AttentionEngine<Scalar>::updateEditedRows() {
     for (int h = 0; h < scene_.heads; ++h) {
         const ConstBlock qh = headQuery(h);
         const ConstBlock kh = headKey(h);
-        for (int i : editedQueryRows_) scores_[h].row(i).noalias() = qh.row(i) * kh.transpose();
-        for (int j : keyRows) scores_[h].col(j).noalias() = qh * kh.row(j).transpose();
+        for (int i : editedQueryRows_)
+            scores_[h].row(i).noalias() = qh.row(i) * kh.transpose();
+        for (int j : keyRows)
+            scores_[h].col(j).noalias() = qh * kh.row(j).transpose();
     }
 }
 
@@ -341,7 +343,8 @@ void AttentionEngine<Scalar>::computeContext() {
     concat_.resize(scene_.queryCount(), dProj_);
     const int dh = dHead();
     for (int h = 0; h < scene_.heads; ++h) {
-        concat_.middleCols(h * dh, dh).noalias() = weights_[h] * headValue(h);  // (Lq,Lk)·(Lk,dHead)
+        concat_.middleCols(h * dh, dh).noalias() =
+            weights_[h] * headValue(h);  // (Lq,Lk)·(Lk,dHead)
     }
 }
 

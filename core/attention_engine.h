@@ -30,10 +30,10 @@ enum class Stream { Query, Source };
 
 // How often each stage ran: lets tests check that a change did not redo more than it must.
 struct EngineCounters {
-    long fullPreparations = 0;   // X from embeddings, every row
-    long fullProjections = 0;    // Q, K and V, every row
-    long rowUpdates = 0;         // one edited embedding row pushed through X, Q, K, V and scores
-    long scorePasses = 0;        // all heads' QKᵀ
+    long fullPreparations = 0;  // X from embeddings, every row
+    long fullProjections = 0;   // Q, K and V, every row
+    long rowUpdates = 0;        // one edited embedding row pushed through X, Q, K, V and scores
+    long scorePasses = 0;       // all heads' QKᵀ
     long scalePasses = 0;
     long softmaxPasses = 0;
 };
@@ -80,23 +80,23 @@ public:
     int heads() const { return scene_.heads; }
     int dHead() const { return dProj_ / scene_.heads; }
     double divisor() const { return divisor_; }
-    const BoolMatrix& allowed() const { return allowed_; }          // Lq x Lk
+    const BoolMatrix& allowed() const { return allowed_; }  // Lq x Lk
     const std::vector<int>& fullyMaskedRows() const { return fullyMaskedRows_; }
-    const Matrix& x() const { return x_; }                           // Lq x dModel
+    const Matrix& x() const { return x_; }                                      // Lq x dModel
     const Matrix& xSource() const { return scene_.hasSource ? xSource_ : x_; }  // Lk x dModel
-    const Matrix& query() const { return q_; }                       // Lq x dProj
+    const Matrix& query() const { return q_; }                                  // Lq x dProj
     const Matrix& key() const { return scene_.hasSource || separateKeys() ? k_ : q_; }
-    const Matrix& value() const { return v_; }                       // Lk x dProj
+    const Matrix& value() const { return v_; }  // Lk x dProj
     ConstBlock headQuery(int h) const { return query().middleCols(h * dHead(), dHead()); }
     ConstBlock headKey(int h) const { return key().middleCols(h * dHead(), dHead()); }
     ConstBlock headValue(int h) const { return value().middleCols(h * dHead(), dHead()); }
-    const Matrix& scores(int h) const { return scores_[h]; }         // Lq x Lk
-    const Matrix& scaled(int h) const { return scaled_[h]; }         // Lq x Lk
-    const Matrix& weights(int h) const { return weights_[h]; }       // Lq x Lk
+    const Matrix& scores(int h) const { return scores_[h]; }    // Lq x Lk
+    const Matrix& scaled(int h) const { return scaled_[h]; }    // Lq x Lk
+    const Matrix& weights(int h) const { return weights_[h]; }  // Lq x Lk
     ConstBlock context(int h) const { return concat_.middleCols(h * dHead(), dHead()); }
-    const Matrix& concat() const { return concat_; }                 // Lq x dProj
+    const Matrix& concat() const { return concat_; }  // Lq x dProj
     bool hasOutput() const { return scene_.projections.hasOutput; }
-    const Matrix& output() const { return output_; }                 // Lq x dOut
+    const Matrix& output() const { return output_; }  // Lq x dOut
 
     const EngineCounters& counters() const { return counters_; }
 

@@ -12,10 +12,14 @@ int Scene::dProj() const {
 
 double Scene::divisor() const {
     switch (scale.kind) {
-        case ScaleKind::SqrtDk: return std::sqrt(static_cast<double>(dProj() / heads));
-        case ScaleKind::SqrtDmodel: return std::sqrt(static_cast<double>(dModel()));
-        case ScaleKind::None: return 1.0;
-        case ScaleKind::Divisor: return scale.divisor;
+        case ScaleKind::SqrtDk:
+            return std::sqrt(static_cast<double>(dProj() / heads));
+        case ScaleKind::SqrtDmodel:
+            return std::sqrt(static_cast<double>(dModel()));
+        case ScaleKind::None:
+            return 1.0;
+        case ScaleKind::Divisor:
+            return scale.divisor;
     }
     return 1.0;
 }
@@ -37,8 +41,8 @@ BoolMatrix allowedMatrix(const Mask& mask, int queryCount, int keyCount) {
 
 }  // namespace ae
 
-#include <cstdio>
 #include <unistd.h>
+#include <cstdio>
 
 #include "scene_error.h"
 

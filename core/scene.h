@@ -70,8 +70,8 @@ struct Projections {
 
 struct Mask {
     bool causal = false;
-    std::optional<int> window;     // |i - j| <= window
-    std::vector<bool> padding;     // empty, or one per key: true hides that key
+    std::optional<int> window;          // |i - j| <= window
+    std::vector<bool> padding;          // empty, or one per key: true hides that key
     std::optional<BoolMatrix> allowed;  // Lq x Lk, true where the query may see the key
 };
 
@@ -98,11 +98,15 @@ struct Scene {
     std::string viewJson;  // free-form window state, kept verbatim (a JSON object text)
 
     int queryCount() const { return static_cast<int>(embeddings.rows()); }
-    int keyCount() const { return hasSource ? static_cast<int>(sourceEmbeddings.rows()) : queryCount(); }
+    int keyCount() const {
+        return hasSource ? static_cast<int>(sourceEmbeddings.rows()) : queryCount();
+    }
     int dModel() const { return static_cast<int>(embeddings.cols()); }
     int dProj() const;
     int dHead() const { return dProj() / heads; }
-    int dOut() const { return projections.hasOutput ? static_cast<int>(projections.output.cols()) : 0; }
+    int dOut() const {
+        return projections.hasOutput ? static_cast<int>(projections.output.cols()) : 0;
+    }
     // The number the scaled scores are divided by, from `scale` and the shapes.
     double divisor() const;
     const std::vector<std::string>& keyTokens() const { return hasSource ? sourceTokens : tokens; }

@@ -40,7 +40,9 @@ void appendMatrix(QByteArray& out, const Eigen::DenseBase<Derived>& m) {
     out.append(']');
 }
 
-MatrixD allowedAsMatrix(const BoolMatrix& allowed) { return allowed.cast<double>().matrix(); }
+MatrixD allowedAsMatrix(const BoolMatrix& allowed) {
+    return allowed.cast<double>().matrix();
+}
 
 }  // namespace
 
@@ -56,7 +58,8 @@ QByteArray resultJson(const AttentionEngine<double>& engine) {
     for (Eigen::Index i = 0; i < allowed.rows(); ++i) {
         if (i) out.append(", ");
         out.append('[');
-        for (Eigen::Index j = 0; j < allowed.cols(); ++j) out.append(j ? ", " : "").append(allowed(i, j) ? '1' : '0');
+        for (Eigen::Index j = 0; j < allowed.cols(); ++j)
+            out.append(j ? ", " : "").append(allowed(i, j) ? '1' : '0');
         out.append(']');
     }
     out.append("],\n\"fully_masked_rows\": [");
@@ -102,18 +105,21 @@ QByteArray resultJson(const AttentionEngine<double>& engine) {
 void writeFileAtomically(const QString& fileName, const QByteArray& bytes) {
     QSaveFile file(fileName);
     if (!file.open(QIODevice::WriteOnly)) {
-        throw WriteError(QStringLiteral("%1: cannot write: %2").arg(fileName, file.errorString()).toStdString());
+        throw WriteError(
+            QStringLiteral("%1: cannot write: %2").arg(fileName, file.errorString()).toStdString());
     }
     if (file.write(bytes) != bytes.size() || !file.commit()) {
-        throw WriteError(QStringLiteral("%1: cannot write: %2").arg(fileName, file.errorString()).toStdString());
+        throw WriteError(
+            QStringLiteral("%1: cannot write: %2").arg(fileName, file.errorString()).toStdString());
     }
 }
 
 QByteArray npyBytes(const MatrixD& m) {
-    QByteArray header = QStringLiteral("{'descr': '<f8', 'fortran_order': False, 'shape': (%1, %2), }")
-                            .arg(m.rows())
-                            .arg(m.cols())
-                            .toLatin1();
+    QByteArray header =
+        QStringLiteral("{'descr': '<f8', 'fortran_order': False, 'shape': (%1, %2), }")
+            .arg(m.rows())
+            .arg(m.cols())
+            .toLatin1();
     // Magic (6) + version (2) + header length (2) + header, padded with spaces to a multiple of 64
     // and ended by a newline, as the format asks.
     const qsizetype unpadded = 10 + header.size() + 1;
@@ -131,7 +137,8 @@ QByteArray npyBytes(const MatrixD& m) {
         std::uint64_t bits;
         const double v = m.data()[i];
         std::memcpy(&bits, &v, sizeof bits);
-        for (int b = 0; b < 8; ++b) *data++ = static_cast<char>((bits >> (8 * b)) & 0xff);
+        for (int b = 0; b < 8; ++b)
+            *data++ = static_cast<char>((bits >> (8 * b)) & 0xff);
     }
     return out;
 }
@@ -171,10 +178,12 @@ std::vector<std::pair<std::string, MatrixD>> resultMatrices(const AttentionEngin
 void writeMatrixDirectory(const AttentionEngine<double>& engine, const QString& directory,
                           MatrixFormat format) {
     if (QFileInfo(directory).exists() && !QFileInfo(directory).isDir()) {
-        throw WriteError(QStringLiteral("%1: cannot write: not a directory").arg(directory).toStdString());
+        throw WriteError(
+            QStringLiteral("%1: cannot write: not a directory").arg(directory).toStdString());
     }
     if (!QDir().mkpath(directory)) {
-        throw WriteError(QStringLiteral("%1: cannot create the directory").arg(directory).toStdString());
+        throw WriteError(
+            QStringLiteral("%1: cannot create the directory").arg(directory).toStdString());
     }
     const QString suffix = format == MatrixFormat::Npy ? ".npy" : ".csv";
     for (const auto& [name, matrix] : resultMatrices(engine)) {

@@ -25,17 +25,22 @@ QString child(const QString& path, const QString& key) {
     return path.isEmpty() ? key : path + "." + key;
 }
 
-QString index(const QString& path, qsizetype i) { return QStringLiteral("%1[%2]").arg(path).arg(i); }
+QString index(const QString& path, qsizetype i) {
+    return QStringLiteral("%1[%2]").arg(path).arg(i);
+}
 
 // "true" JSON numbers only: booleans are not numbers here, as in the reference.
-bool isNumber(const QJsonValue& v) { return v.isDouble(); }
+bool isNumber(const QJsonValue& v) {
+    return v.isDouble();
+}
 
 QJsonObject onlyKeys(const QJsonValue& value, const QString& path,
                      std::initializer_list<const char*> allowed) {
     if (!value.isObject()) fail(path, "expected an object");
     const QJsonObject object = value.toObject();
     QSet<QString> names;
-    for (const char* name : allowed) names.insert(QString::fromLatin1(name));
+    for (const char* name : allowed)
+        names.insert(QString::fromLatin1(name));
     for (auto it = object.begin(); it != object.end(); ++it) {
         if (!names.contains(it.key())) fail(child(path, it.key()), "unknown field");
     }
@@ -52,8 +57,8 @@ long long integer(const QJsonValue& v, const QString& path, std::optional<long l
     const double d = v.toDouble();
     if (!std::isfinite(d) || std::floor(d) != d) fail(path, "expected an integer");
     // Integers that fit are kept exactly (seeds use all 64 bits); larger ones are doubles anyway.
-    const long long x = std::fabs(d) < 9.2e18 ? v.toInteger(static_cast<qint64>(d))
-                                               : static_cast<long long>(d);
+    const long long x =
+        std::fabs(d) < 9.2e18 ? v.toInteger(static_cast<qint64>(d)) : static_cast<long long>(d);
     if (low && x < *low) fail(path, QStringLiteral("must be at least %1").arg(*low));
     return x;
 }
@@ -68,7 +73,8 @@ MatrixD matrix(const QJsonValue& value, const QString& path, qsizetype rows = -1
                qsizetype cols = -1) {
     const QJsonArray list = value.toArray();
     bool allRows = value.isArray() && !list.isEmpty();
-    for (const QJsonValue& r : list) allRows = allRows && r.isArray();
+    for (const QJsonValue& r : list)
+        allRows = allRows && r.isArray();
     if (!allRows) fail(path, "expected a non-empty matrix (a list of rows)");
     const qsizetype c = list.first().toArray().size();
     if (c == 0) fail(path, "rows must not be empty");
@@ -76,9 +82,11 @@ MatrixD matrix(const QJsonValue& value, const QString& path, qsizetype rows = -1
     for (qsizetype i = 0; i < list.size(); ++i) {
         const QJsonArray row = list[i].toArray();
         if (row.size() != c) {
-            fail(index(path, i), QStringLiteral("expected %1 values, got %2").arg(c).arg(row.size()));
+            fail(index(path, i),
+                 QStringLiteral("expected %1 values, got %2").arg(c).arg(row.size()));
         }
-        for (qsizetype j = 0; j < c; ++j) m(i, j) = number(row[j], index(index(path, i), j));
+        for (qsizetype j = 0; j < c; ++j)
+            m(i, j) = number(row[j], index(index(path, i), j));
     }
     if ((rows >= 0 && list.size() != rows) || (cols >= 0 && c != cols)) {
         fail(path, QStringLiteral("expected %1x%2, got %3x%4")
@@ -93,19 +101,23 @@ MatrixD matrix(const QJsonValue& value, const QString& path, qsizetype rows = -1
 VectorD vector(const QJsonValue& value, const QString& path, qsizetype n) {
     if (!value.isArray()) fail(path, "expected a list of numbers");
     const QJsonArray list = value.toArray();
-    if (list.size() != n) fail(path, QStringLiteral("expected %1 values, got %2").arg(n).arg(list.size()));
+    if (list.size() != n)
+        fail(path, QStringLiteral("expected %1 values, got %2").arg(n).arg(list.size()));
     VectorD v(n);
-    for (qsizetype i = 0; i < n; ++i) v(i) = number(list[i], index(path, i));
+    for (qsizetype i = 0; i < n; ++i)
+        v(i) = number(list[i], index(path, i));
     return v;
 }
 
 std::vector<std::string> tokens(const QJsonValue& value, const QString& path) {
     const QJsonArray list = value.toArray();
     bool ok = value.isArray() && !list.isEmpty();
-    for (const QJsonValue& t : list) ok = ok && t.isString();
+    for (const QJsonValue& t : list)
+        ok = ok && t.isString();
     if (!ok) fail(path, "expected a non-empty list of strings");
     std::vector<std::string> out;
-    for (const QJsonValue& t : list) out.push_back(t.toString().toStdString());
+    for (const QJsonValue& t : list)
+        out.push_back(t.toString().toStdString());
     return out;
 }
 
@@ -114,7 +126,8 @@ void checkSize(const QString& path, long long rows, long long cols) {
     if (n > kMaxDrawnElements) {
         char gib[32];
         std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(n) * 8.0 / (1LL << 30));
-        fail(path, QStringLiteral("too large: %1x%2 would need %3 GiB").arg(rows).arg(cols).arg(gib));
+        fail(path,
+             QStringLiteral("too large: %1x%2 would need %3 GiB").arg(rows).arg(cols).arg(gib));
     }
 }
 
@@ -137,16 +150,18 @@ InitSpec readInit(const QJsonValue& value) {
     }
     init.std = number(x.contains("std") ? x["std"] : QJsonValue(1.0), "init.std");
     if (init.distribution == InitDistribution::Integers) {
-        init.low = static_cast<double>(integer(x.contains("low") ? x["low"] : QJsonValue(0), "init.low"));
-        init.high =
-            static_cast<double>(integer(x.contains("high") ? x["high"] : QJsonValue(3), "init.high"));
+        init.low =
+            static_cast<double>(integer(x.contains("low") ? x["low"] : QJsonValue(0), "init.low"));
+        init.high = static_cast<double>(
+            integer(x.contains("high") ? x["high"] : QJsonValue(3), "init.high"));
     } else {
         init.low = number(x.contains("low") ? x["low"] : QJsonValue(-1.0), "init.low");
         init.high = number(x.contains("high") ? x["high"] : QJsonValue(1.0), "init.high");
     }
     if (init.high <= init.low) fail("init.high", "must be greater than init.low");
     if (init.std <= 0) fail("init.std", "must be positive");
-    if (x.contains("d_model")) init.dModel = static_cast<int>(integer(x["d_model"], "init.d_model", 1));
+    if (x.contains("d_model"))
+        init.dModel = static_cast<int>(integer(x["d_model"], "init.d_model", 1));
     if (x.contains("d_proj")) init.dProj = static_cast<int>(integer(x["d_proj"], "init.d_proj", 1));
     const QJsonValue mode = x.contains("mode") ? x["mode"] : QJsonValue("separate");
     if (mode == QJsonValue("separate")) {
@@ -193,7 +208,8 @@ void readPositional(const QJsonObject& pos, Scene& s, int d, qsizetype lq, qsize
 void readNorm(const QJsonObject& norm, Scene& s, int d) {
     if (norm["kind"] != QJsonValue("layernorm")) fail("norm.kind", "expected layernorm");
     s.norm.enabled = true;
-    s.norm.weight = norm.contains("weight") ? vector(norm["weight"], "norm.weight", d) : VectorD::Ones(d);
+    s.norm.weight =
+        norm.contains("weight") ? vector(norm["weight"], "norm.weight", d) : VectorD::Ones(d);
     s.norm.bias = norm.contains("bias") ? vector(norm["bias"], "norm.bias", d) : VectorD::Zero(d);
     s.norm.eps = number(norm.contains("eps") ? norm["eps"] : QJsonValue(1e-5), "norm.eps");
     if (s.norm.eps <= 0) fail("norm.eps", "must be positive");
@@ -220,7 +236,8 @@ Projections readProjections(const QJsonValue& value, int d) {
         for (const char* k : {"query", "key", "value"}) {
             const QString name = QString::fromLatin1(k);
             if (p.contains(name)) fail("projections." + name, "not allowed with mode identity");
-            if (bias.contains(name)) fail("projections.bias." + name, "not allowed with mode identity");
+            if (bias.contains(name))
+                fail("projections.bias." + name, "not allowed with mode identity");
         }
         proj.queryBias = proj.keyBias = proj.valueBias = VectorD::Zero(d);
     } else {
@@ -231,31 +248,37 @@ Projections readProjections(const QJsonValue& value, int d) {
         }
         if (proj.mode == ProjectionMode::SharedQK) {
             if (p.contains("key")) {
-                fail("projections.key", "not allowed with mode shared_qk (keys use the query matrix)");
+                fail("projections.key",
+                     "not allowed with mode shared_qk (keys use the query matrix)");
             }
-            if (bias.contains("key")) fail("projections.bias.key", "not allowed with mode shared_qk");
+            if (bias.contains("key"))
+                fail("projections.bias.key", "not allowed with mode shared_qk");
         }
         proj.query = matrix(p["query"], "projections.query", d);
         dp = proj.query.cols();
-        if (proj.mode == ProjectionMode::Separate) proj.key = matrix(p["key"], "projections.key", d, dp);
+        if (proj.mode == ProjectionMode::Separate)
+            proj.key = matrix(p["key"], "projections.key", d, dp);
         proj.value = matrix(p["value"], "projections.value", d, dp);
-        proj.queryBias = bias.contains("query") ? vector(bias["query"], "projections.bias.query", dp)
-                                                : VectorD::Zero(dp);
+        proj.queryBias = bias.contains("query")
+                             ? vector(bias["query"], "projections.bias.query", dp)
+                             : VectorD::Zero(dp);
         if (proj.mode == ProjectionMode::Separate) {
             proj.keyBias = bias.contains("key") ? vector(bias["key"], "projections.bias.key", dp)
                                                 : VectorD::Zero(dp);
         } else {
             proj.keyBias = proj.queryBias;
         }
-        proj.valueBias = bias.contains("value") ? vector(bias["value"], "projections.bias.value", dp)
-                                                : VectorD::Zero(dp);
+        proj.valueBias = bias.contains("value")
+                             ? vector(bias["value"], "projections.bias.value", dp)
+                             : VectorD::Zero(dp);
     }
     if (p.contains("output")) {
         proj.hasOutput = true;
         proj.output = matrix(p["output"], "projections.output", dp);
-        proj.outputBias = bias.contains("output")
-                              ? vector(bias["output"], "projections.bias.output", proj.output.cols())
-                              : VectorD::Zero(proj.output.cols());
+        proj.outputBias =
+            bias.contains("output")
+                ? vector(bias["output"], "projections.bias.output", proj.output.cols())
+                : VectorD::Zero(proj.output.cols());
     } else if (bias.contains("output")) {
         fail("projections.bias.output", "needs projections.output");
     }
@@ -266,7 +289,9 @@ Mask readMask(const QJsonValue& value, qsizetype lq, qsizetype lk) {
     const QJsonObject m = onlyKeys(value, "mask", {"causal", "window", "padding", "allowed"});
     Mask mask;
     mask.causal = boolean(m.contains("causal") ? m["causal"] : QJsonValue(false), "mask.causal");
-    if (m.contains("window")) mask.window = static_cast<int>(std::min<long long>(integer(m["window"], "mask.window", 0), 1LL << 30));
+    if (m.contains("window"))
+        mask.window = static_cast<int>(
+            std::min<long long>(integer(m["window"], "mask.window", 0), 1LL << 30));
     if (m.contains("padding")) {
         const QJsonValue pad = m["padding"];
         if (!pad.isArray() || pad.toArray().size() != lk) {
@@ -284,8 +309,10 @@ Mask readMask(const QJsonValue& value, qsizetype lq, qsizetype lk) {
         const QJsonValue a = m["allowed"];
         const QJsonArray rows = a.toArray();
         bool shaped = a.isArray() && rows.size() == lq;
-        for (const QJsonValue& r : rows) shaped = shaped && r.isArray() && r.toArray().size() == lk;
-        if (!shaped) fail("mask.allowed", QStringLiteral("expected %1x%2 (queries x keys)").arg(lq).arg(lk));
+        for (const QJsonValue& r : rows)
+            shaped = shaped && r.isArray() && r.toArray().size() == lk;
+        if (!shaped)
+            fail("mask.allowed", QStringLiteral("expected %1x%2 (queries x keys)").arg(lq).arg(lk));
         BoolMatrix allowed(lq, lk);
         for (qsizetype r = 0; r < lq; ++r) {
             const QJsonArray row = rows[r].toArray();
@@ -333,13 +360,15 @@ Scene parseScene(const QByteArray& json) {
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
     if (error.error != QJsonParseError::NoError) {
-        fail("", QStringLiteral("invalid JSON at byte %1: %2").arg(error.offset).arg(error.errorString()));
+        fail("", QStringLiteral("invalid JSON at byte %1: %2")
+                     .arg(error.offset)
+                     .arg(error.errorString()));
     }
     if (!doc.isObject()) fail("", "expected a JSON object (a scene)");
-    const QJsonObject scene =
-        onlyKeys(doc.object(), "",
-                 {"format", "version", "title", "view", "tokens", "embeddings", "source",
-                  "positional", "norm", "projections", "init", "heads", "mask", "mask_fill", "scale"});
+    const QJsonObject scene = onlyKeys(
+        doc.object(), "",
+        {"format", "version", "title", "view", "tokens", "embeddings", "source", "positional",
+         "norm", "projections", "init", "heads", "mask", "mask_fill", "scale"});
     if (scene["format"] != QJsonValue("attention-explorer/scene")) {
         fail("format", "expected \"attention-explorer/scene\"");
     }
@@ -353,20 +382,23 @@ Scene parseScene(const QByteArray& json) {
     }
     if (scene.contains("view")) {
         if (!scene["view"].isObject()) fail("view", "expected an object");
-        s.viewJson = QJsonDocument(scene["view"].toObject()).toJson(QJsonDocument::Compact).toStdString();
+        s.viewJson =
+            QJsonDocument(scene["view"].toObject()).toJson(QJsonDocument::Compact).toStdString();
     }
     s.tokens = tokens(scene["tokens"], "tokens");
     const qsizetype lq = static_cast<qsizetype>(s.tokens.size());
     if (scene.contains("init")) s.init = readInit(scene["init"]);
     const bool hasInit = s.init.has_value();
-    if (hasInit && scene.contains("projections")) fail("init", "give either projections or init, not both");
+    if (hasInit && scene.contains("projections"))
+        fail("init", "give either projections or init, not both");
     if (!hasInit && !scene.contains("projections")) fail("projections", "required (or init)");
     std::optional<SplitMix64> rng;
     if (hasInit) rng.emplace(s.init->seed);
 
     // Embeddings: explicit, or drawn first by init.
     if (scene.contains("embeddings")) {
-        if (hasInit && s.init->dModel) fail("init.d_model", "only allowed when embeddings are absent");
+        if (hasInit && s.init->dModel)
+            fail("init.d_model", "only allowed when embeddings are absent");
         s.embeddings = matrix(scene["embeddings"], "embeddings", lq);
     } else {
         if (!hasInit || !s.init->dModel) fail("embeddings", "required (or init.d_model)");
@@ -383,9 +415,10 @@ Scene parseScene(const QByteArray& json) {
         if (src.contains("embeddings")) {
             MatrixD xs = matrix(src["embeddings"], "source.embeddings", lk);
             if (xs.cols() != d) {
-                fail("source.embeddings", QStringLiteral("expected width %1 (d_model of embeddings), got %2")
-                                              .arg(d)
-                                              .arg(xs.cols()));
+                fail("source.embeddings",
+                     QStringLiteral("expected width %1 (d_model of embeddings), got %2")
+                         .arg(d)
+                         .arg(xs.cols()));
             }
             s.sourceEmbeddings = std::move(xs);
         } else if (hasInit && !scene.contains("embeddings")) {
@@ -397,7 +430,8 @@ Scene parseScene(const QByteArray& json) {
 
     // Positional encodings and layer norm, applied to both streams.
     if (scene.contains("positional") && !scene["positional"].isNull()) {
-        readPositional(onlyKeys(scene["positional"], "positional", {"kind", "base", "table"}), s, d, lq, lk);
+        readPositional(onlyKeys(scene["positional"], "positional", {"kind", "base", "table"}), s, d,
+                       lq, lk);
     }
     if (scene.contains("norm") && !scene["norm"].isNull()) {
         readNorm(onlyKeys(scene["norm"], "norm", {"kind", "weight", "bias", "eps"}), s, d);
@@ -412,9 +446,11 @@ Scene parseScene(const QByteArray& json) {
     }
     const int dp = s.dProj();
 
-    const long long heads = integer(scene.contains("heads") ? scene["heads"] : QJsonValue(1), "heads", 1);
+    const long long heads =
+        integer(scene.contains("heads") ? scene["heads"] : QJsonValue(1), "heads", 1);
     if (dp % heads != 0) {
-        fail("heads", QStringLiteral("%1 does not divide the projection width %2").arg(heads).arg(dp));
+        fail("heads",
+             QStringLiteral("%1 does not divide the projection width %2").arg(heads).arg(dp));
     }
     s.heads = static_cast<int>(heads);
 
@@ -448,7 +484,8 @@ QJsonArray toJson(const MatrixD& m) {
     QJsonArray rows;
     for (Eigen::Index i = 0; i < m.rows(); ++i) {
         QJsonArray row;
-        for (Eigen::Index j = 0; j < m.cols(); ++j) row.append(m(i, j));
+        for (Eigen::Index j = 0; j < m.cols(); ++j)
+            row.append(m(i, j));
         rows.append(row);
     }
     return rows;
@@ -456,21 +493,26 @@ QJsonArray toJson(const MatrixD& m) {
 
 QJsonArray toJson(const VectorD& v) {
     QJsonArray list;
-    for (Eigen::Index i = 0; i < v.size(); ++i) list.append(v(i));
+    for (Eigen::Index i = 0; i < v.size(); ++i)
+        list.append(v(i));
     return list;
 }
 
 QJsonArray toJson(const std::vector<std::string>& strings) {
     QJsonArray list;
-    for (const std::string& s : strings) list.append(QString::fromStdString(s));
+    for (const std::string& s : strings)
+        list.append(QString::fromStdString(s));
     return list;
 }
 
 QString modeName(ProjectionMode mode) {
     switch (mode) {
-        case ProjectionMode::Separate: return "separate";
-        case ProjectionMode::SharedQK: return "shared_qk";
-        case ProjectionMode::Identity: return "identity";
+        case ProjectionMode::Separate:
+            return "separate";
+        case ProjectionMode::SharedQK:
+            return "shared_qk";
+        case ProjectionMode::Identity:
+            return "identity";
     }
     return "separate";
 }
@@ -509,7 +551,8 @@ QByteArray sceneToJson(const Scene& s) {
     o["format"] = "attention-explorer/scene";
     o["version"] = 1;
     if (!s.title.empty()) o["title"] = QString::fromStdString(s.title);
-    if (!s.viewJson.empty()) o["view"] = QJsonDocument::fromJson(QByteArray::fromStdString(s.viewJson)).object();
+    if (!s.viewJson.empty())
+        o["view"] = QJsonDocument::fromJson(QByteArray::fromStdString(s.viewJson)).object();
     o["tokens"] = toJson(s.tokens);
     // Drawn embeddings are written as the init that draws them; everything else explicitly.
     const bool drawnEmbeddings = s.init && s.init->dModel;
@@ -542,7 +585,8 @@ QByteArray sceneToJson(const Scene& s) {
             if (p.mode == ProjectionMode::Separate) proj["key"] = toJson(p.key);
             proj["value"] = toJson(p.value);
             if (!p.queryBias.isZero(0)) bias["query"] = toJson(p.queryBias);
-            if (p.mode == ProjectionMode::Separate && !p.keyBias.isZero(0)) bias["key"] = toJson(p.keyBias);
+            if (p.mode == ProjectionMode::Separate && !p.keyBias.isZero(0))
+                bias["key"] = toJson(p.keyBias);
             if (!p.valueBias.isZero(0)) bias["value"] = toJson(p.valueBias);
         }
         if (p.hasOutput) {
@@ -558,14 +602,16 @@ QByteArray sceneToJson(const Scene& s) {
     if (s.mask.window) mask["window"] = *s.mask.window;
     if (!s.mask.padding.empty()) {
         QJsonArray pad;
-        for (bool p : s.mask.padding) pad.append(p);
+        for (bool p : s.mask.padding)
+            pad.append(p);
         mask["padding"] = pad;
     }
     if (s.mask.allowed) {
         QJsonArray rows;
         for (Eigen::Index i = 0; i < s.mask.allowed->rows(); ++i) {
             QJsonArray row;
-            for (Eigen::Index j = 0; j < s.mask.allowed->cols(); ++j) row.append((*s.mask.allowed)(i, j) ? 1 : 0);
+            for (Eigen::Index j = 0; j < s.mask.allowed->cols(); ++j)
+                row.append((*s.mask.allowed)(i, j) ? 1 : 0);
             rows.append(row);
         }
         mask["allowed"] = rows;
@@ -594,7 +640,8 @@ QList<PresetInfo> presets() {
     QList<PresetInfo> list;
     for (const char* name : kPresetNames) {
         // Only the title: parsing would draw every init matrix.
-        const QJsonObject scene = QJsonDocument::fromJson(presetJson(QString::fromLatin1(name))).object();
+        const QJsonObject scene =
+            QJsonDocument::fromJson(presetJson(QString::fromLatin1(name))).object();
         list.append({QString::fromLatin1(name), scene["title"].toString()});
     }
     return list;
@@ -604,12 +651,15 @@ QByteArray presetJson(const QString& name) {
     QFile file(":/presets/" + name + ".scene.json");
     if (!file.open(QIODevice::ReadOnly)) {
         QStringList names;
-        for (const char* n : kPresetNames) names << QString::fromLatin1(n);
+        for (const char* n : kPresetNames)
+            names << QString::fromLatin1(n);
         fail("preset", QStringLiteral("unknown preset %1 (known: %2)").arg(name, names.join(", ")));
     }
     return file.readAll();
 }
 
-Scene loadPreset(const QString& name) { return parseScene(presetJson(name)); }
+Scene loadPreset(const QString& name) {
+    return parseScene(presetJson(name));
+}
 
 }  // namespace ae::io
