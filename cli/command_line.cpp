@@ -11,6 +11,7 @@
 #include <map>
 
 #include "attention_engine.h"
+#include "benchmark.h"
 #include "explorer_window.h"
 #include "result_export.h"
 #include "scene_file.h"
@@ -22,6 +23,7 @@ constexpr const char* kUsage =
     "Usage: attention-explorer [SCENE.json]          open the window\n"
     "       attention-explorer export (SCENE.json | --preset NAME) -o OUT [--format json|npy|csv]\n"
     "       attention-explorer presets\n"
+    "       attention-explorer bench [--sizes 64,512,2048] [--d 768] [--heads 12] [--reps 7]\n"
     "       attention-explorer --help | --version\n"
     "\n"
     "Sub-commands need no display. Exit status: 0 success, 2 invalid input or arguments,\n"
@@ -108,12 +110,13 @@ int runCommand(const QString& command, const QStringList& arguments) {
     static const std::map<QString, std::function<int(const QStringList&)>> commands = {
         {"export", exportCommand},
         {"presets", presetsCommand},
+        {"bench", benchCommand},
     };
     return commands.at(command)(arguments);
 }
 
 bool isCommand(const QString& word) {
-    return word == "export" || word == "presets";
+    return word == "export" || word == "presets" || word == "bench";
 }
 
 }  // namespace
@@ -146,6 +149,12 @@ int run(int argc, char** argv) {
         return ui::runExplorerWindow(first);
     } catch (const UsageError& error) {
         printLine(stderr, error.message);
+        return kInvalidInput;
+    } catch (const std::invalid_argument& error) {
+        printLine(stderr, QString::fromStdString(error.what()));
+        return kInvalidInput;
+    } catch (const SceneError& error) {
+        printLine(stderr, QString::fromStdString(error.what()));
         return kInvalidInput;
     } catch (const std::exception& error) {
         printLine(stderr,

@@ -72,6 +72,9 @@ public:
     // After an edit the matrices no longer match `init`: save them explicitly from now on.
     void forgetInit() { scene_.init.reset(); }
 
+    // Forgets every cached stage, so the next compute() is a full pass (benchmarks, tests).
+    void invalidateAll() { invalidateFrom(kPrepare); }
+
     // Brings every stage up to date. Throws SceneError("scores", "overflow ...") when a scaled
     // score is not finite; the stages before the scaling stay valid.
     void compute();
