@@ -177,20 +177,8 @@ void AttentionEngine<Scalar>::compute() {
         projectAll();
         dirtyFrom_ = kScores;
     }
-    if (dirtyFrom_ <= kScores) {
-        computeScores();
-        dirtyFrom_ = kScale;
-    }
-    if (dirtyFrom_ <= kScale) {
-        computeScaled();  // may throw; dirtyFrom_ then stays at kScale
-        dirtyFrom_ = kSoftmax;
-    }
-    if (dirtyFrom_ <= kSoftmax) {
-        computeWeights();
-        dirtyFrom_ = kContext;
-    }
     if (dirtyFrom_ <= kContext) {
-        computeContext();
+        computeHeads(dirtyFrom_);  // may throw on overflow; dirtyFrom_ then stays at kScale
         dirtyFrom_ = kOutput;
     }
     if (dirtyFrom_ <= kOutput) {
@@ -277,75 +265,77 @@ void AttentionEngine<Scalar>::updateEditedRows() {
 }
 
 template <typename Scalar>
-void AttentionEngine<Scalar>::computeScores() {
-    ++counters_.scorePasses;
+void AttentionEngine<Scalar>::computeHeads(Stage from) {
     const int heads = scene_.heads;
-    scores_.resize(heads);
-    scaled_.resize(heads);
-    weights_.resize(heads);
-    for (int h = 0; h < heads; ++h) {
-        scores_[h].noalias() = headQuery(h) * headKey(h).transpose();  // (Lq, dHead)·(dHead, Lk)
+    // Never shrink: a head count that goes down and up again reuses the same buffers.
+    if (static_cast<int>(scores_.size()) < heads) {
+        scores_.resize(heads);
+        scaled_.resize(heads);
+        weights_.resize(heads);
     }
-}
-
-template <typename Scalar>
-void AttentionEngine<Scalar>::computeScaled() {
-    ++counters_.scalePasses;
-    const Scalar divisor = static_cast<Scalar>(divisor_);
-    for (int h = 0; h < scene_.heads; ++h) {
-        scaled_[h] = scores_[h] / divisor;
-        if (!scaled_[h].allFinite()) {
-            throw SceneError("scores", "overflow (values too large to represent)");
-        }
-    }
-}
-
-template <typename Scalar>
-void AttentionEngine<Scalar>::computeWeights() {
-    ++counters_.softmaxPasses;
-    const double fill = scene_.maskFill;
-    const bool infiniteFill = std::isinf(fill);
-    // A finite fill beyond this scalar's range would turn into -inf and change the semantics.
-    const Scalar finiteFill = static_cast<Scalar>(
-        std::clamp(fill, static_cast<double>(std::numeric_limits<Scalar>::lowest()),
-                   static_cast<double>(std::numeric_limits<Scalar>::max())));
-    for (int h = 0; h < scene_.heads; ++h) {
-        const Matrix& scaled = scaled_[h];
-        Matrix& weights = weights_[h];
-        weights.resize(scaled.rows(), scaled.cols());
-        for (Eigen::Index i = 0; i < scaled.rows(); ++i) {
-            auto in = scaled.row(i).array();
-            auto out = weights.row(i).array();
-            if (everyKeyVisible_) {
-                out = (in - in.maxCoeff()).exp();
-            } else if (infiniteFill) {
-                const auto visible = allowed_.row(i);
-                if (!visible.any()) {
-                    out.setZero();  // no key to attend to: no attention, not 0/0
-                    continue;
-                }
-                const Scalar rowMax =
-                    visible.select(in, -std::numeric_limits<Scalar>::infinity()).maxCoeff();
-                // Eigen's vectorised exp clamps -inf to ~1e-39 in float: zero masked cells
-                // explicitly rather than trusting exp(-inf).
-                out = visible.select((in - rowMax).exp(), Scalar(0));
-            } else {
-                const auto filled = allowed_.row(i).select(in, finiteFill);
-                out = (filled - filled.maxCoeff()).exp();
-            }
-            out /= out.sum();
-        }
-    }
-}
-
-template <typename Scalar>
-void AttentionEngine<Scalar>::computeContext() {
+    if (from <= kScores) ++counters_.scorePasses;
+    if (from <= kScale) ++counters_.scalePasses;
+    if (from <= kSoftmax) ++counters_.softmaxPasses;
     concat_.resize(scene_.queryCount(), dProj_);
     const int dh = dHead();
-    for (int h = 0; h < scene_.heads; ++h) {
-        concat_.middleCols(h * dh, dh).noalias() =
-            weights_[h] * headValue(h);  // (Lq,Lk)·(Lk,dHead)
+    const Scalar divisor = static_cast<Scalar>(divisor_);
+    bool overflow = false;
+    // Heads are independent: one thread per head, and Eigen's products inside run single-threaded
+    // (Eigen does not nest its own OpenMP inside a parallel region). Per head, the row-wise stages
+    // run row by row so a row stays in cache from scaling to softmax.
+#pragma omp parallel for schedule(dynamic, 1) reduction(|| : overflow)
+    for (int h = 0; h < heads; ++h) {
+        Matrix& scores = scores_[h];
+        Matrix& scaled = scaled_[h];
+        Matrix& weights = weights_[h];
+        if (from <= kScores)
+            scores.noalias() = headQuery(h) * headKey(h).transpose();  // (Lq,dHead)·(dHead,Lk)
+        if (from <= kSoftmax) {
+            scaled.resize(scores.rows(), scores.cols());
+            weights.resize(scores.rows(), scores.cols());
+            for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+                if (from <= kScale) {
+                    scaled.row(i) = scores.row(i) / divisor;
+                    if (!scaled.row(i).allFinite()) overflow = true;
+                }
+                softmaxRow(scaled, weights, i);
+            }
+        }
+        if (from <= kContext && !overflow) {
+            concat_.middleCols(h * dh, dh).noalias() =
+                weights * headValue(h);  // (Lq,Lk)·(Lk,dHead)
+        }
     }
+    if (overflow) throw SceneError("scores", "overflow (values too large to represent)");
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::softmaxRow(const Matrix& scaled, Matrix& weights,
+                                         Eigen::Index i) const {
+    auto in = scaled.row(i).array();
+    auto out = weights.row(i).array();
+    if (everyKeyVisible_) {
+        out = (in - in.maxCoeff()).exp();
+    } else if (std::isinf(scene_.maskFill)) {
+        const auto visible = allowed_.row(i);
+        if (!visible.any()) {
+            out.setZero();  // no key to attend to: no attention, rather than 0/0
+            return;
+        }
+        const Scalar rowMax =
+            visible.select(in, -std::numeric_limits<Scalar>::infinity()).maxCoeff();
+        // Eigen's vectorised exp clamps -inf to ~1e-39 in float: zero masked cells explicitly
+        // rather than trusting exp(-inf).
+        out = visible.select((in - rowMax).exp(), Scalar(0));
+    } else {
+        // A finite fill beyond this scalar's range would turn into -inf and change the semantics.
+        const Scalar fill = static_cast<Scalar>(
+            std::clamp(scene_.maskFill, static_cast<double>(std::numeric_limits<Scalar>::lowest()),
+                       static_cast<double>(std::numeric_limits<Scalar>::max())));
+        const auto filled = allowed_.row(i).select(in, fill);
+        out = (filled - filled.maxCoeff()).exp();
+    }
+    out *= Scalar(1) / out.sum();
 }
 
 template <typename Scalar>

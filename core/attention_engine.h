@@ -113,10 +113,8 @@ private:
     void prepareAll();
     void projectAll();
     void updateEditedRows();
-    void computeScores();
-    void computeScaled();
-    void computeWeights();
-    void computeContext();
+    void computeHeads(Stage from);
+    void softmaxRow(const Matrix& scaled, Matrix& weights, Eigen::Index row) const;
     void computeOutput();
     void refreshMask();
 
