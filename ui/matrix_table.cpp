@@ -8,6 +8,7 @@
 #include <QVariant>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace ae::ui {
 
@@ -54,8 +55,15 @@ bool parseNumber(const QVariant& input, double* value, QString* error) {
     }
     if (!ok) return refuse(QObject::tr("“%1” is not a number").arg(text));
     if (std::isnan(v)) return refuse(QObject::tr("“%1” is not a number (NaN)").arg(text));
-    if (std::isinf(v))
+    if (std::isinf(v)) {
         return refuse(QObject::tr("“%1” is infinite, not a finite number").arg(text));
+    }
+    // The window's engine computes in float: beyond its range a value would turn into inf there.
+    if (std::abs(v) > std::numeric_limits<float>::max()) {
+        return refuse(QObject::tr("“%1” is too large: the window computes in float (up to about "
+                                  "±3.4e38)")
+                          .arg(text));
+    }
     *value = v;
     return true;
 }

@@ -21,8 +21,8 @@ QString formatNumber(double value, int decimals);
 // Enough digits to read back the same double: what the cell editor and the tooltip show.
 QString fullPrecision(double value);
 // A typed cell: a number in the C locale ("0.5") or the user's ("0,5"), or a double variant.
-// Refuses, with a one-line reason, text that is not a number and NaN, infinities and overflow
-// ("1e400"), which would otherwise reach the engine as inf.
+// Refuses, with a one-line reason, text that is not a number, NaN, infinities, and values beyond
+// float ("1e400", "1e39"), which would reach the window's float engine as inf.
 bool parseNumber(const QVariant& input, double* value, QString* error);
 
 // Sets up a table of numbers: fixed-width font at the view's size, columns as wide as the widest

@@ -22,26 +22,39 @@
 
 namespace ae::ui {
 
-QStringList splitSentence(const QString& text) {
+QStringList splitSentence(const QString& text, const QStringList& known) {
     QStringList tokens;
-    QString word;
-    auto flush = [&] {
+    QString chunk;
+    auto splitChunk = [&] {
+        if (chunk.isEmpty()) return;
+        if (known.contains(chunk)) {
+            tokens << chunk;
+            chunk.clear();
+            return;
+        }
+        QString word;
+        // By code point, so a character outside the BMP (an emoji) is one token, not two halves.
+        for (const char32_t c : chunk.toUcs4()) {
+            const QString piece = QString::fromUcs4(&c, 1);
+            if (c != U'_' && (QChar::isPunct(c) || QChar::isSymbol(c))) {
+                if (!word.isEmpty()) tokens << word;
+                word.clear();
+                tokens << piece;
+            } else {
+                word += piece;
+            }
+        }
         if (!word.isEmpty()) tokens << word;
-        word.clear();
+        chunk.clear();
     };
-    // By code point, so a character outside the BMP (an emoji) is one token, not two halves.
     for (const char32_t c : text.toUcs4()) {
-        const QString piece = QString::fromUcs4(&c, 1);
         if (QChar::isSpace(c)) {
-            flush();
-        } else if (QChar::isPunct(c) || QChar::isSymbol(c)) {
-            flush();
-            tokens << piece;
+            splitChunk();
         } else {
-            word += piece;
+            chunk += QString::fromUcs4(&c, 1);
         }
     }
-    flush();
+    splitChunk();
     return tokens;
 }
 
@@ -154,7 +167,13 @@ private:
     }
 
     void applySentence() {
-        const QStringList words = splitSentence(sentence_->text());
+        // Tokens already in the sequence stay whole, so the sentence shown can be edited and
+        // applied again without splitting "[CLS]" or "word_1".
+        QStringList known;
+        for (const std::string& t : streamTokens(document_->scene(), stream_)) {
+            known << QString::fromStdString(t);
+        }
+        const QStringList words = splitSentence(sentence_->text(), known);
         if (words.isEmpty()) {
             editor_->showMessage(tr("The sentence has no tokens; nothing changed"));
             return;
@@ -286,13 +305,14 @@ TokensEditor::TokensEditor(AttentionDocument* document, QWidget* parent)
     layout->addWidget(messageLabel_);
 
     connect(dModelSpin_, &QSpinBox::valueChanged, this, [this](int d) {
-        const Scene& scene = document_->scene();
-        Scene next = scene;
-        setModelWidth(next, d, inferredDrawSpec(scene));
+        // Copies: after the commit the document holds the new scene.
+        const int heads = document_->scene().heads;
+        Scene next = document_->scene();
+        setModelWidth(next, d, inferredDrawSpec(next));
         if (!commit(next, tr("Change d_model to %1").arg(d))) return;
-        if (next.heads != scene.heads) {
+        if (next.heads != heads) {
             showMessage(tr("Heads changed from %1 to %2, which divides d_proj = %3")
-                            .arg(scene.heads)
+                            .arg(heads)
                             .arg(next.heads)
                             .arg(next.dProj()));
         }

@@ -19,8 +19,10 @@ namespace ae::ui {
 class SequencePanel;
 
 // Splits typed text into tokens: whitespace separates, and every punctuation or symbol character
-// is a token of its own ("Hello, world!" -> Hello , world !), as BERT's basic tokenizer does.
-QStringList splitSentence(const QString& text);
+// except '_' is a token of its own ("Hello, world!" -> Hello , world !), as BERT's basic tokenizer
+// does. A space-separated piece that is one of `known` (the current tokens) stays whole, so a
+// sentence made of existing tokens such as "[CLS]" reads back unchanged.
+QStringList splitSentence(const QString& text, const QStringList& known = {});
 
 class TokensEditor : public QWidget {
     Q_OBJECT

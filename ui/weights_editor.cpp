@@ -139,19 +139,20 @@ WeightsEditor::WeightsEditor(AttentionDocument* document, QWidget* parent)
     layout->addWidget(messageLabel_);
 
     connect(modeCombo_, &QComboBox::currentIndexChanged, this, [this] {
-        const Scene& scene = document_->scene();
-        Scene next = scene;
+        // A copy: after the commit the document holds the new scene.
+        const int heads = document_->scene().heads;
+        Scene next = document_->scene();
         setProjectionMode(next, static_cast<ProjectionMode>(modeCombo_->currentData().toInt()),
                           drawSpec());
         if (commit(next, tr("Projection mode: %1").arg(modeCombo_->currentText()))) {
-            reportHeads(scene.heads, next);
+            reportHeads(heads, next);
         }
     });
     connect(dProjSpin_, &QSpinBox::valueChanged, this, [this](int dProj) {
-        const Scene& scene = document_->scene();
-        Scene next = scene;
+        const int heads = document_->scene().heads;
+        Scene next = document_->scene();
         setProjectionWidth(next, dProj, drawSpec());
-        if (commit(next, tr("Change d_proj to %1").arg(dProj))) reportHeads(scene.heads, next);
+        if (commit(next, tr("Change d_proj to %1").arg(dProj))) reportHeads(heads, next);
     });
     connect(outputCheck_, &QCheckBox::toggled, this, [this](bool on) {
         Scene next = document_->scene();
