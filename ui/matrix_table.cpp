@@ -125,7 +125,7 @@ void MatrixTableModel::setValues(const MatrixD& values, const QStringList& rowLa
         return;
     }
     const std::vector<CellBlock> blocks = changedBlocks(values_, values);
-    values_ = values;
+    if (!blocks.empty()) values_ = values;
     for (const CellBlock& b : blocks) {
         emit dataChanged(index(b.firstRow, b.firstColumn), index(b.lastRow, b.lastColumn),
                          {Qt::DisplayRole, Qt::EditRole, Qt::ToolTipRole});

@@ -15,9 +15,11 @@ TokenTableModel::TokenTableModel(AttentionDocument* document, Stream stream, QOb
 void TokenTableModel::refresh() {
     const Scene& scene = document_->scene();
     const bool present = stream_ == Stream::Query || scene.hasSource;
-    const std::vector<std::string> tokens =
-        present ? streamTokens(scene, stream_) : std::vector<std::string>{};
-    const MatrixD values = present ? streamEmbeddings(scene, stream_) : MatrixD();
+    // References, not copies: this runs on every result change, also for long sequences.
+    static const std::vector<std::string> kNoTokens;
+    static const MatrixD kNoValues;
+    const std::vector<std::string>& tokens = present ? streamTokens(scene, stream_) : kNoTokens;
+    const MatrixD& values = present ? streamEmbeddings(scene, stream_) : kNoValues;
     const bool showPadding = present && keyStream(scene) == stream_;
     const std::vector<bool> padding = showPadding ? scene.mask.padding : std::vector<bool>{};
 
@@ -50,7 +52,7 @@ void TokenTableModel::refresh() {
         }
     }
     const std::vector<CellBlock> blocks = changedBlocks(values_, values);
-    values_ = values;
+    if (!blocks.empty()) values_ = values;
     const int offset = firstValueColumn();
     for (const CellBlock& b : blocks) {
         emit dataChanged(index(b.firstRow, offset + b.firstColumn),

@@ -4,7 +4,6 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QGridLayout>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalBlocker>
@@ -46,9 +45,9 @@ WeightsEditor::WeightsEditor(AttentionDocument* document, QWidget* parent)
     : QWidget(parent), document_(document) {
     modeCombo_ = new QComboBox(this);
     modeCombo_->setObjectName(QStringLiteral("projectionModeCombo"));
-    modeCombo_->addItem(tr("Separate W_Q, W_K, W_V"), int(ProjectionMode::Separate));
-    modeCombo_->addItem(tr("Shared Q = K (W_K = W_Q)"), int(ProjectionMode::SharedQK));
-    modeCombo_->addItem(tr("Identity (Q = K = V = X)"), int(ProjectionMode::Identity));
+    modeCombo_->addItem(tr("Separate Q, K, V"), int(ProjectionMode::Separate));
+    modeCombo_->addItem(tr("Shared Q = K"), int(ProjectionMode::SharedQK));
+    modeCombo_->addItem(tr("Identity Q = K = V = X"), int(ProjectionMode::Identity));
     modeCombo_->setToolTip(
         tr("Switching keeps what it can: shared keeps W_Q, separate copies W_Q into W_K, leaving "
            "identity starts from identity matrices, identity sets d_proj = d_model"));
@@ -112,28 +111,27 @@ WeightsEditor::WeightsEditor(AttentionDocument* document, QWidget* parent)
                        "padding: 4px; }"));
     messageLabel_->hide();
 
-    auto* structure = new QHBoxLayout;
-    structure->addWidget(new QLabel(tr("Mode"), this));
-    structure->addWidget(modeCombo_);
-    structure->addWidget(new QLabel(tr("d_proj"), this));
-    structure->addWidget(dProjSpin_);
-    structure->addWidget(outputCheck_);
-    structure->addStretch(1);
-    auto* draw = new QHBoxLayout;
-    draw->addWidget(distributionCombo_);
-    draw->addWidget(new QLabel(tr("std"), this));
-    draw->addWidget(stdSpin_);
-    draw->addWidget(new QLabel(tr("low"), this));
-    draw->addWidget(lowSpin_);
-    draw->addWidget(new QLabel(tr("high"), this));
-    draw->addWidget(highSpin_);
-    draw->addWidget(new QLabel(tr("Seed"), this));
-    draw->addWidget(seedSpin_);
-    draw->addWidget(rerollButton_);
-    draw->addStretch(1);
+    // Three short rows rather than two long ones: the editor lives in a dock.
+    auto* controls = new QGridLayout;
+    controls->addWidget(new QLabel(tr("Mode"), this), 0, 0);
+    controls->addWidget(modeCombo_, 0, 1, 1, 3);
+    controls->addWidget(new QLabel(tr("d_proj"), this), 0, 4);
+    controls->addWidget(dProjSpin_, 0, 5);
+    controls->addWidget(outputCheck_, 0, 6, 1, 2);
+    controls->addWidget(new QLabel(tr("Draw"), this), 1, 0);
+    controls->addWidget(distributionCombo_, 1, 1);
+    controls->addWidget(new QLabel(tr("std"), this), 1, 2);
+    controls->addWidget(stdSpin_, 1, 3);
+    controls->addWidget(new QLabel(tr("low"), this), 1, 4);
+    controls->addWidget(lowSpin_, 1, 5);
+    controls->addWidget(new QLabel(tr("high"), this), 1, 6);
+    controls->addWidget(highSpin_, 1, 7);
+    controls->addWidget(new QLabel(tr("Seed"), this), 2, 0);
+    controls->addWidget(seedSpin_, 2, 1);
+    controls->addWidget(rerollButton_, 2, 2, 1, 2);
+    controls->setColumnStretch(8, 1);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(structure);
-    layout->addLayout(draw);
+    layout->addLayout(controls);
     layout->addWidget(identityNote_);
     layout->addWidget(tabs_, 1);
     layout->addWidget(messageLabel_);
@@ -324,27 +322,37 @@ void WeightsEditor::refreshPage(PageIndex index) {
         page.biasCheck->setChecked(page.biasShown);
     }
     page.biasCheck->setVisible(!usesQuery);
+    page.note->setToolTip(tr("Rows: %1; columns: %2")
+                              .arg(rowName, index == kOutputPage ? tr("d_out") : tr("d_proj")));
     page.view->setVisible(!usesQuery);
     if (usesQuery) {
         page.note->setText(
             tr("W_K uses W_Q (shared Q = K): keys are X·W_Q + b_Q. Edit W_Q, or "
                "switch the mode to separate to give keys their own matrix."));
         page.model->setValues(MatrixD());
+        page.modelHasBias = false;
     } else {
         const QString shape = index == kOutputPage ? tr("%1: d_proj × d_out = %2 × %3")
                                                    : tr("%1: d_model × d_proj = %2 × %3");
         page.note->setText(shape.arg(page.name).arg(matrix->rows()).arg(matrix->cols()) +
                            (showBias ? tr("; the last row is the bias") : QString()));
         const int rows = static_cast<int>(matrix->rows());
+        // Most result changes (a head count, a mask, an embedding) leave the weights alone:
+        // compare in place before building anything.
+        const MatrixD& shown = page.model->values();
+        if (page.modelHasBias == showBias && shown.rows() == rows + (showBias ? 1 : 0) &&
+            shown.cols() == matrix->cols() && shown.topRows(rows) == *matrix &&
+            (!showBias || shown.row(rows) == bias->transpose())) {
+            return;
+        }
         MatrixD values(rows + (showBias ? 1 : 0), matrix->cols());
         values.topRows(rows) = *matrix;
         if (showBias) values.row(rows) = bias->transpose();
         QStringList rowLabels = numberLabels(rows);
         if (showBias) rowLabels << tr("bias");
         page.model->setValues(values, rowLabels, numberLabels(static_cast<int>(matrix->cols())));
+        page.modelHasBias = showBias;
     }
-    page.note->setToolTip(tr("Rows: %1; columns: %2")
-                              .arg(rowName, index == kOutputPage ? tr("d_out") : tr("d_proj")));
 }
 
 void WeightsEditor::setBiasShown(PageIndex index, bool shown) {

@@ -51,7 +51,8 @@ private:
         QLabel* note = nullptr;
         QTableView* view = nullptr;
         MatrixTableModel* model = nullptr;
-        bool biasShown = false;  // the bias row is visible (a zero bias is hidden by default)
+        bool biasShown = false;     // the bias row is wanted (a zero bias is hidden by default)
+        bool modelHasBias = false;  // the model's last row is the bias
     };
 
     void buildPage(PageIndex index, WeightMatrix matrix, WeightMatrix bias, const QString& name);
