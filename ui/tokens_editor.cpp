@@ -357,9 +357,11 @@ void TokensEditor::refresh() {
     const QSignalBlocker b1(crossCheck_), b2(dModelSpin_), b3(positionalCombo_), b4(baseSpin_),
         b5(normCheck_);
     crossCheck_->setChecked(scene.hasSource);
-    dModelSpin_->setValue(scene.dModel());
+    // Only when different: with keyboard tracking off, text being typed into a spin box is not
+    // its value yet, and setValue() would wipe it on every result change.
+    if (dModelSpin_->value() != scene.dModel()) dModelSpin_->setValue(scene.dModel());
     positionalCombo_->setCurrentIndex(positionalCombo_->findData(int(scene.positional.kind)));
-    baseSpin_->setValue(scene.positional.base);
+    if (baseSpin_->value() != scene.positional.base) baseSpin_->setValue(scene.positional.base);
     baseSpin_->setEnabled(scene.positional.kind == PositionalKind::Sinusoidal);
     normCheck_->setChecked(scene.norm.enabled);
 }

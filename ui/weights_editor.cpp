@@ -266,7 +266,8 @@ void WeightsEditor::refresh() {
     {
         const QSignalBlocker b1(modeCombo_), b2(dProjSpin_), b3(outputCheck_);
         modeCombo_->setCurrentIndex(modeCombo_->findData(int(p.mode)));
-        dProjSpin_->setValue(scene.dProj());
+        // Only when different, so text being typed into the spin box survives result changes.
+        if (dProjSpin_->value() != scene.dProj()) dProjSpin_->setValue(scene.dProj());
         dProjSpin_->setEnabled(!identity);
         dProjSpin_->setToolTip(identity
                                    ? tr("Identity mode: d_proj = d_model = %1").arg(scene.dModel())
