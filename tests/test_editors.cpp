@@ -531,6 +531,18 @@ void TestEditors::positionalAndNorm() {
     QCOMPARE(learned.positional.table.cols(), 3);
     QVERIFY(learned.positional.table == learnedPositionRows(0, 4, 3));
     verifyEngineMatchesRecompute(*document_);
+    // The table is shown and editable while positions are learned.
+    auto* tableView = child<QTableView>(tokens_.get(), "positionalTable");
+    QVERIFY(tableView->isVisibleTo(tokens_.get()));
+    QAbstractItemModel* table = tableView->model();
+    QCOMPARE(table->rowCount(), 4);
+    QVERIFY(table->setData(table->index(2, 1), QStringLiteral("0.75")));
+    QCOMPARE(document_->scene().positional.table(2, 1), 0.75);
+    verifyEngineMatchesRecompute(*document_);
+    QVERIFY(!table->setData(table->index(2, 1), QStringLiteral("nan")));
+    QCOMPARE(document_->scene().positional.table(2, 1), 0.75);
+    document_->undoStack()->undo();
+    QVERIFY(document_->scene().positional.table == learned.positional.table);
     // A fifth token grows the table with position 4's own row; the first four stay.
     child<QPushButton>(tokens_.get(), "queryAddButton")->click();
     QCOMPARE(document_->scene().positional.table.rows(), 5);
@@ -539,6 +551,7 @@ void TestEditors::positionalAndNorm() {
 
     combo->setCurrentIndex(combo->findData(int(PositionalKind::Sinusoidal)));
     QCOMPARE(document_->scene().positional.kind, PositionalKind::Sinusoidal);
+    QVERIFY(!tableView->isVisibleTo(tokens_.get()));
     auto* base = child<QDoubleSpinBox>(tokens_.get(), "positionalBaseSpin");
     QVERIFY(base->isEnabled());
     base->setValue(100.0);

@@ -77,7 +77,7 @@ void configureNumberView(QTableView* view, int decimals) {
     // The widest usual number: a sign, two digits and the decimals; larger ones get a tooltip.
     const QString widest = QStringLiteral("-00.") + QString(decimals, QLatin1Char('0'));
     view->horizontalHeader()->setDefaultSectionSize(metrics.horizontalAdvance(widest) +
-                                                    3 * metrics.averageCharWidth());
+                                                    2 * metrics.averageCharWidth());
     view->horizontalHeader()->setMinimumSectionSize(
         metrics.horizontalAdvance(QStringLiteral("000")));
     view->verticalHeader()->setDefaultSectionSize(metrics.height() + 6);

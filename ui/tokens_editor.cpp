@@ -297,11 +297,34 @@ TokensEditor::TokensEditor(AttentionDocument* document, QWidget* parent)
     settings->addWidget(normCheck_, 1, 4);
     settings->setColumnStretch(5, 1);
 
+    positionalModel_ = new MatrixTableModel(this);
+    positionalModel_->setToolTipPrefix(tr("Learned position"));
+    positionalModel_->setSetter([this](int row, int column, double value, QString* error) {
+        Scene next = document_->scene();
+        if (row >= next.positional.table.rows() || column >= next.positional.table.cols()) {
+            return false;
+        }
+        next.positional.table(row, column) = value;
+        return document_->replaceScene(next, tr("Edit learned position %1").arg(row), error);
+    });
+    positionalView_ = new QTableView(this);
+    positionalView_->setObjectName(QStringLiteral("positionalTable"));
+    positionalView_->setModel(positionalModel_);
+    positionalView_->setToolTip(
+        tr("Learned positional table: row p is added to the token at "
+           "position p (both sequences)"));
+    configureNumberView(positionalView_, 3);
+    connect(positionalModel_, &MatrixTableModel::messageRequested, this,
+            &TokensEditor::showMessage);
+    connect(positionalModel_, &MatrixTableModel::valueAccepted, this, &TokensEditor::clearMessage);
+
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(queries_, 1);
+    // The token tables get most of the height; the learned table is a secondary view.
+    layout->addWidget(queries_, 3);
     layout->addWidget(crossCheck_);
-    layout->addWidget(source_, 1);
+    layout->addWidget(source_, 3);
     layout->addLayout(settings);
+    layout->addWidget(positionalView_, 1);
     layout->addWidget(messageLabel_);
 
     connect(dModelSpin_, &QSpinBox::valueChanged, this, [this](int d) {
@@ -364,11 +387,22 @@ void TokensEditor::refresh() {
     if (baseSpin_->value() != scene.positional.base) baseSpin_->setValue(scene.positional.base);
     baseSpin_->setEnabled(scene.positional.kind == PositionalKind::Sinusoidal);
     normCheck_->setChecked(scene.norm.enabled);
+
+    const bool learned = scene.positional.kind == PositionalKind::Learned;
+    positionalView_->setVisible(learned);
+    if (learned) {
+        QStringList rows;
+        for (int p = 0; p < scene.positional.table.rows(); ++p)
+            rows << tr("pos %1").arg(p);
+        positionalModel_->setValues(scene.positional.table, rows);
+    }
 }
 
 void TokensEditor::setDecimals(int decimals) {
     queries_->setDecimals(decimals);
     source_->setDecimals(decimals);
+    positionalModel_->setDecimals(decimals);
+    configureNumberView(positionalView_, decimals);
 }
 
 QString TokensEditor::message() const {

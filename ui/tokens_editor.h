@@ -13,9 +13,11 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QSpinBox;
+class QTableView;
 
 namespace ae::ui {
 
+class MatrixTableModel;
 class SequencePanel;
 
 // Splits typed text into tokens: whitespace separates, and every punctuation or symbol character
@@ -57,6 +59,9 @@ private:
     QComboBox* positionalCombo_;
     QDoubleSpinBox* baseSpin_;
     QCheckBox* normCheck_;
+    // The learned positional table, shown while positions are learned.
+    QTableView* positionalView_;
+    MatrixTableModel* positionalModel_;
     QLabel* messageLabel_;
 };
 
