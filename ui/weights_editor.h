@@ -1,0 +1,90 @@
+#pragma once
+// The projection weights: W_Q, W_K, W_V and W_O as editable tables (one tab each, with an optional
+// bias row), the projection mode, d_proj, the output projection, and the distribution and seed
+// the Re-roll button draws from. Every change goes through the document, so it is undoable.
+
+#include <QWidget>
+#include <array>
+#include <optional>
+
+#include "attention_document.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QTabWidget;
+class QTableView;
+
+namespace ae::ui {
+
+class MatrixTableModel;
+
+class WeightsEditor : public QWidget {
+    Q_OBJECT
+public:
+    explicit WeightsEditor(AttentionDocument* document, QWidget* parent = nullptr);
+
+    // Decimals shown in the cells (3 by default); the cell editor and tooltip show every digit.
+    void setDecimals(int decimals);
+    // The message under the tables (empty when none is shown).
+    QString message() const;
+    // What Re-roll and new cells (wider d_proj, a new W_O) are drawn from: the distribution
+    // controls. At start, and whenever a scene with an `init` is loaded, they show that init.
+    InitSpec drawSpec() const;
+    QSize sizeHint() const override;
+
+signals:
+    // Why an edit was refused, or what an edit also changed; shown under the tables too.
+    void messageRequested(const QString& message);
+
+private:
+    enum PageIndex { kQueryPage, kKeyPage, kValuePage, kOutputPage, kPageCount };
+    struct Page {
+        WeightMatrix matrix;
+        WeightMatrix bias;
+        QString name;  // W_Q ...
+        QWidget* widget = nullptr;
+        QCheckBox* biasCheck = nullptr;
+        QLabel* note = nullptr;
+        QTableView* view = nullptr;
+        MatrixTableModel* model = nullptr;
+        bool biasShown = false;     // the bias row is wanted (a zero bias is hidden by default)
+        bool modelHasBias = false;  // the model's last row is the bias
+    };
+
+    void buildPage(PageIndex index, WeightMatrix matrix, WeightMatrix bias, const QString& name);
+    void refresh();
+    void refreshPage(PageIndex index);
+    void syncDistributionControls(const InitSpec& spec);
+    void setBiasShown(PageIndex index, bool shown);
+    void reroll();
+    void showMessage(const QString& message);
+    void clearMessage();
+    bool commit(const Scene& scene, const QString& description);
+    void reportHeads(int before, const Scene& after);
+
+    AttentionDocument* document_;
+    std::array<Page, kPageCount> pages_;
+    QComboBox* modeCombo_;
+    QSpinBox* dProjSpin_;
+    QCheckBox* outputCheck_;
+    QComboBox* distributionCombo_;
+    QDoubleSpinBox* stdSpin_;
+    QDoubleSpinBox* lowSpin_;
+    QDoubleSpinBox* highSpin_;
+    QSpinBox* seedSpin_;
+    QPushButton* rerollButton_;
+    QLabel* identityNote_;
+    QTabWidget* tabs_;
+    QLabel* messageLabel_;
+    int decimals_ = 3;
+    // The scene's init when the distribution controls last followed it: they follow a new one (a
+    // loaded scene), never overwrite what the user set for the next re-roll otherwise.
+    std::optional<InitSpec> seenInit_;
+    bool distributionSynced_ = false;
+};
+
+}  // namespace ae::ui
