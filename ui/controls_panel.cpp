@@ -50,6 +50,7 @@ ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
     heads_->setToolTip(
         tr("Number of heads: only divisors of d_proj, so every head is d_proj / H wide"));
     headsLabel_ = new QLabel(headsBox);
+    headsLabel_->setObjectName(QStringLiteral("headsLabel"));
     headsLayout->addWidget(headsLabel_);
     headsLayout->addWidget(heads_);
     layout->addWidget(headsBox);
