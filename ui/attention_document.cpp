@@ -10,14 +10,22 @@ namespace {
 
 double& weightCell(Projections& p, WeightMatrix which, int row, int column) {
     switch (which) {
-        case WeightMatrix::Query: return p.query(row, column);
-        case WeightMatrix::Key: return p.key(row, column);
-        case WeightMatrix::Value: return p.value(row, column);
-        case WeightMatrix::Output: return p.output(row, column);
-        case WeightMatrix::QueryBias: return p.queryBias(column);
-        case WeightMatrix::KeyBias: return p.keyBias(column);
-        case WeightMatrix::ValueBias: return p.valueBias(column);
-        case WeightMatrix::OutputBias: return p.outputBias(column);
+        case WeightMatrix::Query:
+            return p.query(row, column);
+        case WeightMatrix::Key:
+            return p.key(row, column);
+        case WeightMatrix::Value:
+            return p.value(row, column);
+        case WeightMatrix::Output:
+            return p.output(row, column);
+        case WeightMatrix::QueryBias:
+            return p.queryBias(column);
+        case WeightMatrix::KeyBias:
+            return p.keyBias(column);
+        case WeightMatrix::ValueBias:
+            return p.valueBias(column);
+        case WeightMatrix::OutputBias:
+            return p.outputBias(column);
     }
     return p.query(row, column);
 }
@@ -26,7 +34,9 @@ double& weightCell(Projections& p, WeightMatrix which, int row, int column) {
 
 AttentionDocument::AttentionDocument(QObject* parent) : QObject(parent) {}
 
-void AttentionDocument::setFileName(const QString& fileName) { fileName_ = fileName; }
+void AttentionDocument::setFileName(const QString& fileName) {
+    fileName_ = fileName;
+}
 
 void AttentionDocument::resetScene(const Scene& scene, const QString& fileName) {
     undoStack_.clear();
@@ -50,7 +60,9 @@ void AttentionDocument::recompute() {
     emit resultsChanged();
 }
 
-int AttentionDocument::nextSerial() { return interacting_ ? interactionSerial_ : ++interactionSerial_; }
+int AttentionDocument::nextSerial() {
+    return interacting_ ? interactionSerial_ : ++interactionSerial_;
+}
 
 void AttentionDocument::beginInteraction() {
     interacting_ = true;

@@ -186,14 +186,25 @@ HeatmapController::HeatmapController(QWidget* parent) : plot_(new QCustomPlot(pa
         axis->setTickLength(0, 3);
     }
     map_->valueAxis()->setRangeReversed(true);
+    QFont axisFont = plot_->font();
+    axisFont.setPointSizeF(axisFont.pointSizeF() * 0.9);
+    for (QCPAxis* axis : {map_->keyAxis(), map_->valueAxis()}) {
+        axis->setLabelFont(axisFont);
+        axis->setLabelColor(QColor(90, 90, 90));
+        axis->setLabelPadding(2);
+    }
 
     entropyRect_->setMinimumSize(QSize(38, 0));
     entropyRect_->setMaximumSize(QSize(38, QWIDGETSIZE_MAX));
-    entropyRect_->axis(QCPAxis::atLeft)->setVisible(false);
+    // A thin frame, so a 0-bit (white) entry still reads as part of the strip.
+    for (QCPAxis* axis : entropyRect_->axes()) {
+        axis->setVisible(true);
+        axis->setTicks(false);
+        axis->setTickLabels(false);
+        axis->setBasePen(QPen(QColor(150, 150, 150)));
+        axis->grid()->setVisible(false);
+    }
     QCPAxis* entropyAxis = entropyRect_->axis(QCPAxis::atBottom);
-    entropyAxis->setTicks(false);
-    entropyAxis->setTickLabels(false);
-    entropyAxis->setBasePen(Qt::NoPen);
     entropyAxis->setLabel(tr("H bits"));
     entropyAxis->setLabelPadding(2);
     entropyAxis->setRange(-0.5, 0.5);
@@ -244,6 +255,11 @@ void HeatmapController::arrangeLayout() {
 
 void HeatmapController::setTitle(const QString& title) {
     title_->setText(title);
+}
+
+void HeatmapController::setAxisTitles(const QString& rows, const QString& columns) {
+    map_->valueAxis()->setLabel(rows);
+    map_->keyAxis()->setLabel(columns);
 }
 
 void HeatmapController::setLabels(const QStringList& rows, const QStringList& columns,

@@ -41,6 +41,8 @@ public:
     QCPColorMap* entropyMap() const { return entropyMap_; }
 
     void setTitle(const QString& title);
+    // What the rows and columns are ("query", "key", "dimension").
+    void setAxisTitles(const QString& rows, const QString& columns);
     // Row labels go down the left, column labels across the bottom. Token columns are turned
     // upright when they do not fit side by side; dimension indices are thinned instead.
     void setLabels(const QStringList& rows, const QStringList& columns, bool columnsAreTokens);

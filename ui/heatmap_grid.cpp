@@ -87,8 +87,9 @@ HeatmapGrid::HeatmapGrid(AttentionDocument* document, QWidget* parent)
     connect(document_, &AttentionDocument::resultsChanged, this, &HeatmapGrid::onResultsChanged);
 }
 
+// Nothing to show before the first scene, or while the engine's stages are not all valid.
 bool HeatmapGrid::canShow() const {
-    return document_->errorText().isEmpty();
+    return !document_->scene().tokens.empty() && document_->errorText().isEmpty();
 }
 
 QString HeatmapGrid::errorBanner() const {
@@ -103,7 +104,7 @@ HeatmapController* HeatmapGrid::tile(Stage stage, int head) const {
 }
 
 void HeatmapGrid::onResultsChanged() {
-    if (!canShow()) {
+    if (!document_->errorText().isEmpty()) {
         banner_->setText(tr("Cannot compute this: %1. The maps show the last valid results.")
                              .arg(document_->errorText()));
         banner_->show();
@@ -236,6 +237,8 @@ void HeatmapGrid::configureTile(const HeatmapTile& tile) {
                                       : tr("%1 (all heads)").arg(stageName(tile.stage));
     }
     c->setTitle(title);
+    const QString rowTitle = rowsAreKeys(tile.stage) ? tr("key") : tr("query");
+    c->setAxisTitles(rowTitle, isAttentionMatrix(tile.stage) ? tr("key") : tr("dimension"));
     const QStringList rows =
         tokenLabels(rowsAreKeys(tile.stage) ? scene.keyTokens() : scene.tokens);
     if (isAttentionMatrix(tile.stage)) {

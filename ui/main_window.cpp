@@ -46,6 +46,8 @@ const Setting<QString> kColourMap{"view/colourMap", QStringLiteral("viridis")};
 const Setting<bool> kSharedRange{"view/sharedRange", false};
 const Setting<bool> kShowValues{"view/showValues", true};
 const Setting<QString> kLastScene{"scene/lastFile", {}};
+const Setting<bool> kOneHeadView{"view/oneHead", false};
+const Setting<int> kStage{"view/stage", static_cast<int>(Stage::Weights)};
 
 const char* const kDefaultPreset = "default";
 
@@ -115,15 +117,11 @@ void MainWindow::createActions() {
         modes->addAction(a);
     }
     allHeads_->setChecked(true);
-    connect(allHeads_, &QAction::triggered, this, [this] {
-        grid_->setViewMode(ViewMode::AllHeads);
-        stageCombo_->setEnabled(true);
-        headSpin_->setEnabled(false);
-    });
-    connect(allStages_, &QAction::triggered, this, [this] {
-        grid_->setViewMode(ViewMode::AllStages);
-        stageCombo_->setEnabled(false);
-        headSpin_->setEnabled(true);
+    connect(allHeads_, &QAction::toggled, this, [this](bool on) {
+        grid_->setViewMode(on ? ViewMode::AllHeads : ViewMode::AllStages);
+        stageCombo_->setEnabled(on);
+        headSpin_->setEnabled(!on);
+        kOneHeadView.write(!on);
     });
     view->addSeparator();
     QMenu* colours = view->addMenu(tr("&Colour map for weights"));
@@ -169,8 +167,10 @@ void MainWindow::createActions() {
     for (int s = 0; s < kStageCount; ++s)
         stageCombo_->addItem(stageName(static_cast<Stage>(s)), s);
     stageCombo_->setCurrentIndex(static_cast<int>(Stage::Weights));
-    connect(stageCombo_, &QComboBox::currentIndexChanged, this,
-            [this](int index) { grid_->setStage(static_cast<Stage>(index)); });
+    connect(stageCombo_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        grid_->setStage(static_cast<Stage>(index));
+        kStage.write(index);
+    });
     bar->addWidget(stageCombo_);
     bar->addWidget(new QLabel(tr("  Head ")));
     headSpin_ = new QSpinBox(bar);
@@ -241,6 +241,8 @@ void MainWindow::readSettings() {
     sharedRange_->setChecked(kSharedRange.read());
     showValues_->setChecked(kShowValues.read());
     grid_->setSharedRange(sharedRange_->isChecked());
+    stageCombo_->setCurrentIndex(std::clamp(kStage.read(), 0, kStageCount - 1));
+    (kOneHeadView.read() ? allStages_ : allHeads_)->setChecked(true);
     grid_->setShowValues(showValues_->isChecked());
 }
 
