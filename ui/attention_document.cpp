@@ -10,22 +10,14 @@ namespace {
 
 double& weightCell(Projections& p, WeightMatrix which, int row, int column) {
     switch (which) {
-        case WeightMatrix::Query:
-            return p.query(row, column);
-        case WeightMatrix::Key:
-            return p.key(row, column);
-        case WeightMatrix::Value:
-            return p.value(row, column);
-        case WeightMatrix::Output:
-            return p.output(row, column);
-        case WeightMatrix::QueryBias:
-            return p.queryBias(column);
-        case WeightMatrix::KeyBias:
-            return p.keyBias(column);
-        case WeightMatrix::ValueBias:
-            return p.valueBias(column);
-        case WeightMatrix::OutputBias:
-            return p.outputBias(column);
+        case WeightMatrix::Query: return p.query(row, column);
+        case WeightMatrix::Key: return p.key(row, column);
+        case WeightMatrix::Value: return p.value(row, column);
+        case WeightMatrix::Output: return p.output(row, column);
+        case WeightMatrix::QueryBias: return p.queryBias(column);
+        case WeightMatrix::KeyBias: return p.keyBias(column);
+        case WeightMatrix::ValueBias: return p.valueBias(column);
+        case WeightMatrix::OutputBias: return p.outputBias(column);
     }
     return p.query(row, column);
 }
@@ -34,9 +26,7 @@ double& weightCell(Projections& p, WeightMatrix which, int row, int column) {
 
 AttentionDocument::AttentionDocument(QObject* parent) : QObject(parent) {}
 
-void AttentionDocument::setFileName(const QString& fileName) {
-    fileName_ = fileName;
-}
+void AttentionDocument::setFileName(const QString& fileName) { fileName_ = fileName; }
 
 void AttentionDocument::resetScene(const Scene& scene, const QString& fileName) {
     undoStack_.clear();
@@ -60,9 +50,7 @@ void AttentionDocument::recompute() {
     emit resultsChanged();
 }
 
-int AttentionDocument::nextSerial() {
-    return interacting_ ? interactionSerial_ : ++interactionSerial_;
-}
+int AttentionDocument::nextSerial() { return interacting_ ? interactionSerial_ : ++interactionSerial_; }
 
 void AttentionDocument::beginInteraction() {
     interacting_ = true;

@@ -40,10 +40,8 @@ public:
     void setMaskFill(double fill);
     // Rejects a non-finite value, or one that makes the scores overflow, keeping the old value;
     // returns false and sets *error to a one-line reason.
-    bool setEmbeddingValue(Stream stream, int row, int column, double value,
-                           QString* error = nullptr);
-    bool setWeightValue(WeightMatrix which, int row, int column, double value,
-                        QString* error = nullptr);
+    bool setEmbeddingValue(Stream stream, int row, int column, double value, QString* error = nullptr);
+    bool setWeightValue(WeightMatrix which, int row, int column, double value, QString* error = nullptr);
     // Structural edits (tokens, d_model, positions, norm, projection mode, re-roll...): the new
     // scene must be valid. Returns false with *error if computing it fails; nothing changes then.
     bool replaceScene(const Scene& scene, const QString& description, QString* error = nullptr);

@@ -32,13 +32,8 @@ void WeightValueCommand::apply(bool old) {
 
 ReplaceSceneCommand::ReplaceSceneCommand(AttentionDocument* document, Scene oldScene,
                                          Scene newScene, const QString& text)
-    : AppliedCommand(text),
-      document_(document),
-      old_(std::move(oldScene)),
-      new_(std::move(newScene)) {}
+    : AppliedCommand(text), document_(document), old_(std::move(oldScene)), new_(std::move(newScene)) {}
 
-void ReplaceSceneCommand::apply(bool old) {
-    document_->applyScene(old ? old_ : new_);
-}
+void ReplaceSceneCommand::apply(bool old) { document_->applyScene(old ? old_ : new_); }
 
 }  // namespace ae::ui
