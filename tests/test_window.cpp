@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QSlider>
 #include <QStandardPaths>
@@ -18,6 +19,7 @@
 #include "heatmap_grid.h"
 #include "main_window.h"
 #include "qcustomplot.h"
+#include "scene_file.h"
 
 using namespace ae;
 using namespace ae::ui;
@@ -38,6 +40,7 @@ private slots:
     void sliderDragIsOneUndoStep();
     void errorKeepsTheMapsUnderABanner();
     void allStagesForOneHead();
+    void bertShapedChangesAreInstant();
 
 private:
     // Waits for queued replots so that the axes know their pixels.
@@ -246,6 +249,31 @@ void TestWindow::allStagesForOneHead() {
     document()->setHeads(2);
     QCOMPARE(window_->grid()->head(), 1);
     QCOMPARE(window_->grid()->tile(Stage::Query, 1)->columns(), 4);
+}
+
+// Twelve heads of width 64 at L = 6: a scaling step, refill and paint of 13 maps stays far
+// below what a slider drag can notice; a head-count change (re-laid-out plots) takes ~0.1 s here.
+void TestWindow::bertShapedChangesAreInstant() {
+    document()->resetScene(io::loadPreset(QStringLiteral("bert-base")));
+    settle();
+    QCOMPARE(window_->grid()->tiles().size(), size_t(13));
+    QElapsedTimer timer;
+    timer.start();
+    for (int i = 1; i <= 10; ++i) {
+        document()->setScale({ScaleKind::Divisor, 1.0 + i});
+        for (const HeatmapTile& t : window_->grid()->tiles())
+            t.controller->plot()->replot();
+    }
+    const double perStep = timer.elapsed() / 10.0;
+    timer.restart();
+    document()->setHeads(6);
+    settle();
+    const qint64 headChange = timer.elapsed();
+    qInfo("bert-base L=6: %.1f ms per scaling step, %lld ms for a head change", perStep,
+          headChange);
+    QVERIFY2(perStep < 50.0, qPrintable(QString::number(perStep)));
+    QVERIFY2(headChange < 400, qPrintable(QString::number(headChange)));
+    QCOMPARE(window_->grid()->tiles().size(), size_t(7));
 }
 
 QTEST_MAIN(TestWindow)
