@@ -41,6 +41,8 @@ private slots:
     void errorKeepsTheMapsUnderABanner();
     void allStagesForOneHead();
     void bertShapedChangesAreInstant();
+    void startsUpWithinASecond();
+    void everyPresetEveryStage();
 
 private:
     // Waits for queued replots so that the axes know their pixels.
@@ -274,6 +276,44 @@ void TestWindow::bertShapedChangesAreInstant() {
     QVERIFY2(perStep < 50.0, qPrintable(QString::number(perStep)));
     QVERIFY2(headChange < 400, qPrintable(QString::number(headChange)));
     QCOMPARE(window_->grid()->tiles().size(), size_t(7));
+}
+
+void TestWindow::startsUpWithinASecond() {
+    window_.reset();
+    QElapsedTimer timer;
+    timer.start();
+    window_ = std::make_unique<MainWindow>();
+    window_->openStartupScene();
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QCoreApplication::processEvents();
+    const qint64 elapsed = timer.elapsed();
+    qInfo("window with the default scene shown in %lld ms", elapsed);
+    QVERIFY2(elapsed < 1000, qPrintable(QString::number(elapsed)));
+    QCOMPARE(document()->scene().tokens.size(), size_t(6));
+}
+
+// Every built-in scene (cross-attention, identity, shared Q/K, 12 heads...) in every stage: each
+// map holds exactly its engine matrix, with rows and columns the right way round.
+void TestWindow::everyPresetEveryStage() {
+    for (const io::PresetInfo& preset : io::presets()) {
+        document()->resetScene(io::loadPreset(preset.name));
+        for (int s = 0; s < kStageCount; ++s) {
+            const Stage stage = static_cast<Stage>(s);
+            window_->grid()->setStage(stage);
+            if (!stageAvailable(engine(), stage)) continue;
+            for (const HeatmapTile& t : window_->grid()->tiles()) {
+                if (t.meanOverHeads) continue;
+                const EngineF::ConstBlock m = stageMatrix(engine(), t.stage, t.head);
+                QCOMPARE(t.controller->rows(), int(m.rows()));
+                QCOMPARE(t.controller->columns(), int(m.cols()));
+                QCPColorMapData* data = t.controller->colorMap()->data();
+                const int i = int(m.rows()) - 1, j = int(m.cols()) - 1;
+                QVERIFY2(data->cell(j, i) == double(m(i, j)),
+                         qPrintable(preset.name + QStringLiteral(" ") + stageName(stage)));
+            }
+        }
+    }
 }
 
 QTEST_MAIN(TestWindow)

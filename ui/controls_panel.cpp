@@ -98,6 +98,7 @@ ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
     fillValue_->setObjectName(QStringLiteral("fillSpin"));
     fillValue_->setRange(-1e9, 1e9);
     fillValue_->setDecimals(2);
+    fillValue_->setKeyboardTracking(false);  // one edit per typed number, not per keystroke
     clearCustom_ = new QPushButton(tr("Clear custom mask"), maskBox);
     clearCustom_->setToolTip(tr("Forget the cells hidden in mask edit mode"));
     maskLayout->addRow(causal_);

@@ -20,7 +20,12 @@ int runExplorerWindow(const QString& sceneFile) {
         window.openPreset(QStringLiteral("default"));
     }
     window.show();
-    if (!problem.isEmpty()) window.showProblem(problem);
+    if (!problem.isEmpty()) {
+        window.showProblem(
+            QCoreApplication::translate("ExplorerWindow",
+                                        "Could not open %1\nShowing the default scene instead.")
+                .arg(problem));
+    }
     return QApplication::exec();
 }
 
