@@ -23,6 +23,8 @@ public:
     void setShowValues(bool show) { showValues_ = show; }
     void setSelectedRow(int row) { selectedRow_ = row; }
     void setGroupWidth(int width) { groupWidth_ = width; }
+    // The entropy strip keeps the base size, so it never outshouts the map beside it.
+    void setTextMayGrow(bool grow) { textMayGrow_ = grow; }
 
 protected:
     QRect clipRect() const override { return map_->keyAxis()->axisRect()->rect(); }
@@ -52,6 +54,7 @@ private:
     bool showValues_ = false;
     int selectedRow_ = -1;
     int groupWidth_ = 0;
+    bool textMayGrow_ = true;
 };
 
 namespace {
@@ -119,6 +122,15 @@ void CellOverlay::draw(QCPPainter* painter) {
             }
         }
         const bool fits = first.height() >= metrics.height() && first.width() >= widest + 4.0;
+        // Large cells get larger numbers (up to 1.5x), so they still read on a projector.
+        const double grow = std::min({1.5, (first.width() - 6.0) / std::max(widest, 1.0),
+                                      first.height() * 0.5 / metrics.height()});
+        painter->save();
+        if (fits && textMayGrow_ && grow > 1.1) {
+            QFont font = painter->font();
+            font.setPointSizeF(font.pointSizeF() * grow);
+            painter->setFont(font);
+        }
         for (int i = 0; fits && i < rows; ++i) {
             for (int j = 0; j < columns; ++j) {
                 const double v = data->cell(j, i);
@@ -127,6 +139,7 @@ void CellOverlay::draw(QCPPainter* painter) {
                 painter->drawText(cellRect(i, j), Qt::AlignCenter, cellText(v));
             }
         }
+        painter->restore();
     }
     if (groupWidth_ > 0) {
         painter->setPen(QPen(QColor(20, 20, 20), 2.0));
@@ -220,6 +233,7 @@ HeatmapController::HeatmapController(QWidget* parent) : plot_(new QCustomPlot(pa
     entropyOverlay_ = new CellOverlay(entropyMap_);
     entropyOverlay_->setGradient(entropyGradient());
     entropyOverlay_->setShowValues(true);
+    entropyOverlay_->setTextMayGrow(false);
 
     arrangeLayout();
     connect(plot_, &QCustomPlot::afterLayout, this, &HeatmapController::updateTicks);
