@@ -59,6 +59,7 @@ private slots:
     void renderedCellHasTheGradientColour();
     void maskedCellsAreHatched();
     void hoverFindsTheRoundedCell();
+    void selectedRowIsOutlined();
     void weightTooltipShowsTheArithmetic();
     void maskedWeightTooltipNamesTheMask();
     void finiteFillTooltipUsesTheFill();
@@ -201,6 +202,27 @@ void TestHeatmap::hoverFindsTheRoundedCell() {
     QCOMPARE(clicks.count(), 1);
     QCOMPARE(clicks.first().at(0).toInt(), 5);
     QCOMPARE(clicks.first().at(1).toInt(), 1);
+}
+
+void TestHeatmap::selectedRowIsOutlined() {
+    const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
+    HeatmapController c;
+    c.setGradient(sequentialGradient(SequentialMap::Viridis));
+    c.setMatrix(engine.weights(0));
+    c.setDataRange(0, 1);
+    c.setLabels({"a", "b", "c", "d", "e", "f"}, {"a", "b", "c", "d", "e", "f"}, true);
+    const auto yellowNearTop = [&](const QImage& image, int row) {
+        const QRect r = cellPixels(c, row, 2);
+        for (int y = r.top(); y < r.top() + 5; ++y) {
+            if (near(image.pixel(r.center().x(), y), qRgb(255, 200, 0), 30)) return true;
+        }
+        return false;
+    };
+    QVERIFY(!yellowNearTop(render(c), 2));
+    c.setSelectedRow(2);
+    const QImage image = render(c);
+    QVERIFY(yellowNearTop(image, 2));
+    QVERIFY(!yellowNearTop(image, 4));
 }
 
 void TestHeatmap::weightTooltipShowsTheArithmetic() {
