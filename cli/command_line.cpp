@@ -27,7 +27,9 @@ constexpr const char* kUsage =
     "       attention-explorer --help | --version\n"
     "\n"
     "Sub-commands need no display. Exit status: 0 success, 2 invalid input or arguments,\n"
-    "1 internal error. Errors are one line on stderr: FILE: FIELD.PATH: PROBLEM.\n";
+    "1 internal error. Errors are one line on stderr: FILE: FIELD.PATH: PROBLEM.\n"
+    "A scene the window cannot load is reported the same way, and in the window, which opens\n"
+    "the default scene instead.\n";
 
 void printLine(FILE* stream, const QString& text) {
     std::fputs(text.toLocal8Bit().constData(), stream);

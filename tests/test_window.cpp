@@ -1,0 +1,320 @@
+// The main window driven as a user would: keys on sliders, clicks on cells found through the
+// axes, undo and redo; every check compares with the document's float engine.
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QUndoStack>
+#include <QtTest>
+#include <memory>
+
+#include "attention_document.h"
+#include "cell_explanation.h"
+#include "heatmap_controller.h"
+#include "heatmap_grid.h"
+#include "main_window.h"
+#include "qcustomplot.h"
+#include "scene_file.h"
+
+using namespace ae;
+using namespace ae::ui;
+
+class TestWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void headSliderKeysChangeTheHeads();
+    void mapsEqualTheEngineAfterAnEdit();
+    void maskModeTogglesACellByClicking();
+    void causallyHiddenCellCannotBeShown();
+    void maskedCellsAreMarkedWithTheirValues();
+    void hoverSetsTheExplanation();
+    void clickSelectsARowInEveryMap();
+    void sliderDragIsOneUndoStep();
+    void errorKeepsTheMapsUnderABanner();
+    void allStagesForOneHead();
+    void bertShapedChangesAreInstant();
+    void startsUpWithinASecond();
+    void everyPresetEveryStage();
+
+private:
+    // Waits for queued replots so that the axes know their pixels.
+    void settle();
+    HeatmapController* weightsTile(int head) const {
+        return window_->grid()->tile(Stage::Weights, head);
+    }
+    void clickCell(HeatmapController* tile, int row, int column);
+    AttentionDocument* document() const { return window_->document(); }
+    const EngineF& engine() const { return window_->document()->engine(); }
+
+    std::unique_ptr<MainWindow> window_;
+};
+
+void TestWindow::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication::setFont(QFont(QStringLiteral("DejaVu Sans"), 9));
+}
+
+void TestWindow::init() {
+    window_ = std::make_unique<MainWindow>();
+    window_->resize(1400, 900);
+    window_->openPreset(QStringLiteral("default"));
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    settle();
+}
+
+void TestWindow::cleanup() {
+    window_.reset();
+}
+
+void TestWindow::settle() {
+    QCoreApplication::processEvents();
+    QTest::qWait(20);
+    for (const HeatmapTile& t : window_->grid()->tiles())
+        t.controller->plot()->replot();
+}
+
+void TestWindow::clickCell(HeatmapController* tile, int row, int column) {
+    const QCPAxis* x = tile->colorMap()->keyAxis();
+    const QCPAxis* y = tile->colorMap()->valueAxis();
+    const QPoint at(qRound(x->coordToPixel(column)), qRound(y->coordToPixel(row)));
+    QTest::mouseClick(tile->plot(), Qt::LeftButton, {}, at);
+}
+
+void TestWindow::headSliderKeysChangeTheHeads() {
+    auto* slider = window_->findChild<QSlider*>(QStringLiteral("headSlider"));
+    QVERIFY(slider);
+    QCOMPARE(document()->scene().heads, 4);
+    QCOMPARE(window_->grid()->tiles().size(), size_t(5));  // 4 heads + the mean
+    QTest::keyClick(slider, Qt::Key_Right);
+    QCOMPARE(document()->scene().heads, 8);  // the next divisor of d_proj = 8
+    QCOMPARE(window_->grid()->tiles().size(), size_t(9));
+    QTest::keyClick(slider, Qt::Key_Home);
+    QCOMPARE(document()->scene().heads, 1);
+    QCOMPARE(window_->grid()->tiles().size(), size_t(1));  // no mean over a single head
+    QTest::keyClick(slider, Qt::Key_End);
+    QCOMPARE(document()->scene().heads, 8);
+    QVERIFY(window_->findChild<QLabel*>(QStringLiteral("headsLabel"))
+                ->text()
+                .contains(QStringLiteral("d_head = <b>1</b>")));
+    QCOMPARE(document()->undoStack()->count(), 3);
+}
+
+void TestWindow::mapsEqualTheEngineAfterAnEdit() {
+    const double before = weightsTile(2)->colorMap()->data()->cell(3, 1);
+    QVERIFY(document()->setEmbeddingValue(Stream::Query, 1, 3, 2.5));
+    QVERIFY(weightsTile(2)->colorMap()->data()->cell(3, 1) != before);
+    for (int h = 0; h < 4; ++h) {
+        QCPColorMapData* data = weightsTile(h)->colorMap()->data();
+        for (int q = 0; q < 6; ++q) {
+            for (int k = 0; k < 6; ++k) {
+                QCOMPARE(data->cell(k, q), static_cast<double>(engine().weights(h)(q, k)));
+            }
+        }
+    }
+}
+
+void TestWindow::maskModeTogglesACellByClicking() {
+    window_->maskEditAction()->trigger();
+    QVERIFY(window_->grid()->maskEditMode());
+    QVERIFY(window_->statusBar()->findChild<QLabel*>(QStringLiteral("maskModeLabel"))->isVisible());
+    clickCell(weightsTile(1), 2, 4);
+    QVERIFY(document()->scene().mask.allowed.has_value());
+    QCOMPARE((*document()->scene().mask.allowed)(2, 4), false);
+    QCOMPARE(int((*document()->scene().mask.allowed).count()), 35);
+    QCOMPARE(engine().weights(0)(2, 4), 0.0f);  // the same mask for every head
+    QVERIFY(weightsTile(3)->isMarkedMasked(2, 4));
+    QCOMPARE(weightsTile(3)->colorMap()->data()->cell(4, 2), 0.0);
+    clickCell(weightsTile(1), 2, 4);
+    QCOMPARE((*document()->scene().mask.allowed)(2, 4), true);
+    QVERIFY(engine().weights(0)(2, 4) > 0.0f);
+    QVERIFY(!weightsTile(3)->isMarkedMasked(2, 4));
+    // Out of mask mode a click selects instead.
+    window_->maskEditAction()->trigger();
+    clickCell(weightsTile(1), 0, 0);
+    QCOMPARE((*document()->scene().mask.allowed)(0, 0), true);
+}
+
+void TestWindow::causallyHiddenCellCannotBeShown() {
+    window_->findChild<QCheckBox*>(QStringLiteral("causalCheck"))->setChecked(true);
+    QVERIFY(document()->scene().mask.causal);
+    window_->maskEditAction()->trigger();
+    const int steps = document()->undoStack()->count();
+    clickCell(weightsTile(0), 1, 3);
+    QCOMPARE(document()->undoStack()->count(), steps);
+    QVERIFY(!document()->scene().mask.allowed.has_value());
+    QCOMPARE(engine().weights(0)(1, 3), 0.0f);
+    QVERIFY2(window_->statusBar()->currentMessage().contains(QStringLiteral("causal")),
+             qPrintable(window_->statusBar()->currentMessage()));
+    // A visible cell still toggles; the hidden one stays hidden either way.
+    clickCell(weightsTile(0), 3, 1);
+    QCOMPARE((*document()->scene().mask.allowed)(3, 1), false);
+}
+
+void TestWindow::maskedCellsAreMarkedWithTheirValues() {
+    window_->findChild<QCheckBox*>(QStringLiteral("causalCheck"))->setChecked(true);
+    for (int h = 0; h < 4; ++h) {
+        for (int q = 0; q < 6; ++q) {
+            for (int k = q + 1; k < 6; ++k) {
+                QVERIFY(weightsTile(h)->isMarkedMasked(q, k));
+                QCOMPARE(weightsTile(h)->colorMap()->data()->cell(k, q), 0.0);
+            }
+            QVERIFY(!weightsTile(h)->isMarkedMasked(q, 0));
+        }
+    }
+    QVERIFY(window_->grid()->tile(Stage::Weights, -1)->isMarkedMasked(0, 1));
+    document()->setMaskFill(0.0);
+    for (int h = 0; h < 4; ++h) {
+        QVERIFY(weightsTile(h)->isMarkedMasked(0, 5));
+        const double value = weightsTile(h)->colorMap()->data()->cell(5, 0);
+        QVERIFY(value > 0.0);
+        QCOMPARE(value, static_cast<double>(engine().weights(h)(0, 5)));
+    }
+}
+
+void TestWindow::hoverSetsTheExplanation() {
+    HeatmapController* tile = weightsTile(2);
+    const QPointF at = tile->cellCenter(3, 1);
+    QMouseEvent move(QEvent::MouseMove, at, tile->plot()->mapToGlobal(at), Qt::NoButton,
+                     Qt::NoButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(tile->plot(), &move);
+    QCOMPARE(tile->plot()->toolTip(), explainCell(engine(), Stage::Weights, 2, 3, 1));
+    QVERIFY(tile->plot()->toolTip().contains(QStringLiteral("exp(")));
+}
+
+void TestWindow::clickSelectsARowInEveryMap() {
+    QSignalSpy spy(window_->grid(), &HeatmapGrid::selectedRowChanged);
+    clickCell(weightsTile(3), 4, 2);
+    QCOMPARE(window_->grid()->selectedRow(), 4);
+    QCOMPARE(spy.count(), 1);
+    clickCell(weightsTile(0), 4, 0);
+    QCOMPARE(window_->grid()->selectedRow(), -1);
+}
+
+void TestWindow::sliderDragIsOneUndoStep() {
+    auto* slider = window_->findChild<QSlider*>(QStringLiteral("scaleSlider"));
+    const Scene before = document()->scene();
+    const EngineF::Matrix weightsBefore = engine().weights(1);
+    const int steps = document()->undoStack()->count();
+    slider->setSliderDown(true);
+    for (int position : {40, 90, 150, 200})
+        slider->setValue(position);
+    slider->setSliderDown(false);
+    QCOMPARE(document()->undoStack()->count(), steps + 1);
+    QCOMPARE(document()->scene().scale.kind, ScaleKind::Divisor);
+    QCOMPARE(document()->scene().scale.divisor, 10.0);
+    const EngineF::Matrix weightsAfter = engine().weights(1);
+    QVERIFY(weightsAfter != weightsBefore);
+
+    document()->undoStack()->undo();
+    QCOMPARE(document()->scene().scale.kind, before.scale.kind);
+    QVERIFY(engine().weights(1) == weightsBefore);
+    QCOMPARE(slider->value(), 115);  // √2 on the log scale from 0.1: 100·log10(14.14)
+    document()->undoStack()->redo();
+    QCOMPARE(document()->scene().scale.divisor, 10.0);
+    QVERIFY(engine().weights(1) == weightsAfter);
+    QCOMPARE(weightsTile(1)->colorMap()->data()->cell(2, 2),
+             static_cast<double>(weightsAfter(2, 2)));
+}
+
+void TestWindow::errorKeepsTheMapsUnderABanner() {
+    const double shown = weightsTile(0)->colorMap()->data()->cell(1, 1);
+    QVERIFY(window_->grid()->errorBanner().isEmpty());
+    document()->setScale({ScaleKind::Divisor, 1e-45});  // float overflow of the scaled scores
+    QVERIFY(!document()->errorText().isEmpty());
+    QVERIFY(window_->grid()->errorBanner().contains(QStringLiteral("overflow")));
+    QCOMPARE(weightsTile(0)->colorMap()->data()->cell(1, 1), shown);
+    document()->undoStack()->undo();
+    QVERIFY(window_->grid()->errorBanner().isEmpty());
+}
+
+void TestWindow::allStagesForOneHead() {
+    window_->grid()->setViewMode(ViewMode::AllStages);
+    window_->grid()->setHead(3);
+    QCOMPARE(window_->grid()->tiles().size(), size_t(9));  // the default scene has an output
+    HeatmapController* q = window_->grid()->tile(Stage::Query, 3);
+    QVERIFY(q);
+    QCOMPARE(q->columns(), 2);
+    QCOMPARE(q->colorMap()->data()->cell(1, 5), static_cast<double>(engine().headQuery(3)(5, 1)));
+    HeatmapController* concat = window_->grid()->tile(Stage::Concat, 3);
+    QVERIFY(concat);
+    QCOMPARE(concat->columns(), 8);
+    // Heads shrink to 2: the shown head follows.
+    document()->setHeads(2);
+    QCOMPARE(window_->grid()->head(), 1);
+    QCOMPARE(window_->grid()->tile(Stage::Query, 1)->columns(), 4);
+}
+
+// Twelve heads of width 64 at L = 6: a scaling step, refill and paint of 13 maps stays far
+// below what a slider drag can notice; a head-count change (re-laid-out plots) takes ~0.1 s here.
+void TestWindow::bertShapedChangesAreInstant() {
+    document()->resetScene(io::loadPreset(QStringLiteral("bert-base")));
+    settle();
+    QCOMPARE(window_->grid()->tiles().size(), size_t(13));
+    QElapsedTimer timer;
+    timer.start();
+    for (int i = 1; i <= 10; ++i) {
+        document()->setScale({ScaleKind::Divisor, 1.0 + i});
+        for (const HeatmapTile& t : window_->grid()->tiles())
+            t.controller->plot()->replot();
+    }
+    const double perStep = timer.elapsed() / 10.0;
+    timer.restart();
+    document()->setHeads(6);
+    settle();
+    const qint64 headChange = timer.elapsed();
+    qInfo("bert-base L=6: %.1f ms per scaling step, %lld ms for a head change", perStep,
+          headChange);
+    QVERIFY2(perStep < 50.0, qPrintable(QString::number(perStep)));
+    QVERIFY2(headChange < 400, qPrintable(QString::number(headChange)));
+    QCOMPARE(window_->grid()->tiles().size(), size_t(7));
+}
+
+void TestWindow::startsUpWithinASecond() {
+    window_.reset();
+    QElapsedTimer timer;
+    timer.start();
+    window_ = std::make_unique<MainWindow>();
+    window_->openStartupScene();
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QCoreApplication::processEvents();
+    const qint64 elapsed = timer.elapsed();
+    qInfo("window with the default scene shown in %lld ms", elapsed);
+    QVERIFY2(elapsed < 1000, qPrintable(QString::number(elapsed)));
+    QCOMPARE(document()->scene().tokens.size(), size_t(6));
+}
+
+// Every built-in scene (cross-attention, identity, shared Q/K, 12 heads...) in every stage: each
+// map holds exactly its engine matrix, with rows and columns the right way round.
+void TestWindow::everyPresetEveryStage() {
+    for (const io::PresetInfo& preset : io::presets()) {
+        document()->resetScene(io::loadPreset(preset.name));
+        for (int s = 0; s < kStageCount; ++s) {
+            const Stage stage = static_cast<Stage>(s);
+            window_->grid()->setStage(stage);
+            if (!stageAvailable(engine(), stage)) continue;
+            for (const HeatmapTile& t : window_->grid()->tiles()) {
+                if (t.meanOverHeads) continue;
+                const EngineF::ConstBlock m = stageMatrix(engine(), t.stage, t.head);
+                QCOMPARE(t.controller->rows(), int(m.rows()));
+                QCOMPARE(t.controller->columns(), int(m.cols()));
+                QCPColorMapData* data = t.controller->colorMap()->data();
+                const int i = int(m.rows()) - 1, j = int(m.cols()) - 1;
+                QVERIFY2(data->cell(j, i) == double(m(i, j)),
+                         qPrintable(preset.name + QStringLiteral(" ") + stageName(stage)));
+            }
+        }
+    }
+}
+
+QTEST_MAIN(TestWindow)
+#include "test_window.moc"

@@ -1,0 +1,43 @@
+#include "color_maps.h"
+
+#include <initializer_list>
+
+namespace ae::ui {
+namespace {
+
+QCPColorGradient fromStops(std::initializer_list<const char*> colours) {
+    QMap<double, QColor> stops;
+    const double last = static_cast<double>(colours.size() - 1);
+    int i = 0;
+    for (const char* colour : colours)
+        stops.insert(i++ / last, QColor(QLatin1String(colour)));
+    QCPColorGradient gradient;
+    gradient.setColorInterpolation(QCPColorGradient::ciRGB);
+    gradient.setColorStops(stops);
+    gradient.setLevelCount(256);
+    return gradient;
+}
+
+}  // namespace
+
+QCPColorGradient sequentialGradient(SequentialMap map) {
+    // Nine stops each, from matplotlib: perceptually uniform, readable in grey and by most
+    // colour-blind viewers (cividis especially).
+    if (map == SequentialMap::Cividis) {
+        return fromStops({"#00224e", "#1a386f", "#434e6c", "#61656f", "#7d7c78", "#9a9376",
+                          "#bbad6d", "#ddc858", "#fee838"});
+    }
+    return fromStops({"#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#27ad81", "#5cc863",
+                      "#aadc32", "#fde725"});
+}
+
+QCPColorGradient divergingGradient() {
+    return fromStops({"#67001f", "#b2182b", "#d6604d", "#f4a582", "#fddbc7", "#f7f7f7", "#d1e5f0",
+                      "#92c5de", "#4393c3", "#2166ac", "#053061"});
+}
+
+QCPColorGradient entropyGradient() {
+    return fromStops({"#ffffff", "#dde3ea", "#b3bfcc"});
+}
+
+}  // namespace ae::ui

@@ -1,0 +1,55 @@
+#pragma once
+// The "what happens if" controls, always visible: head count, scaling divisor, mask and fill.
+// Every control edits through the document, and follows the document back (undo, redo, a new
+// scene). A slider drag is one undo step: beginInteraction on press, endInteraction on release.
+
+#include <QWidget>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QSlider;
+
+namespace ae::ui {
+
+class AttentionDocument;
+
+class ControlsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ControlsPanel(AttentionDocument* document, QWidget* parent = nullptr);
+
+    // The divisor range of the scaling slider, on a log scale.
+    static constexpr double kMinDivisor = 0.1;
+    static constexpr double kMaxDivisor = 100.0;
+    static constexpr int kScaleSteps = 300;  // 0.01 decades a step
+
+private:
+    void syncFromDocument();
+    void connectDrag(QSlider* slider);
+    void applyHeads(int position);
+    void applyDivisor(int position);
+    void applyWindow(int position);
+    void applyFill();
+
+    AttentionDocument* document_;
+    std::vector<int> headChoices_;  // divisors of d_proj, one per slider position
+    QSlider* heads_;
+    QLabel* headsLabel_;
+    QSlider* scale_;
+    QLabel* scaleLabel_;
+    QPushButton* sqrtDk_;
+    QPushButton* sqrtDmodel_;
+    QPushButton* none_;
+    QCheckBox* causal_;
+    QSlider* window_;
+    QLabel* windowLabel_;
+    QComboBox* fill_;
+    QDoubleSpinBox* fillValue_;
+    QPushButton* clearCustom_;
+};
+
+}  // namespace ae::ui

@@ -1,0 +1,439 @@
+#include "heatmap_controller.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+#include "color_maps.h"
+#include "qcustomplot.h"
+
+namespace ae::ui {
+
+// Drawn above a colour map, clipped to its axis rect: hatching over masked cells (their colour
+// still shows the real value underneath), numbers in cells that are large enough, an outline
+// around the selected query row and lines between heads of a concatenation.
+class CellOverlay : public QCPLayerable {
+public:
+    explicit CellOverlay(QCPColorMap* map)
+        : QCPLayerable(map->parentPlot(), QStringLiteral("overlay")), map_(map) {}
+
+    void setGradient(const QCPColorGradient& gradient) { gradient_ = gradient; }
+    void setAllowed(const BoolMatrix& allowed) { allowed_ = allowed; }
+    const BoolMatrix& allowed() const { return allowed_; }
+    void setShowValues(bool show) { showValues_ = show; }
+    void setSelectedRow(int row) { selectedRow_ = row; }
+    void setGroupWidth(int width) { groupWidth_ = width; }
+    // The entropy strip keeps the base size, so it never outshouts the map beside it.
+    void setTextMayGrow(bool grow) { textMayGrow_ = grow; }
+
+protected:
+    QRect clipRect() const override { return map_->keyAxis()->axisRect()->rect(); }
+    void applyDefaultAntialiasingHint(QCPPainter* painter) const override {
+        applyAntialiasingHint(painter, true, QCP::aeOther);
+    }
+    void draw(QCPPainter* painter) override;
+
+private:
+    QRectF cellRect(int row, int column) const {
+        const QCPAxis* x = map_->keyAxis();
+        const QCPAxis* y = map_->valueAxis();
+        return QRectF(QPointF(x->coordToPixel(column - 0.5), y->coordToPixel(row - 0.5)),
+                      QPointF(x->coordToPixel(column + 0.5), y->coordToPixel(row + 0.5)))
+            .normalized();
+    }
+    // Dark marks on light cells, light marks on dark ones.
+    bool isLight(double value) {
+        const QColor c = QColor::fromRgb(gradient_.color(value, map_->dataRange()));
+        return 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue() > 150.0;
+    }
+    void drawHatch(QCPPainter* painter, const QRectF& r, bool light);
+
+    QCPColorMap* map_;
+    QCPColorGradient gradient_;
+    BoolMatrix allowed_;
+    bool showValues_ = false;
+    int selectedRow_ = -1;
+    int groupWidth_ = 0;
+    bool textMayGrow_ = true;
+};
+
+namespace {
+
+// Two significant decimals at most: what fits in a cell and still reads on a projector.
+QString cellText(double v) {
+    const double a = std::abs(v);
+    if (a == 0.0) return QStringLiteral("0");
+    if (a >= 1000.0) return QString::number(v, 'g', 2);
+    if (a >= 100.0) return QString::number(v, 'f', 0);
+    if (a >= 10.0) return QString::number(v, 'f', 1);
+    return QString::number(v, 'f', 2);
+}
+
+double finiteValue(float v) {
+    if (std::isnan(v)) return 0.0;
+    return std::clamp(static_cast<double>(v), -static_cast<double>(FLT_MAX),
+                      static_cast<double>(FLT_MAX));
+}
+
+}  // namespace
+
+void CellOverlay::drawHatch(QCPPainter* painter, const QRectF& r, bool light) {
+    const QColor ink = light ? QColor(40, 40, 40, 200) : QColor(255, 255, 255, 210);
+    if (r.width() < 6.0 || r.height() < 6.0) {
+        // Too small to hatch: a veil still tells masked cells apart.
+        painter->fillRect(r, light ? QColor(0, 0, 0, 60) : QColor(255, 255, 255, 90));
+        return;
+    }
+    painter->save();
+    painter->setClipRect(r, Qt::IntersectClip);
+    painter->setPen(QPen(ink, 1.2));
+    const double spacing = std::clamp(std::min(r.width(), r.height()) / 4.0, 5.0, 9.0);
+    for (double t = -r.height(); t < r.width(); t += spacing) {
+        painter->drawLine(QPointF(r.left() + t, r.bottom()),
+                          QPointF(r.left() + t + r.height(), r.top()));
+    }
+    painter->setPen(QPen(ink, 1.0, Qt::DashLine));
+    painter->setBrush(Qt::NoBrush);
+    painter->drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
+    painter->restore();
+}
+
+void CellOverlay::draw(QCPPainter* painter) {
+    QCPColorMapData* data = map_->data();
+    const int columns = data->keySize();
+    const int rows = data->valueSize();
+    if (rows == 0 || columns == 0) return;
+    const QRectF first = cellRect(0, 0);
+    const bool masks = allowed_.rows() == rows && allowed_.cols() == columns && !allowed_.all();
+    if (masks) {
+        for (int i = 0; i < rows; ++i) {
+            for (int j = 0; j < columns; ++j) {
+                if (!allowed_(i, j)) drawHatch(painter, cellRect(i, j), isLight(data->cell(j, i)));
+            }
+        }
+    }
+    if (showValues_ && first.width() >= 12.0) {
+        // All numbers or none: a map with numbers in only some cells reads as a pattern.
+        const QFontMetricsF metrics(painter->font());
+        double widest = 0.0;
+        for (int i = 0; i < rows; ++i) {
+            for (int j = 0; j < columns; ++j) {
+                widest = std::max(widest, metrics.horizontalAdvance(cellText(data->cell(j, i))));
+            }
+        }
+        const bool fits = first.height() >= metrics.height() && first.width() >= widest + 4.0;
+        // Large cells get larger numbers (up to 1.5x), so they still read on a projector.
+        const double grow = std::min({1.5, (first.width() - 6.0) / std::max(widest, 1.0),
+                                      first.height() * 0.5 / metrics.height()});
+        painter->save();
+        if (fits && textMayGrow_ && grow > 1.1) {
+            QFont font = painter->font();
+            font.setPointSizeF(font.pointSizeF() * grow);
+            painter->setFont(font);
+        }
+        for (int i = 0; fits && i < rows; ++i) {
+            for (int j = 0; j < columns; ++j) {
+                const double v = data->cell(j, i);
+                // Masked cells keep their number: it is the value the softmax produced.
+                painter->setPen(isLight(v) ? QColor(20, 20, 20) : QColor(250, 250, 250));
+                painter->drawText(cellRect(i, j), Qt::AlignCenter, cellText(v));
+            }
+        }
+        painter->restore();
+    }
+    if (groupWidth_ > 0) {
+        painter->setPen(QPen(QColor(20, 20, 20), 2.0));
+        const QCPAxis* x = map_->keyAxis();
+        const QRectF all = cellRect(0, 0).united(cellRect(rows - 1, columns - 1));
+        for (int g = groupWidth_; g < columns; g += groupWidth_) {
+            const double px = x->coordToPixel(g - 0.5);
+            painter->drawLine(QPointF(px, all.top()), QPointF(px, all.bottom()));
+        }
+    }
+    if (selectedRow_ >= 0 && selectedRow_ < rows) {
+        const QRectF r = cellRect(selectedRow_, 0).united(cellRect(selectedRow_, columns - 1));
+        painter->setBrush(Qt::NoBrush);
+        painter->setPen(QPen(QColor(20, 20, 20), 4.0));
+        painter->drawRect(r.adjusted(1, 1, -1, -1));
+        painter->setPen(QPen(QColor(255, 200, 0), 2.0));
+        painter->drawRect(r.adjusted(1, 1, -1, -1));
+    }
+}
+
+HeatmapController::HeatmapController(QWidget* parent) : plot_(new QCustomPlot(parent)) {
+    setParent(plot_);
+    plot_->setMouseTracking(true);
+    plot_->installEventFilter(this);
+    plot_->plotLayout()->clear();  // built from scratch below: title, then map | strip | bar
+
+    QFont titleFont = plot_->font();
+    titleFont.setBold(true);
+    title_ = new QCPTextElement(plot_, QString(), titleFont);
+    plot_->plotLayout()->addElement(0, 0, title_);
+    row_ = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(1, 0, row_);
+    row_->setColumnSpacing(4);
+
+    rect_ = new QCPAxisRect(plot_);
+    entropyRect_ = new QCPAxisRect(plot_);
+    scale_ = new QCPColorScale(plot_);
+    scale_->setType(QCPAxis::atRight);
+    scale_->setBarWidth(10);
+    // Top and bottom margins shared, so the bar and the strip line up with the map's cells.
+    auto* margins = new QCPMarginGroup(plot_);
+    for (QCPLayoutElement* e :
+         {static_cast<QCPLayoutElement*>(rect_), static_cast<QCPLayoutElement*>(entropyRect_),
+          static_cast<QCPLayoutElement*>(scale_)}) {
+        e->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    }
+
+    map_ = new QCPColorMap(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
+    map_->setInterpolate(false);
+    map_->setColorScale(scale_);
+    rowTicker_.reset(new QCPAxisTickerText);
+    columnTicker_.reset(new QCPAxisTickerText);
+    for (QCPAxis* axis : {map_->keyAxis(), map_->valueAxis()}) {
+        axis->setTicker(axis == map_->keyAxis() ? columnTicker_ : rowTicker_);
+        axis->setSubTicks(false);
+        axis->grid()->setVisible(false);
+        axis->setTickLength(0, 3);
+    }
+    map_->valueAxis()->setRangeReversed(true);
+    QFont axisFont = plot_->font();
+    axisFont.setPointSizeF(axisFont.pointSizeF() * 0.9);
+    for (QCPAxis* axis : {map_->keyAxis(), map_->valueAxis()}) {
+        axis->setLabelFont(axisFont);
+        axis->setLabelColor(QColor(90, 90, 90));
+        axis->setLabelPadding(2);
+    }
+
+    entropyRect_->setMinimumSize(QSize(38, 0));
+    entropyRect_->setMaximumSize(QSize(38, QWIDGETSIZE_MAX));
+    // A thin frame, so a 0-bit (white) entry still reads as part of the strip.
+    for (QCPAxis* axis : entropyRect_->axes()) {
+        axis->setVisible(true);
+        axis->setTicks(false);
+        axis->setTickLabels(false);
+        axis->setBasePen(QPen(QColor(150, 150, 150)));
+        axis->grid()->setVisible(false);
+    }
+    QCPAxis* entropyAxis = entropyRect_->axis(QCPAxis::atBottom);
+    entropyAxis->setLabel(tr("H bits"));
+    entropyAxis->setLabelPadding(2);
+    entropyAxis->setRange(-0.5, 0.5);
+    entropyMap_ = new QCPColorMap(entropyAxis, entropyRect_->axis(QCPAxis::atLeft));
+    entropyMap_->setInterpolate(false);
+    entropyMap_->setGradient(entropyGradient());
+    entropyRect_->axis(QCPAxis::atLeft)->setRangeReversed(true);
+    // The strip's rows follow the map's rows.
+    connect(map_->valueAxis(), qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
+            entropyRect_->axis(QCPAxis::atLeft), qOverload<const QCPRange&>(&QCPAxis::setRange));
+
+    overlay_ = new CellOverlay(map_);
+    entropyOverlay_ = new CellOverlay(entropyMap_);
+    entropyOverlay_->setGradient(entropyGradient());
+    entropyOverlay_->setShowValues(true);
+    entropyOverlay_->setTextMayGrow(false);
+
+    arrangeLayout();
+    connect(plot_, &QCustomPlot::afterLayout, this, &HeatmapController::updateTicks);
+    connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+        const std::optional<QPoint> cell = cellAt(event->position());
+        const QPoint now = cell.value_or(QPoint(-1, -1));
+        if (now == hovered_) return;
+        hovered_ = now;
+        emit cellHovered(now.y(), now.x());
+    });
+    connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+        if (event->button() != Qt::LeftButton) return;
+        if (const std::optional<QPoint> cell = cellAt(event->position())) {
+            emit cellClicked(cell->y(), cell->x());
+        }
+    });
+}
+
+void HeatmapController::arrangeLayout() {
+    for (int i = row_->elementCount() - 1; i >= 0; --i)
+        row_->takeAt(i);
+    row_->simplify();
+    row_->addElement(0, 0, rect_);
+    if (entropyShown_) row_->addElement(0, 1, entropyRect_);
+    row_->addElement(0, entropyShown_ ? 2 : 1, scale_);
+    entropyRect_->setVisible(entropyShown_);
+    entropyMap_->setVisible(entropyShown_);
+    entropyOverlay_->setVisible(entropyShown_);
+    row_->setColumnStretchFactor(0, 1.0);
+    for (int c = 1; c < row_->columnCount(); ++c)
+        row_->setColumnStretchFactor(c, 0.01);
+}
+
+void HeatmapController::setTitle(const QString& title) {
+    title_->setText(title);
+}
+
+void HeatmapController::setAxisTitles(const QString& rows, const QString& columns) {
+    map_->valueAxis()->setLabel(rows);
+    map_->keyAxis()->setLabel(columns);
+}
+
+void HeatmapController::setLabels(const QStringList& rows, const QStringList& columns,
+                                  bool columnsAreTokens) {
+    rowLabels_ = rows;
+    columnLabels_ = columns;
+    columnsAreTokens_ = columnsAreTokens;
+    const QFontMetrics metrics(map_->keyAxis()->tickLabelFont());
+    widestRowLabel_ = widestColumnLabel_ = 0;
+    for (const QString& s : rows)
+        widestRowLabel_ = std::max(widestRowLabel_, metrics.horizontalAdvance(s));
+    for (const QString& s : columns) {
+        widestColumnLabel_ = std::max(widestColumnLabel_, metrics.horizontalAdvance(s));
+    }
+    // Force new tick lists on the next layout.
+    rowStep_ = columnStep_ = 0;
+    relayouts_ = 0;
+    map_->keyAxis()->setRange(-0.5, columns.size() - 0.5);
+    map_->valueAxis()->setRange(-0.5, rows.size() - 0.5);
+    updateTicks();
+}
+
+// Labels are thinned to every n-th so that they never overlap; the lists are rebuilt only when
+// the step changes, not on every replot.
+void HeatmapController::updateTicks() {
+    const QFontMetrics metrics(map_->keyAxis()->tickLabelFont());
+    const int lineHeight = metrics.height();
+    const double cellHeight = rect_->height() / std::max<double>(1.0, rowLabels_.size());
+    const double cellWidth = rect_->width() / std::max<double>(1.0, columnLabels_.size());
+    const auto stepFor = [](double needed, double available) {
+        return available <= 0 ? 1 : std::max(1, static_cast<int>(std::ceil(needed / available)));
+    };
+    const int rowStep = stepFor(lineHeight, cellHeight);
+    const bool upright = columnsAreTokens_ && widestColumnLabel_ + 6 > cellWidth;
+    const int columnStep = stepFor(upright ? lineHeight : widestColumnLabel_ + 8, cellWidth);
+    if (rowStep == rowStep_ && columnStep == columnStep_ && upright == columnsUpright_) return;
+    rowStep_ = rowStep;
+    columnStep_ = columnStep;
+    columnsUpright_ = upright;
+    rowTicker_->clear();
+    for (int i = 0; i < rowLabels_.size(); i += rowStep)
+        rowTicker_->addTick(i, rowLabels_[i]);
+    columnTicker_->clear();
+    for (int j = 0; j < columnLabels_.size(); j += columnStep) {
+        columnTicker_->addTick(j, columnLabels_[j]);
+    }
+    map_->keyAxis()->setTickLabelRotation(upright ? 90 : 0);
+    // New labels take their place in the next layout pass; a bounded number of passes, in case
+    // two sizes keep trading places.
+    if (relayouts_ < 3) {
+        ++relayouts_;
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+void HeatmapController::setGradient(const QCPColorGradient& gradient) {
+    scale_->setGradient(gradient);  // the scale owns the map's gradient once attached
+    overlay_->setGradient(gradient);
+}
+
+void HeatmapController::setMatrix(const EngineF::ConstBlock& matrix) {
+    const int rows = static_cast<int>(matrix.rows());
+    const int columns = static_cast<int>(matrix.cols());
+    QCPColorMapData* data = map_->data();
+    if (rows != rows_ || columns != columns_) {
+        rows_ = rows;
+        columns_ = columns;
+        data->setSize(columns, rows);
+        // A side of one cell needs a non-empty range or nothing is drawn.
+        data->setRange(columns > 1 ? QCPRange(0, columns - 1) : QCPRange(-0.5, 0.5),
+                       rows > 1 ? QCPRange(0, rows - 1) : QCPRange(-0.5, 0.5));
+    }
+    for (int i = 0; i < rows; ++i) {
+        for (int j = 0; j < columns; ++j)
+            data->setCell(j, i, finiteValue(matrix(i, j)));
+    }
+}
+
+void HeatmapController::setDataRange(double low, double high) {
+    map_->setDataRange(QCPRange(low, high));
+}
+
+void HeatmapController::setAllowed(const BoolMatrix& allowed) {
+    overlay_->setAllowed(allowed);
+}
+
+void HeatmapController::setRowEntropy(const std::vector<double>& bits, double maxBits) {
+    const bool shown = !bits.empty();
+    if (shown != entropyShown_) {
+        entropyShown_ = shown;
+        arrangeLayout();
+    }
+    if (!shown) return;
+    const int rows = static_cast<int>(bits.size());
+    QCPColorMapData* data = entropyMap_->data();
+    if (data->valueSize() != rows) {
+        data->setSize(1, rows);
+        data->setRange(QCPRange(-0.5, 0.5), rows > 1 ? QCPRange(0, rows - 1) : QCPRange(-0.5, 0.5));
+    }
+    for (int i = 0; i < rows; ++i)
+        data->setCell(0, i, bits[static_cast<size_t>(i)]);
+    entropyMap_->setDataRange(QCPRange(0.0, std::max(maxBits, 1e-9)));
+}
+
+void HeatmapController::setShowValues(bool show) {
+    overlay_->setShowValues(show);
+}
+
+void HeatmapController::setSelectedRow(int row) {
+    overlay_->setSelectedRow(row);
+}
+
+void HeatmapController::setColumnGroupWidth(int width) {
+    overlay_->setGroupWidth(width);
+}
+
+std::optional<QPoint> HeatmapController::cellAt(const QPointF& pixel) const {
+    if (!rect_->rect().contains(pixel.toPoint())) return std::nullopt;
+    // pixelToCoord gives the cell centre at an integer: round, never truncate.
+    const long column = std::lround(map_->keyAxis()->pixelToCoord(pixel.x()));
+    const long row = std::lround(map_->valueAxis()->pixelToCoord(pixel.y()));
+    if (column < 0 || column >= columns_ || row < 0 || row >= rows_) return std::nullopt;
+    return QPoint(static_cast<int>(column), static_cast<int>(row));
+}
+
+QPointF HeatmapController::cellCenter(int row, int column) const {
+    return QPointF(map_->keyAxis()->coordToPixel(column), map_->valueAxis()->coordToPixel(row));
+}
+
+bool HeatmapController::isMarkedMasked(int row, int column) const {
+    const BoolMatrix& allowed = overlay_->allowed();
+    return row < allowed.rows() && column < allowed.cols() && !allowed(row, column);
+}
+
+void HeatmapController::replot() {
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool HeatmapController::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_) {
+        switch (event->type()) {
+            case QEvent::Resize:
+                relayouts_ = 0;
+                break;
+            case QEvent::Show:
+                // QCustomPlot reads the pixel ratio only when constructed.
+                plot_->setBufferDevicePixelRatio(plot_->devicePixelRatioF());
+                replot();
+                break;
+            case QEvent::Leave:
+                if (hovered_ != QPoint(-1, -1)) {
+                    hovered_ = QPoint(-1, -1);
+                    emit cellHovered(-1, -1);
+                }
+                break;
+            default:
+                break;
+        }
+    }
+    return QObject::eventFilter(watched, event);
+}
+
+}  // namespace ae::ui

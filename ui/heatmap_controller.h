@@ -1,0 +1,109 @@
+#pragma once
+// One heatmap: owns a QCustomPlot with one colour map, its colour bar, an optional entropy strip
+// and an overlay (masked cells, numbers, selected row). It knows how to fill them from a
+// row-major float matrix; the plot itself stays a plain widget.
+//
+// Geometry: cell (row i, column j) sits on coordinate (j, i), the y axis is reversed so row 0 is
+// at the top, as a matrix is read; rows are tokens, columns are tokens or dimensions.
+
+#include <QObject>
+#include <QPoint>
+#include <QSharedPointer>
+#include <QStringList>
+#include <optional>
+#include <vector>
+
+#include "stage.h"
+
+class QCustomPlot;
+class QCPAxisRect;
+class QCPColorGradient;
+class QCPColorMap;
+class QCPColorScale;
+class QCPTextElement;
+class QCPAxisTickerText;
+class QCPLayoutGrid;
+class QCPAxis;
+
+namespace ae::ui {
+
+class CellOverlay;
+
+class HeatmapController : public QObject {
+    Q_OBJECT
+public:
+    // Creates the plot as a child of `parent`; the controller is the plot's child and dies with it.
+    explicit HeatmapController(QWidget* parent = nullptr);
+
+    QCustomPlot* plot() const { return plot_; }
+    QCPColorMap* colorMap() const { return map_; }
+    QCPColorScale* colorScale() const { return scale_; }
+    QCPColorMap* entropyMap() const { return entropyMap_; }
+
+    void setTitle(const QString& title);
+    // What the rows and columns are ("query", "key", "dimension").
+    void setAxisTitles(const QString& rows, const QString& columns);
+    // Row labels go down the left, column labels across the bottom. Token columns are turned
+    // upright when they do not fit side by side; dimension indices are thinned instead.
+    void setLabels(const QStringList& rows, const QStringList& columns, bool columnsAreTokens);
+    void setGradient(const QCPColorGradient& gradient);
+    // rows x columns; resizes the map when the shape changed. Non-finite values never reach the
+    // map (they would stop QCustomPlot's colouring): NaN becomes 0, ±inf the largest float.
+    void setMatrix(const EngineF::ConstBlock& matrix);
+    void setDataRange(double low, double high);
+    // Same shape as the matrix, true where the pair is visible; empty: nothing is masked.
+    void setAllowed(const BoolMatrix& allowed);
+    // One entropy per row, shown in a strip right of the map on a 0..maxBits scale; an empty
+    // vector removes the strip.
+    void setRowEntropy(const std::vector<double>& bits, double maxBits);
+    void setShowValues(bool show);
+    void setSelectedRow(int row);  // -1: none
+    // Concatenation: a line between heads every `width` columns (0: none).
+    void setColumnGroupWidth(int width);
+
+    int rows() const { return rows_; }
+    int columns() const { return columns_; }
+    // The cell under a pixel of the plot, as (column, row), if there is one.
+    std::optional<QPoint> cellAt(const QPointF& pixel) const;
+    // The centre of a cell in plot pixels.
+    QPointF cellCenter(int row, int column) const;
+    bool isMarkedMasked(int row, int column) const;
+
+    // Queued: a burst of changes (a slider drag) paints once.
+    void replot();
+
+signals:
+    void cellHovered(int row, int column);  // (-1, -1) when the pointer leaves the cells
+    void cellClicked(int row, int column);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void updateTicks();
+    void arrangeLayout();
+
+    QCustomPlot* plot_;
+    QCPTextElement* title_;
+    QCPLayoutGrid* row_;
+    QCPAxisRect* rect_;
+    QCPAxisRect* entropyRect_;
+    QCPColorScale* scale_;
+    QCPColorMap* map_;
+    QCPColorMap* entropyMap_;
+    CellOverlay* overlay_;
+    CellOverlay* entropyOverlay_;
+    QSharedPointer<QCPAxisTickerText> rowTicker_, columnTicker_;
+
+    int rows_ = 0, columns_ = 0;
+    QStringList rowLabels_, columnLabels_;
+    bool columnsAreTokens_ = true;
+    int widestRowLabel_ = 0, widestColumnLabel_ = 0;
+    int rowStep_ = 0, columnStep_ = 0;
+    bool columnsUpright_ = false;
+    int relayouts_ = 0;
+    bool entropyShown_ = false;
+    QPoint hovered_{-1, -1};
+};
+
+}  // namespace ae::ui

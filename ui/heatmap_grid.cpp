@@ -1,0 +1,406 @@
+#include "heatmap_grid.h"
+
+#include <QGridLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "attention_document.h"
+#include "cell_explanation.h"
+#include "heatmap_controller.h"
+#include "qcustomplot.h"
+
+namespace ae::ui {
+namespace {
+
+constexpr int kMinTileWidth = 220;
+constexpr int kMinTileHeight = 190;
+
+QStringList tokenLabels(const std::vector<std::string>& tokens) {
+    QStringList labels;
+    for (const std::string& t : tokens)
+        labels << QString::fromStdString(t);
+    return labels;
+}
+
+QStringList indexLabels(int count) {
+    QStringList labels;
+    for (int i = 0; i < count; ++i)
+        labels << QString::number(i);
+    return labels;
+}
+
+// Largest |value|, for a colour range symmetric about 0; 1 for an all-zero matrix.
+double maxAbs(const EngineF::ConstBlock& m) {
+    const double a = m.size() ? static_cast<double>(m.cwiseAbs().maxCoeff()) : 0.0;
+    return std::isfinite(a) && a > 0.0 ? a : 1.0;
+}
+
+// H_i = -Σ_j w_ij log2 w_ij in bits; 0·log 0 counts as 0 (masked keys, fully masked rows).
+std::vector<double> rowEntropyBits(const EngineF::ConstBlock& weights) {
+    std::vector<double> bits(static_cast<size_t>(weights.rows()), 0.0);
+    for (Eigen::Index i = 0; i < weights.rows(); ++i) {
+        double h = 0.0;
+        for (Eigen::Index j = 0; j < weights.cols(); ++j) {
+            const double w = weights(i, j);
+            if (w > 0.0) h -= w * std::log2(w);
+        }
+        bits[static_cast<size_t>(i)] = h;
+    }
+    return bits;
+}
+
+}  // namespace
+
+HeatmapGrid::HeatmapGrid(AttentionDocument* document, QWidget* parent)
+    : QWidget(parent), document_(document) {
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->setSpacing(0);
+    banner_ = new QLabel(this);
+    banner_->setObjectName(QStringLiteral("errorBanner"));
+    banner_->setWordWrap(true);
+    banner_->setStyleSheet(QStringLiteral(
+        "QLabel { background: #b71c1c; color: white; font-weight: bold; padding: 8px; }"));
+    banner_->hide();
+    note_ = new QLabel(this);
+    note_->setWordWrap(true);
+    note_->setStyleSheet(QStringLiteral("QLabel { background: #fff3c4; padding: 4px; }"));
+    note_->hide();
+    scroll_ = new QScrollArea(this);
+    scroll_->setWidgetResizable(true);
+    scroll_->setFrameShape(QFrame::NoFrame);
+    canvas_ = new QWidget;
+    layout_ = new QGridLayout(canvas_);
+    layout_->setContentsMargins(4, 4, 4, 4);
+    layout_->setSpacing(6);
+    scroll_->setWidget(canvas_);
+    scroll_->viewport()->installEventFilter(this);
+    outer->addWidget(banner_);
+    outer->addWidget(note_);
+    outer->addWidget(scroll_, 1);
+
+    connect(document_, &AttentionDocument::structureChanged, this,
+            [this] { structurePending_ = true; });
+    connect(document_, &AttentionDocument::resultsChanged, this, &HeatmapGrid::onResultsChanged);
+}
+
+// Nothing to show before the first scene, or while the engine's stages are not all valid.
+bool HeatmapGrid::canShow() const {
+    return !document_->scene().tokens.empty() && document_->errorText().isEmpty();
+}
+
+QString HeatmapGrid::errorBanner() const {
+    return banner_->isHidden() ? QString() : banner_->text();
+}
+
+HeatmapController* HeatmapGrid::tile(Stage stage, int head) const {
+    for (const HeatmapTile& t : tiles_) {
+        if (t.stage == stage && (t.meanOverHeads ? -1 : t.head) == head) return t.controller;
+    }
+    return nullptr;
+}
+
+void HeatmapGrid::onResultsChanged() {
+    if (!document_->errorText().isEmpty()) {
+        banner_->setText(tr("Cannot compute this: %1. The maps show the last valid results.")
+                             .arg(document_->errorText()));
+        banner_->show();
+        return;
+    }
+    banner_->hide();
+    if (structurePending_) {
+        rebuild();
+    } else {
+        refill();
+    }
+}
+
+void HeatmapGrid::rebuild() {
+    structurePending_ = false;
+    const EngineF& engine = document_->engine();
+    const int heads = engine.heads();
+    head_ = std::clamp(head_, 0, heads - 1);
+    if (selectedRow_ >= engine.scene().queryCount()) selectedRow_ = -1;
+    if (!stageAvailable(engine, stage_)) stage_ = Stage::Weights;
+
+    std::vector<HeatmapTile> wanted;
+    QString note;
+    if (mode_ == ViewMode::AllHeads) {
+        if (!isPerHead(stage_)) {
+            wanted.push_back({nullptr, stage_, 0, false});
+        } else {
+            const int shown = std::min(heads, kMaxTiles);
+            for (int h = 0; h < shown; ++h)
+                wanted.push_back({nullptr, stage_, h, false});
+            if (stage_ == Stage::Weights && heads > 1) wanted.push_back({nullptr, stage_, 0, true});
+            if (shown < heads) {
+                note =
+                    tr("Showing heads 0–%1 of %2. Use View › One head, all stages to see any head.")
+                        .arg(shown - 1)
+                        .arg(heads);
+            }
+        }
+    } else {
+        for (int s = 0; s < kStageCount; ++s) {
+            const Stage stage = static_cast<Stage>(s);
+            if (stageAvailable(engine, stage)) wanted.push_back({nullptr, stage, head_, false});
+        }
+    }
+    note_->setText(note);
+    note_->setVisible(!note.isEmpty());
+
+    // Plots are reused: creating one costs far more than refilling it.
+    while (pool_.size() < wanted.size()) {
+        auto* controller = new HeatmapController(canvas_);
+        const size_t index = pool_.size();
+        connect(controller, &HeatmapController::cellHovered, this, [this, index](int r, int c) {
+            if (index < tiles_.size()) hovered(tiles_[index], r, c);
+        });
+        connect(controller, &HeatmapController::cellClicked, this, [this, index](int r, int c) {
+            if (index < tiles_.size()) clicked(tiles_[index], r, c);
+        });
+        pool_.push_back(controller);
+    }
+    for (size_t i = 0; i < pool_.size(); ++i) {
+        layout_->removeWidget(pool_[i]->plot());
+        pool_[i]->plot()->setVisible(i < wanted.size());
+    }
+    tiles_ = wanted;
+    for (size_t i = 0; i < tiles_.size(); ++i) {
+        tiles_[i].controller = pool_[i];
+        configureTile(tiles_[i]);
+    }
+    refill();
+    arrangedColumns_ = 0;
+    arrangeTiles();
+}
+
+// As many columns as make the cells largest in the visible area. A tile spends about
+// kTileChrome pixels on labels, entropy strip and colour bar around its cells.
+void HeatmapGrid::arrangeTiles() {
+    constexpr double kChromeWidth = 170.0, kChromeHeight = 80.0;
+    const int n = static_cast<int>(tiles_.size());
+    if (n == 0) return;
+    int cellRows = 1, cellColumns = 1;
+    for (const HeatmapTile& t : tiles_) {
+        cellRows = std::max(cellRows, t.controller->rows());
+        cellColumns = std::max(cellColumns, t.controller->columns());
+    }
+    const QSize area = scroll_->viewport()->size();
+    int best = 1;
+    double bestSide = -1e9;
+    for (int columns = 1; columns <= n; ++columns) {
+        const int rows = (n + columns - 1) / columns;
+        const double side = std::min((area.width() / double(columns) - kChromeWidth) / cellColumns,
+                                     (area.height() / double(rows) - kChromeHeight) / cellRows);
+        if (side > bestSide + 1e-9) {
+            bestSide = side;
+            best = columns;
+        }
+    }
+    best = std::max(1, std::min(best, std::max(1, area.width() / kMinTileWidth)));
+    if (best == arrangedColumns_) return;
+    arrangedColumns_ = best;
+    for (const HeatmapTile& t : tiles_)
+        layout_->removeWidget(t.controller->plot());
+    for (int i = 0; i < n; ++i) {
+        QWidget* plot = tiles_[static_cast<size_t>(i)].controller->plot();
+        plot->setMinimumSize(kMinTileWidth, kMinTileHeight);
+        layout_->addWidget(plot, i / best, i % best);
+    }
+    for (int c = 0; c < layout_->columnCount(); ++c)
+        layout_->setColumnStretch(c, c < best ? 1 : 0);
+    const int rows = (n + best - 1) / best;
+    for (int r = 0; r < layout_->rowCount(); ++r)
+        layout_->setRowStretch(r, r < rows ? 1 : 0);
+}
+
+bool HeatmapGrid::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == scroll_->viewport() && event->type() == QEvent::Resize) arrangeTiles();
+    return QWidget::eventFilter(watched, event);
+}
+
+void HeatmapGrid::configureTile(const HeatmapTile& tile) {
+    const EngineF& engine = document_->engine();
+    const Scene& scene = engine.scene();
+    HeatmapController* c = tile.controller;
+    QString title;
+    if (tile.meanOverHeads) {
+        title = tr("mean over %1 heads").arg(engine.heads());
+    } else if (mode_ == ViewMode::AllHeads && isPerHead(tile.stage)) {
+        title = tr("head %1 · %2").arg(tile.head).arg(stageName(tile.stage));
+    } else {
+        title = isPerHead(tile.stage) ? tr("%1 · head %2").arg(stageName(tile.stage)).arg(tile.head)
+                                      : tr("%1 (all heads)").arg(stageName(tile.stage));
+    }
+    c->setTitle(title);
+    const QString rowTitle = rowsAreKeys(tile.stage) ? tr("key") : tr("query");
+    c->setAxisTitles(rowTitle, isAttentionMatrix(tile.stage) ? tr("key") : tr("dimension"));
+    const QStringList rows =
+        tokenLabels(rowsAreKeys(tile.stage) ? scene.keyTokens() : scene.tokens);
+    if (isAttentionMatrix(tile.stage)) {
+        c->setLabels(rows, tokenLabels(scene.keyTokens()), true);
+    } else {
+        const int width = static_cast<int>(stageMatrix(engine, tile.stage, tile.head).cols());
+        c->setLabels(rows, indexLabels(width), false);
+    }
+    const bool probabilities = tile.stage == Stage::Weights;
+    c->setGradient(probabilities ? sequentialGradient(sequential_) : divergingGradient());
+    c->setShowValues(showValues_);
+    c->setColumnGroupWidth(tile.stage == Stage::Concat && engine.heads() > 1 ? engine.dHead() : 0);
+    c->setSelectedRow(rowsAreKeys(tile.stage) ? -1 : selectedRow_);
+}
+
+void HeatmapGrid::refill() {
+    if (!canShow()) return;
+    const EngineF& engine = document_->engine();
+    bool needMean = false;
+    for (const HeatmapTile& t : tiles_)
+        needMean = needMean || t.meanOverHeads;
+    if (needMean) {
+        meanWeights_ = engine.weights(0);
+        for (int h = 1; h < engine.heads(); ++h)
+            meanWeights_ += engine.weights(h);
+        meanWeights_ /= static_cast<float>(engine.heads());
+    }
+    for (const HeatmapTile& t : tiles_) {
+        fillTile(t);
+        t.controller->replot();
+    }
+}
+
+void HeatmapGrid::fillTile(const HeatmapTile& tile) {
+    const EngineF& engine = document_->engine();
+    HeatmapController* c = tile.controller;
+    const EngineF::ConstBlock matrix = tile.meanOverHeads
+                                           ? EngineF::ConstBlock(meanWeights_)
+                                           : stageMatrix(engine, tile.stage, tile.head);
+    c->setMatrix(matrix);
+    if (tile.stage == Stage::Weights) {
+        c->setDataRange(0.0, 1.0);
+        c->setRowEntropy(rowEntropyBits(matrix), std::log2(static_cast<double>(matrix.cols())));
+    } else {
+        double m = maxAbs(matrix);
+        if (sharedRange_ && isPerHead(tile.stage)) {
+            for (int h = 0; h < engine.heads(); ++h)
+                m = std::max(m, maxAbs(stageMatrix(engine, tile.stage, h)));
+        }
+        c->setDataRange(-m, m);
+        c->setRowEntropy({}, 0.0);
+    }
+    c->setAllowed(isAttentionMatrix(tile.stage) ? engine.allowed() : BoolMatrix());
+}
+
+void HeatmapGrid::hovered(const HeatmapTile& tile, int row, int column) {
+    QCustomPlot* plot = tile.controller->plot();
+    if (row < 0 || !canShow()) {
+        plot->setToolTip(QString());
+        return;
+    }
+    const EngineF& engine = document_->engine();
+    QString text = tile.meanOverHeads ? explainMeanWeight(engine, row, column)
+                                      : explainCell(engine, tile.stage, tile.head, row, column);
+    if (maskEdit_ && isAttentionMatrix(tile.stage)) {
+        text += hiddenByFixedMask(engine.scene().mask, row, column)
+                    ? tr("\nMask editing: this pair stays hidden (causal, window or padding).")
+                    : tr("\nMask editing: click to hide or show this pair.");
+    }
+    plot->setToolTip(text);
+    if (QToolTip::isVisible()) QToolTip::showText(QCursor::pos(), text, plot);
+}
+
+void HeatmapGrid::clicked(const HeatmapTile& tile, int row, int column) {
+    if (maskEdit_ && isAttentionMatrix(tile.stage)) {
+        toggleMaskCell(row, column);
+    } else if (!rowsAreKeys(tile.stage)) {
+        setSelectedRow(row == selectedRow_ ? -1 : row);
+    }
+}
+
+void HeatmapGrid::toggleMaskCell(int query, int key) {
+    Mask mask = document_->scene().mask;
+    if (hiddenByFixedMask(mask, query, key)) {
+        Mask fixed = mask;
+        fixed.allowed.reset();
+        emit statusMessage(tr("Query %1 → key %2 stays hidden: %3.")
+                               .arg(query)
+                               .arg(key)
+                               .arg(maskReasons(fixed, query, key).join(tr(", "))));
+        return;
+    }
+    const Scene& scene = document_->scene();
+    if (!mask.allowed)
+        mask.allowed = BoolMatrix::Constant(scene.queryCount(), scene.keyCount(), true);
+    bool& allowed = (*mask.allowed)(query, key);
+    allowed = !allowed;
+    emit statusMessage(allowed ? tr("Query %1 may see key %2 again.").arg(query).arg(key)
+                               : tr("Query %1 no longer sees key %2.").arg(query).arg(key));
+    document_->setMask(mask);
+}
+
+void HeatmapGrid::setViewMode(ViewMode mode) {
+    if (mode == mode_) return;
+    mode_ = mode;
+    structurePending_ = true;
+    if (canShow()) rebuild();
+}
+
+void HeatmapGrid::setStage(Stage stage) {
+    if (stage == stage_) return;
+    stage_ = stage;
+    if (mode_ == ViewMode::AllHeads) {
+        structurePending_ = true;
+        if (canShow()) rebuild();
+    }
+}
+
+void HeatmapGrid::setHead(int head) {
+    if (head == head_) return;
+    head_ = head;
+    if (mode_ == ViewMode::AllStages) {
+        structurePending_ = true;
+        if (canShow()) rebuild();
+    }
+}
+
+void HeatmapGrid::setSequentialMap(SequentialMap map) {
+    sequential_ = map;
+    for (const HeatmapTile& t : tiles_) {
+        if (t.stage == Stage::Weights) {
+            t.controller->setGradient(sequentialGradient(map));
+            t.controller->replot();
+        }
+    }
+}
+
+void HeatmapGrid::setSharedRange(bool shared) {
+    sharedRange_ = shared;
+    refill();
+}
+
+void HeatmapGrid::setShowValues(bool show) {
+    showValues_ = show;
+    for (const HeatmapTile& t : tiles_) {
+        t.controller->setShowValues(show);
+        t.controller->replot();
+    }
+}
+
+void HeatmapGrid::setMaskEditMode(bool on) {
+    maskEdit_ = on;
+}
+
+void HeatmapGrid::setSelectedRow(int row) {
+    if (row == selectedRow_) return;
+    selectedRow_ = row;
+    for (const HeatmapTile& t : tiles_) {
+        t.controller->setSelectedRow(rowsAreKeys(t.stage) ? -1 : row);
+        t.controller->replot();
+    }
+    emit selectedRowChanged(row);
+}
+
+}  // namespace ae::ui

@@ -1,0 +1,103 @@
+#pragma once
+// The central view: small multiples of heatmaps, either one stage for every head (plus the mean
+// over heads for the weights) or every stage for one head. Rebuilt when the document's structure
+// changes, refilled when its numbers change; an error keeps the last maps under a banner.
+// Clicking a cell selects its query row in every map, or, in mask edit mode, hides or shows that
+// query-key pair through the document's custom mask.
+
+#include <QWidget>
+#include <vector>
+
+#include "color_maps.h"
+#include "stage.h"
+
+class QGridLayout;
+class QLabel;
+class QScrollArea;
+
+namespace ae::ui {
+
+class AttentionDocument;
+class HeatmapController;
+
+enum class ViewMode { AllHeads, AllStages };
+
+struct HeatmapTile {
+    HeatmapController* controller = nullptr;
+    Stage stage = Stage::Weights;
+    int head = 0;
+    bool meanOverHeads = false;
+};
+
+class HeatmapGrid : public QWidget {
+    Q_OBJECT
+public:
+    // More heads than this are not drawn side by side (d_head = 1 on a wide model would be
+    // hundreds of plots); one-head mode reaches every head.
+    static constexpr int kMaxTiles = 48;
+
+    explicit HeatmapGrid(AttentionDocument* document, QWidget* parent = nullptr);
+
+    ViewMode viewMode() const { return mode_; }
+    Stage stage() const { return stage_; }
+    int head() const { return head_; }
+    bool maskEditMode() const { return maskEdit_; }
+    int selectedRow() const { return selectedRow_; }
+    const std::vector<HeatmapTile>& tiles() const { return tiles_; }
+    // The tile showing `stage` for `head` (for the mean, head -1), or nullptr.
+    HeatmapController* tile(Stage stage, int head) const;
+    // The error shown over the maps, empty when there is none.
+    QString errorBanner() const;
+
+public slots:
+    void setViewMode(ViewMode mode);
+    void setStage(Stage stage);
+    void setHead(int head);
+    void setSequentialMap(SequentialMap map);
+    void setSharedRange(bool shared);
+    void setShowValues(bool show);
+    void setMaskEditMode(bool on);
+    void setSelectedRow(int row);
+
+signals:
+    void statusMessage(const QString& text);
+    void selectedRowChanged(int row);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void onResultsChanged();
+    void rebuild();
+    void refill();
+    void arrangeTiles();
+    void configureTile(const HeatmapTile& tile);
+    void fillTile(const HeatmapTile& tile);
+    void hovered(const HeatmapTile& tile, int row, int column);
+    void clicked(const HeatmapTile& tile, int row, int column);
+    void toggleMaskCell(int query, int key);
+    bool canShow() const;
+
+    AttentionDocument* document_;
+    QLabel* banner_;
+    QLabel* note_;
+    QScrollArea* scroll_;
+    QWidget* canvas_;
+    QGridLayout* layout_;
+    std::vector<HeatmapTile> tiles_;
+    std::vector<HeatmapController*> pool_;
+    int arrangedColumns_ = 0;
+
+    ViewMode mode_ = ViewMode::AllHeads;
+    Stage stage_ = Stage::Weights;
+    int head_ = 0;
+    SequentialMap sequential_ = SequentialMap::Viridis;
+    bool sharedRange_ = false;
+    bool showValues_ = true;
+    bool maskEdit_ = false;
+    int selectedRow_ = -1;
+    bool structurePending_ = true;
+    EngineF::Matrix meanWeights_;
+};
+
+}  // namespace ae::ui

@@ -1,0 +1,323 @@
+#include "main_window.h"
+
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScreen>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QUndoStack>
+
+#include "attention_document.h"
+#include "controls_panel.h"
+#include "heatmap_grid.h"
+#include "scene_file.h"
+
+namespace ae::ui {
+namespace {
+
+// Each settings key once, with its type and default.
+template <typename T>
+struct Setting {
+    const char* key;
+    T fallback;
+    T read() const {
+        return QSettings()
+            .value(QLatin1String(key), QVariant::fromValue(fallback))
+            .template value<T>();
+    }
+    void write(const T& value) const {
+        QSettings().setValue(QLatin1String(key), QVariant::fromValue(value));
+    }
+};
+
+const Setting<QByteArray> kGeometry{"window/geometry", {}};
+const Setting<QByteArray> kDockState{"window/state", {}};
+const Setting<QString> kColourMap{"view/colourMap", QStringLiteral("viridis")};
+const Setting<bool> kSharedRange{"view/sharedRange", false};
+const Setting<bool> kShowValues{"view/showValues", true};
+const Setting<QString> kLastScene{"scene/lastFile", {}};
+const Setting<bool> kOneHeadView{"view/oneHead", false};
+const Setting<int> kStage{"view/stage", static_cast<int>(Stage::Weights)};
+
+const char* const kDefaultPreset = "default";
+
+QLabel* placeholder(const QString& text) {
+    auto* label = new QLabel(text);
+    label->setAlignment(Qt::AlignCenter);
+    label->setWordWrap(true);
+    label->setEnabled(false);
+    return label;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      document_(new AttentionDocument(this)),
+      grid_(new HeatmapGrid(document_, this)),
+      controls_(new ControlsPanel(document_, this)) {
+    setCentralWidget(grid_);
+    setWindowTitle(tr("Attention Explorer"));
+    createActions();
+    createDocks();
+    createStatusBar();
+    readSettings();
+    connect(document_, &AttentionDocument::structureChanged, this, &MainWindow::updateHeadChoices);
+    connect(document_, &AttentionDocument::resultsChanged, this, &MainWindow::updateStatus);
+    connect(grid_, &HeatmapGrid::statusMessage, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 6000); });
+    connect(document_->undoStack(), &QUndoStack::cleanChanged, this,
+            [this](bool clean) { setWindowModified(!clean); });
+}
+
+void MainWindow::createActions() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open scene…"), this, &MainWindow::openFileDialog);
+    open->setShortcut(QKeySequence::Open);
+    QMenu* presets = file->addMenu(tr("Open &preset"));
+    for (const io::PresetInfo& preset : io::presets()) {
+        QAction* a = presets->addAction(preset.name + QStringLiteral(" — ") + preset.description);
+        connect(a, &QAction::triggered, this, [this, name = preset.name] { openPreset(name); });
+    }
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    maskEdit_ = edit->addAction(tr("Edit &mask by clicking cells"));
+    maskEdit_->setObjectName(QStringLiteral("maskEditAction"));
+    maskEdit_->setCheckable(true);
+    maskEdit_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
+    maskEdit_->setToolTip(tr("Click a score or weight cell to hide or show that query–key pair"));
+    connect(maskEdit_, &QAction::toggled, grid_, &HeatmapGrid::setMaskEditMode);
+
+    QMenu* view = viewMenu_ = menuBar()->addMenu(tr("&View"));
+    auto* modes = new QActionGroup(this);
+    allHeads_ = view->addAction(tr("One stage, &all heads"));
+    allStages_ = view->addAction(tr("One head, all &stages"));
+    for (QAction* a : {allHeads_, allStages_}) {
+        a->setCheckable(true);
+        modes->addAction(a);
+    }
+    allHeads_->setChecked(true);
+    connect(allHeads_, &QAction::toggled, this, [this](bool on) {
+        grid_->setViewMode(on ? ViewMode::AllHeads : ViewMode::AllStages);
+        stageCombo_->setEnabled(on);
+        headSpin_->setEnabled(!on);
+        kOneHeadView.write(!on);
+    });
+    view->addSeparator();
+    QMenu* colours = view->addMenu(tr("&Colour map for weights"));
+    auto* colourGroup = new QActionGroup(this);
+    viridis_ = colours->addAction(QStringLiteral("viridis"));
+    cividis_ = colours->addAction(QStringLiteral("cividis"));
+    for (QAction* a : {viridis_, cividis_}) {
+        a->setCheckable(true);
+        colourGroup->addAction(a);
+    }
+    connect(viridis_, &QAction::triggered, this, [this] {
+        grid_->setSequentialMap(SequentialMap::Viridis);
+        kColourMap.write(QStringLiteral("viridis"));
+    });
+    connect(cividis_, &QAction::triggered, this, [this] {
+        grid_->setSequentialMap(SequentialMap::Cividis);
+        kColourMap.write(QStringLiteral("cividis"));
+    });
+    sharedRange_ = view->addAction(tr("&Shared colour range across heads"));
+    sharedRange_->setCheckable(true);
+    sharedRange_->setToolTip(
+        tr("Signed maps: one range for all heads of a stage, so heads compare"));
+    connect(sharedRange_, &QAction::toggled, this, [this](bool on) {
+        grid_->setSharedRange(on);
+        kSharedRange.write(on);
+    });
+    showValues_ = view->addAction(tr("&Numbers in cells"));
+    showValues_->setCheckable(true);
+    connect(showValues_, &QAction::toggled, this, [this](bool on) {
+        grid_->setShowValues(on);
+        kShowValues.write(on);
+    });
+    view->addSeparator();
+
+    QToolBar* bar = addToolBar(tr("View"));
+    bar->setObjectName(QStringLiteral("viewToolBar"));
+    bar->addAction(allHeads_);
+    bar->addAction(allStages_);
+    bar->addSeparator();
+    bar->addWidget(new QLabel(tr(" Stage ")));
+    stageCombo_ = new QComboBox(bar);
+    stageCombo_->setObjectName(QStringLiteral("stageCombo"));
+    for (int s = 0; s < kStageCount; ++s)
+        stageCombo_->addItem(stageName(static_cast<Stage>(s)), s);
+    stageCombo_->setCurrentIndex(static_cast<int>(Stage::Weights));
+    connect(stageCombo_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        grid_->setStage(static_cast<Stage>(index));
+        kStage.write(index);
+    });
+    bar->addWidget(stageCombo_);
+    bar->addWidget(new QLabel(tr("  Head ")));
+    headSpin_ = new QSpinBox(bar);
+    headSpin_->setObjectName(QStringLiteral("headSpin"));
+    headSpin_->setEnabled(false);
+    connect(headSpin_, &QSpinBox::valueChanged, grid_, &HeatmapGrid::setHead);
+    bar->addWidget(headSpin_);
+    bar->addSeparator();
+    bar->addAction(showValues_);
+    bar->addAction(maskEdit_);
+    view->addAction(bar->toggleViewAction());
+}
+
+void MainWindow::createDocks() {
+    controlsDock_ = new QDockWidget(tr("Controls"), this);
+    controlsDock_->setObjectName(QStringLiteral("controlsDock"));
+    controlsDock_->setWidget(controls_);
+    controlsDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, controlsDock_);
+
+    // EDITORS: placeholders until setEditorWidgets() receives the real editors.
+    tokensDock_ = new QDockWidget(tr("Tokens and embeddings"), this);
+    tokensDock_->setObjectName(QStringLiteral("tokensDock"));
+    tokensDock_->setWidget(placeholder(tr("Tokens and embeddings editor")));
+    weightsDock_ = new QDockWidget(tr("Weights"), this);
+    weightsDock_->setObjectName(QStringLiteral("weightsDock"));
+    weightsDock_->setWidget(placeholder(tr("Weights editor")));
+    addDockWidget(Qt::LeftDockWidgetArea, tokensDock_);
+    addDockWidget(Qt::LeftDockWidgetArea, weightsDock_);
+    tabifyDockWidget(tokensDock_, weightsDock_);
+    tokensDock_->raise();
+
+    for (QDockWidget* dock : {controlsDock_, tokensDock_, weightsDock_}) {
+        viewMenu_->addAction(dock->toggleViewAction());
+    }
+}
+
+void MainWindow::setEditorWidgets(QWidget* tokens, QWidget* weights) {
+    delete tokensDock_->widget();
+    delete weightsDock_->widget();
+    tokensDock_->setWidget(tokens);
+    weightsDock_->setWidget(weights);
+}
+
+void MainWindow::createStatusBar() {
+    maskMode_ = new QLabel(tr(" MASK EDIT: click a score or weight cell "));
+    maskMode_->setObjectName(QStringLiteral("maskModeLabel"));
+    maskMode_->setStyleSheet(QStringLiteral(
+        "QLabel { background: #e65100; color: white; font-weight: bold; border-radius: 3px; }"));
+    maskMode_->hide();
+    stats_ = new QLabel;
+    stats_->setObjectName(QStringLiteral("statsLabel"));
+    statusBar()->addPermanentWidget(maskMode_);
+    statusBar()->addPermanentWidget(stats_);
+    connect(maskEdit_, &QAction::toggled, maskMode_, &QWidget::setVisible);
+}
+
+void MainWindow::readSettings() {
+    const QByteArray geometry = kGeometry.read();
+    if (geometry.isEmpty() || !restoreGeometry(geometry)) {
+        const QScreen* screen = QGuiApplication::primaryScreen();
+        resize(screen ? screen->availableSize() * 0.9 : QSize(1400, 900));
+    }
+    restoreState(kDockState.read());
+    const bool cividis = kColourMap.read() == QLatin1String("cividis");
+    (cividis ? cividis_ : viridis_)->setChecked(true);
+    grid_->setSequentialMap(cividis ? SequentialMap::Cividis : SequentialMap::Viridis);
+    sharedRange_->setChecked(kSharedRange.read());
+    showValues_->setChecked(kShowValues.read());
+    grid_->setSharedRange(sharedRange_->isChecked());
+    stageCombo_->setCurrentIndex(std::clamp(kStage.read(), 0, kStageCount - 1));
+    (kOneHeadView.read() ? allStages_ : allHeads_)->setChecked(true);
+    grid_->setShowValues(showValues_->isChecked());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    kGeometry.write(saveGeometry());
+    kDockState.write(saveState());
+    event->accept();
+}
+
+void MainWindow::updateHeadChoices() {
+    const int heads = document_->scene().heads;
+    headSpin_->setRange(0, heads - 1);
+    const QString title = QString::fromStdString(document_->scene().title);
+    const QString file = QFileInfo(document_->fileName()).fileName();
+    setWindowTitle(tr("%1[*] — Attention Explorer")
+                       .arg(file.isEmpty() ? (title.isEmpty() ? tr("untitled") : title) : file));
+}
+
+void MainWindow::updateStatus() {
+    const Scene& scene = document_->scene();
+    QString lengths = scene.hasSource
+                          ? tr("L_q %1 · L_k %2").arg(scene.queryCount()).arg(scene.keyCount())
+                          : tr("L %1").arg(scene.queryCount());
+    stats_->setText(
+        tr("%1 · d_model %2 · d_proj %3 · heads %4 · d_head %5 · divisor %6 · computed in %7 ms ")
+            .arg(lengths)
+            .arg(scene.dModel())
+            .arg(scene.dProj())
+            .arg(scene.heads)
+            .arg(scene.dHead())
+            .arg(QString::number(scene.divisor(), 'g', 4))
+            .arg(QString::number(document_->lastComputeMilliseconds(), 'f', 2)));
+}
+
+bool MainWindow::openSceneFile(const QString& fileName, QString* error) {
+    try {
+        const Scene scene = io::loadSceneFile(fileName);
+        document_->resetScene(scene, fileName);
+    } catch (const SceneError& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+    kLastScene.write(QFileInfo(fileName).absoluteFilePath());
+    return true;
+}
+
+void MainWindow::openPreset(const QString& name) {
+    document_->resetScene(io::loadPreset(name));
+    setWindowModified(false);
+    kLastScene.write(QString());
+}
+
+void MainWindow::openStartupScene() {
+    const QString last = kLastScene.read();
+    if (!last.isEmpty() && openSceneFile(last)) return;
+    openPreset(QString::fromLatin1(kDefaultPreset));
+}
+
+void MainWindow::openFileDialog() {
+    const QString start = QFileInfo(document_->fileName()).absolutePath();
+    const QString fileName = QFileDialog::getOpenFileName(this, tr("Open scene"), start,
+                                                          tr("Scenes (*.json);;All files (*)"));
+    if (fileName.isEmpty()) return;
+    QString error;
+    if (!openSceneFile(fileName, &error))
+        showProblem(QStringLiteral("%1: %2").arg(fileName, error));
+}
+
+void MainWindow::showProblem(const QString& text) {
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Attention Explorer"), text,
+                                QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setModal(false);
+    box->show();
+    statusBar()->showMessage(text, 15000);
+}
+
+}  // namespace ae::ui

@@ -1,0 +1,77 @@
+#pragma once
+// The explorer's main window: the heatmap grid in the middle, the controls and the editors in
+// docks, Edit › Undo/Redo from the document's stack, view options in the View menu and the
+// scene's shape in the status bar. Window state and view options persist in QSettings.
+
+#include <QMainWindow>
+
+class QAction;
+class QComboBox;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QSpinBox;
+
+namespace ae::ui {
+
+class AttentionDocument;
+class ControlsPanel;
+class HeatmapGrid;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+
+    AttentionDocument* document() const { return document_; }
+    HeatmapGrid* grid() const { return grid_; }
+    ControlsPanel* controls() const { return controls_; }
+    QAction* maskEditAction() const { return maskEdit_; }
+
+    // EDITORS: the "Tokens and embeddings" and "Weights" docks hold placeholders until the
+    // editors (TokensEditor, WeightsEditor) are handed over here; the window takes ownership.
+    void setEditorWidgets(QWidget* tokens, QWidget* weights);
+
+    // Opens a scene file; on failure returns false with *error = "field.path: problem" and
+    // keeps the current scene.
+    bool openSceneFile(const QString& fileName, QString* error = nullptr);
+    // Throws SceneError for an unknown name (the built-in ones always load).
+    void openPreset(const QString& name);
+    // The last scene file if it still loads, else the default preset.
+    void openStartupScene();
+    // A problem worth telling but not worth blocking for (a start-up file that did not load).
+    void showProblem(const QString& text);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createActions();
+    void createDocks();
+    void createStatusBar();
+    void readSettings();
+    void updateStatus();
+    void updateHeadChoices();
+    void openFileDialog();
+
+    AttentionDocument* document_;
+    HeatmapGrid* grid_;
+    ControlsPanel* controls_;
+    QDockWidget* controlsDock_ = nullptr;
+    QDockWidget* tokensDock_ = nullptr;
+    QDockWidget* weightsDock_ = nullptr;
+    QMenu* viewMenu_ = nullptr;
+    QAction* viridis_ = nullptr;
+    QAction* cividis_ = nullptr;
+    QAction* sharedRange_ = nullptr;
+    QAction* showValues_ = nullptr;
+    QAction* allHeads_ = nullptr;
+    QAction* allStages_ = nullptr;
+    QAction* maskEdit_ = nullptr;
+    QComboBox* stageCombo_ = nullptr;
+    QSpinBox* headSpin_ = nullptr;
+    QLabel* stats_ = nullptr;
+    QLabel* maskMode_ = nullptr;
+};
+
+}  // namespace ae::ui

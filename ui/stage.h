@@ -1,0 +1,30 @@
+#pragma once
+// The stages of the attention pipeline the window can show, and how each one is read from the
+// engine. A stage's matrix is Lq x Lk (scores, scaled, weights), L x width (Q, K, V, context,
+// concat, output), always row-major with one token per row.
+
+#include <QString>
+
+#include "attention_engine.h"
+
+namespace ae::ui {
+
+using EngineF = AttentionEngine<float>;
+
+enum class Stage { Query, Key, Value, Scores, Scaled, Weights, Context, Concat, Output };
+constexpr int kStageCount = 9;
+
+QString stageName(Stage stage);
+// Concat and output are the same for every head: one map, not one per head.
+bool isPerHead(Stage stage);
+// Scores, scaled scores and weights: rows are queries, columns are keys, the mask applies.
+bool isAttentionMatrix(Stage stage);
+// K and V rows are keys (source tokens under cross-attention); every other stage's are queries.
+bool rowsAreKeys(Stage stage);
+// Whether the stage exists for this scene (output only with an output projection).
+bool stageAvailable(const EngineF& engine, Stage stage);
+
+// The matrix of `stage` for head `head` (ignored when !isPerHead). A view into the engine.
+EngineF::ConstBlock stageMatrix(const EngineF& engine, Stage stage, int head);
+
+}  // namespace ae::ui
