@@ -308,7 +308,8 @@ void AttentionEngine<Scalar>::computeHeads(Stage from) {
     }
     if (overflow) throw SceneError("scores", "overflow (values too large to represent)");
     // Finite weights times a value that overflowed (a huge W_V) would pass on inf or NaN silently.
-    if (!concat_.allFinite()) throw SceneError("context", "overflow (values too large to represent)");
+    if (!concat_.allFinite())
+        throw SceneError("context", "overflow (values too large to represent)");
 }
 
 template <typename Scalar>
@@ -348,7 +349,8 @@ void AttentionEngine<Scalar>::computeOutput() {
     }
     output_.noalias() = concat_ * wo_;  // (Lq, dProj)·(dProj, dOut)
     output_.rowwise() += bo_.transpose();
-    if (!output_.allFinite()) throw SceneError("output", "overflow (values too large to represent)");
+    if (!output_.allFinite())
+        throw SceneError("output", "overflow (values too large to represent)");
 }
 
 template class AttentionEngine<float>;

@@ -21,6 +21,8 @@
 #include "controls_panel.h"
 #include "heatmap_grid.h"
 #include "scene_file.h"
+#include "tokens_editor.h"
+#include "weights_editor.h"
 
 namespace ae::ui {
 namespace {
@@ -50,14 +52,6 @@ const Setting<bool> kOneHeadView{"view/oneHead", false};
 const Setting<int> kStage{"view/stage", static_cast<int>(Stage::Weights)};
 
 const char* const kDefaultPreset = "default";
-
-QLabel* placeholder(const QString& text) {
-    auto* label = new QLabel(text);
-    label->setAlignment(Qt::AlignCenter);
-    label->setWordWrap(true);
-    label->setEnabled(false);
-    return label;
-}
 
 }  // namespace
 
@@ -191,13 +185,17 @@ void MainWindow::createDocks() {
     controlsDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, controlsDock_);
 
-    // EDITORS: placeholders until setEditorWidgets() receives the real editors.
+    auto* tokensEditor = new TokensEditor(document_);
+    auto* weightsEditor = new WeightsEditor(document_);
+    // Refusals and notes from the editors also reach the status bar, where the eye goes.
+    connect(tokensEditor, &TokensEditor::messageRequested, this, &MainWindow::showStatusMessage);
+    connect(weightsEditor, &WeightsEditor::messageRequested, this, &MainWindow::showStatusMessage);
     tokensDock_ = new QDockWidget(tr("Tokens and embeddings"), this);
     tokensDock_->setObjectName(QStringLiteral("tokensDock"));
-    tokensDock_->setWidget(placeholder(tr("Tokens and embeddings editor")));
+    tokensDock_->setWidget(tokensEditor);
     weightsDock_ = new QDockWidget(tr("Weights"), this);
     weightsDock_->setObjectName(QStringLiteral("weightsDock"));
-    weightsDock_->setWidget(placeholder(tr("Weights editor")));
+    weightsDock_->setWidget(weightsEditor);
     addDockWidget(Qt::LeftDockWidgetArea, tokensDock_);
     addDockWidget(Qt::LeftDockWidgetArea, weightsDock_);
     tabifyDockWidget(tokensDock_, weightsDock_);
@@ -208,11 +206,8 @@ void MainWindow::createDocks() {
     }
 }
 
-void MainWindow::setEditorWidgets(QWidget* tokens, QWidget* weights) {
-    delete tokensDock_->widget();
-    delete weightsDock_->widget();
-    tokensDock_->setWidget(tokens);
-    weightsDock_->setWidget(weights);
+void MainWindow::showStatusMessage(const QString& text) {
+    statusBar()->showMessage(text, 8000);
 }
 
 void MainWindow::createStatusBar() {

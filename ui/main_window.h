@@ -28,10 +28,6 @@ public:
     ControlsPanel* controls() const { return controls_; }
     QAction* maskEditAction() const { return maskEdit_; }
 
-    // EDITORS: the "Tokens and embeddings" and "Weights" docks hold placeholders until the
-    // editors (TokensEditor, WeightsEditor) are handed over here; the window takes ownership.
-    void setEditorWidgets(QWidget* tokens, QWidget* weights);
-
     // Opens a scene file; on failure returns false with *error = "field.path: problem" and
     // keeps the current scene.
     bool openSceneFile(const QString& fileName, QString* error = nullptr);
@@ -41,6 +37,8 @@ public:
     void openStartupScene();
     // A problem worth telling but not worth blocking for (a start-up file that did not load).
     void showProblem(const QString& text);
+    // A transient note in the status bar (editor refusals, head-count adjustments).
+    void showStatusMessage(const QString& text);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
