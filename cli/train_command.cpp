@@ -37,10 +37,13 @@ int trainCommand(const QStringList& arguments) {
     parser.addPositionalArgument("scene", "The scene file (format attention-explorer/scene v1).");
     parser.addOption({"preset", "A built-in scene instead of a file.", "name"});
     parser.addOption({"task", "previous-token, match or first-token.", "task"});
-    parser.addOption(
-        {"steps", "Adam steps (default 400).", "n", QString::number(kDefaultTrainingSteps)});
-    parser.addOption(
-        {"lr", "Learning rate (default 0.03).", "x", QString::number(kDefaultLearningRate)});
+    parser.addOption({"steps",
+                      QStringLiteral("Adam steps (default %1).").arg(kDefaultTrainingSteps), "n",
+                      QString::number(kDefaultTrainingSteps)});
+    parser.addOption({"lr",
+                      QStringLiteral("Peak learning rate, cosine-decayed to 0 (default %1).")
+                          .arg(kDefaultLearningRate),
+                      "x", QString::number(kDefaultLearningRate)});
     parser.addOption({"seed", "Seed of generated sequences (default 1).", "s", "1"});
     parser.addOption({{"o", "output"}, "The trained scene file.", "out"});
     if (!parser.parse(arguments)) fail("train: " + parser.errorText());
@@ -70,6 +73,7 @@ int trainCommand(const QStringList& arguments) {
     }
     options.seed = parser.value("seed").toULongLong(&ok);
     if (!ok) fail("train: --seed: expected an unsigned integer, got " + parser.value("seed"));
+    options.totalSteps = static_cast<int>(steps);
     if (!parser.isSet("output")) fail("train: -o TRAINED.json is required");
 
     const QStringList positional = parser.positionalArguments();

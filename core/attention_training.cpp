@@ -1,5 +1,6 @@
 #include "attention_training.h"
 
+#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -425,11 +426,21 @@ Trainer::Trainer(const Scene& scene, TrainingTask task, const TrainingOptions& o
                                          " tokens; task " + trainingTaskName(task) + " needs " +
                                          std::to_string(newLength));
         }
-        const int vocabulary = task == TrainingTask::Match ? std::max(2, newLength / 2) : newLength;
+        // Match: half as many tokens as positions, so tokens repeat; at most dModel of them, so
+        // they can be mutually orthogonal (norm sqrt(dModel), like an N(0,1) draw): then "same
+        // token" is a clean direction and not a matter of how close two random vectors fell.
+        const int vocabulary =
+            task == TrainingTask::Match ? std::max(2, std::min(newLength / 2, dModel)) : newLength;
         InitSpec normal;
         normal.distribution = InitDistribution::Normal;
         normal.std = 1.0;
         vocabulary_ = drawMatrix(rng, normal, vocabulary, dModel);
+        if (vocabulary <= dModel) {
+            const MatrixD draws = vocabulary_.transpose();  // dModel x V
+            const MatrixD basis = Eigen::HouseholderQR<MatrixD>(draws).householderQ() *
+                                  MatrixD::Identity(dModel, vocabulary);
+            vocabulary_ = basis.transpose() * std::sqrt(static_cast<double>(dModel));
+        }
         vocabularyTokens_.clear();
         for (int v = 0; v < vocabulary; ++v)
             vocabularyTokens_.push_back(letterToken(v));
@@ -584,6 +595,11 @@ double Trainer::step() {
     constexpr double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
     const double correction1 = 1.0 - std::pow(beta1, steps_);
     const double correction2 = 1.0 - std::pow(beta2, steps_);
+    double rate = options_.learningRate;
+    if (options_.totalSteps > 0) {
+        const double progress = std::min(1.0, (steps_ - 1.0) / options_.totalSteps);
+        rate *= 0.5 * (1.0 + std::cos(3.141592653589793 * progress));
+    }
     std::vector<ParameterSpan> p = parameterSpans(params_);
     std::vector<ParameterSpan> g = parameterSpans(gradient);
     std::vector<ParameterSpan> m = parameterSpans(firstMoment_);
@@ -594,7 +610,7 @@ double Trainer::step() {
             first(m[n].data, m[n].size), second(v[n].data, v[n].size);
         first = beta1 * first + (1.0 - beta1) * grad;
         second = beta2 * second + (1.0 - beta2) * grad.cwiseAbs2();
-        param.array() -= options_.learningRate * (first.array() / correction1) /
+        param.array() -= rate * (first.array() / correction1) /
                          ((second.array() / correction2).sqrt() + epsilon);
     }
     return batchLoss / kSequencesPerStep;

@@ -132,14 +132,18 @@ struct TargetAttention {
 TargetAttention bestHeadTargetAttention(const Scene& scene, const std::vector<int>& targets);
 constexpr double kSuccessWeight = 0.9;
 
-constexpr int kDefaultTrainingSteps = 400;
-constexpr double kDefaultLearningRate = 0.03;
+constexpr int kDefaultTrainingSteps = 4000;
+constexpr double kDefaultLearningRate = 0.05;
 // Sequences per step: the scene's own plus random ones (see Trainer).
 constexpr int kSequencesPerStep = 16;
 
 struct TrainingOptions {
     std::uint64_t seed = 1;  // draws generated sequences and the random sequences of each step
     double learningRate = kDefaultLearningRate;
+    // With a step budget, the learning rate follows a cosine from learningRate down to zero at
+    // step totalSteps: the random sequences make late steps noisy, and a shrinking step lets
+    // the weights settle instead of jittering around the pattern. 0: constant rate.
+    int totalSteps = 0;
 };
 
 // Adam on every trainable group of one scene for one task. The constructor adapts the scene to
@@ -158,8 +162,8 @@ public:
     // a target key, bad options).
     Trainer(const Scene& scene, TrainingTask task, const TrainingOptions& options = {});
 
-    // One Adam update (β1 0.9, β2 0.999, ε 1e-8) on one batch of sequences. Returns the batch's
-    // loss before the update.
+    // One Adam update (β1 0.9, β2 0.999, ε 1e-8, the rate of TrainingOptions) on one batch of
+    // sequences. Returns the batch's loss before the update.
     double step();
     // The loss on the scene's own sequence at the current parameters.
     double loss() const;
