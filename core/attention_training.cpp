@@ -517,12 +517,17 @@ Trainer::Example Trainer::makeExample(const MatrixD& embeddings,
     // The target: the output the starting layer would give if every head put all its weight on
     // the target key, i.e. row t(i) of V·W_O + b_O with the starting weights. Fixed, so
     // shrinking V or W_O cannot fake a small loss.
-    LayerParameters p = initial_;
-    p.embeddings = embeddings;
-    const ForwardPass f = forwardPass(start_, p);
-    MatrixD valueOutput = f.v;  // L x dProj
-    if (start_.projections.hasOutput) {
-        valueOutput = f.v * initial_.output;
+    // Straight from start_ (which holds the starting numbers), without copying the weights: for
+    // a 768-wide layer a copy per sequence dominated the step.
+    const Projections& proj = start_.projections;
+    const MatrixD x = prepareInputs(start_, embeddings);  // L x dModel
+    MatrixD valueOutput = x;                              // L x dProj
+    if (proj.mode != ProjectionMode::Identity) {
+        valueOutput = x * proj.value;
+        valueOutput.rowwise() += initial_.valueBias.transpose();
+    }
+    if (proj.hasOutput) {
+        valueOutput = (valueOutput * proj.output).eval();
         valueOutput.rowwise() += initial_.outputBias.transpose();
     }
     e.target = MatrixD::Zero(L, valueOutput.cols());
