@@ -15,6 +15,7 @@
 #include "explorer_window.h"
 #include "result_export.h"
 #include "scene_file.h"
+#include "train_command.h"
 
 namespace ae::cli {
 namespace {
@@ -24,6 +25,8 @@ constexpr const char* kUsage =
     "       attention-explorer export (SCENE.json | --preset NAME) -o OUT [--format json|npy|csv]\n"
     "       attention-explorer presets\n"
     "       attention-explorer bench [--sizes 64,512,2048] [--d 768] [--heads 12] [--reps 7]\n"
+    "       attention-explorer train (SCENE.json | --preset NAME) --task previous-token|match|\n"
+    "                          first-token [--steps N] [--lr X] [--seed S] -o TRAINED.json\n"
     "       attention-explorer --help | --version\n"
     "\n"
     "Sub-commands need no display. Exit status: 0 success, 2 invalid input or arguments,\n"
@@ -113,12 +116,13 @@ int runCommand(const QString& command, const QStringList& arguments) {
         {"export", exportCommand},
         {"presets", presetsCommand},
         {"bench", benchCommand},
+        {"train", trainCommand},
     };
     return commands.at(command)(arguments);
 }
 
 bool isCommand(const QString& word) {
-    return word == "export" || word == "presets" || word == "bench";
+    return word == "export" || word == "presets" || word == "bench" || word == "train";
 }
 
 }  // namespace
