@@ -13,6 +13,7 @@
 
 #include "attention_engine.h"
 #include "init_draw.h"
+#include "window_benchmark.h"
 
 namespace ae::cli {
 namespace {
@@ -72,6 +73,8 @@ int benchCommand(const QStringList& arguments) {
     parser.addOption({"d", "Model width d.", "d", "768"});
     parser.addOption({"heads", "Number of heads.", "n", "12"});
     parser.addOption({"reps", "Timed repetitions per figure (median).", "n", "7"});
+    parser.addOption({"ui", "Measure the window instead: change-to-repaint latency, offscreen."});
+    parser.addOption({"n", "With --ui: changes measured per figure (at least 50).", "n", "60"});
     if (!parser.parse(arguments))
         throw std::invalid_argument("bench: " + parser.errorText().toStdString());
     if (parser.isSet("help")) {
@@ -96,6 +99,25 @@ int benchCommand(const QStringList& arguments) {
         sizes.push_back(positive(s, "sizes"));
     (void)ok;
 
+    if (parser.isSet("ui")) {
+        const int samples = positive(parser.value("n"), "n");
+        if (samples < 50) throw std::invalid_argument("bench: --n: at least 50 changes per figure");
+        const QString uiSizes =
+            parser.isSet("sizes") ? parser.value("sizes") : QStringLiteral("128,512");
+        for (const QString& s : uiSizes.split(',')) {
+            for (const ui::LatencyFigures& f :
+                 ui::measureWindowLatency(positive(s, "sizes"), samples, 1600, 1000)) {
+                const QJsonObject line{{"L", f.length},
+                                       {"change", f.change},
+                                       {"n", f.samples},
+                                       {"p50_ms", std::round(f.p50Ms * 1000.0) / 1000.0},
+                                       {"p95_ms", std::round(f.p95Ms * 1000.0) / 1000.0}};
+                std::printf("%s\n", jsonLine(line).constData());
+                std::fflush(stdout);
+            }
+        }
+        return 0;
+    }
     for (int length : sizes) {
         const Scene scene = benchmarkScene(length, d, heads);
         checkFitsInMemory(scene, sizeof(float));

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <memory>
 
 #include "attention_engine.h"
 #include "benchmark.h"
@@ -142,7 +143,15 @@ int run(int argc, char** argv) {
             return kSuccess;
         }
         if (isCommand(first)) {
-            QCoreApplication app(argc, argv);
+            // Commands that draw need widgets but never a display: they use the offscreen
+            // platform unless the caller chose one.
+            bool drawing = false;
+            for (int i = 2; i < argc; ++i)
+                drawing = drawing || (first == "bench" && qstrcmp(argv[i], "--ui") == 0);
+            if (drawing && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+                qputenv("QT_QPA_PLATFORM", "offscreen");
+            std::unique_ptr<QCoreApplication> app(drawing ? new QApplication(argc, argv)
+                                                          : new QCoreApplication(argc, argv));
             QStringList arguments = QCoreApplication::arguments();
             arguments.removeAt(1);  // parse the command's own options: argv[0] + the rest
             return runCommand(first, arguments);
