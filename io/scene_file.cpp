@@ -335,7 +335,8 @@ Scene parseScene(const QByteArray& json) {
     if (error.error != QJsonParseError::NoError) {
         fail("", QStringLiteral("invalid JSON at byte %1: %2").arg(error.offset).arg(error.errorString()));
     }
-    if (!doc.isObject()) fail("", "expected a JSON object (a scene)");
+    // The top level itself has the empty path (the reference prints it as ": expected an object").
+    if (!doc.isObject()) fail("", "expected an object");
     const QJsonObject scene =
         onlyKeys(doc.object(), "",
                  {"format", "version", "title", "view", "tokens", "embeddings", "source",
