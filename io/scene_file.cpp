@@ -30,16 +30,97 @@ QString index(const QString& path, qsizetype i) { return QStringLiteral("%1[%2]"
 // "true" JSON numbers only: booleans are not numbers here, as in the reference.
 bool isNumber(const QJsonValue& v) { return v.isDouble(); }
 
+// The text being parsed, while parseScene runs: QJsonObject sorts its keys, but with several
+// unknown fields the reference names the first one in document order.
+thread_local const QByteArray* tSceneText = nullptr;
+
+// Walks JSON text that QJsonDocument has already accepted and lists the keys of the object at
+// `target` (a path of object keys such as "projections.bias"; objects inside lists are never
+// targets) in the order they are written.
+class KeyOrderScanner {
+public:
+    KeyOrderScanner(const QByteArray& text, const QString& target)
+        : p_(text.constData()), end_(text.constData() + text.size()), target_(target) {}
+
+    QStringList keys() {
+        value(QString(), false);
+        return keys_;
+    }
+
+private:
+    static bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+    void skipSpace() {
+        while (p_ < end_ && isSpace(*p_)) ++p_;
+    }
+    QString string() {
+        const char* start = p_++;
+        while (p_ < end_ && *p_ != '"') p_ += (*p_ == '\\') ? 2 : 1;
+        ++p_;
+        // Let Qt decode the escapes, exactly as it did for the keys of the object.
+        const QByteArray list = '[' + QByteArray(start, p_ - start) + ']';
+        return QJsonDocument::fromJson(list).array().first().toString();
+    }
+    void value(const QString& path, bool inList) {
+        skipSpace();
+        if (p_ >= end_) return;
+        if (*p_ == '{') {
+            ++p_;
+            skipSpace();
+            const bool wanted = !inList && path == target_ && !found_;
+            while (p_ < end_ && *p_ != '}') {
+                const QString key = string();
+                if (wanted && !keys_.contains(key)) keys_ << key;
+                skipSpace();
+                ++p_;  // ':'
+                value(inList ? QString() : child(path, key), inList);
+                skipSpace();
+                if (p_ < end_ && *p_ == ',') ++p_;
+                skipSpace();
+            }
+            ++p_;
+            if (wanted) found_ = true;
+        } else if (*p_ == '[') {
+            ++p_;
+            skipSpace();
+            while (p_ < end_ && *p_ != ']') {
+                value(QString(), true);
+                skipSpace();
+                if (p_ < end_ && *p_ == ',') ++p_;
+                skipSpace();
+            }
+            ++p_;
+        } else if (*p_ == '"') {
+            string();
+        } else {
+            while (p_ < end_ && *p_ != ',' && *p_ != '}' && *p_ != ']' && !isSpace(*p_)) ++p_;
+        }
+    }
+
+    const char* p_;
+    const char* end_;
+    QString target_;
+    QStringList keys_;
+    bool found_ = false;
+};
+
 QJsonObject onlyKeys(const QJsonValue& value, const QString& path,
                      std::initializer_list<const char*> allowed) {
     if (!value.isObject()) fail(path, "expected an object");
     const QJsonObject object = value.toObject();
     QSet<QString> names;
     for (const char* name : allowed) names.insert(QString::fromLatin1(name));
+    QStringList unknown;
     for (auto it = object.begin(); it != object.end(); ++it) {
-        if (!names.contains(it.key())) fail(child(path, it.key()), "unknown field");
+        if (!names.contains(it.key())) unknown << it.key();
     }
-    return object;
+    if (unknown.isEmpty()) return object;
+    if (unknown.size() > 1 && tSceneText) {
+        // Rare: only then is the text scanned for the order the keys were written in.
+        for (const QString& key : KeyOrderScanner(*tSceneText, path).keys()) {
+            if (unknown.contains(key)) fail(child(path, key), "unknown field");
+        }
+    }
+    fail(child(path, unknown.first()), "unknown field");
 }
 
 double number(const QJsonValue& v, const QString& path) {
@@ -330,6 +411,11 @@ Scale readScale(const QJsonValue& value) {
 }  // namespace
 
 Scene parseScene(const QByteArray& json) {
+    struct TextScope {
+        const QByteArray* previous = tSceneText;
+        explicit TextScope(const QByteArray& text) { tSceneText = &text; }
+        ~TextScope() { tSceneText = previous; }
+    } textScope(json);
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
     if (error.error != QJsonParseError::NoError) {
