@@ -50,11 +50,13 @@ public:
 private:
     static bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
     void skipSpace() {
-        while (p_ < end_ && isSpace(*p_)) ++p_;
+        while (p_ < end_ && isSpace(*p_))
+            ++p_;
     }
     QString string() {
         const char* start = p_++;
-        while (p_ < end_ && *p_ != '"') p_ += (*p_ == '\\') ? 2 : 1;
+        while (p_ < end_ && *p_ != '"')
+            p_ += (*p_ == '\\') ? 2 : 1;
         ++p_;
         // Let Qt decode the escapes, exactly as it did for the keys of the object.
         const QByteArray list = '[' + QByteArray(start, p_ - start) + ']';
@@ -92,7 +94,8 @@ private:
         } else if (*p_ == '"') {
             string();
         } else {
-            while (p_ < end_ && *p_ != ',' && *p_ != '}' && *p_ != ']' && !isSpace(*p_)) ++p_;
+            while (p_ < end_ && *p_ != ',' && *p_ != '}' && *p_ != ']' && !isSpace(*p_))
+                ++p_;
         }
     }
 
