@@ -131,14 +131,33 @@ double number(const QJsonValue& v, const QString& path) {
     return v.toDouble();
 }
 
-long long integer(const QJsonValue& v, const QString& path, std::optional<long long> low = {}) {
+// An integral JSON number. Qt keeps integer literals that fit in 64 bits exactly; for larger
+// ones only the double is known. Never converted to a narrower type before it has been checked.
+struct Integer {
+    double approx = 0;
+    std::optional<qint64> exact;
+    // The decimal digits, as the reference prints int(x) (a double's exact integer value).
+    QString text() const {
+        return exact ? QString::number(*exact) : QString::asprintf("%.0f", approx);
+    }
+    // Modulo 2^64, as the generator takes its seed.
+    std::uint64_t modulo64() const {
+        return exact ? static_cast<std::uint64_t>(*exact)
+                     : static_cast<std::uint64_t>(std::fmod(approx, 18446744073709551616.0));
+    }
+};
+
+Integer integer(const QJsonValue& v, const QString& path, std::optional<long long> low = {}) {
     if (!isNumber(v)) fail(path, "expected an integer");
     const double d = v.toDouble();
     if (!std::isfinite(d) || std::floor(d) != d) fail(path, "expected an integer");
-    // Integers that fit are kept exactly (seeds use all 64 bits); larger ones are doubles anyway.
-    const long long x = std::fabs(d) < 9.2e18 ? v.toInteger(static_cast<qint64>(d))
-                                               : static_cast<long long>(d);
-    if (low && x < *low) fail(path, QStringLiteral("must be at least %1").arg(*low));
+    Integer x;
+    x.approx = d;
+    // toInteger gives its default when the value does not fit: two defaults tell that apart.
+    if (v.toInteger(0) == v.toInteger(1)) x.exact = v.toInteger();
+    if (low && (x.exact ? *x.exact < *low : d < static_cast<double>(*low))) {
+        fail(path, QStringLiteral("must be at least %1").arg(*low));
+    }
     return x;
 }
 
@@ -193,22 +212,43 @@ std::vector<std::string> tokens(const QJsonValue& value, const QString& path) {
     return out;
 }
 
-void checkSize(const QString& path, long long rows, long long cols) {
-    const long long n = rows * cols;
-    if (n > kMaxDrawnElements) {
-        char gib[32];
-        std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(n) * 8.0 / (1LL << 30));
-        fail(path, QStringLiteral("too large: %1x%2 would need %3 GiB").arg(rows).arg(cols).arg(gib));
+// Refuses rows x cols values before anything is allocated; returns cols, which then fits an int.
+int checkSize(const QString& path, long long rows, const Integer& cols) {
+    // In long double: the product of two 64-bit values must neither wrap nor round before the
+    // comparison, and n * 8 / 2^30 is then rounded once, as the reference's division is.
+    const long double n = static_cast<long double>(rows) *
+                          (cols.exact ? static_cast<long double>(*cols.exact) : cols.approx);
+    if (n > static_cast<long double>(kMaxDrawnElements)) {
+        char gib[64];
+        std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(n * 8 / (1LL << 30)));
+        fail(path, QStringLiteral("too large: %1x%2 would need %3 GiB")
+                       .arg(rows)
+                       .arg(cols.text())
+                       .arg(gib));
     }
+    return static_cast<int>(*cols.exact);
 }
 
-InitSpec readInit(const QJsonValue& value) {
+Integer integerValue(long long value) {
+    Integer x;
+    x.approx = static_cast<double>(value);
+    x.exact = value;
+    return x;
+}
+
+// init.d_model and init.d_proj as written, checked against the size limit only once the other
+// dimension is known.
+struct InitSizes {
+    std::optional<Integer> dModel, dProj;
+};
+
+InitSpec readInit(const QJsonValue& value, InitSizes& sizes) {
     const QJsonObject x = onlyKeys(value, "init",
                                    {"seed", "distribution", "std", "low", "high", "d_model",
                                     "d_proj", "mode", "output", "bias"});
     if (!x.contains("seed")) fail("init.seed", "required");
     InitSpec init;
-    init.seed = static_cast<std::uint64_t>(integer(x["seed"], "init.seed", 0));
+    init.seed = integer(x["seed"], "init.seed", 0).modulo64();
     const QJsonValue dist = x.contains("distribution") ? x["distribution"] : QJsonValue("normal");
     if (dist == QJsonValue("normal")) {
         init.distribution = InitDistribution::Normal;
@@ -221,17 +261,16 @@ InitSpec readInit(const QJsonValue& value) {
     }
     init.std = number(x.contains("std") ? x["std"] : QJsonValue(1.0), "init.std");
     if (init.distribution == InitDistribution::Integers) {
-        init.low = static_cast<double>(integer(x.contains("low") ? x["low"] : QJsonValue(0), "init.low"));
-        init.high =
-            static_cast<double>(integer(x.contains("high") ? x["high"] : QJsonValue(3), "init.high"));
+        init.low = integer(x.contains("low") ? x["low"] : QJsonValue(0), "init.low").approx;
+        init.high = integer(x.contains("high") ? x["high"] : QJsonValue(3), "init.high").approx;
     } else {
         init.low = number(x.contains("low") ? x["low"] : QJsonValue(-1.0), "init.low");
         init.high = number(x.contains("high") ? x["high"] : QJsonValue(1.0), "init.high");
     }
     if (init.high <= init.low) fail("init.high", "must be greater than init.low");
     if (init.std <= 0) fail("init.std", "must be positive");
-    if (x.contains("d_model")) init.dModel = static_cast<int>(integer(x["d_model"], "init.d_model", 1));
-    if (x.contains("d_proj")) init.dProj = static_cast<int>(integer(x["d_proj"], "init.d_proj", 1));
+    if (x.contains("d_model")) sizes.dModel = integer(x["d_model"], "init.d_model", 1);
+    if (x.contains("d_proj")) sizes.dProj = integer(x["d_proj"], "init.d_proj", 1);
     const QJsonValue mode = x.contains("mode") ? x["mode"] : QJsonValue("separate");
     if (mode == QJsonValue("separate")) {
         init.mode = ProjectionMode::Separate;
@@ -243,12 +282,6 @@ InitSpec readInit(const QJsonValue& value) {
     init.output = boolean(x.contains("output") ? x["output"] : QJsonValue(false), "init.output");
     init.bias = boolean(x.contains("bias") ? x["bias"] : QJsonValue(false), "init.bias");
     return init;
-}
-
-// d_model x d values must fit in an int index, or the scene is refused.
-int toDimension(long long n, const QString& path) {
-    if (n > (1LL << 30)) fail(path, QStringLiteral("too large: %1").arg(n));
-    return static_cast<int>(n);
 }
 
 void readPositional(const QJsonObject& pos, Scene& s, int d, qsizetype lq, qsizetype lk) {
@@ -350,7 +383,12 @@ Mask readMask(const QJsonValue& value, qsizetype lq, qsizetype lk) {
     const QJsonObject m = onlyKeys(value, "mask", {"causal", "window", "padding", "allowed"});
     Mask mask;
     mask.causal = boolean(m.contains("causal") ? m["causal"] : QJsonValue(false), "mask.causal");
-    if (m.contains("window")) mask.window = static_cast<int>(std::min<long long>(integer(m["window"], "mask.window", 0), 1LL << 30));
+    if (m.contains("window")) {
+        // Beyond the largest token count a window hides nothing: clamp it to fit an int.
+        const Integer window = integer(m["window"], "mask.window", 0);
+        mask.window =
+            static_cast<int>(window.exact ? std::min<qint64>(*window.exact, 1LL << 30) : 1LL << 30);
+    }
     if (m.contains("padding")) {
         const QJsonValue pad = m["padding"];
         if (!pad.isArray() || pad.toArray().size() != lk) {
@@ -447,7 +485,8 @@ Scene parseScene(const QByteArray& json) {
     }
     s.tokens = tokens(scene["tokens"], "tokens");
     const qsizetype lq = static_cast<qsizetype>(s.tokens.size());
-    if (scene.contains("init")) s.init = readInit(scene["init"]);
+    InitSizes initSizes;
+    if (scene.contains("init")) s.init = readInit(scene["init"], initSizes);
     const bool hasInit = s.init.has_value();
     if (hasInit && scene.contains("projections")) fail("init", "give either projections or init, not both");
     if (!hasInit && !scene.contains("projections")) fail("projections", "required (or init)");
@@ -456,11 +495,12 @@ Scene parseScene(const QByteArray& json) {
 
     // Embeddings: explicit, or drawn first by init.
     if (scene.contains("embeddings")) {
-        if (hasInit && s.init->dModel) fail("init.d_model", "only allowed when embeddings are absent");
+        if (hasInit && initSizes.dModel)
+            fail("init.d_model", "only allowed when embeddings are absent");
         s.embeddings = matrix(scene["embeddings"], "embeddings", lq);
     } else {
-        if (!hasInit || !s.init->dModel) fail("embeddings", "required (or init.d_model)");
-        checkSize("init.d_model", lq, *s.init->dModel);
+        if (!hasInit || !initSizes.dModel) fail("embeddings", "required (or init.d_model)");
+        s.init->dModel = checkSize("init.d_model", lq, *initSizes.dModel);
         s.embeddings = drawMatrix(*rng, *s.init, static_cast<int>(lq), *s.init->dModel);
     }
     const int d = static_cast<int>(s.embeddings.cols());
@@ -495,18 +535,22 @@ Scene parseScene(const QByteArray& json) {
 
     // Projections: explicit, or drawn by init after the embeddings.
     if (hasInit) {
-        checkSize("init.d_proj", d, s.init->dProj.value_or(d));
+        const int dProj = checkSize("init.d_proj", d, initSizes.dProj.value_or(integerValue(d)));
+        if (initSizes.dProj) s.init->dProj = dProj;
         s.projections = drawProjections(*rng, *s.init, d);
     } else {
         s.projections = readProjections(scene["projections"], d);
     }
     const int dp = s.dProj();
 
-    const long long heads = integer(scene.contains("heads") ? scene["heads"] : QJsonValue(1), "heads", 1);
-    if (dp % heads != 0) {
-        fail("heads", QStringLiteral("%1 does not divide the projection width %2").arg(heads).arg(dp));
+    const Integer heads =
+        integer(scene.contains("heads") ? scene["heads"] : QJsonValue(1), "heads", 1);
+    if (!heads.exact || *heads.exact > dp || dp % *heads.exact != 0) {
+        fail(
+            "heads",
+            QStringLiteral("%1 does not divide the projection width %2").arg(heads.text()).arg(dp));
     }
-    s.heads = static_cast<int>(heads);
+    s.heads = static_cast<int>(*heads.exact);
 
     s.mask = readMask(scene.contains("mask") ? scene["mask"] : QJsonValue(QJsonObject()), lq, lk);
 
