@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include "attention_engine.h"
+#include "init_draw.h"
 #include "scene_file.h"
 #include "support/result_check.h"
 
@@ -171,6 +172,69 @@ private slots:
         QFETCH(QByteArray, scene);
         QFETCH(QString, error);
         QCOMPARE(referenceStyleMessage(scene), error);
+    }
+
+    // Integers beyond int and beyond 64 bits: checked as the values they are, never wrapped.
+    // The messages are the reference's for the same scenes.
+    void largeIntegers_data() {
+        QTest::addColumn<QByteArray>("init");
+        QTest::addColumn<QByteArray>("extra");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("d_model 2^32+1")
+            << QByteArray(R"({"seed": 1, "d_model": 4294967297})") << QByteArray()
+            << "init.d_model: too large: 2x4294967297 would need 64.0 GiB";
+        QTest::newRow("d_model 3e9")
+            << QByteArray(R"({"seed": 1, "d_model": 3000000000})") << QByteArray()
+            << "init.d_model: too large: 2x3000000000 would need 44.7 GiB";
+        QTest::newRow("d_model 1e19")
+            << QByteArray(R"({"seed": 1, "d_model": 1e19})") << QByteArray()
+            << "init.d_model: too large: 2x10000000000000000000 would need "
+               "149011611938.5 GiB";
+        QTest::newRow("d_model at the limit")
+            << QByteArray(R"({"seed": 1, "d_model": 268435456})") << QByteArray()
+            << "init.d_model: too large: 2x268435456 would need 4.0 GiB";
+        QTest::newRow("d_proj 2^32+2")
+            << QByteArray(R"({"seed": 1, "d_model": 2, "d_proj": 4294967298})") << QByteArray()
+            << "init.d_proj: too large: 2x4294967298 would need 64.0 GiB";
+        QTest::newRow("d_proj 2^63-1")
+            << QByteArray(R"({"seed": 1, "d_model": 2, "d_proj": 9223372036854775807})")
+            << QByteArray()
+            << "init.d_proj: too large: 2x9223372036854775807 would need 137438953472.0 GiB";
+        QTest::newRow("heads 2^32+1")
+            << QByteArray(R"({"seed": 1, "d_model": 2})") << QByteArray(R"(, "heads": 4294967297)")
+            << "heads: 4294967297 does not divide the projection width 2";
+        QTest::newRow("heads 1e19")
+            << QByteArray(R"({"seed": 1, "d_model": 2})") << QByteArray(R"(, "heads": 1e19)")
+            << "heads: 10000000000000000000 does not divide the projection width 2";
+        QTest::newRow("seed 2^63") << QByteArray(R"({"seed": 9223372036854775808, "d_model": 2})")
+                                   << QByteArray() << "(accepted)";
+        QTest::newRow("seed 1e20")
+            << QByteArray(R"({"seed": 1e20, "d_model": 2})") << QByteArray() << "(accepted)";
+        QTest::newRow("integers over 64 bits")
+            << QByteArray(
+                   R"({"seed": 1, "d_model": 2, "distribution": "integers", "low": -9223372036854775808, "high": 9223372036854775807})")
+            << QByteArray() << "(accepted)";
+        QTest::newRow("window 1e30") << QByteArray(R"({"seed": 1, "d_model": 2})")
+                                     << QByteArray(R"(, "mask": {"window": 1e30})") << "(accepted)";
+    }
+    void largeIntegers() {
+        QFETCH(QByteArray, init);
+        QFETCH(QByteArray, extra);
+        QFETCH(QString, error);
+        const QByteArray scene =
+            R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a", "b"], "init": )" +
+            init + extra + "}";
+        QCOMPARE(referenceStyleMessage(scene), error);
+    }
+
+    // Seeds are taken modulo 2^64, as the reference does: 1e20 draws as 1e20 mod 2^64.
+    void seedModulo64() {
+        const ae::Scene s = ae::io::parseScene(
+            R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a", "b"], "init": {"seed": 1e20, "d_model": 3}})");
+        QCOMPARE(s.init->seed, std::uint64_t{7766279631452241920ULL});  // 10^20 mod 2^64
+        ae::SplitMix64 rng(7766279631452241920ULL);
+        const ae::MatrixD want = ae::drawMatrix(rng, *s.init, 2, 3);
+        QVERIFY(s.embeddings == want);
     }
 
     // Valid edge cases the reference accepts.
