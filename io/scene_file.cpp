@@ -520,6 +520,7 @@ Scene parseScene(const QByteArray& json) {
             s.sourceEmbeddings = std::move(xs);
         } else if (hasInit && !scene.contains("embeddings")) {
             s.sourceEmbeddings = drawMatrix(*rng, *s.init, static_cast<int>(lk), d);
+            s.init->drawnSource = true;
         } else {
             fail("source.embeddings", "required");
         }
@@ -651,7 +652,10 @@ QByteArray sceneToJson(const Scene& s) {
     if (s.hasSource) {
         QJsonObject source;
         source["tokens"] = toJson(s.sourceTokens);
-        if (!drawnEmbeddings) source["embeddings"] = toJson(s.sourceEmbeddings);
+        // Given explicitly next to drawn embeddings, they must stay explicit: drawing them
+        // would also shift every later draw.
+        if (!drawnEmbeddings || !s.init->drawnSource)
+            source["embeddings"] = toJson(s.sourceEmbeddings);
         o["source"] = source;
     }
     if (s.positional.kind == PositionalKind::Sinusoidal) {
