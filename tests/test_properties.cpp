@@ -605,6 +605,63 @@ private slots:
         QVERIFY2(c.within(0.0), qPrintable(c.report(0.0)));
     }
 
+    // An overflow leaves the stages before the scaling valid, and a later change recovers.
+    void overflowThenRecover() {
+        Scene s = builtScene(ae::ProjectionMode::Identity, false, Inputs::Plain);
+        s.embeddings(1, 2) = 1e150;  // scores of 1e300: finite until divided by 1e-10
+        s.embeddings(3, 2) = 1e150;
+        s.scale = {ae::ScaleKind::Divisor, 1e-10};
+        AttentionEngine<double> engine(s);
+        try {
+            engine.compute();
+            QFAIL("no overflow");
+        } catch (const ae::SceneError& e) {
+            QCOMPARE(QString::fromStdString(e.what()),
+                     QStringLiteral("scores: overflow (values too large to represent)"));
+        }
+        QCOMPARE(engine.query()(1, 2), 1e150);
+        QCOMPARE(engine.scores(0)(1, 3), 1e300);
+        // A divisor that keeps the scores in range.
+        s.scale = {ae::ScaleKind::Divisor, 2.0};
+        engine.setScale(s.scale);
+        engine.compute();
+        AttentionEngine<double> fresh(s);
+        fresh.compute();
+        aetest::Comparison c = compareEngines(engine, fresh);
+        QVERIFY2(c.within(0.0), qPrintable(c.report(0.0)));
+        // And an edit of the offending value after another overflow.
+        s.scale = {ae::ScaleKind::Divisor, 1e-10};
+        engine.setScale(s.scale);
+        QVERIFY_THROWS_EXCEPTION(ae::SceneError, engine.compute());
+        s.embeddings(1, 2) = 0.5;
+        s.embeddings(3, 2) = -0.5;
+        engine.setEmbeddingValue(ae::Stream::Query, 1, 2, 0.5);
+        engine.setEmbeddingValue(ae::Stream::Query, 3, 2, -0.5);
+        engine.compute();
+        AttentionEngine<double> edited(s);
+        edited.compute();
+        c = compareEngines(engine, edited);
+        QVERIFY2(c.within(kExact), qPrintable(c.report(kExact)));
+    }
+
+    // Sinusoidal positions for an odd width, and a base other than 10000, against this file's
+    // own formula.
+    void sinusoidalOddWidth() {
+        Scene s = builtScene(ae::ProjectionMode::Identity, false, Inputs::Sinusoidal);
+        s.embeddings = Numbers(99).matrix(5, 5);
+        s.projections.queryBias = s.projections.keyBias = s.projections.valueBias =
+            ae::VectorD::Zero(5);
+        s.projections.output = Numbers(98).matrix(5, 3);
+        s.heads = 1;
+        s.positional.base = 37.5;
+        AttentionEngine<double> engine(s);
+        engine.compute();
+        bool ok = true;
+        const QString report =
+            worstOf("x", engine.x(), s.embeddings + sinusoidal(5, 5, 37.5), kExact, &ok);
+        QVERIFY2(ok, qPrintable(report));
+    }
+
     // ------------------------------------------------------------ init
     void initReproducesGolden_data() {
         QTest::addColumn<QString>("name");
