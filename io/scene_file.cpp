@@ -9,8 +9,12 @@
 #include <QJsonValue>
 #include <QSet>
 #include <QStringList>
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <string>
 
 #include "init_draw.h"
 
@@ -26,6 +30,82 @@ QString child(const QString& path, const QString& key) {
 }
 
 QString index(const QString& path, qsizetype i) { return QStringLiteral("%1[%2]").arg(path).arg(i); }
+
+// Numbers JSON cannot hold as a finite double (NaN, Infinity, -Infinity, 1e400), which the
+// reference's reader takes as non-finite floats, stand in the document as this one-key object.
+// It is not a number, not a string and not an object to the checks below, so each field reports
+// what the reference reports for a non-finite value.
+const char kNonFiniteText[] = "{\"\\u0000non-finite\": 0}";
+
+bool isNonFinite(const QJsonValue& v) {
+    if (!v.isObject()) return false;
+    const QJsonObject o = v.toObject();
+    static const QString key = QChar(0) + QStringLiteral("non-finite");
+    return o.size() == 1 && o.contains(key);
+}
+
+bool isObject(const QJsonValue& v) {
+    return v.isObject() && !isNonFinite(v);
+}
+
+// The text with each number QJsonDocument refuses but the reference reads replaced: NaN and
+// infinities, and numbers beyond the double range, by the stand-in above, numbers that underflow
+// by 0 (as Python reads them). Outside strings only; everything else is copied as it is.
+QByteArray withReadableNumbers(const QByteArray& text) {
+    QByteArray out;
+    out.reserve(text.size());
+    const char* p = text.constData();
+    const char* const end = p + text.size();
+    const auto isNumberChar = [](char c) {
+        return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+    };
+    while (p < end) {
+        const char c = *p;
+        if (c == '"') {  // a string, copied with its escapes
+            const char* start = p++;
+            while (p < end && *p != '"')
+                p += (*p == '\\') ? 2 : 1;
+            p = std::min(p + 1, end);
+            out.append(start, p - start);
+        } else if (c == 'N' && end - p >= 3 && std::memcmp(p, "NaN", 3) == 0) {
+            out.append(kNonFiniteText);
+            p += 3;
+        } else if (c == 'I' && end - p >= 8 && std::memcmp(p, "Infinity", 8) == 0) {
+            out.append(kNonFiniteText);
+            p += 8;
+        } else if (c == '-' && end - p >= 9 && std::memcmp(p, "-Infinity", 9) == 0) {
+            out.append(kNonFiniteText);
+            p += 9;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            const char* start = p;
+            while (p < end && isNumberChar(*p))
+                ++p;
+            double value = 0;
+            const auto [next, ec] = std::from_chars(start, p, value);
+            if (ec == std::errc::result_out_of_range && next == p) {
+                // Over- or underflow: the decimal exponent of the first significant digit says.
+                const char* mantissa = start + (*start == '-');
+                const char* e =
+                    std::find_if(mantissa, p, [](char d) { return d == 'e' || d == 'E'; });
+                const long exponent =
+                    e == p ? 0 : std::strtol(std::string(e + 1, p).c_str(), nullptr, 10);
+                const char* point = std::find(mantissa, e, '.');
+                const char* firstSignificant =
+                    std::find_if(mantissa, e, [](char d) { return d >= '1' && d <= '9'; });
+                const long position = firstSignificant < point ? point - firstSignificant - 1
+                                                               : -(firstSignificant - point);
+                const bool underflow = exponent + position < 0;
+                out.append(underflow ? QByteArray("0") : QByteArray(kNonFiniteText));
+            } else {
+                out.append(start, p - start);
+            }
+        } else {
+            out.append(c);
+            ++p;
+        }
+    }
+    return out;
+}
 
 // "true" JSON numbers only: booleans are not numbers here, as in the reference.
 bool isNumber(const QJsonValue& v) { return v.isDouble(); }
@@ -108,7 +188,7 @@ private:
 
 QJsonObject onlyKeys(const QJsonValue& value, const QString& path,
                      std::initializer_list<const char*> allowed) {
-    if (!value.isObject()) fail(path, "expected an object");
+    if (!isObject(value)) fail(path, "expected an object");
     const QJsonObject object = value.toObject();
     QSet<QString> names;
     for (const char* name : allowed) names.insert(QString::fromLatin1(name));
@@ -458,12 +538,26 @@ Scene parseScene(const QByteArray& json) {
         ~TextScope() { tSceneText = previous; }
     } textScope(json);
     QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
+    QJsonDocument doc = QJsonDocument::fromJson(json, &error);
+    QByteArray rewritten;
+    if (error.error == QJsonParseError::IllegalNumber ||
+        error.error == QJsonParseError::IllegalValue) {
+        // Perhaps only numbers Qt cannot hold: read them as the reference does, and report the
+        // original error if that was not it.
+        rewritten = withReadableNumbers(json);
+        QJsonParseError second;
+        const QJsonDocument retry = QJsonDocument::fromJson(rewritten, &second);
+        if (second.error == QJsonParseError::NoError) {
+            doc = retry;
+            error = second;
+            tSceneText = &rewritten;
+        }
+    }
     if (error.error != QJsonParseError::NoError) {
         fail("", QStringLiteral("invalid JSON at byte %1: %2").arg(error.offset).arg(error.errorString()));
     }
     // The top level itself has the empty path (the reference prints it as ": expected an object").
-    if (!doc.isObject()) fail("", "expected an object");
+    if (!doc.isObject() || isNonFinite(doc.object())) fail("", "expected an object");
     const QJsonObject scene =
         onlyKeys(doc.object(), "",
                  {"format", "version", "title", "view", "tokens", "embeddings", "source",
@@ -480,7 +574,7 @@ Scene parseScene(const QByteArray& json) {
         s.title = scene["title"].toString().toStdString();
     }
     if (scene.contains("view")) {
-        if (!scene["view"].isObject()) fail("view", "expected an object");
+        if (!isObject(scene["view"])) fail("view", "expected an object");
         s.viewJson = QJsonDocument(scene["view"].toObject()).toJson(QJsonDocument::Compact).toStdString();
     }
     s.tokens = tokens(scene["tokens"], "tokens");
