@@ -237,6 +237,102 @@ private slots:
         QVERIFY(s.embeddings == want);
     }
 
+    // Numbers JSON text can hold but a double cannot (NaN, Infinity, 1e400, 1e-400), which the
+    // reference's reader takes as floats. Messages from the reference for these very texts.
+    void nonFiniteNumbers_data() {
+        QTest::addColumn<QByteArray>("scene");
+        QTest::addColumn<QString>("error");
+        struct Case {
+            const char* name;
+            const char* scene;
+            const char* error;
+        };
+        static const Case cases[] = {
+            {"embedding NaN",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[NaN, 1]], "projections": {"mode": "identity"}})",
+             "embeddings[0][0]: expected a finite number"},
+            {"embedding 1e400",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[1, 1e400]], "projections": {"mode": "identity"}})",
+             "embeddings[0][1]: expected a finite number"},
+            {"embedding -Infinity",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[1, -Infinity]], "projections": {"mode": "identity"}})",
+             "embeddings[0][1]: expected a finite number"},
+            {"embedding 1e-400 is 0",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[1e-400, -2.5E-330]], "projections": {"mode": "identity"}})",
+             "(accepted)"},
+            {"underflow 0.000001e-320",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[0.000001e-320, 1]], "projections": {"mode": "identity"}})",
+             "(accepted)"},
+            {"overflow 123.4e306",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[123.4e306, 1]], "projections": {"mode": "identity"}})",
+             "scores: overflow (values too large to represent)"},
+            {"mask_fill -Infinity",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[1, 1]], "projections": {"mode": "identity"}, "mask_fill": -Infinity})",
+             "mask_fill: expected a finite number"},
+            {"mask_fill -1e400",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[1, 1]], "projections": {"mode": "identity"}, "mask_fill": -1e400})",
+             "mask_fill: expected a finite number"},
+            {"heads NaN",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[1, 1]], "projections": {"mode": "identity"}, "heads": NaN})",
+             "heads: expected an integer"},
+            {"version Infinity",
+             R"({"format": "attention-explorer/scene", "version": Infinity, "tokens": ["a"]})",
+             "version: unsupported version (this reads version 1)"},
+            {"title NaN",
+             R"({"format": "attention-explorer/scene", "version": 1, "title": NaN, "tokens": ["a"]})",
+             "title: expected a string"},
+            {"view NaN",
+             R"({"format": "attention-explorer/scene", "version": 1, "view": NaN, "tokens": ["a"]})",
+             "view: expected an object"},
+            {"view holding NaN",
+             R"({"format": "attention-explorer/scene", "version": 1, "view": {"zoom": NaN}, "tokens": ["a"], "embeddings": [[1, 1]], "projections": {"mode": "identity"}})",
+             "(accepted)"},
+            {"token NaN",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a", NaN]})",
+             "tokens: expected a non-empty list of strings"},
+            {"source Infinity",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[1, 1]], "projections": {"mode": "identity"}, "source": Infinity})",
+             "source: expected an object"},
+            {"mask NaN",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[1, 1]], "projections": {"mode": "identity"}, "mask": NaN})",
+             "mask: expected an object"},
+            {"allowed NaN",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[1, 1]], "projections": {"mode": "identity"}, "mask": {"allowed": [[NaN]]}})",
+             "mask.allowed[0][0]: expected 0 or 1"},
+            {"padding NaN",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[1, 1]], "projections": {"mode": "identity"}, "mask": {"padding": [NaN]}})",
+             "mask.padding[0]: expected true or false"},
+            {"seed 1e400",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "init": {"seed": 1e400, "d_model": 2}})",
+             "init.seed: expected an integer"},
+            {"divisor NaN",
+             R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[1, 1]], "projections": {"mode": "identity"}, "scale": {"kind": "divisor", "divisor": NaN}})",
+             "scale.divisor: expected a finite number"},
+            {"string NaN stays a string",
+             R"({"format": "attention-explorer/scene", "version": 1, "title": "NaN 1e400 -Infinity", "tokens": ["NaN"], "embeddings": [[1, 1]], "projections": {"mode": "identity"}})",
+             "(accepted)"},
+            {"top-level NaN", R"(NaN)", ": expected an object"},
+        };
+        for (const Case& c : cases)
+            QTest::newRow(c.name) << QByteArray(c.scene) << QString(c.error);
+    }
+    void nonFiniteNumbers() {
+        QFETCH(QByteArray, scene);
+        QFETCH(QString, error);
+        QCOMPARE(referenceStyleMessage(scene), error);
+    }
+
+    // Underflow reads as zero; text that is not JSON stays an error, reported as Qt first saw it.
+    void numbersBeyondDouble() {
+        const ae::Scene s = ae::io::parseScene(
+            R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[1e-400, -2.5E-330, 4.9e-324]], "projections": {"mode": "identity"}})");
+        QCOMPARE(s.embeddings(0, 0), 0.0);
+        QCOMPARE(s.embeddings(0, 1), 0.0);
+        QCOMPARE(s.embeddings(0, 2), 4.9e-324);
+        QCOMPARE(referenceStyleMessage(R"({"format": NaN, "version": 1e400, "x": [Nan]})"),
+                 QStringLiteral(": invalid JSON at byte 11: illegal number"));
+    }
+
     // Valid edge cases the reference accepts.
     void validEdgeCases_data() {
         QTest::addColumn<QByteArray>("scene");
