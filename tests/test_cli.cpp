@@ -335,6 +335,11 @@ private slots:
             << R"(missing\.json: cannot open: No such file or directory)";
         QTest::newRow("invalid JSON") << exportScene << QByteArray("{\"format\": ")
                                       << R"(scene\.json: invalid JSON at byte \d+: .+)";
+        QTest::newRow("NaN in the text")
+            << exportScene
+            << QByteArray(
+                   R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a"], "embeddings": [[1, NaN]], "projections": {"mode": "identity"}})")
+            << R"(scene\.json: embeddings\[0\]\[1\]: expected a finite number)";
         QTest::newRow("not an object")
             << exportScene << QByteArray("[1, 2]") << R"(scene\.json: expected an object)";
         QTest::newRow("unknown export option")
