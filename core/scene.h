@@ -42,6 +42,9 @@ struct InitSpec {
     ProjectionMode mode = ProjectionMode::Separate;
     bool output = false;
     bool bias = false;
+    // Whether the source embeddings were drawn too (they may be given explicitly even when the
+    // query embeddings are drawn); only meaningful with a source and dModel.
+    bool drawnSource = false;
 };
 
 struct Positional {

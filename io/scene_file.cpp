@@ -9,8 +9,12 @@
 #include <QJsonValue>
 #include <QSet>
 #include <QStringList>
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <string>
 
 #include "init_draw.h"
 
@@ -29,22 +33,182 @@ QString index(const QString& path, qsizetype i) {
     return QStringLiteral("%1[%2]").arg(path).arg(i);
 }
 
+// Numbers JSON cannot hold as a finite double (NaN, Infinity, -Infinity, 1e400), which the
+// reference's reader takes as non-finite floats, stand in the document as this one-key object.
+// It is not a number, not a string and not an object to the checks below, so each field reports
+// what the reference reports for a non-finite value.
+const char kNonFiniteText[] = "{\"\\u0000non-finite\": 0}";
+
+bool isNonFinite(const QJsonValue& v) {
+    if (!v.isObject()) return false;
+    const QJsonObject o = v.toObject();
+    static const QString key = QChar(0) + QStringLiteral("non-finite");
+    return o.size() == 1 && o.contains(key);
+}
+
+bool isObject(const QJsonValue& v) {
+    return v.isObject() && !isNonFinite(v);
+}
+
+// The text with each number QJsonDocument refuses but the reference reads replaced: NaN and
+// infinities, and numbers beyond the double range, by the stand-in above, numbers that underflow
+// by 0 (as Python reads them). Outside strings only; everything else is copied as it is.
+QByteArray withReadableNumbers(const QByteArray& text) {
+    QByteArray out;
+    out.reserve(text.size());
+    const char* p = text.constData();
+    const char* const end = p + text.size();
+    const auto isNumberChar = [](char c) {
+        return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+    };
+    while (p < end) {
+        const char c = *p;
+        if (c == '"') {  // a string, copied with its escapes
+            const char* start = p++;
+            while (p < end && *p != '"')
+                p += (*p == '\\') ? 2 : 1;
+            p = std::min(p + 1, end);
+            out.append(start, p - start);
+        } else if (c == 'N' && end - p >= 3 && std::memcmp(p, "NaN", 3) == 0) {
+            out.append(kNonFiniteText);
+            p += 3;
+        } else if (c == 'I' && end - p >= 8 && std::memcmp(p, "Infinity", 8) == 0) {
+            out.append(kNonFiniteText);
+            p += 8;
+        } else if (c == '-' && end - p >= 9 && std::memcmp(p, "-Infinity", 9) == 0) {
+            out.append(kNonFiniteText);
+            p += 9;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            const char* start = p;
+            while (p < end && isNumberChar(*p))
+                ++p;
+            double value = 0;
+            const auto [next, ec] = std::from_chars(start, p, value);
+            if (ec == std::errc::result_out_of_range && next == p) {
+                // Over- or underflow: the decimal exponent of the first significant digit says.
+                const char* mantissa = start + (*start == '-');
+                const char* e =
+                    std::find_if(mantissa, p, [](char d) { return d == 'e' || d == 'E'; });
+                const long exponent =
+                    e == p ? 0 : std::strtol(std::string(e + 1, p).c_str(), nullptr, 10);
+                const char* point = std::find(mantissa, e, '.');
+                const char* firstSignificant =
+                    std::find_if(mantissa, e, [](char d) { return d >= '1' && d <= '9'; });
+                const long position = firstSignificant < point ? point - firstSignificant - 1
+                                                               : -(firstSignificant - point);
+                const bool underflow = exponent + position < 0;
+                out.append(underflow ? QByteArray("0") : QByteArray(kNonFiniteText));
+            } else {
+                out.append(start, p - start);
+            }
+        } else {
+            out.append(c);
+            ++p;
+        }
+    }
+    return out;
+}
+
 // "true" JSON numbers only: booleans are not numbers here, as in the reference.
 bool isNumber(const QJsonValue& v) {
     return v.isDouble();
 }
 
+// The text being parsed, while parseScene runs: QJsonObject sorts its keys, but with several
+// unknown fields the reference names the first one in document order.
+thread_local const QByteArray* tSceneText = nullptr;
+
+// Walks JSON text that QJsonDocument has already accepted and lists the keys of the object at
+// `target` (a path of object keys such as "projections.bias"; objects inside lists are never
+// targets) in the order they are written.
+class KeyOrderScanner {
+public:
+    KeyOrderScanner(const QByteArray& text, const QString& target)
+        : p_(text.constData()), end_(text.constData() + text.size()), target_(target) {}
+
+    QStringList keys() {
+        value(QString(), false);
+        return keys_;
+    }
+
+private:
+    static bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+    void skipSpace() {
+        while (p_ < end_ && isSpace(*p_))
+            ++p_;
+    }
+    QString string() {
+        const char* start = p_++;
+        while (p_ < end_ && *p_ != '"')
+            p_ += (*p_ == '\\') ? 2 : 1;
+        ++p_;
+        // Let Qt decode the escapes, exactly as it did for the keys of the object.
+        const QByteArray list = '[' + QByteArray(start, p_ - start) + ']';
+        return QJsonDocument::fromJson(list).array().first().toString();
+    }
+    void value(const QString& path, bool inList) {
+        skipSpace();
+        if (p_ >= end_) return;
+        if (*p_ == '{') {
+            ++p_;
+            skipSpace();
+            const bool wanted = !inList && path == target_ && !found_;
+            while (p_ < end_ && *p_ != '}') {
+                const QString key = string();
+                if (wanted && !keys_.contains(key)) keys_ << key;
+                skipSpace();
+                ++p_;  // ':'
+                value(inList ? QString() : child(path, key), inList);
+                skipSpace();
+                if (p_ < end_ && *p_ == ',') ++p_;
+                skipSpace();
+            }
+            ++p_;
+            if (wanted) found_ = true;
+        } else if (*p_ == '[') {
+            ++p_;
+            skipSpace();
+            while (p_ < end_ && *p_ != ']') {
+                value(QString(), true);
+                skipSpace();
+                if (p_ < end_ && *p_ == ',') ++p_;
+                skipSpace();
+            }
+            ++p_;
+        } else if (*p_ == '"') {
+            string();
+        } else {
+            while (p_ < end_ && *p_ != ',' && *p_ != '}' && *p_ != ']' && !isSpace(*p_))
+                ++p_;
+        }
+    }
+
+    const char* p_;
+    const char* end_;
+    QString target_;
+    QStringList keys_;
+    bool found_ = false;
+};
+
 QJsonObject onlyKeys(const QJsonValue& value, const QString& path,
                      std::initializer_list<const char*> allowed) {
-    if (!value.isObject()) fail(path, "expected an object");
+    if (!isObject(value)) fail(path, "expected an object");
     const QJsonObject object = value.toObject();
     QSet<QString> names;
     for (const char* name : allowed)
         names.insert(QString::fromLatin1(name));
+    QStringList unknown;
     for (auto it = object.begin(); it != object.end(); ++it) {
-        if (!names.contains(it.key())) fail(child(path, it.key()), "unknown field");
+        if (!names.contains(it.key())) unknown << it.key();
     }
-    return object;
+    if (unknown.isEmpty()) return object;
+    if (unknown.size() > 1 && tSceneText) {
+        // Rare: only then is the text scanned for the order the keys were written in.
+        for (const QString& key : KeyOrderScanner(*tSceneText, path).keys()) {
+            if (unknown.contains(key)) fail(child(path, key), "unknown field");
+        }
+    }
+    fail(child(path, unknown.first()), "unknown field");
 }
 
 double number(const QJsonValue& v, const QString& path) {
@@ -52,14 +216,33 @@ double number(const QJsonValue& v, const QString& path) {
     return v.toDouble();
 }
 
-long long integer(const QJsonValue& v, const QString& path, std::optional<long long> low = {}) {
+// An integral JSON number. Qt keeps integer literals that fit in 64 bits exactly; for larger
+// ones only the double is known. Never converted to a narrower type before it has been checked.
+struct Integer {
+    double approx = 0;
+    std::optional<qint64> exact;
+    // The decimal digits, as the reference prints int(x) (a double's exact integer value).
+    QString text() const {
+        return exact ? QString::number(*exact) : QString::asprintf("%.0f", approx);
+    }
+    // Modulo 2^64, as the generator takes its seed.
+    std::uint64_t modulo64() const {
+        return exact ? static_cast<std::uint64_t>(*exact)
+                     : static_cast<std::uint64_t>(std::fmod(approx, 18446744073709551616.0));
+    }
+};
+
+Integer integer(const QJsonValue& v, const QString& path, std::optional<long long> low = {}) {
     if (!isNumber(v)) fail(path, "expected an integer");
     const double d = v.toDouble();
     if (!std::isfinite(d) || std::floor(d) != d) fail(path, "expected an integer");
-    // Integers that fit are kept exactly (seeds use all 64 bits); larger ones are doubles anyway.
-    const long long x =
-        std::fabs(d) < 9.2e18 ? v.toInteger(static_cast<qint64>(d)) : static_cast<long long>(d);
-    if (low && x < *low) fail(path, QStringLiteral("must be at least %1").arg(*low));
+    Integer x;
+    x.approx = d;
+    // toInteger gives its default when the value does not fit: two defaults tell that apart.
+    if (v.toInteger(0) == v.toInteger(1)) x.exact = v.toInteger();
+    if (low && (x.exact ? *x.exact < *low : d < static_cast<double>(*low))) {
+        fail(path, QStringLiteral("must be at least %1").arg(*low));
+    }
     return x;
 }
 
@@ -121,23 +304,43 @@ std::vector<std::string> tokens(const QJsonValue& value, const QString& path) {
     return out;
 }
 
-void checkSize(const QString& path, long long rows, long long cols) {
-    const long long n = rows * cols;
-    if (n > kMaxDrawnElements) {
-        char gib[32];
-        std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(n) * 8.0 / (1LL << 30));
-        fail(path,
-             QStringLiteral("too large: %1x%2 would need %3 GiB").arg(rows).arg(cols).arg(gib));
+// Refuses rows x cols values before anything is allocated; returns cols, which then fits an int.
+int checkSize(const QString& path, long long rows, const Integer& cols) {
+    // In long double: the product of two 64-bit values must neither wrap nor round before the
+    // comparison, and n * 8 / 2^30 is then rounded once, as the reference's division is.
+    const long double n = static_cast<long double>(rows) *
+                          (cols.exact ? static_cast<long double>(*cols.exact) : cols.approx);
+    if (n > static_cast<long double>(kMaxDrawnElements)) {
+        char gib[64];
+        std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(n * 8 / (1LL << 30)));
+        fail(path, QStringLiteral("too large: %1x%2 would need %3 GiB")
+                       .arg(rows)
+                       .arg(cols.text())
+                       .arg(gib));
     }
+    return static_cast<int>(*cols.exact);
 }
 
-InitSpec readInit(const QJsonValue& value) {
+Integer integerValue(long long value) {
+    Integer x;
+    x.approx = static_cast<double>(value);
+    x.exact = value;
+    return x;
+}
+
+// init.d_model and init.d_proj as written, checked against the size limit only once the other
+// dimension is known.
+struct InitSizes {
+    std::optional<Integer> dModel, dProj;
+};
+
+InitSpec readInit(const QJsonValue& value, InitSizes& sizes) {
     const QJsonObject x = onlyKeys(value, "init",
                                    {"seed", "distribution", "std", "low", "high", "d_model",
                                     "d_proj", "mode", "output", "bias"});
     if (!x.contains("seed")) fail("init.seed", "required");
     InitSpec init;
-    init.seed = static_cast<std::uint64_t>(integer(x["seed"], "init.seed", 0));
+    init.seed = integer(x["seed"], "init.seed", 0).modulo64();
     const QJsonValue dist = x.contains("distribution") ? x["distribution"] : QJsonValue("normal");
     if (dist == QJsonValue("normal")) {
         init.distribution = InitDistribution::Normal;
@@ -150,19 +353,16 @@ InitSpec readInit(const QJsonValue& value) {
     }
     init.std = number(x.contains("std") ? x["std"] : QJsonValue(1.0), "init.std");
     if (init.distribution == InitDistribution::Integers) {
-        init.low =
-            static_cast<double>(integer(x.contains("low") ? x["low"] : QJsonValue(0), "init.low"));
-        init.high = static_cast<double>(
-            integer(x.contains("high") ? x["high"] : QJsonValue(3), "init.high"));
+        init.low = integer(x.contains("low") ? x["low"] : QJsonValue(0), "init.low").approx;
+        init.high = integer(x.contains("high") ? x["high"] : QJsonValue(3), "init.high").approx;
     } else {
         init.low = number(x.contains("low") ? x["low"] : QJsonValue(-1.0), "init.low");
         init.high = number(x.contains("high") ? x["high"] : QJsonValue(1.0), "init.high");
     }
     if (init.high <= init.low) fail("init.high", "must be greater than init.low");
     if (init.std <= 0) fail("init.std", "must be positive");
-    if (x.contains("d_model"))
-        init.dModel = static_cast<int>(integer(x["d_model"], "init.d_model", 1));
-    if (x.contains("d_proj")) init.dProj = static_cast<int>(integer(x["d_proj"], "init.d_proj", 1));
+    if (x.contains("d_model")) sizes.dModel = integer(x["d_model"], "init.d_model", 1);
+    if (x.contains("d_proj")) sizes.dProj = integer(x["d_proj"], "init.d_proj", 1);
     const QJsonValue mode = x.contains("mode") ? x["mode"] : QJsonValue("separate");
     if (mode == QJsonValue("separate")) {
         init.mode = ProjectionMode::Separate;
@@ -174,12 +374,6 @@ InitSpec readInit(const QJsonValue& value) {
     init.output = boolean(x.contains("output") ? x["output"] : QJsonValue(false), "init.output");
     init.bias = boolean(x.contains("bias") ? x["bias"] : QJsonValue(false), "init.bias");
     return init;
-}
-
-// d_model x d values must fit in an int index, or the scene is refused.
-int toDimension(long long n, const QString& path) {
-    if (n > (1LL << 30)) fail(path, QStringLiteral("too large: %1").arg(n));
-    return static_cast<int>(n);
 }
 
 void readPositional(const QJsonObject& pos, Scene& s, int d, qsizetype lq, qsizetype lk) {
@@ -289,9 +483,12 @@ Mask readMask(const QJsonValue& value, qsizetype lq, qsizetype lk) {
     const QJsonObject m = onlyKeys(value, "mask", {"causal", "window", "padding", "allowed"});
     Mask mask;
     mask.causal = boolean(m.contains("causal") ? m["causal"] : QJsonValue(false), "mask.causal");
-    if (m.contains("window"))
-        mask.window = static_cast<int>(
-            std::min<long long>(integer(m["window"], "mask.window", 0), 1LL << 30));
+    if (m.contains("window")) {
+        // Beyond the largest token count a window hides nothing: clamp it to fit an int.
+        const Integer window = integer(m["window"], "mask.window", 0);
+        mask.window =
+            static_cast<int>(window.exact ? std::min<qint64>(*window.exact, 1LL << 30) : 1LL << 30);
+    }
     if (m.contains("padding")) {
         const QJsonValue pad = m["padding"];
         if (!pad.isArray() || pad.toArray().size() != lk) {
@@ -357,14 +554,34 @@ Scale readScale(const QJsonValue& value) {
 }  // namespace
 
 Scene parseScene(const QByteArray& json) {
+    struct TextScope {
+        const QByteArray* previous = tSceneText;
+        explicit TextScope(const QByteArray& text) { tSceneText = &text; }
+        ~TextScope() { tSceneText = previous; }
+    } textScope(json);
     QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
+    QJsonDocument doc = QJsonDocument::fromJson(json, &error);
+    QByteArray rewritten;
+    if (error.error == QJsonParseError::IllegalNumber ||
+        error.error == QJsonParseError::IllegalValue) {
+        // Perhaps only numbers Qt cannot hold: read them as the reference does, and report the
+        // original error if that was not it.
+        rewritten = withReadableNumbers(json);
+        QJsonParseError second;
+        const QJsonDocument retry = QJsonDocument::fromJson(rewritten, &second);
+        if (second.error == QJsonParseError::NoError) {
+            doc = retry;
+            error = second;
+            tSceneText = &rewritten;
+        }
+    }
     if (error.error != QJsonParseError::NoError) {
         fail("", QStringLiteral("invalid JSON at byte %1: %2")
                      .arg(error.offset)
                      .arg(error.errorString()));
     }
-    if (!doc.isObject()) fail("", "expected a JSON object (a scene)");
+    // The top level itself has the empty path (the reference prints it as ": expected an object").
+    if (!doc.isObject() || isNonFinite(doc.object())) fail("", "expected an object");
     const QJsonObject scene = onlyKeys(
         doc.object(), "",
         {"format", "version", "title", "view", "tokens", "embeddings", "source", "positional",
@@ -381,13 +598,14 @@ Scene parseScene(const QByteArray& json) {
         s.title = scene["title"].toString().toStdString();
     }
     if (scene.contains("view")) {
-        if (!scene["view"].isObject()) fail("view", "expected an object");
+        if (!isObject(scene["view"])) fail("view", "expected an object");
         s.viewJson =
             QJsonDocument(scene["view"].toObject()).toJson(QJsonDocument::Compact).toStdString();
     }
     s.tokens = tokens(scene["tokens"], "tokens");
     const qsizetype lq = static_cast<qsizetype>(s.tokens.size());
-    if (scene.contains("init")) s.init = readInit(scene["init"]);
+    InitSizes initSizes;
+    if (scene.contains("init")) s.init = readInit(scene["init"], initSizes);
     const bool hasInit = s.init.has_value();
     if (hasInit && scene.contains("projections"))
         fail("init", "give either projections or init, not both");
@@ -397,12 +615,12 @@ Scene parseScene(const QByteArray& json) {
 
     // Embeddings: explicit, or drawn first by init.
     if (scene.contains("embeddings")) {
-        if (hasInit && s.init->dModel)
+        if (hasInit && initSizes.dModel)
             fail("init.d_model", "only allowed when embeddings are absent");
         s.embeddings = matrix(scene["embeddings"], "embeddings", lq);
     } else {
-        if (!hasInit || !s.init->dModel) fail("embeddings", "required (or init.d_model)");
-        checkSize("init.d_model", lq, *s.init->dModel);
+        if (!hasInit || !initSizes.dModel) fail("embeddings", "required (or init.d_model)");
+        s.init->dModel = checkSize("init.d_model", lq, *initSizes.dModel);
         s.embeddings = drawMatrix(*rng, *s.init, static_cast<int>(lq), *s.init->dModel);
     }
     const int d = static_cast<int>(s.embeddings.cols());
@@ -423,6 +641,7 @@ Scene parseScene(const QByteArray& json) {
             s.sourceEmbeddings = std::move(xs);
         } else if (hasInit && !scene.contains("embeddings")) {
             s.sourceEmbeddings = drawMatrix(*rng, *s.init, static_cast<int>(lk), d);
+            s.init->drawnSource = true;
         } else {
             fail("source.embeddings", "required");
         }
@@ -439,20 +658,22 @@ Scene parseScene(const QByteArray& json) {
 
     // Projections: explicit, or drawn by init after the embeddings.
     if (hasInit) {
-        checkSize("init.d_proj", d, s.init->dProj.value_or(d));
+        const int dProj = checkSize("init.d_proj", d, initSizes.dProj.value_or(integerValue(d)));
+        if (initSizes.dProj) s.init->dProj = dProj;
         s.projections = drawProjections(*rng, *s.init, d);
     } else {
         s.projections = readProjections(scene["projections"], d);
     }
     const int dp = s.dProj();
 
-    const long long heads =
+    const Integer heads =
         integer(scene.contains("heads") ? scene["heads"] : QJsonValue(1), "heads", 1);
-    if (dp % heads != 0) {
-        fail("heads",
-             QStringLiteral("%1 does not divide the projection width %2").arg(heads).arg(dp));
+    if (!heads.exact || *heads.exact > dp || dp % *heads.exact != 0) {
+        fail(
+            "heads",
+            QStringLiteral("%1 does not divide the projection width %2").arg(heads.text()).arg(dp));
     }
-    s.heads = static_cast<int>(heads);
+    s.heads = static_cast<int>(*heads.exact);
 
     s.mask = readMask(scene.contains("mask") ? scene["mask"] : QJsonValue(QJsonObject()), lq, lk);
 
@@ -560,7 +781,10 @@ QByteArray sceneToJson(const Scene& s) {
     if (s.hasSource) {
         QJsonObject source;
         source["tokens"] = toJson(s.sourceTokens);
-        if (!drawnEmbeddings) source["embeddings"] = toJson(s.sourceEmbeddings);
+        // Given explicitly next to drawn embeddings, they must stay explicit: drawing them
+        // would also shift every later draw.
+        if (!drawnEmbeddings || !s.init->drawnSource)
+            source["embeddings"] = toJson(s.sourceEmbeddings);
         o["source"] = source;
     }
     if (s.positional.kind == PositionalKind::Sinusoidal) {

@@ -19,7 +19,8 @@ Scene parseScene(const QByteArray& json);
 // SceneError with an empty path and a problem such as "cannot open: No such file or directory".
 Scene loadSceneFile(const QString& fileName);
 
-// The scene as format v1 JSON, matrices written explicitly (also when they came from `init`).
+// The scene as format v1 JSON. Matrices drawn by `init` are written as that `init` (which draws
+// them again, bit for bit); every other matrix explicitly.
 QByteArray sceneToJson(const Scene& scene);
 
 struct PresetInfo {
