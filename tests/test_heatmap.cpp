@@ -63,6 +63,7 @@ private slots:
     void weightTooltipShowsTheArithmetic();
     void maskedWeightTooltipNamesTheMask();
     void finiteFillTooltipUsesTheFill();
+    void largeMapIsPooledToItsPixels();
 };
 
 void TestHeatmap::initTestCase() {
@@ -277,6 +278,47 @@ void TestHeatmap::finiteFillTooltipUsesTheFill() {
     QVERIFY2(text.contains(QStringLiteral("replaced by the fill 0: exp(0 − ")), qPrintable(text));
     QVERIFY2(text.endsWith(QStringLiteral(" = ") + QString::number(weight, 'g', 5)),
              qPrintable(text));
+}
+
+// A 600 x 600 map in a plot a few hundred pixels wide shows one cell per pixel: each shown cell
+// is the max (or mean) of its pool, hit testing still finds matrix cells, and masked cells are
+// still marked.
+void TestHeatmap::largeMapIsPooledToItsPixels() {
+    EngineF::Matrix m(600, 600);
+    for (int i = 0; i < 600; ++i)
+        for (int j = 0; j < 600; ++j)
+            m(i, j) = static_cast<float>((i * 7 + j * 13) % 101) / 100.0f;
+    QStringList labels;
+    for (int i = 0; i < 600; ++i)
+        labels << QString::number(i);
+    HeatmapController c;
+    c.setMatrix(m);
+    c.setLabels(labels, labels, true);
+    c.setDataRange(0.0, 1.0);
+    render(c, 420, 360);
+    const int ry = c.rowsPerCell(), rx = c.columnsPerCell();
+    QVERIFY2(ry > 1 && rx > 1, qPrintable(QStringLiteral("%1 x %2").arg(ry).arg(rx)));
+    QCPColorMapData* data = c.colorMap()->data();
+    QCOMPARE(data->keySize(), (600 + rx - 1) / rx);
+    QCOMPARE(data->valueSize(), (600 + ry - 1) / ry);
+    QCOMPARE(data->cell(3, 2), double(m.block(2 * ry, 3 * rx, ry, rx).maxCoeff()));
+    c.setPooling(Pooling::Mean);
+    QCOMPARE(float(data->cell(3, 2)), m.block(2 * ry, 3 * rx, ry, rx).mean());
+    // The axes still count matrix cells.
+    QCOMPARE(c.rows(), 600);
+    const QPointF centre = c.cellCenter(300, 123);
+    QCOMPARE(c.cellAt(centre), std::optional<QPoint>(QPoint(123, 300)));
+    // A causal mask over the pooled map veils the upper triangle.
+    BoolMatrix allowed(600, 600);
+    for (int i = 0; i < 600; ++i)
+        for (int j = 0; j < 600; ++j)
+            allowed(i, j) = j <= i;
+    const QImage plain = render(c);
+    c.setAllowed(allowed);
+    const QImage veiled = render(c);
+    const QPoint upper = c.cellCenter(50, 550).toPoint(), lower = c.cellCenter(550, 50).toPoint();
+    QVERIFY(plain.pixel(upper) != veiled.pixel(upper));
+    QCOMPARE(plain.pixel(lower), veiled.pixel(lower));
 }
 
 QTEST_MAIN(TestHeatmap)

@@ -23,6 +23,13 @@ public:
     void setShowValues(bool show) { showValues_ = show; }
     void setSelectedRow(int row) { selectedRow_ = row; }
     void setGroupWidth(int width) { groupWidth_ = width; }
+    // The matrix's own shape, and how many of its cells one shown cell pools (1: none).
+    void setShape(int rows, int columns, int rowsPerCell, int columnsPerCell) {
+        rows_ = rows;
+        columns_ = columns;
+        rowsPerCell_ = rowsPerCell;
+        columnsPerCell_ = columnsPerCell;
+    }
     // The entropy strip keeps the base size, so it never outshouts the map beside it.
     void setTextMayGrow(bool grow) { textMayGrow_ = grow; }
 
@@ -47,6 +54,13 @@ private:
         return 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue() > 150.0;
     }
     void drawHatch(QCPPainter* painter, const QRectF& r, bool light);
+    // Cells too small to hatch, or pooled: one veil pixel per cell, drawn as a single image.
+    void drawVeil(QCPPainter* painter);
+    bool pooled() const { return rowsPerCell_ > 1 || columnsPerCell_ > 1; }
+    // The shown value of a matrix cell (its pool's value when pooled).
+    double shownValue(int row, int column) const {
+        return map_->data()->cell(column / columnsPerCell_, row / rowsPerCell_);
+    }
 
     QCPColorMap* map_;
     QCPColorGradient gradient_;
@@ -55,6 +69,8 @@ private:
     int selectedRow_ = -1;
     int groupWidth_ = 0;
     bool textMayGrow_ = true;
+    int rows_ = 0, columns_ = 0;
+    int rowsPerCell_ = 1, columnsPerCell_ = 1;
 };
 
 namespace {
@@ -98,21 +114,39 @@ void CellOverlay::drawHatch(QCPPainter* painter, const QRectF& r, bool light) {
     painter->restore();
 }
 
+void CellOverlay::drawVeil(QCPPainter* painter) {
+    QImage veil(columns_, rows_, QImage::Format_ARGB32_Premultiplied);
+    veil.fill(Qt::transparent);
+    for (int i = 0; i < rows_; ++i) {
+        for (int j = 0; j < columns_; ++j) {
+            if (allowed_(i, j)) continue;
+            veil.setPixelColor(
+                j, i, isLight(shownValue(i, j)) ? QColor(0, 0, 0, 60) : QColor(255, 255, 255, 90));
+        }
+    }
+    painter->save();
+    painter->setRenderHint(QPainter::SmoothPixmapTransform, false);
+    painter->drawImage(cellRect(0, 0).united(cellRect(rows_ - 1, columns_ - 1)), veil);
+    painter->restore();
+}
+
 void CellOverlay::draw(QCPPainter* painter) {
     QCPColorMapData* data = map_->data();
-    const int columns = data->keySize();
-    const int rows = data->valueSize();
-    if (rows == 0 || columns == 0) return;
+    const int columns = columns_;
+    const int rows = rows_;
+    if (rows == 0 || columns == 0 || data->keySize() == 0) return;
     const QRectF first = cellRect(0, 0);
     const bool masks = allowed_.rows() == rows && allowed_.cols() == columns && !allowed_.all();
-    if (masks) {
+    if (masks && (pooled() || first.width() < 6.0 || first.height() < 6.0)) {
+        drawVeil(painter);
+    } else if (masks) {
         for (int i = 0; i < rows; ++i) {
             for (int j = 0; j < columns; ++j) {
                 if (!allowed_(i, j)) drawHatch(painter, cellRect(i, j), isLight(data->cell(j, i)));
             }
         }
     }
-    if (showValues_ && first.width() >= 12.0) {
+    if (showValues_ && !pooled() && first.width() >= 12.0) {
         // All numbers or none: a map with numbers in only some cells reads as a pattern.
         const QFontMetricsF metrics(painter->font());
         double widest = 0.0;
@@ -237,6 +271,8 @@ HeatmapController::HeatmapController(QWidget* parent) : plot_(new QCustomPlot(pa
 
     arrangeLayout();
     connect(plot_, &QCustomPlot::afterLayout, this, &HeatmapController::updateTicks);
+    // The axis rect's size is known only after layout: re-pool if it changed how many cells fit.
+    connect(plot_, &QCustomPlot::afterLayout, this, [this] { showMatrix(false); });
     connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
         const std::optional<QPoint> cell = cellAt(event->position());
         const QPoint now = cell.value_or(QPoint(-1, -1));
@@ -335,20 +371,63 @@ void HeatmapController::setGradient(const QCPColorGradient& gradient) {
 }
 
 void HeatmapController::setMatrix(const EngineF::ConstBlock& matrix) {
-    const int rows = static_cast<int>(matrix.rows());
-    const int columns = static_cast<int>(matrix.cols());
+    full_ = matrix;
+    rows_ = static_cast<int>(full_.rows());
+    columns_ = static_cast<int>(full_.cols());
+    showMatrix(true);
+}
+
+void HeatmapController::setPooling(Pooling pooling) {
+    if (pooling == pooling_) return;
+    pooling_ = pooling;
+    showMatrix(true);
+}
+
+namespace {
+// Coordinates of the first and last shown cell when each pools `per` matrix cells, so that the
+// pooled cells cover exactly the matrix's cells -0.5 .. n-0.5 (the last pool may be partial).
+QCPRange shownRange(int cells, int shown, int per) {
+    if (shown == 1) return cells == 1 ? QCPRange(-0.5, 0.5) : QCPRange(-0.5, cells - 0.5);
+    const double firstCentre = (per - 1) / 2.0;
+    return QCPRange(firstCentre, firstCentre + static_cast<double>(shown - 1) * per);
+}
+}  // namespace
+
+void HeatmapController::showMatrix(bool newValues) {
+    // A map with more cells than its axis rect has pixels is pooled down to one cell per pixel:
+    // never drawn cell by cell, and its peaks (max pooling) or averages (mean) stay visible.
+    const int width = rect_->width(), height = rect_->height();
+    const int columnsPerCell = width > 0 ? std::max(1, (columns_ + width - 1) / width) : 1;
+    const int rowsPerCell = height > 0 ? std::max(1, (rows_ + height - 1) / height) : 1;
+    if (!newValues && columnsPerCell == columnsPerCell_ && rowsPerCell == rowsPerCell_) return;
+    columnsPerCell_ = columnsPerCell;
+    rowsPerCell_ = rowsPerCell;
+    const int shownColumns = (columns_ + columnsPerCell - 1) / columnsPerCell;
+    const int shownRows = (rows_ + rowsPerCell - 1) / rowsPerCell;
     QCPColorMapData* data = map_->data();
-    if (rows != rows_ || columns != columns_) {
-        rows_ = rows;
-        columns_ = columns;
-        data->setSize(columns, rows);
-        // A side of one cell needs a non-empty range or nothing is drawn.
-        data->setRange(columns > 1 ? QCPRange(0, columns - 1) : QCPRange(-0.5, 0.5),
-                       rows > 1 ? QCPRange(0, rows - 1) : QCPRange(-0.5, 0.5));
+    if (data->keySize() != shownColumns || data->valueSize() != shownRows) {
+        data->setSize(shownColumns, shownRows);
     }
-    for (int i = 0; i < rows; ++i) {
-        for (int j = 0; j < columns; ++j)
-            data->setCell(j, i, finiteValue(matrix(i, j)));
+    data->setRange(shownRange(columns_, shownColumns, columnsPerCell),
+                   shownRange(rows_, shownRows, rowsPerCell));
+    overlay_->setShape(rows_, columns_, rowsPerCell, columnsPerCell);
+    if (columnsPerCell == 1 && rowsPerCell == 1) {
+        for (int i = 0; i < rows_; ++i) {
+            for (int j = 0; j < columns_; ++j)
+                data->setCell(j, i, finiteValue(full_(i, j)));
+        }
+        return;
+    }
+    for (int b = 0; b < shownRows; ++b) {
+        const int rowCount = std::min(rowsPerCell, rows_ - b * rowsPerCell);
+        for (int a = 0; a < shownColumns; ++a) {
+            const int columnCount = std::min(columnsPerCell, columns_ - a * columnsPerCell);
+            const auto pool =
+                full_.block(b * rowsPerCell, a * columnsPerCell, rowCount, columnCount);
+            const double value = pooling_ == Pooling::Max ? static_cast<double>(pool.maxCoeff())
+                                                          : static_cast<double>(pool.mean());
+            data->setCell(a, b, finiteValue(static_cast<float>(value)));
+        }
     }
 }
 
@@ -373,6 +452,7 @@ void HeatmapController::setRowEntropy(const std::vector<double>& bits, double ma
         data->setSize(1, rows);
         data->setRange(QCPRange(-0.5, 0.5), rows > 1 ? QCPRange(0, rows - 1) : QCPRange(-0.5, 0.5));
     }
+    entropyOverlay_->setShape(rows, 1, 1, 1);
     for (int i = 0; i < rows; ++i)
         data->setCell(0, i, bits[static_cast<size_t>(i)]);
     entropyMap_->setDataRange(QCPRange(0.0, std::max(maxBits, 1e-9)));

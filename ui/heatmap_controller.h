@@ -29,6 +29,9 @@ namespace ae::ui {
 
 class CellOverlay;
 
+// How a map with more cells than pixels is reduced for display.
+enum class Pooling { Max, Mean };
+
 class HeatmapController : public QObject {
     Q_OBJECT
 public:
@@ -49,7 +52,14 @@ public:
     void setGradient(const QCPColorGradient& gradient);
     // rows x columns; resizes the map when the shape changed. Non-finite values never reach the
     // map (they would stop QCustomPlot's colouring): NaN becomes 0, ±inf the largest float.
+    // A map larger than its pixel area is shown pooled (see setPooling); rows() and columns(),
+    // hit testing and the overlay keep the matrix's own cells.
     void setMatrix(const EngineF::ConstBlock& matrix);
+    void setPooling(Pooling pooling);
+    Pooling pooling() const { return pooling_; }
+    // How many matrix rows and columns one shown cell pools (1 and 1 when nothing is pooled).
+    int rowsPerCell() const { return rowsPerCell_; }
+    int columnsPerCell() const { return columnsPerCell_; }
     void setDataRange(double low, double high);
     // Same shape as the matrix, true where the pair is visible; empty: nothing is masked.
     void setAllowed(const BoolMatrix& allowed);
@@ -81,6 +91,7 @@ protected:
 
 private:
     void updateTicks();
+    void showMatrix(bool newValues);
     void arrangeLayout();
 
     QCustomPlot* plot_;
@@ -96,6 +107,9 @@ private:
     QSharedPointer<QCPAxisTickerText> rowTicker_, columnTicker_;
 
     int rows_ = 0, columns_ = 0;
+    EngineF::Matrix full_;  // the matrix as given; the map shows it, pooled if need be
+    Pooling pooling_ = Pooling::Max;
+    int rowsPerCell_ = 1, columnsPerCell_ = 1;
     QStringList rowLabels_, columnLabels_;
     bool columnsAreTokens_ = true;
     int widestRowLabel_ = 0, widestColumnLabel_ = 0;
