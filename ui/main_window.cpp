@@ -119,21 +119,17 @@ void MainWindow::createActions() {
     });
     view->addSeparator();
     QMenu* colours = view->addMenu(tr("&Colour map for weights"));
-    auto* colourGroup = new QActionGroup(this);
-    viridis_ = colours->addAction(QStringLiteral("viridis"));
-    cividis_ = colours->addAction(QStringLiteral("cividis"));
-    for (QAction* a : {viridis_, cividis_}) {
+    colourGroup_ = new QActionGroup(this);
+    for (const QString& name : colorMapNames()) {
+        QAction* a = colours->addAction(name);
         a->setCheckable(true);
-        colourGroup->addAction(a);
+        a->setData(name);
+        colourGroup_->addAction(a);
+        connect(a, &QAction::triggered, this, [this, name] {
+            grid_->setWeightsMap(colorMapFromName(name).value_or(ColorMap::Viridis));
+            kColourMap.write(name);
+        });
     }
-    connect(viridis_, &QAction::triggered, this, [this] {
-        grid_->setSequentialMap(SequentialMap::Viridis);
-        kColourMap.write(QStringLiteral("viridis"));
-    });
-    connect(cividis_, &QAction::triggered, this, [this] {
-        grid_->setSequentialMap(SequentialMap::Cividis);
-        kColourMap.write(QStringLiteral("cividis"));
-    });
     sharedRange_ = view->addAction(tr("&Shared colour range across heads"));
     sharedRange_->setCheckable(true);
     sharedRange_->setToolTip(
@@ -230,9 +226,10 @@ void MainWindow::readSettings() {
         resize(screen ? screen->availableSize() * 0.9 : QSize(1400, 900));
     }
     restoreState(kDockState.read());
-    const bool cividis = kColourMap.read() == QLatin1String("cividis");
-    (cividis ? cividis_ : viridis_)->setChecked(true);
-    grid_->setSequentialMap(cividis ? SequentialMap::Cividis : SequentialMap::Viridis);
+    for (QAction* a : colourGroup_->actions()) {
+        if (a->data().toString() == kColourMap.read()) a->trigger();
+    }
+    if (!colourGroup_->checkedAction()) colourGroup_->actions().constFirst()->trigger();
     sharedRange_->setChecked(kSharedRange.read());
     showValues_->setChecked(kShowValues.read());
     grid_->setSharedRange(sharedRange_->isChecked());

@@ -6,6 +6,7 @@
 #include <QMainWindow>
 
 class QAction;
+class QActionGroup;
 class QComboBox;
 class QDockWidget;
 class QLabel;
@@ -59,8 +60,7 @@ private:
     QDockWidget* tokensDock_ = nullptr;
     QDockWidget* weightsDock_ = nullptr;
     QMenu* viewMenu_ = nullptr;
-    QAction* viridis_ = nullptr;
-    QAction* cividis_ = nullptr;
+    QActionGroup* colourGroup_ = nullptr;
     QAction* sharedRange_ = nullptr;
     QAction* showValues_ = nullptr;
     QAction* allHeads_ = nullptr;
