@@ -9,14 +9,17 @@ class QAction;
 class QActionGroup;
 class QComboBox;
 class QDockWidget;
+class QJsonObject;
 class QLabel;
 class QMenu;
 class QSpinBox;
+class QToolBar;
 
 namespace ae::ui {
 
 class AttentionDocument;
 class ControlsPanel;
+class FileActions;
 class HeatmapGrid;
 
 class MainWindow : public QMainWindow {
@@ -40,6 +43,11 @@ public:
     void showProblem(const QString& text);
     // A transient note in the status bar (editor refusals, head-count adjustments).
     void showStatusMessage(const QString& text);
+    // The scene file's `view` object: mode, stage, head, query, colour map, panels
+    // (ui/window_view.cpp).
+    QJsonObject viewState() const;
+    void applyViewState(const QJsonObject& view);
+    FileActions* fileActions() const { return fileActions_; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -51,11 +59,12 @@ private:
     void readSettings();
     void updateStatus();
     void updateHeadChoices();
-    void openFileDialog();
 
     AttentionDocument* document_;
     HeatmapGrid* grid_;
     ControlsPanel* controls_;
+    FileActions* fileActions_;
+    QToolBar* toolBar_ = nullptr;
     QDockWidget* controlsDock_ = nullptr;
     QDockWidget* tokensDock_ = nullptr;
     QDockWidget* weightsDock_ = nullptr;
