@@ -19,6 +19,11 @@ namespace {
 
 const QLatin1String kAllHeads("all_heads"), kAllStages("all_stages");
 
+// Through the panel's own toggle action, so the View menu's check marks stay true.
+void showPanel(QAction* toggle, bool shown) {
+    if (toggle->isChecked() != shown) toggle->trigger();
+}
+
 }  // namespace
 
 QJsonObject MainWindow::viewState() const {
@@ -66,10 +71,10 @@ void MainWindow::applyViewState(const QJsonObject& view) {
     const QJsonObject panels = view[QLatin1String("panels")].toObject();
     for (QDockWidget* dock : {controlsDock_, tokensDock_, weightsDock_}) {
         const QJsonValue shown = panels[dock->objectName().chopped(4)];
-        if (shown.isBool()) dock->setVisible(shown.toBool());
+        if (shown.isBool()) showPanel(dock->toggleViewAction(), shown.toBool());
     }
     if (panels[QLatin1String("toolbar")].isBool())
-        toolBar_->setVisible(panels[QLatin1String("toolbar")].toBool());
+        showPanel(toolBar_->toggleViewAction(), panels[QLatin1String("toolbar")].toBool());
 }
 
 }  // namespace ae::ui
