@@ -14,6 +14,7 @@
 #include "attention_engine.h"
 #include "benchmark.h"
 #include "explorer_window.h"
+#include "render_command.h"
 #include "result_export.h"
 #include "scene_file.h"
 #include "train_command.h"
@@ -24,6 +25,10 @@ namespace {
 constexpr const char* kUsage =
     "Usage: attention-explorer [SCENE.json]          open the window\n"
     "       attention-explorer export (SCENE.json | --preset NAME) -o OUT [--format json|npy|csv]\n"
+    "       attention-explorer render (SCENE.json | --preset NAME) -o OUT.(png|jpg|pdf|svg)\n"
+    "                          [--stage q|k|v|scores|scaled|weights|context|concat|output]\n"
+    "                          [--head N|all] [--width W] [--height H] [--scale S]\n"
+    "                          [--colormap viridis|cividis|magma|gray|rdbu] [--values]\n"
     "       attention-explorer presets\n"
     "       attention-explorer bench [--sizes 64,512,2048] [--d 768] [--heads 12] [--reps 7]\n"
     "       attention-explorer train (SCENE.json | --preset NAME) --task previous-token|match|\n"
@@ -44,6 +49,13 @@ void printLine(FILE* stream, const QString& text) {
 struct UsageError {
     QString message;
 };
+
+QtMessageHandler defaultMessageHandler = nullptr;
+
+void skipRuntimeDirNote(QtMsgType type, const QMessageLogContext& context, const QString& text) {
+    if (text.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR"))) return;
+    defaultMessageHandler(type, context, text);
+}
 
 int presetsCommand(const QStringList& arguments) {
     if (arguments.size() > 1) throw UsageError{"presets: takes no arguments"};
@@ -114,16 +126,15 @@ int exportCommand(const QStringList& arguments) {
 
 int runCommand(const QString& command, const QStringList& arguments) {
     static const std::map<QString, std::function<int(const QStringList&)>> commands = {
-        {"export", exportCommand},
-        {"presets", presetsCommand},
-        {"bench", benchCommand},
-        {"train", trainCommand},
+        {"export", exportCommand}, {"presets", presetsCommand}, {"bench", benchCommand},
+        {"train", trainCommand},   {"render", renderCommand},
     };
     return commands.at(command)(arguments);
 }
 
 bool isCommand(const QString& word) {
-    return word == "export" || word == "presets" || word == "bench" || word == "train";
+    return word == "export" || word == "presets" || word == "bench" || word == "train" ||
+           word == "render";
 }
 
 }  // namespace
@@ -141,6 +152,19 @@ int run(int argc, char** argv) {
         if (first == "--version") {
             printLine(stdout, QStringLiteral("attention-explorer %1").arg(AE_VERSION));
             return kSuccess;
+        }
+        if (first == "render") {
+            // Drawing needs a GUI application but never a display: offscreen, unless the user
+            // chose a platform.
+            if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
+                qputenv("QT_QPA_PLATFORM", "offscreen");
+            // Errors are one line: Qt's note about a missing XDG_RUNTIME_DIR (usual in
+            // containers and cron jobs) is not one of them.
+            defaultMessageHandler = qInstallMessageHandler(skipRuntimeDirNote);
+            QApplication app(argc, argv);
+            QStringList arguments = QCoreApplication::arguments();
+            arguments.removeAt(1);
+            return runCommand(first, arguments);
         }
         if (isCommand(first)) {
             // Commands that draw need widgets but never a display: they use the offscreen

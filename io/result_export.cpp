@@ -108,7 +108,9 @@ void writeFileAtomically(const QString& fileName, const QByteArray& bytes) {
         throw WriteError(
             QStringLiteral("%1: cannot write: %2").arg(fileName, file.errorString()).toStdString());
     }
-    if (file.write(bytes) != bytes.size() || !file.commit()) {
+    // Qt 6.4's commit() ignores a failed flush of its write buffer (a full disk, a size limit)
+    // and renames the truncated file over the old one: flush first, and give up if that fails.
+    if (file.write(bytes) != bytes.size() || !file.flush() || !file.commit()) {
         throw WriteError(
             QStringLiteral("%1: cannot write: %2").arg(fileName, file.errorString()).toStdString());
     }

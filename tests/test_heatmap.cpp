@@ -129,7 +129,7 @@ void TestHeatmap::oneWideMapIsDrawn() {
 void TestHeatmap::renderedCellHasTheGradientColour() {
     const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
     HeatmapController c;
-    QCPColorGradient gradient = sequentialGradient(SequentialMap::Viridis);
+    QCPColorGradient gradient = colorGradient(ColorMap::Viridis);
     c.setGradient(gradient);
     c.setMatrix(engine.weights(3));
     c.setDataRange(0, 1);
@@ -154,7 +154,7 @@ void TestHeatmap::maskedCellsAreHatched() {
     scene.mask.causal = true;
     const EngineF engine = computed(scene);
     HeatmapController c;
-    c.setGradient(sequentialGradient(SequentialMap::Viridis));
+    c.setGradient(colorGradient(ColorMap::Viridis));
     c.setMatrix(engine.weights(0));
     c.setDataRange(0, 1);
     c.setAllowed(engine.allowed());
@@ -176,7 +176,7 @@ void TestHeatmap::maskedCellsAreHatched() {
     QVERIFY2(countOff(0, 3) > 0.05, "a masked cell is hatched");
     // The hatch is drawn over the cell's real value, 0 under -inf: viridis' first colour shows.
     const QRect masked = cellPixels(c, 0, 3);
-    const QRgb zero = sequentialGradient(SequentialMap::Viridis).color(0.0, QCPRange(0, 1));
+    const QRgb zero = colorGradient(ColorMap::Viridis).color(0.0, QCPRange(0, 1));
     bool zeroSeen = false;
     for (int x = masked.left() + 2; x < masked.right() - 2 && !zeroSeen; ++x) {
         zeroSeen = near(image.pixel(x, masked.center().y()), zero);
@@ -208,7 +208,7 @@ void TestHeatmap::hoverFindsTheRoundedCell() {
 void TestHeatmap::selectedRowIsOutlined() {
     const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
     HeatmapController c;
-    c.setGradient(sequentialGradient(SequentialMap::Viridis));
+    c.setGradient(colorGradient(ColorMap::Viridis));
     c.setMatrix(engine.weights(0));
     c.setDataRange(0, 1);
     c.setLabels({"a", "b", "c", "d", "e", "f"}, {"a", "b", "c", "d", "e", "f"}, true);

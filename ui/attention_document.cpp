@@ -36,6 +36,7 @@ AttentionDocument::AttentionDocument(QObject* parent) : QObject(parent) {}
 
 void AttentionDocument::setFileName(const QString& fileName) {
     fileName_ = fileName;
+    emit fileNameChanged(fileName_);
 }
 
 void AttentionDocument::resetScene(const Scene& scene, const QString& fileName) {
@@ -45,6 +46,7 @@ void AttentionDocument::resetScene(const Scene& scene, const QString& fileName) 
     emit structureChanged();
     recompute();
     undoStack_.setClean();
+    emit fileNameChanged(fileName_);
 }
 
 void AttentionDocument::recompute() {

@@ -66,6 +66,7 @@ public:
 signals:
     void structureChanged();  // sizes, tokens, heads or modes changed: rebuild views
     void resultsChanged();    // new numbers (or a new errorText)
+    void fileNameChanged(const QString& fileName);
 
 private:
     void recompute();

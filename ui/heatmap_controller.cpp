@@ -307,6 +307,10 @@ void HeatmapController::setTitle(const QString& title) {
     title_->setText(title);
 }
 
+QString HeatmapController::title() const {
+    return title_->text();
+}
+
 void HeatmapController::setAxisTitles(const QString& rows, const QString& columns) {
     map_->valueAxis()->setLabel(rows);
     map_->keyAxis()->setLabel(columns);

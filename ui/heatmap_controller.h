@@ -44,6 +44,7 @@ public:
     QCPColorMap* entropyMap() const { return entropyMap_; }
 
     void setTitle(const QString& title);
+    QString title() const;
     // What the rows and columns are ("query", "key", "dimension").
     void setAxisTitles(const QString& rows, const QString& columns);
     // Row labels go down the left, column labels across the bottom. Token columns are turned

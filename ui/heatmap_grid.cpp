@@ -85,6 +85,25 @@ HeatmapGrid::HeatmapGrid(AttentionDocument* document, QWidget* parent)
     connect(document_, &AttentionDocument::structureChanged, this,
             [this] { structurePending_ = true; });
     connect(document_, &AttentionDocument::resultsChanged, this, &HeatmapGrid::onResultsChanged);
+    if (canShow()) rebuild();
+}
+
+int bestGridColumns(int tiles, QSize cells, QSize area) {
+    // What a tile spends around its cells on titles, labels, the entropy strip and colour bar.
+    constexpr double kChromeWidth = 170.0, kChromeHeight = 80.0;
+    int best = 1;
+    double bestSide = -1e9;
+    for (int columns = 1; columns <= tiles; ++columns) {
+        const int rows = (tiles + columns - 1) / columns;
+        const double side =
+            std::min((area.width() / double(columns) - kChromeWidth) / std::max(1, cells.width()),
+                     (area.height() / double(rows) - kChromeHeight) / std::max(1, cells.height()));
+        if (side > bestSide + 1e-9) {
+            bestSide = side;
+            best = columns;
+        }
+    }
+    return best;
 }
 
 // Nothing to show before the first scene, or while the engine's stages are not all valid.
@@ -178,10 +197,8 @@ void HeatmapGrid::rebuild() {
     arrangeTiles();
 }
 
-// As many columns as make the cells largest in the visible area. A tile spends about
-// kTileChrome pixels on labels, entropy strip and colour bar around its cells.
+// As many columns as make the cells largest in the visible area.
 void HeatmapGrid::arrangeTiles() {
-    constexpr double kChromeWidth = 170.0, kChromeHeight = 80.0;
     const int n = static_cast<int>(tiles_.size());
     if (n == 0) return;
     int cellRows = 1, cellColumns = 1;
@@ -190,17 +207,7 @@ void HeatmapGrid::arrangeTiles() {
         cellColumns = std::max(cellColumns, t.controller->columns());
     }
     const QSize area = scroll_->viewport()->size();
-    int best = 1;
-    double bestSide = -1e9;
-    for (int columns = 1; columns <= n; ++columns) {
-        const int rows = (n + columns - 1) / columns;
-        const double side = std::min((area.width() / double(columns) - kChromeWidth) / cellColumns,
-                                     (area.height() / double(rows) - kChromeHeight) / cellRows);
-        if (side > bestSide + 1e-9) {
-            bestSide = side;
-            best = columns;
-        }
-    }
+    int best = bestGridColumns(n, QSize(cellColumns, cellRows), area);
     best = std::max(1, std::min(best, std::max(1, area.width() / kMinTileWidth)));
     if (best == arrangedColumns_) return;
     arrangedColumns_ = best;
@@ -248,7 +255,7 @@ void HeatmapGrid::configureTile(const HeatmapTile& tile) {
         c->setLabels(rows, indexLabels(width), false);
     }
     const bool probabilities = tile.stage == Stage::Weights;
-    c->setGradient(probabilities ? sequentialGradient(sequential_) : divergingGradient());
+    c->setGradient(colorGradient(probabilities ? weightsMap_ : signedMap_));
     c->setShowValues(showValues_);
     c->setColumnGroupWidth(tile.stage == Stage::Concat && engine.heads() > 1 ? engine.dHead() : 0);
     c->setSelectedRow(rowsAreKeys(tile.stage) ? -1 : selectedRow_);
@@ -366,11 +373,39 @@ void HeatmapGrid::setHead(int head) {
     }
 }
 
-void HeatmapGrid::setSequentialMap(SequentialMap map) {
-    sequential_ = map;
+GridView HeatmapGrid::view() const {
+    return {mode_, stage_, head_, weightsMap_, signedMap_, sharedRange_, showValues_, selectedRow_};
+}
+
+void HeatmapGrid::setView(const GridView& view) {
+    mode_ = view.mode;
+    stage_ = view.stage;
+    head_ = view.head;
+    weightsMap_ = view.weightsMap;
+    signedMap_ = view.signedMap;
+    sharedRange_ = view.sharedRange;
+    showValues_ = view.showValues;
+    selectedRow_ = view.selectedRow;
+    structurePending_ = true;
+    if (canShow()) rebuild();
+    emit selectedRowChanged(selectedRow_);
+}
+
+void HeatmapGrid::setWeightsMap(ColorMap map) {
+    weightsMap_ = map;
     for (const HeatmapTile& t : tiles_) {
         if (t.stage == Stage::Weights) {
-            t.controller->setGradient(sequentialGradient(map));
+            t.controller->setGradient(colorGradient(map));
+            t.controller->replot();
+        }
+    }
+}
+
+void HeatmapGrid::setSignedMap(ColorMap map) {
+    signedMap_ = map;
+    for (const HeatmapTile& t : tiles_) {
+        if (t.stage != Stage::Weights) {
+            t.controller->setGradient(colorGradient(map));
             t.controller->replot();
         }
     }

@@ -22,6 +22,23 @@ class HeatmapController;
 
 enum class ViewMode { AllHeads, AllStages };
 
+// Everything that decides what the grid draws, apart from the document: what a scene file's
+// `view` keeps and what an image export reproduces.
+struct GridView {
+    ViewMode mode = ViewMode::AllHeads;
+    Stage stage = Stage::Weights;
+    int head = 0;
+    ColorMap weightsMap = ColorMap::Viridis;
+    ColorMap signedMap = ColorMap::RdBu;
+    bool sharedRange = false;
+    bool showValues = true;
+    int selectedRow = -1;  // -1: none
+};
+
+// How many columns of `tiles` tiles, each `cells` cells (columns x rows) plus its labels and
+// bars, make the cells largest in `area`.
+int bestGridColumns(int tiles, QSize cells, QSize area);
+
 struct HeatmapTile {
     HeatmapController* controller = nullptr;
     Stage stage = Stage::Weights;
@@ -36,6 +53,7 @@ public:
     // hundreds of plots); one-head mode reaches every head.
     static constexpr int kMaxTiles = 48;
 
+    // Builds the maps at once when the document already holds a scene (an export's private grid).
     explicit HeatmapGrid(AttentionDocument* document, QWidget* parent = nullptr);
 
     ViewMode viewMode() const { return mode_; }
@@ -43,6 +61,7 @@ public:
     int head() const { return head_; }
     bool maskEditMode() const { return maskEdit_; }
     int selectedRow() const { return selectedRow_; }
+    GridView view() const;
     const std::vector<HeatmapTile>& tiles() const { return tiles_; }
     // The tile showing `stage` for `head` (for the mean, head -1), or nullptr.
     HeatmapController* tile(Stage stage, int head) const;
@@ -53,7 +72,9 @@ public slots:
     void setViewMode(ViewMode mode);
     void setStage(Stage stage);
     void setHead(int head);
-    void setSequentialMap(SequentialMap map);
+    void setView(const GridView& view);  // one rebuild for the lot
+    void setWeightsMap(ColorMap map);
+    void setSignedMap(ColorMap map);
     void setSharedRange(bool shared);
     void setShowValues(bool show);
     void setMaskEditMode(bool on);
@@ -91,7 +112,8 @@ private:
     ViewMode mode_ = ViewMode::AllHeads;
     Stage stage_ = Stage::Weights;
     int head_ = 0;
-    SequentialMap sequential_ = SequentialMap::Viridis;
+    ColorMap weightsMap_ = ColorMap::Viridis;
+    ColorMap signedMap_ = ColorMap::RdBu;
     bool sharedRange_ = false;
     bool showValues_ = true;
     bool maskEdit_ = false;

@@ -5,8 +5,9 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -19,6 +20,7 @@
 
 #include "attention_document.h"
 #include "controls_panel.h"
+#include "file_actions.h"
 #include "heatmap_grid.h"
 #include "scene_file.h"
 #include "tokens_editor.h"
@@ -59,7 +61,8 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       document_(new AttentionDocument(this)),
       grid_(new HeatmapGrid(document_, this)),
-      controls_(new ControlsPanel(document_, this)) {
+      controls_(new ControlsPanel(document_, this)),
+      fileActions_(new FileActions(this)) {
     setCentralWidget(grid_);
     setWindowTitle(tr("Attention Explorer"));
     createActions();
@@ -67,6 +70,7 @@ MainWindow::MainWindow(QWidget* parent)
     createStatusBar();
     readSettings();
     connect(document_, &AttentionDocument::structureChanged, this, &MainWindow::updateHeadChoices);
+    connect(document_, &AttentionDocument::fileNameChanged, this, &MainWindow::updateHeadChoices);
     connect(document_, &AttentionDocument::resultsChanged, this, &MainWindow::updateStatus);
     connect(grid_, &HeatmapGrid::statusMessage, this,
             [this](const QString& text) { statusBar()->showMessage(text, 6000); });
@@ -76,13 +80,15 @@ MainWindow::MainWindow(QWidget* parent)
 
 void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(tr("&Open scene…"), this, &MainWindow::openFileDialog);
-    open->setShortcut(QKeySequence::Open);
+    fileActions_->addOpenActions(file);
     QMenu* presets = file->addMenu(tr("Open &preset"));
     for (const io::PresetInfo& preset : io::presets()) {
         QAction* a = presets->addAction(preset.name + QStringLiteral(" — ") + preset.description);
-        connect(a, &QAction::triggered, this, [this, name = preset.name] { openPreset(name); });
+        connect(a, &QAction::triggered, this, [this, name = preset.name] {
+            if (fileActions_->maybeSave()) openPreset(name);
+        });
     }
+    fileActions_->addSaveAndExportActions(file);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -94,6 +100,8 @@ void MainWindow::createActions() {
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
+    edit->addSeparator();
+    fileActions_->addCopyActions(edit);
     edit->addSeparator();
     maskEdit_ = edit->addAction(tr("Edit &mask by clicking cells"));
     maskEdit_->setObjectName(QStringLiteral("maskEditAction"));
@@ -119,21 +127,17 @@ void MainWindow::createActions() {
     });
     view->addSeparator();
     QMenu* colours = view->addMenu(tr("&Colour map for weights"));
-    auto* colourGroup = new QActionGroup(this);
-    viridis_ = colours->addAction(QStringLiteral("viridis"));
-    cividis_ = colours->addAction(QStringLiteral("cividis"));
-    for (QAction* a : {viridis_, cividis_}) {
+    colourGroup_ = new QActionGroup(this);
+    for (const QString& name : colorMapNames()) {
+        QAction* a = colours->addAction(name);
         a->setCheckable(true);
-        colourGroup->addAction(a);
+        a->setData(name);
+        colourGroup_->addAction(a);
+        connect(a, &QAction::triggered, this, [this, name] {
+            grid_->setWeightsMap(colorMapFromName(name).value_or(ColorMap::Viridis));
+            kColourMap.write(name);
+        });
     }
-    connect(viridis_, &QAction::triggered, this, [this] {
-        grid_->setSequentialMap(SequentialMap::Viridis);
-        kColourMap.write(QStringLiteral("viridis"));
-    });
-    connect(cividis_, &QAction::triggered, this, [this] {
-        grid_->setSequentialMap(SequentialMap::Cividis);
-        kColourMap.write(QStringLiteral("cividis"));
-    });
     sharedRange_ = view->addAction(tr("&Shared colour range across heads"));
     sharedRange_->setCheckable(true);
     sharedRange_->setToolTip(
@@ -150,7 +154,7 @@ void MainWindow::createActions() {
     });
     view->addSeparator();
 
-    QToolBar* bar = addToolBar(tr("View"));
+    QToolBar* bar = toolBar_ = addToolBar(tr("View"));
     bar->setObjectName(QStringLiteral("viewToolBar"));
     bar->addAction(allHeads_);
     bar->addAction(allStages_);
@@ -230,9 +234,10 @@ void MainWindow::readSettings() {
         resize(screen ? screen->availableSize() * 0.9 : QSize(1400, 900));
     }
     restoreState(kDockState.read());
-    const bool cividis = kColourMap.read() == QLatin1String("cividis");
-    (cividis ? cividis_ : viridis_)->setChecked(true);
-    grid_->setSequentialMap(cividis ? SequentialMap::Cividis : SequentialMap::Viridis);
+    for (QAction* a : colourGroup_->actions()) {
+        if (a->data().toString() == kColourMap.read()) a->trigger();
+    }
+    if (!colourGroup_->checkedAction()) colourGroup_->actions().constFirst()->trigger();
     sharedRange_->setChecked(kSharedRange.read());
     showValues_->setChecked(kShowValues.read());
     grid_->setSharedRange(sharedRange_->isChecked());
@@ -242,6 +247,10 @@ void MainWindow::readSettings() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!fileActions_->maybeSave()) {
+        event->ignore();
+        return;
+    }
     kGeometry.write(saveGeometry());
     kDockState.write(saveState());
     event->accept();
@@ -276,6 +285,9 @@ bool MainWindow::openSceneFile(const QString& fileName, QString* error) {
     try {
         const Scene scene = io::loadSceneFile(fileName);
         document_->resetScene(scene, fileName);
+        if (!scene.viewJson.empty())
+            applyViewState(
+                QJsonDocument::fromJson(QByteArray::fromStdString(scene.viewJson)).object());
     } catch (const SceneError& e) {
         if (error) *error = QString::fromStdString(e.what());
         return false;
@@ -294,16 +306,6 @@ void MainWindow::openStartupScene() {
     const QString last = kLastScene.read();
     if (!last.isEmpty() && openSceneFile(last)) return;
     openPreset(QString::fromLatin1(kDefaultPreset));
-}
-
-void MainWindow::openFileDialog() {
-    const QString start = QFileInfo(document_->fileName()).absolutePath();
-    const QString fileName = QFileDialog::getOpenFileName(this, tr("Open scene"), start,
-                                                          tr("Scenes (*.json);;All files (*)"));
-    if (fileName.isEmpty()) return;
-    QString error;
-    if (!openSceneFile(fileName, &error))
-        showProblem(QStringLiteral("%1: %2").arg(fileName, error));
 }
 
 void MainWindow::showProblem(const QString& text) {

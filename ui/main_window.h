@@ -6,16 +6,20 @@
 #include <QMainWindow>
 
 class QAction;
+class QActionGroup;
 class QComboBox;
 class QDockWidget;
+class QJsonObject;
 class QLabel;
 class QMenu;
 class QSpinBox;
+class QToolBar;
 
 namespace ae::ui {
 
 class AttentionDocument;
 class ControlsPanel;
+class FileActions;
 class HeatmapGrid;
 
 class MainWindow : public QMainWindow {
@@ -39,6 +43,11 @@ public:
     void showProblem(const QString& text);
     // A transient note in the status bar (editor refusals, head-count adjustments).
     void showStatusMessage(const QString& text);
+    // The scene file's `view` object: mode, stage, head, query, colour map, panels
+    // (ui/window_view.cpp).
+    QJsonObject viewState() const;
+    void applyViewState(const QJsonObject& view);
+    FileActions* fileActions() const { return fileActions_; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -50,17 +59,17 @@ private:
     void readSettings();
     void updateStatus();
     void updateHeadChoices();
-    void openFileDialog();
 
     AttentionDocument* document_;
     HeatmapGrid* grid_;
     ControlsPanel* controls_;
+    FileActions* fileActions_;
+    QToolBar* toolBar_ = nullptr;
     QDockWidget* controlsDock_ = nullptr;
     QDockWidget* tokensDock_ = nullptr;
     QDockWidget* weightsDock_ = nullptr;
     QMenu* viewMenu_ = nullptr;
-    QAction* viridis_ = nullptr;
-    QAction* cividis_ = nullptr;
+    QActionGroup* colourGroup_ = nullptr;
     QAction* sharedRange_ = nullptr;
     QAction* showValues_ = nullptr;
     QAction* allHeads_ = nullptr;

@@ -28,6 +28,19 @@ QString stageName(Stage stage) {
     return {};
 }
 
+QString stageKey(Stage stage) {
+    static const char* const keys[kStageCount] = {
+        "q", "k", "v", "scores", "scaled", "weights", "context", "concat", "output"};
+    return QLatin1String(keys[static_cast<int>(stage)]);
+}
+
+std::optional<Stage> stageFromKey(const QString& key) {
+    for (int s = 0; s < kStageCount; ++s) {
+        if (stageKey(static_cast<Stage>(s)) == key) return static_cast<Stage>(s);
+    }
+    return std::nullopt;
+}
+
 bool isPerHead(Stage stage) {
     return stage != Stage::Concat && stage != Stage::Output;
 }

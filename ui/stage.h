@@ -4,6 +4,7 @@
 // concat, output), always row-major with one token per row.
 
 #include <QString>
+#include <optional>
 
 #include "attention_engine.h"
 
@@ -15,6 +16,10 @@ enum class Stage { Query, Key, Value, Scores, Scaled, Weights, Context, Concat, 
 constexpr int kStageCount = 9;
 
 QString stageName(Stage stage);
+// Short names for files and arguments, as in the result format: q, k, v, scores, scaled,
+// weights, context, concat, output.
+QString stageKey(Stage stage);
+std::optional<Stage> stageFromKey(const QString& key);
 // Concat and output are the same for every head: one map, not one per head.
 bool isPerHead(Stage stage);
 // Scores, scaled scores and weights: rows are queries, columns are keys, the mask applies.

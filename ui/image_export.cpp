@@ -1,0 +1,248 @@
+#include "image_export.h"
+
+#include <QBuffer>
+#include <QFileInfo>
+#include <QImageWriter>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+#include <cmath>
+#include <stdexcept>
+
+#include "attention_document.h"
+#include "heatmap_controller.h"
+#include "qcustomplot.h"
+#include "result_export.h"
+
+namespace ae::ui {
+namespace {
+
+constexpr QSize kNaturalTile(460, 400);
+
+// QCustomPlot lays out with the screen's font metrics: every device we draw on gets the same
+// logical resolution, so text takes the room the layout gave it.
+int layoutDpi(const std::vector<HeatmapController*>& tiles) {
+    return tiles.empty() ? 96 : tiles.front()->plot()->logicalDpiY();
+}
+
+QFont captionFont(const std::vector<HeatmapController*>& tiles) {
+    QFont font = tiles.empty() ? QFont() : tiles.front()->plot()->font();
+    font.setBold(true);
+    font.setPointSizeF(font.pointSizeF() * 1.25);
+    return font;
+}
+
+// The layout pass that places tick labels comes after the one that measures them: a plot drawn
+// at a new size needs two passes before its labels fit (HeatmapController::updateTicks).
+void settleAtSize(QCustomPlot* plot, QSize size) {
+    QImage scratch(1, 1, QImage::Format_ARGB32_Premultiplied);
+    for (int pass = 0; pass < 2; ++pass) {
+        QCPPainter painter(&scratch);
+        plot->toPainter(&painter, size.width(), size.height());
+    }
+}
+
+// Draws everything in logical pixels on an active painter whose device has layoutDpi().
+void drawTiles(QCPPainter& painter, const std::vector<HeatmapController*>& tiles,
+               const ImageOptions& options, QSize size) {
+    painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    int top = 0;
+    if (!options.caption.isEmpty()) {
+        const QFont font = captionFont(tiles);
+        top = qRound(QFontMetricsF(font).height() * 1.8);
+        painter.setFont(font);
+        painter.setPen(QColor(30, 30, 30));
+        painter.drawText(QRect(0, 0, size.width(), top), Qt::AlignCenter, options.caption);
+    }
+    const int n = static_cast<int>(tiles.size());
+    if (n == 0) return;
+    int cellRows = 1, cellColumns = 1;
+    for (const HeatmapController* c : tiles) {
+        cellRows = std::max(cellRows, c->rows());
+        cellColumns = std::max(cellColumns, c->columns());
+    }
+    const QSize area(size.width(), size.height() - top);
+    const int columns = bestGridColumns(n, QSize(cellColumns, cellRows), area);
+    const int rows = (n + columns - 1) / columns;
+    const QSize tile(area.width() / columns, area.height() / rows);
+    for (int i = 0; i < n; ++i) {
+        QCustomPlot* plot = tiles[static_cast<size_t>(i)]->plot();
+        settleAtSize(plot, tile);
+        painter.save();
+        painter.translate((i % columns) * tile.width(), top + (i / columns) * tile.height());
+        plot->toPainter(&painter, tile.width(), tile.height());
+        painter.restore();
+    }
+}
+
+QSize sizeFor(const std::vector<HeatmapController*>& tiles, const ImageOptions& options) {
+    return options.size.isEmpty() ? naturalImageSize(static_cast<int>(tiles.size())) : options.size;
+}
+
+QByteArray encodeVector(const std::vector<HeatmapController*>& tiles, ImageFormat format,
+                        const ImageOptions& options) {
+    const QSize size = sizeFor(tiles, options);
+    const int dpi = layoutDpi(tiles);
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (format == ImageFormat::Pdf) {
+        // One logical pixel is one device pixel of a dpi-dots-per-inch page: the page is the
+        // size the maps have on a screen, and everything but the colour maps stays vector.
+        QPdfWriter pdf(&buffer);
+        pdf.setCreator(QStringLiteral("Attention Explorer"));
+        pdf.setResolution(dpi);
+        pdf.setPageSize(QPageSize(QSizeF(size) * (72.0 / dpi), QPageSize::Point, QString(),
+                                  QPageSize::ExactMatch));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        QCPPainter painter;
+        if (!painter.begin(&pdf)) throw io::WriteError("cannot start the PDF writer");
+        painter.setMode(QCPPainter::pmVectorized);
+        drawTiles(painter, tiles, options, size);
+        painter.end();
+    } else {
+        QSvgGenerator svg;
+        svg.setOutputDevice(&buffer);
+        svg.setResolution(dpi);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setTitle(QStringLiteral("Attention Explorer"));
+        QCPPainter painter;
+        if (!painter.begin(&svg)) throw io::WriteError("cannot start the SVG generator");
+        painter.setMode(QCPPainter::pmVectorized);
+        drawTiles(painter, tiles, options, size);
+        painter.end();
+    }
+    return bytes;
+}
+
+}  // namespace
+
+std::optional<ImageFormat> imageFormatForFile(const QString& fileName) {
+    const QString suffix = QFileInfo(fileName).suffix().toLower();
+    if (suffix == QLatin1String("png")) return ImageFormat::Png;
+    if (suffix == QLatin1String("jpg") || suffix == QLatin1String("jpeg")) return ImageFormat::Jpg;
+    if (suffix == QLatin1String("pdf")) return ImageFormat::Pdf;
+    if (suffix == QLatin1String("svg")) return ImageFormat::Svg;
+    return std::nullopt;
+}
+
+QString imageFormatSuffix(ImageFormat format) {
+    switch (format) {
+        case ImageFormat::Png:
+            return QStringLiteral("png");
+        case ImageFormat::Jpg:
+            return QStringLiteral("jpg");
+        case ImageFormat::Pdf:
+            return QStringLiteral("pdf");
+        case ImageFormat::Svg:
+            return QStringLiteral("svg");
+    }
+    return {};
+}
+
+QSize naturalImageSize(int tiles) {
+    const int columns = std::max(1, static_cast<int>(std::ceil(std::sqrt(std::max(tiles, 1)))));
+    const int rows = (std::max(tiles, 1) + columns - 1) / columns;
+    return QSize(kNaturalTile.width() * columns, kNaturalTile.height() * rows);
+}
+
+QImage renderImage(const std::vector<HeatmapController*>& tiles, const ImageOptions& options) {
+    const QSize size = sizeFor(tiles, options);
+    const int dpi = layoutDpi(tiles);
+    const double dotsPerMeter = dpi / 0.0254;
+    QImage image(qRound(size.width() * options.scale), qRound(size.height() * options.scale),
+                 QImage::Format_ARGB32_Premultiplied);
+    if (image.isNull()) throw io::WriteError("the image is too large for memory");
+    image.setDotsPerMeterX(qRound(dotsPerMeter));
+    image.setDotsPerMeterY(qRound(dotsPerMeter));
+    {
+        QCPPainter painter(&image);
+        if (options.scale != 1.0) {
+            // As QCustomPlot's own savePng: thin cosmetic lines would vanish when scaled up.
+            painter.setMode(QCPPainter::pmNonCosmetic, options.scale > 1.0);
+            painter.scale(options.scale, options.scale);
+        }
+        drawTiles(painter, tiles, options, size);
+    }
+    // The print size is the screen size: `scale` times the dots per inch.
+    image.setDotsPerMeterX(qRound(dotsPerMeter * options.scale));
+    image.setDotsPerMeterY(qRound(dotsPerMeter * options.scale));
+    return image;
+}
+
+QByteArray encodeImage(const std::vector<HeatmapController*>& tiles, ImageFormat format,
+                       const ImageOptions& options) {
+    if (format == ImageFormat::Pdf || format == ImageFormat::Svg)
+        return encodeVector(tiles, format, options);
+    QImage image = renderImage(tiles, options);
+    if (format == ImageFormat::Jpg) image = image.convertToFormat(QImage::Format_RGB32);
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    QImageWriter writer(&buffer, format == ImageFormat::Jpg ? "jpg" : "png");
+    if (format == ImageFormat::Jpg) writer.setQuality(95);
+    if (!writer.write(image)) throw io::WriteError(writer.errorString().toStdString());
+    return bytes;
+}
+
+void saveImage(const QString& fileName, const std::vector<HeatmapController*>& tiles,
+               const ImageOptions& options) {
+    const std::optional<ImageFormat> format = imageFormatForFile(fileName);
+    if (!format) {
+        throw io::WriteError(QStringLiteral("%1: cannot write: expected .png, .jpg, .pdf or .svg")
+                                 .arg(fileName)
+                                 .toStdString());
+    }
+    QByteArray bytes;
+    try {
+        bytes = encodeImage(tiles, *format, options);
+    } catch (const io::WriteError& error) {
+        throw io::WriteError(
+            QStringLiteral("%1: cannot write: %2").arg(fileName, error.what()).toStdString());
+    }
+    io::writeFileAtomically(fileName, bytes);
+}
+
+std::vector<HeatmapController*> gridTiles(const HeatmapGrid& grid) {
+    std::vector<HeatmapController*> tiles;
+    for (const HeatmapTile& t : grid.tiles())
+        tiles.push_back(t.controller);
+    return tiles;
+}
+
+QByteArray renderScene(const Scene& scene, const RenderRequest& request, ImageFormat format) {
+    AttentionDocument document;
+    document.resetScene(scene);
+    if (!document.errorText().isEmpty())
+        throw std::invalid_argument(document.errorText().toStdString());
+    const EngineF& engine = document.engine();
+    if (!stageAvailable(engine, request.stage)) {
+        throw std::invalid_argument(
+            "--stage output: this scene has no output projection (projections.output)");
+    }
+    const bool oneHead = request.head && isPerHead(request.stage);
+    if (oneHead && (*request.head < 0 || *request.head >= engine.heads())) {
+        throw std::invalid_argument(QStringLiteral("--head: expected 0 to %1 or all, got %2")
+                                        .arg(engine.heads() - 1)
+                                        .arg(*request.head)
+                                        .toStdString());
+    }
+    GridView view;
+    // One head: the one-head view holds every stage of that head; only the requested one is drawn.
+    view.mode = oneHead ? ViewMode::AllStages : ViewMode::AllHeads;
+    view.stage = request.stage;
+    view.head = oneHead ? *request.head : 0;
+    view.showValues = request.showValues;
+    if (request.colorMap) view.weightsMap = view.signedMap = *request.colorMap;
+    HeatmapGrid grid(&document);
+    grid.setView(view);
+    std::vector<HeatmapController*> tiles;
+    if (oneHead) {
+        tiles.push_back(grid.tile(request.stage, *request.head));
+    } else {
+        tiles = gridTiles(grid);
+    }
+    return encodeImage(tiles, format, request.image);
+}
+
+}  // namespace ae::ui
