@@ -390,6 +390,12 @@ void HeatmapController::setColumnGroupWidth(int width) {
     overlay_->setGroupWidth(width);
 }
 
+void HeatmapController::setHighlighted(bool on) {
+    highlighted_ = on;
+    // Amber rather than a colour of the maps: it must not read as a value.
+    plot_->setBackground(on ? QBrush(QColor(255, 224, 130)) : QBrush(Qt::white));
+}
+
 std::optional<QPoint> HeatmapController::cellAt(const QPointF& pixel) const {
     if (!rect_->rect().contains(pixel.toPoint())) return std::nullopt;
     // pixelToCoord gives the cell centre at an integer: round, never truncate.

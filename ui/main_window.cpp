@@ -18,6 +18,7 @@
 #include <QUndoStack>
 
 #include "attention_document.h"
+#include "classroom.h"
 #include "controls_panel.h"
 #include "heatmap_grid.h"
 #include "scene_file.h"
@@ -72,6 +73,7 @@ MainWindow::MainWindow(QWidget* parent)
             [this](const QString& text) { statusBar()->showMessage(text, 6000); });
     connect(document_->undoStack(), &QUndoStack::cleanChanged, this,
             [this](bool clean) { setWindowModified(!clean); });
+    classroom_ = new Classroom(this);
 }
 
 void MainWindow::createActions() {
@@ -106,6 +108,7 @@ void MainWindow::createActions() {
     auto* modes = new QActionGroup(this);
     allHeads_ = view->addAction(tr("One stage, &all heads"));
     allStages_ = view->addAction(tr("One head, all &stages"));
+    allStages_->setObjectName(QStringLiteral("viewAllStagesAction"));
     for (QAction* a : {allHeads_, allStages_}) {
         a->setCheckable(true);
         modes->addAction(a);

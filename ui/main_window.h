@@ -15,6 +15,7 @@ class QSpinBox;
 namespace ae::ui {
 
 class AttentionDocument;
+class Classroom;
 class ControlsPanel;
 class HeatmapGrid;
 
@@ -27,6 +28,8 @@ public:
     HeatmapGrid* grid() const { return grid_; }
     ControlsPanel* controls() const { return controls_; }
     QAction* maskEditAction() const { return maskEdit_; }
+    // Gallery, walkthrough, neuron view, comparisons, presentation mode (ui/classroom.h).
+    Classroom* classroom() const { return classroom_; }
 
     // Opens a scene file; on failure returns false with *error = "field.path: problem" and
     // keeps the current scene.
@@ -70,6 +73,7 @@ private:
     QSpinBox* headSpin_ = nullptr;
     QLabel* stats_ = nullptr;
     QLabel* maskMode_ = nullptr;
+    Classroom* classroom_ = nullptr;
 };
 
 }  // namespace ae::ui
