@@ -612,8 +612,10 @@ void TestClassroom::tour() {
     classroom()->walkthroughDock()->hide();
 
     open("default");
+    window_->findChild<QAction*>(QStringLiteral("viewAllHeadsAction"))->trigger();
     classroom()->neuronDock()->show();
-    classroom()->neuronView()->setHead(1);
+    window_->resizeDocks({classroom()->neuronDock()}, {520}, Qt::Vertical);
+    window_->findChild<QSpinBox*>(QStringLiteral("headSpin"))->setValue(1);
     classroom()->neuronView()->setQuery(2);
     save(window_.get(), QStringLiteral("tour-neuron.png"));
     classroom()->neuronDock()->hide();
@@ -643,10 +645,15 @@ void TestClassroom::tour() {
     save(positions, QStringLiteral("tour-positions-on.png"));
     positions->hide();
 
-    open("why-scale");
+    open("default");
+    classroom()->walkthroughDock()->hide();
+    window_->findChild<QAction*>(QStringLiteral("viewAllHeadsAction"))->trigger();
     window_->findChild<QAction*>(QStringLiteral("highContrastAction"))->trigger();
+    QApplication::setActiveWindow(window_.get());
     QTest::keyClick(window_.get(), Qt::Key_F11);
-    window_->resize(1600, 1000);
+    QVERIFY(classroom()->presentation()->isActive());
+    QTest::keyClick(window_.get(), Qt::Key_Q);
+    QTest::keyClick(window_.get(), Qt::Key_Q);
     save(window_.get(), QStringLiteral("tour-presentation.png"));
     QTest::keyClick(window_.get(), Qt::Key_Escape);
     window_->findChild<QAction*>(QStringLiteral("highContrastAction"))->trigger();

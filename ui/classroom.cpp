@@ -81,6 +81,10 @@ Classroom::Classroom(MainWindow* window)
       grid_(window->grid()),
       headSpin_(window->findChild<QSpinBox*>(QStringLiteral("headSpin"))),
       presentation_(new PresentationMode(window)) {
+    // Side docks keep their corners: the neuron view and pin and compare sit under the maps,
+    // the walkthrough stays full height beside them.
+    window->setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    window->setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     createDocks();
     createActions();
     connect(headSpin_, &QSpinBox::valueChanged, this, [this](int head) {

@@ -161,8 +161,9 @@ void PinCompareView::refresh() {
     const double range = std::max(largest, 0.05);
     differenceMap_->setDataRange(-range, range);
     differenceMap_->replot();
-    status_->setText(tr("%1. Largest change: %2 (red: the weight fell, blue: it grew).")
-                         .arg(pinnedDescription_, QString::number(largest, 'g', 3)));
+    status_->setText(
+        tr("%1. Largest change: %2 (blue: the weight fell since pinning, red: it grew).")
+            .arg(pinnedDescription_, QString::number(largest, 'g', 3)));
 }
 
 // --- why three matrices ------------------------------------------------------------------------
@@ -457,11 +458,13 @@ void PositionsComparison::refresh() {
     // Masks are about positions too (causal is order itself): off here, so only the encodings
     // can make order matter.
     original.mask = Mask{};
+    QString added;
     if (!encodings()) {
         original.positional.kind = PositionalKind::None;
     } else if (original.positional.kind == PositionalKind::None) {
         original.positional.kind = PositionalKind::Sinusoidal;
         original.positional.base = 10000.0;
+        added = tr(" This scene has no positions of its own: sinusoidal ones are added here.");
     }
     const auto kind = static_cast<Permutation>(permutationKind_->currentIndex());
     perm_ = makePermutation(kind, original.queryCount());
@@ -505,8 +508,8 @@ void PositionsComparison::refresh() {
         verdict_->setText(
             tr("<b>Different attention</b> (largest difference %1): with positional encodings "
                "the same words in another order are a different input. Compare the middle and "
-               "right maps.")
-                .arg(amount));
+               "right maps.%2")
+                .arg(amount, added));
     }
 }
 

@@ -367,6 +367,13 @@ void HeatmapController::setRowEntropy(const std::vector<double>& bits, double ma
         arrangeLayout();
     }
     if (!shown) return;
+    // Wide enough for "0.00" in the current font: presentation mode scales the text.
+    const int width =
+        std::max(38, QFontMetrics(plot_->font()).horizontalAdvance(QStringLiteral("0.00")) + 14);
+    if (entropyRect_->minimumSize().width() != width) {
+        entropyRect_->setMinimumSize(QSize(width, 0));
+        entropyRect_->setMaximumSize(QSize(width, QWIDGETSIZE_MAX));
+    }
     const int rows = static_cast<int>(bits.size());
     QCPColorMapData* data = entropyMap_->data();
     if (data->valueSize() != rows) {

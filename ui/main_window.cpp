@@ -107,6 +107,7 @@ void MainWindow::createActions() {
     QMenu* view = viewMenu_ = menuBar()->addMenu(tr("&View"));
     auto* modes = new QActionGroup(this);
     allHeads_ = view->addAction(tr("One stage, &all heads"));
+    allHeads_->setObjectName(QStringLiteral("viewAllHeadsAction"));
     allStages_ = view->addAction(tr("One head, all &stages"));
     allStages_->setObjectName(QStringLiteral("viewAllStagesAction"));
     for (QAction* a : {allHeads_, allStages_}) {

@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -87,11 +88,11 @@ NeuronView::NeuronView(AttentionDocument* document, QWidget* parent)
     scores_->verticalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     scores_->setMinimumWidth(220);
 
-    queryMap_ = makeMap(this, tr("q_i"), 90);
+    queryMap_ = makeMap(this, tr("q_i"), 105);
     keysMap_ = makeMap(this, tr("k_j (every key)"), 160);
     productMap_ = makeMap(this, tr("q_i ∘ k_j   (sum of a row = q·k)"), 160);
     weightedMap_ = makeMap(this, tr("w_ij · v_j"), 160);
-    contextMap_ = makeMap(this, tr("context_i = Σ_j w_ij · v_j"), 90);
+    contextMap_ = makeMap(this, tr("context_i = Σ_j w_ij · v_j"), 105);
     keysMap_->setAxisTitles(tr("key"), tr("dimension"));
     productMap_->setAxisTitles(tr("key"), tr("dimension"));
     weightedMap_->setAxisTitles(tr("key"), tr("dimension"));
@@ -104,7 +105,8 @@ NeuronView::NeuronView(AttentionDocument* document, QWidget* parent)
     grid->addWidget(productMap_->plot(), 1, 1);
     grid->addWidget(scores_, 1, 2);
     grid->addWidget(weightedMap_->plot(), 1, 3);
-    grid->addWidget(contextMap_->plot(), 2, 3);
+    // The sum sits above the terms it adds up, so every key-row map gets the full height.
+    grid->addWidget(contextMap_->plot(), 0, 3);
     grid->setRowStretch(1, 1);
     for (int c : {0, 1, 3})
         grid->setColumnStretch(c, 2);
@@ -140,13 +142,18 @@ void NeuronView::rebuildEmbeddingRow() {
     const QSignalBlocker block(embedding_);
     filling_ = true;
     embedding_->setColumnCount(scene.dModel());
+    QStringList dimensions;
+    for (int c = 0; c < scene.dModel(); ++c)
+        dimensions << QString::number(c);
+    embedding_->setHorizontalHeaderLabels(dimensions);
     embedding_->setVerticalHeaderLabels({QString::fromStdString(scene.tokens[query_])});
     for (int c = 0; c < scene.dModel(); ++c) {
         auto* item = new QTableWidgetItem(QString::number(scene.embeddings(query_, c), 'g', 6));
         embedding_->setItem(0, c, item);
     }
     embedding_->setFixedHeight(embedding_->horizontalHeader()->sizeHint().height() +
-                               embedding_->verticalHeader()->sizeHint().height() + 22);
+                               embedding_->rowHeight(0) + 2 * embedding_->frameWidth() +
+                               embedding_->horizontalScrollBar()->sizeHint().height());
     filling_ = false;
 }
 

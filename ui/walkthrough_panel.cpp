@@ -146,8 +146,14 @@ WalkthroughPanel::WalkthroughPanel(AttentionDocument* document, HeatmapGrid* gri
     explanation_->setWordWrap(true);
     explanation_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     explanation_->setTextFormat(Qt::RichText);
+    QFont textFont = explanation_->font();
+    textFont.setPointSizeF(textFont.pointSizeF() * 1.15);
+    explanation_->setFont(textFont);
     map_ = new HeatmapController(this);
     map_->plot()->setMinimumHeight(180);
+    // The map comes and goes with the steps: it must not make the dock jump in width.
+    map_->plot()->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Expanding);
+    setMinimumWidth(380);
     back_ = new QPushButton(tr("◀ Back"), this);
     next_ = new QPushButton(tr("Next ▶"), this);
     back_->setToolTip(tr("Previous step (PageUp)"));
@@ -299,7 +305,7 @@ void WalkthroughPanel::refresh() {
                                        : QStringLiteral("V");
             const QString from =
                 query || !scene.hasSource ? QStringLiteral("X") : QStringLiteral("X_source");
-            formula = QStringLiteral("%1 = %2 · W_%1 + b_%1     head %3: columns %4–%5")
+            formula = QStringLiteral("%1 = %2 · W_%1 + b_%1\nhead %3: columns %4–%5")
                           .arg(name, from)
                           .arg(h)
                           .arg(h * dh)
