@@ -88,7 +88,7 @@ PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
 
     connect(pinButton, &QPushButton::clicked, this, &PinCompareView::pin);
     connect(headSpin_, &QSpinBox::valueChanged, this, &PinCompareView::setHead);
-    connect(document_, &AttentionDocument::resultsChanged, this, &PinCompareView::refresh);
+    connect(document_, &AttentionDocument::resultsChanged, this, &PinCompareView::onResultsChanged);
     refresh();
 }
 
@@ -115,6 +115,7 @@ void PinCompareView::setHead(int head) {
 }
 
 void PinCompareView::refresh() {
+    stale_ = false;
     const Scene& scene = document_->scene();
     if (scene.tokens.empty() || !document_->errorText().isEmpty()) return;
     const EngineF& engine = document_->engine();
@@ -192,7 +193,8 @@ ProjectionComparison::ProjectionComparison(AttentionDocument* document, QWidget*
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(intro);
     layout->addLayout(grid, 1);
-    connect(document_, &AttentionDocument::resultsChanged, this, &ProjectionComparison::refresh);
+    connect(document_, &AttentionDocument::resultsChanged, this,
+            &ProjectionComparison::onResultsChanged);
     resize(1200, 560);
     refresh();
 }
@@ -203,6 +205,7 @@ void ProjectionComparison::setHead(int head) {
 }
 
 void ProjectionComparison::refresh() {
+    stale_ = false;
     const Scene& base = document_->scene();
     if (base.tokens.empty()) return;
     const InitSpec spec = inferredDrawSpec(base);
@@ -434,7 +437,8 @@ PositionsComparison::PositionsComparison(AttentionDocument* document, QWidget* p
     layout->addWidget(verdict_);
     connect(encodings_, &QCheckBox::toggled, this, &PositionsComparison::refresh);
     connect(permutationKind_, &QComboBox::currentIndexChanged, this, &PositionsComparison::refresh);
-    connect(document_, &AttentionDocument::resultsChanged, this, &PositionsComparison::refresh);
+    connect(document_, &AttentionDocument::resultsChanged, this,
+            &PositionsComparison::onResultsChanged);
     resize(1200, 560);
     refresh();
 }
@@ -444,6 +448,7 @@ bool PositionsComparison::encodings() const {
 }
 
 void PositionsComparison::setEncodings(bool on) {
+    if (encodings_->isChecked() == on) refresh();  // it may have missed changes while hidden
     encodings_->setChecked(on);
 }
 
@@ -453,6 +458,7 @@ void PositionsComparison::setHead(int head) {
 }
 
 void PositionsComparison::refresh() {
+    stale_ = false;
     Scene original = document_->scene();
     if (original.tokens.empty()) return;
     // Masks are about positions too (causal is order itself): off here, so only the encodings
@@ -511,6 +517,45 @@ void PositionsComparison::refresh() {
                "right maps.%2")
                 .arg(amount, added));
     }
+}
+
+void PinCompareView::onResultsChanged() {
+    if (isVisible()) {
+        refresh();
+    } else {
+        stale_ = true;
+    }
+}
+
+void PinCompareView::showEvent(QShowEvent* event) {
+    if (stale_) refresh();
+    QWidget::showEvent(event);
+}
+
+void ProjectionComparison::onResultsChanged() {
+    if (isVisible()) {
+        refresh();
+    } else {
+        stale_ = true;
+    }
+}
+
+void ProjectionComparison::showEvent(QShowEvent* event) {
+    if (stale_) refresh();
+    QDialog::showEvent(event);
+}
+
+void PositionsComparison::onResultsChanged() {
+    if (isVisible()) {
+        refresh();
+    } else {
+        stale_ = true;
+    }
+}
+
+void PositionsComparison::showEvent(QShowEvent* event) {
+    if (stale_) refresh();
+    QDialog::showEvent(event);
 }
 
 }  // namespace ae::ui

@@ -46,7 +46,12 @@ public slots:
     void setHead(int head);
     void refresh();
 
+protected:
+    void showEvent(QShowEvent* event) override;  // catches up with changes made while hidden
+
 private:
+    void onResultsChanged();
+    bool stale_ = false;
     AttentionDocument* document_;
     QSpinBox* headSpin_;
     QLabel* status_;
@@ -75,7 +80,12 @@ public slots:
     void setHead(int head);
     void refresh();
 
+protected:
+    void showEvent(QShowEvent* event) override;  // catches up with changes made while hidden
+
 private:
+    void onResultsChanged();
+    bool stale_ = false;
     AttentionDocument* document_;
     HeatmapController* maps_[kVariants];
     QLabel* captions_[kVariants];
@@ -120,7 +130,12 @@ public slots:
     void setHead(int head);
     void refresh();
 
+protected:
+    void showEvent(QShowEvent* event) override;  // catches up with changes made while hidden
+
 private:
+    void onResultsChanged();
+    bool stale_ = false;
     AttentionDocument* document_;
     QCheckBox* encodings_;
     QComboBox* permutationKind_;

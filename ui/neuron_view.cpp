@@ -120,7 +120,7 @@ NeuronView::NeuronView(AttentionDocument* document, QWidget* parent)
     connect(headSpin_, &QSpinBox::valueChanged, this, &NeuronView::setHead);
     connect(querySpin_, &QSpinBox::valueChanged, this, &NeuronView::setQuery);
     connect(embedding_, &QTableWidget::cellChanged, this, &NeuronView::embeddingEdited);
-    connect(document_, &AttentionDocument::resultsChanged, this, &NeuronView::refresh);
+    connect(document_, &AttentionDocument::resultsChanged, this, &NeuronView::onResultsChanged);
     refresh();
 }
 
@@ -169,6 +169,7 @@ void NeuronView::embeddingEdited(int row, int column) {
 }
 
 void NeuronView::refresh() {
+    stale_ = false;
     const Scene& scene = document_->scene();
     if (scene.tokens.empty() || !document_->errorText().isEmpty()) return;
     const EngineF& engine = document_->engine();
@@ -243,6 +244,19 @@ void NeuronView::refresh() {
             scores_->setItem(j, c + 1, item);
         }
     }
+}
+
+void NeuronView::onResultsChanged() {
+    if (isVisible()) {
+        refresh();
+    } else {
+        stale_ = true;
+    }
+}
+
+void NeuronView::showEvent(QShowEvent* event) {
+    if (stale_) refresh();
+    QWidget::showEvent(event);
 }
 
 }  // namespace ae::ui

@@ -173,7 +173,8 @@ WalkthroughPanel::WalkthroughPanel(AttentionDocument* document, HeatmapGrid* gri
     layout->addStretch(0);
     layout->addLayout(buttons);
 
-    connect(document_, &AttentionDocument::resultsChanged, this, &WalkthroughPanel::refresh);
+    connect(document_, &AttentionDocument::resultsChanged, this,
+            &WalkthroughPanel::onResultsChanged);
     connect(grid_, &HeatmapGrid::selectedRowChanged, this, &WalkthroughPanel::refresh);
 }
 
@@ -228,6 +229,7 @@ QString WalkthroughPanel::explanationText() const {
 }
 
 void WalkthroughPanel::refresh() {
+    stale_ = false;
     const Scene& scene = document_->scene();
     heading_->setText(tr("Step %1 of %2 · %3")
                           .arg(step_ + 1)
@@ -539,6 +541,19 @@ void WalkthroughPanel::fillMatrixMap() {
     map_->setShowValues(true);
     map_->setSelectedRow(inputs ? std::clamp(grid_->selectedRow(), 0, scene.queryCount() - 1) : -1);
     map_->replot();
+}
+
+void WalkthroughPanel::onResultsChanged() {
+    if (isVisible()) {
+        refresh();
+    } else {
+        stale_ = true;
+    }
+}
+
+void WalkthroughPanel::showEvent(QShowEvent* event) {
+    if (stale_) refresh();
+    QWidget::showEvent(event);
 }
 
 }  // namespace ae::ui

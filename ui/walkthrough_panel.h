@@ -69,7 +69,13 @@ signals:
     // The grid should show one head, all stages: the panel asks, the window switches its mode.
     void allStagesViewRequested();
 
+protected:
+    // Hidden views skip the engine's changes (a BERT-sized slider drag must stay fast) and catch
+    // up when shown.
+    void showEvent(QShowEvent* event) override;
+
 private:
+    void onResultsChanged();
     void fillMatrixMap();
 
     AttentionDocument* document_;
@@ -82,6 +88,7 @@ private:
     QPushButton* next_;
     int step_ = 0;
     bool active_ = false;
+    bool stale_ = false;
 };
 
 }  // namespace ae::ui
