@@ -855,9 +855,9 @@ QByteArray sceneToJson(const Scene& s) {
 
 namespace {
 // Built-in scenes: resources/presets/NAME.scene.json, compiled in. The order is the gallery's.
-const char* const kPresetNames[] = {"default",          "journey",   "four-words", "journey-causal",
-                                    "tutorial-variant", "bert-base", "gpt2-style", "cross",
-                                    "identity",         "shared-qk"};
+const char* const kPresetNames[] = {
+    "default",    "journey", "four-words", "journey-causal", "tutorial-variant", "bert-base",
+    "gpt2-style", "cross",   "identity",   "shared-qk",      "cross-sentences",  "why-scale"};
 }  // namespace
 
 QList<PresetInfo> presets() {

@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <cstdio>
 
+#include "classroom.h"
 #include "main_window.h"
 
 namespace ae::ui {
@@ -20,6 +21,7 @@ int runExplorerWindow(const QString& sceneFile) {
         window.openPreset(QStringLiteral("default"));
     }
     window.show();
+    window.classroom()->showGalleryOnFirstStart();
     if (!problem.isEmpty()) {
         window.showProblem(
             QCoreApplication::translate("ExplorerWindow",

@@ -450,6 +450,13 @@ void HeatmapController::setRowEntropy(const std::vector<double>& bits, double ma
         arrangeLayout();
     }
     if (!shown) return;
+    // Wide enough for "0.00" in the current font: presentation mode scales the text.
+    const int width =
+        std::max(38, QFontMetrics(plot_->font()).horizontalAdvance(QStringLiteral("0.00")) + 14);
+    if (entropyRect_->minimumSize().width() != width) {
+        entropyRect_->setMinimumSize(QSize(width, 0));
+        entropyRect_->setMaximumSize(QSize(width, QWIDGETSIZE_MAX));
+    }
     const int rows = static_cast<int>(bits.size());
     QCPColorMapData* data = entropyMap_->data();
     if (data->valueSize() != rows) {
@@ -472,6 +479,12 @@ void HeatmapController::setSelectedRow(int row) {
 
 void HeatmapController::setColumnGroupWidth(int width) {
     overlay_->setGroupWidth(width);
+}
+
+void HeatmapController::setHighlighted(bool on) {
+    highlighted_ = on;
+    // Amber rather than a colour of the maps: it must not read as a value.
+    plot_->setBackground(on ? QBrush(QColor(255, 224, 130)) : QBrush(Qt::white));
 }
 
 std::optional<QPoint> HeatmapController::cellAt(const QPointF& pixel) const {

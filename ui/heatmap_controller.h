@@ -71,6 +71,9 @@ public:
     void setSelectedRow(int row);  // -1: none
     // Concatenation: a line between heads every `width` columns (0: none).
     void setColumnGroupWidth(int width);
+    // A pale background that marks the plot as part of the current walkthrough step.
+    void setHighlighted(bool on);
+    bool isHighlighted() const { return highlighted_; }
 
     int rows() const { return rows_; }
     int columns() const { return columns_; }
@@ -118,6 +121,7 @@ private:
     bool columnsUpright_ = false;
     int relayouts_ = 0;
     bool entropyShown_ = false;
+    bool highlighted_ = false;
     QPoint hovered_{-1, -1};
 };
 

@@ -259,6 +259,7 @@ void HeatmapGrid::configureTile(const HeatmapTile& tile) {
     c->setShowValues(showValues_);
     c->setColumnGroupWidth(tile.stage == Stage::Concat && engine.heads() > 1 ? engine.dHead() : 0);
     c->setSelectedRow(rowsAreKeys(tile.stage) ? -1 : selectedRow_);
+    c->setHighlighted(highlighted_.contains(tile.stage) && !tile.meanOverHeads);
 }
 
 void HeatmapGrid::refill() {
@@ -426,6 +427,23 @@ void HeatmapGrid::setShowValues(bool show) {
 
 void HeatmapGrid::setMaskEditMode(bool on) {
     maskEdit_ = on;
+}
+
+void HeatmapGrid::setHighlightedStages(const QList<Stage>& stages) {
+    highlighted_ = stages;
+    for (const HeatmapTile& t : tiles_) {
+        t.controller->setHighlighted(stages.contains(t.stage) && !t.meanOverHeads);
+        t.controller->replot();
+    }
+}
+
+void HeatmapGrid::restyle() {
+    if (!canShow()) return;
+    for (const HeatmapTile& t : tiles_)
+        configureTile(t);
+    refill();
+    arrangedColumns_ = 0;
+    arrangeTiles();
 }
 
 void HeatmapGrid::setSelectedRow(int row) {

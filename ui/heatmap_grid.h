@@ -5,6 +5,7 @@
 // Clicking a cell selects its query row in every map, or, in mask edit mode, hides or shows that
 // query-key pair through the document's custom mask.
 
+#include <QList>
 #include <QWidget>
 #include <vector>
 
@@ -65,6 +66,7 @@ public:
     const std::vector<HeatmapTile>& tiles() const { return tiles_; }
     // The tile showing `stage` for `head` (for the mean, head -1), or nullptr.
     HeatmapController* tile(Stage stage, int head) const;
+    const QList<Stage>& highlightedStages() const { return highlighted_; }
     // The error shown over the maps, empty when there is none.
     QString errorBanner() const;
 
@@ -79,6 +81,10 @@ public slots:
     void setShowValues(bool show);
     void setMaskEditMode(bool on);
     void setSelectedRow(int row);
+    // The walkthrough's marks: these stages' tiles get a highlighted background.
+    void setHighlightedStages(const QList<Stage>& stages);
+    // Fonts changed (presentation mode): measure labels again and lay the tiles out anew.
+    void restyle();
 
 signals:
     void statusMessage(const QString& text);
@@ -118,6 +124,7 @@ private:
     bool showValues_ = true;
     bool maskEdit_ = false;
     int selectedRow_ = -1;
+    QList<Stage> highlighted_;
     bool structurePending_ = true;
     EngineF::Matrix meanWeights_;
 };

@@ -19,6 +19,7 @@
 #include <QUndoStack>
 
 #include "attention_document.h"
+#include "classroom.h"
 #include "controls_panel.h"
 #include "file_actions.h"
 #include "heatmap_grid.h"
@@ -76,6 +77,7 @@ MainWindow::MainWindow(QWidget* parent)
             [this](const QString& text) { statusBar()->showMessage(text, 6000); });
     connect(document_->undoStack(), &QUndoStack::cleanChanged, this,
             [this](bool clean) { setWindowModified(!clean); });
+    classroom_ = new Classroom(this);
 }
 
 void MainWindow::createActions() {
@@ -113,7 +115,9 @@ void MainWindow::createActions() {
     QMenu* view = viewMenu_ = menuBar()->addMenu(tr("&View"));
     auto* modes = new QActionGroup(this);
     allHeads_ = view->addAction(tr("One stage, &all heads"));
+    allHeads_->setObjectName(QStringLiteral("viewAllHeadsAction"));
     allStages_ = view->addAction(tr("One head, all &stages"));
+    allStages_->setObjectName(QStringLiteral("viewAllStagesAction"));
     for (QAction* a : {allHeads_, allStages_}) {
         a->setCheckable(true);
         modes->addAction(a);

@@ -18,6 +18,7 @@ class QToolBar;
 namespace ae::ui {
 
 class AttentionDocument;
+class Classroom;
 class ControlsPanel;
 class FileActions;
 class HeatmapGrid;
@@ -31,6 +32,8 @@ public:
     HeatmapGrid* grid() const { return grid_; }
     ControlsPanel* controls() const { return controls_; }
     QAction* maskEditAction() const { return maskEdit_; }
+    // Gallery, walkthrough, neuron view, comparisons, presentation mode (ui/classroom.h).
+    Classroom* classroom() const { return classroom_; }
 
     // Opens a scene file; on failure returns false with *error = "field.path: problem" and
     // keeps the current scene.
@@ -79,6 +82,7 @@ private:
     QSpinBox* headSpin_ = nullptr;
     QLabel* stats_ = nullptr;
     QLabel* maskMode_ = nullptr;
+    Classroom* classroom_ = nullptr;
 };
 
 }  // namespace ae::ui
