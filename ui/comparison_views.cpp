@@ -29,7 +29,7 @@ QStringList tokenLabels(const std::vector<std::string>& tokens) {
 HeatmapController* weightsMap(QWidget* parent, const QString& title) {
     auto* map = new HeatmapController(parent);
     map->setTitle(title);
-    map->setGradient(sequentialGradient(SequentialMap::Viridis));
+    map->setGradient(colorGradient(ColorMap::Viridis));
     map->setAxisTitles(QObject::tr("query"), QObject::tr("key"));
     map->setShowValues(true);
     map->plot()->setMinimumSize(260, 240);

@@ -222,7 +222,7 @@ void NeuronView::refresh() {
     fill(contextMap_, context, valueRange);
     productMap_->setAllowed(BoolMatrix());
 
-    QCPColorGradient gradient = sequentialGradient(SequentialMap::Viridis);  // color() is not const
+    QCPColorGradient gradient = colorGradient(ColorMap::Viridis);  // color() is not const
     scores_->setRowCount(lk);
     for (int j = 0; j < lk; ++j) {
         const bool visible = engine.allowed()(i, j);
