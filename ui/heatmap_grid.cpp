@@ -174,6 +174,7 @@ void HeatmapGrid::rebuild() {
     // Plots are reused: creating one costs far more than refilling it.
     while (pool_.size() < wanted.size()) {
         auto* controller = new HeatmapController(canvas_);
+        controller->setPooling(pooling_);
         const size_t index = pool_.size();
         connect(controller, &HeatmapController::cellHovered, this, [this, index](int r, int c) {
             if (index < tiles_.size()) hovered(tiles_[index], r, c);
@@ -415,6 +416,14 @@ void HeatmapGrid::setSignedMap(ColorMap map) {
 void HeatmapGrid::setSharedRange(bool shared) {
     sharedRange_ = shared;
     refill();
+}
+
+void HeatmapGrid::setPooling(Pooling pooling) {
+    pooling_ = pooling;
+    for (HeatmapController* c : pool_) {
+        c->setPooling(pooling);
+        c->replot();
+    }
 }
 
 void HeatmapGrid::setShowValues(bool show) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "color_maps.h"
+#include "heatmap_controller.h"
 #include "stage.h"
 
 class QGridLayout;
@@ -78,6 +79,8 @@ public slots:
     void setWeightsMap(ColorMap map);
     void setSignedMap(ColorMap map);
     void setSharedRange(bool shared);
+    // How maps with more cells than pixels are reduced: max keeps peaks, mean keeps averages.
+    void setPooling(Pooling pooling);
     void setShowValues(bool show);
     void setMaskEditMode(bool on);
     void setSelectedRow(int row);
@@ -121,6 +124,7 @@ private:
     ColorMap weightsMap_ = ColorMap::Viridis;
     ColorMap signedMap_ = ColorMap::RdBu;
     bool sharedRange_ = false;
+    Pooling pooling_ = Pooling::Max;
     bool showValues_ = true;
     bool maskEdit_ = false;
     int selectedRow_ = -1;

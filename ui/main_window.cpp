@@ -22,6 +22,7 @@
 #include "classroom.h"
 #include "controls_panel.h"
 #include "file_actions.h"
+#include "heatmap_controller.h"
 #include "heatmap_grid.h"
 #include "scene_file.h"
 #include "tokens_editor.h"
@@ -150,6 +151,17 @@ void MainWindow::createActions() {
         grid_->setSharedRange(on);
         kSharedRange.write(on);
     });
+    QMenu* pooling = view->addMenu(tr("Large maps: &pooling"));
+    pooling->setToolTip(tr("A map with more cells than pixels shows one cell per pixel"));
+    auto* poolingGroup = new QActionGroup(this);
+    for (const auto& [label, mode] : {std::pair{tr("&Max (keeps peaks)"), Pooling::Max},
+                                      std::pair{tr("M&ean (keeps averages)"), Pooling::Mean}}) {
+        QAction* a = pooling->addAction(label);
+        a->setCheckable(true);
+        a->setChecked(mode == Pooling::Max);
+        poolingGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, mode = mode] { grid_->setPooling(mode); });
+    }
     showValues_ = view->addAction(tr("&Numbers in cells"));
     showValues_->setCheckable(true);
     connect(showValues_, &QAction::toggled, this, [this](bool on) {
