@@ -10,6 +10,7 @@
 
 #include "attention_engine.h"
 #include "model_import.h"
+#include "result_export.h"
 #include "safetensors.h"
 #include "scene_file.h"
 #include "support/safetensors_writer.h"
@@ -266,6 +267,17 @@ private slots:
         const io::SafetensorsFile f(gpt2 ? gpt2File_ : linearFile_);
         const QString message = refusal([&] { io::importModel(io::tensorReader(f), spec); });
         QVERIFY2(message.contains(expected), qPrintable(message + " | expected: " + expected));
+    }
+
+    // A tensor the file lacks can come from an .npy file instead (here: the token table).
+    void npyFileStandsInForATensor() {
+        const QString npy = dir_.filePath("table.npy");
+        QVERIFY(writeBytes(npy, io::npyBytes(layer_.wte)));
+        io::ModelImportSpec spec = gpt2Spec();
+        spec.embeddings = npy;
+        const io::SafetensorsFile f(gpt2File_);
+        const Scene a = io::importModel(io::tensorReader(f), spec);
+        QVERIFY(a.embeddings.row(0) == layer_.wte.row(3));
     }
 
     void unsupportedDtypeIsRefused() {

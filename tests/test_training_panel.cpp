@@ -1,6 +1,8 @@
 // The training dock: Step grows the loss curve and changes the document's weights, each stop is
 // one undo step, Play/Pause stop cleanly, and destroying the panel mid-run is safe.
 #include <QDockWidget>
+#include <QElapsedTimer>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
@@ -45,10 +47,18 @@ private slots:
 
     void playAndPauseStopCleanly() {
         TrainingPanel panel(document_);
+        QSignalSpy results(document_, &AttentionDocument::resultsChanged);
+        QElapsedTimer timer;
+        timer.start();
         panel.play();
         QVERIFY(panel.isRunning());
         QTRY_VERIFY_WITH_TIMEOUT(panel.lossPointCount() >= 20, 10000);
+        QTest::qWait(1000);  // long enough to count snapshots
         panel.pause();
+        qInfo("%lld snapshots applied in %lld ms of training",
+              static_cast<long long>(results.count()), timer.elapsed());
+        // About one per TrainingWorker::kSnapshotMilliseconds; fewer if the window is slower.
+        QVERIFY(results.count() >= 5);
         QVERIFY(!panel.isRunning());
         // The run becomes one undo step once its last snapshot is in; then nothing moves.
         QTRY_COMPARE(document_->undoStack()->count(), 1);
