@@ -117,6 +117,9 @@ int importCommand(const QStringList& arguments) {
                               .arg(scene.projections.hasOutput
                                        ? QStringLiteral(", dOut %1").arg(scene.dOut())
                                        : QString()));
+    } catch (const io::ModelImportError& error) {
+        // The reader's own messages start with the file name; the importer's are about tensors.
+        fail("import: " + model + ": " + QString::fromUtf8(error.what()));
     } catch (const io::MatrixFileError& error) {
         fail("import: " + QString::fromUtf8(error.what()));
     } catch (const SceneError& error) {

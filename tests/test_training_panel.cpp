@@ -68,6 +68,13 @@ private slots:
         QCOMPARE(panel.lossPointCount(), points);
         QVERIFY(document_->scene().projections.query == query);
         QCOMPARE(panel.stepCount(), points);
+        if (qEnvironmentVariableIsSet("AE_PANEL_SHOT")) {
+            panel.resize(420, 520);
+            panel.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&panel));
+            QTest::qWait(100);
+            panel.grab().save(qEnvironmentVariable("AE_PANEL_SHOT"));
+        }
         qInfo("%d steps trained before the pause", points);
 
         // Play again continues the same trainer; Reset goes back to the start.
