@@ -75,6 +75,33 @@ private slots:
         QVERIFY(row == MatrixD(v.transpose()));
     }
 
+    // Bit patterns the encoders above do not produce: F16 subnormals and extremes, raw BF16.
+    void convertsHalfAndBfloat16Bits() {
+        const auto bits = [](std::initializer_list<quint16> values) {
+            QByteArray bytes;
+            for (quint16 v : values) {
+                const quint16 le = qToLittleEndian(v);
+                bytes.append(reinterpret_cast<const char*>(&le), 2);
+            }
+            return bytes;
+        };
+        const std::vector<TestTensor> tensors = {
+            TestTensor{"half", "F16", {4}, bits({0x0001, 0x03ff, 0xfbff, 0x8000})},
+            TestTensor{"brain", "BF16", {3}, bits({0x3f80, 0xc2f7, 0x0001})}};
+        const QString file = path("bits.safetensors");
+        QVERIFY(writeSafetensors(file, tensors));
+        io::SafetensorsFile f(file);
+        const MatrixD half = f.matrix("half");
+        QCOMPARE(half(0, 0), std::ldexp(1.0, -24));     // smallest subnormal
+        QCOMPARE(half(0, 1), std::ldexp(1023.0, -24));  // largest subnormal
+        QCOMPARE(half(0, 2), -65504.0);                 // most negative finite
+        QVERIFY(half(0, 3) == 0.0 && std::signbit(half(0, 3)));
+        const MatrixD brain = f.matrix("brain");
+        QCOMPARE(brain(0, 0), 1.0);
+        QCOMPARE(brain(0, 1), -123.5);
+        QCOMPARE(brain(0, 2), std::ldexp(1.0, -133));  // a float32 subnormal
+    }
+
     void readsMetadataAndSkipsOtherDtypesUntilRead() {
         QJsonObject header = headerFor({tensor("w", representable())});
         header.insert("__metadata__", QJsonObject{{"format", "pt"}});

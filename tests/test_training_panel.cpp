@@ -1,5 +1,6 @@
 // The training dock: Step grows the loss curve and changes the document's weights, each stop is
 // one undo step, Play/Pause stop cleanly, and destroying the panel mid-run is safe.
+#include <QComboBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -92,6 +93,19 @@ private slots:
         QTRY_VERIFY(panel->lossPointCount() > 0);
         delete panel;  // must stop the worker and join its thread
         QVERIFY(document_->errorText().isEmpty());
+    }
+
+    // match replaces the tokens (see Trainer::note()): the snapshot changes the structure too.
+    void taskChoiceReachesTheTrainer() {
+        TrainingPanel panel(document_);
+        auto* task = panel.findChild<QComboBox*>("task");
+        QVERIFY(task);
+        task->setCurrentIndex(task->findText("match"));
+        panel.step();
+        QTRY_COMPARE(panel.lossPointCount(), 1);
+        QVERIFY(document_->scene().tokens != start_.tokens);
+        for (const std::string& token : document_->scene().tokens)
+            QVERIFY2(token.size() == 1 && token[0] >= 'A' && token[0] <= 'Z', token.c_str());
     }
 
     void savesTheTrainedScene() {
