@@ -14,6 +14,7 @@
 #include "attention_engine.h"
 #include "benchmark.h"
 #include "explorer_window.h"
+#include "import_command.h"
 #include "render_command.h"
 #include "result_export.h"
 #include "scene_file.h"
@@ -33,6 +34,9 @@ constexpr const char* kUsage =
     "       attention-explorer bench [--sizes 64,512,2048] [--d 768] [--heads 12] [--reps 7]\n"
     "       attention-explorer train (SCENE.json | --preset NAME) --task previous-token|match|\n"
     "                          first-token [--steps N] [--lr X] [--seed S] -o TRAINED.json\n"
+    "       attention-explorer import MODEL.safetensors (--qkv NAME | --query NAME --key NAME\n"
+    "                          --value NAME) --embeddings NAME --rows IDS --heads H\n"
+    "                          -o SCENE.json   (import --help for every option)\n"
     "       attention-explorer --help | --version\n"
     "\n"
     "Sub-commands need no display. Exit status: 0 success, 2 invalid input or arguments,\n"
@@ -124,17 +128,21 @@ int exportCommand(const QStringList& arguments) {
     return kSuccess;
 }
 
-int runCommand(const QString& command, const QStringList& arguments) {
-    static const std::map<QString, std::function<int(const QStringList&)>> commands = {
+// Every sub-command, by name: the one list both dispatch and recognition read.
+const std::map<QString, std::function<int(const QStringList&)>>& commands() {
+    static const std::map<QString, std::function<int(const QStringList&)>> table = {
         {"export", exportCommand}, {"presets", presetsCommand}, {"bench", benchCommand},
-        {"train", trainCommand},   {"render", renderCommand},
+        {"train", trainCommand},   {"render", renderCommand},   {"import", importCommand},
     };
-    return commands.at(command)(arguments);
+    return table;
+}
+
+int runCommand(const QString& command, const QStringList& arguments) {
+    return commands().at(command)(arguments);
 }
 
 bool isCommand(const QString& word) {
-    return word == "export" || word == "presets" || word == "bench" || word == "train" ||
-           word == "render";
+    return commands().count(word) > 0;
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "heatmap_grid.h"
 #include "scene_file.h"
 #include "tokens_editor.h"
+#include "training_panel.h"
 #include "weights_editor.h"
 
 namespace ae::ui {
@@ -224,6 +225,7 @@ void MainWindow::createDocks() {
     for (QDockWidget* dock : {controlsDock_, tokensDock_, weightsDock_}) {
         viewMenu_->addAction(dock->toggleViewAction());
     }
+    addTrainingDock(this, document_, viewMenu_);
 }
 
 void MainWindow::showStatusMessage(const QString& text) {
