@@ -1,44 +1,13 @@
 #include "attention_engine.h"
+#include "parallel_product.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 namespace ae {
-namespace {
-
-// out = in·w + bᵀ: (rows, n)·(n, m) + (m) -> (rows, m). The rows are split between threads, each
-// running a single-threaded product. Eigen's own parallel product is switched off
-// (EIGEN_DONT_PARALLELIZE): its threads busy-wait on each other, which stalls badly whenever the
-// machine has other work, and this split needs only one barrier at the end.
-template <typename Matrix, typename Vector>
-void affineRows(const Matrix& in, const Matrix& w, const Vector& b, Matrix& out) {
-    out.resize(in.rows(), w.cols());
-    const Eigen::Index rows = in.rows();
-    // Below this many rows a second thread costs more than it saves.
-    constexpr Eigen::Index kRowsWorthSplitting = 96;
-#pragma omp parallel if (rows >= kRowsWorthSplitting)
-    {
-#ifdef _OPENMP
-        const Eigen::Index thread = omp_get_thread_num(), threads = omp_get_num_threads();
-#else
-        const Eigen::Index thread = 0, threads = 1;
-#endif
-        const Eigen::Index begin = rows * thread / threads;
-        const Eigen::Index count = rows * (thread + 1) / threads - begin;
-        if (count > 0) {
-            out.middleRows(begin, count).noalias() = in.middleRows(begin, count) * w;
-            out.middleRows(begin, count).rowwise() += b.transpose();
-        }
-    }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 MatrixD sinusoidalPositions(int firstRow, int rows, int dModel, double base) {
     MatrixD pe(rows, dModel);
@@ -241,14 +210,14 @@ void AttentionEngine<Scalar>::projectAll() {
         v_ = xs;
         return;
     }
-    affineRows(x_, wq_, bq_, q_);
+    affine(x_, wq_, bq_, q_);
     if (scene_.hasSource || separateKeys()) {
         const bool separate = separateKeys();
-        affineRows(xs, separate ? wk_ : wq_, separate ? bk_ : bq_, k_);
+        affine(xs, separate ? wk_ : wq_, separate ? bk_ : bq_, k_);
     } else {
         k_.resize(0, 0);  // keys are the queries
     }
-    affineRows(xs, wv_, bv_, v_);
+    affine(xs, wv_, bv_, v_);
 }
 
 template <typename Scalar>
@@ -377,7 +346,7 @@ void AttentionEngine<Scalar>::computeOutput() {
         output_.resize(0, 0);
         return;
     }
-    affineRows(concat_, wo_, bo_, output_);  // (Lq, dProj)·(dProj, dOut)
+    affine(concat_, wo_, bo_, output_);  // (Lq, dProj)·(dProj, dOut)
     if (!output_.allFinite())
         throw SceneError("output", "overflow (values too large to represent)");
 }
