@@ -158,9 +158,20 @@ void AttentionEngine<Scalar>::refreshMask() {
     allowed_ = allowedMatrix(scene_.mask, scene_.queryCount(), scene_.keyCount());
     everyKeyVisible_ = allowed_.all();
     fullyMaskedRows_.clear();
+    rowSeesAKey_.assign(static_cast<size_t>(allowed_.rows()), true);
     for (int i = 0; i < allowed_.rows(); ++i) {
-        if (!allowed_.row(i).any()) fullyMaskedRows_.push_back(i);
+        if (!allowed_.row(i).any()) {
+            fullyMaskedRows_.push_back(i);
+            rowSeesAKey_[static_cast<size_t>(i)] = false;
+        }
     }
+    // The mask as numbers, so the softmax runs on SIMD lanes: a bool select falls back to
+    // scalar code (and scalar expf).
+    visibleAsOne_ = allowed_.template cast<Scalar>();
+    hiddenAsMinusInfinity_ =
+        allowed_.select(Array::Zero(allowed_.rows(), allowed_.cols()),
+                        Array::Constant(allowed_.rows(), allowed_.cols(),
+                                        -std::numeric_limits<Scalar>::infinity()));
 }
 
 template <typename Scalar>
@@ -319,23 +330,23 @@ void AttentionEngine<Scalar>::softmaxRow(const Matrix& scaled, Matrix& weights,
     if (everyKeyVisible_) {
         out = (in - in.maxCoeff()).exp();
     } else if (std::isinf(scene_.maskFill)) {
-        const auto visible = allowed_.row(i);
-        if (!visible.any()) {
+        if (!rowSeesAKey_[static_cast<size_t>(i)]) {
             out.setZero();  // no key to attend to: no attention, rather than 0/0
             return;
         }
-        const Scalar rowMax =
-            visible.select(in, -std::numeric_limits<Scalar>::infinity()).maxCoeff();
-        // Eigen's vectorised exp clamps -inf to ~1e-39 in float: zero masked cells explicitly
-        // rather than trusting exp(-inf).
-        out = visible.select((in - rowMax).exp(), Scalar(0));
+        const Scalar rowMax = (in + hiddenAsMinusInfinity_.row(i)).maxCoeff();
+        // Hidden cells may hold scores above the visible maximum: cap their exponent at 0 so they
+        // cannot overflow, then zero them exactly (Eigen's vectorised exp also turns -inf into
+        // ~1e-39 rather than 0 in float, so exp(-inf) is never trusted).
+        out = (in - rowMax).min(Scalar(0)).exp() * visibleAsOne_.row(i);
     } else {
         // A finite fill beyond this scalar's range would turn into -inf and change the semantics.
         const Scalar fill = static_cast<Scalar>(
             std::clamp(scene_.maskFill, static_cast<double>(std::numeric_limits<Scalar>::lowest()),
                        static_cast<double>(std::numeric_limits<Scalar>::max())));
-        const auto filled = allowed_.row(i).select(in, fill);
-        out = (filled - filled.maxCoeff()).exp();
+        // visible ? score : fill, in arithmetic: exact, since 0·score = 0 and 0·fill = 0.
+        out = in * visibleAsOne_.row(i) + fill * (Scalar(1) - visibleAsOne_.row(i));
+        out = (out - out.maxCoeff()).exp();
     }
     out *= Scalar(1) / out.sum();
 }

@@ -43,6 +43,7 @@ class AttentionEngine {
 public:
     using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+    using Array = Eigen::Array<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     // A head's columns of Q, K, V or concat: a strided view, never a copy.
     using ConstBlock = Eigen::Ref<const Matrix, 0, Eigen::OuterStride<>>;
 
@@ -127,6 +128,9 @@ private:
     BoolMatrix allowed_;
     bool everyKeyVisible_ = true;
     std::vector<int> fullyMaskedRows_;
+    std::vector<bool> rowSeesAKey_;
+    Array visibleAsOne_;           // Lq x Lk: 1 where visible, 0 where hidden
+    Array hiddenAsMinusInfinity_;  // Lq x Lk: 0 where visible, -inf where hidden
 
     Matrix wq_, wk_, wv_, wo_;
     Vector bq_, bk_, bv_, bo_;
