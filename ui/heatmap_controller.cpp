@@ -18,13 +18,17 @@ public:
         : QCPLayerable(map->parentPlot(), QStringLiteral("overlay")), map_(map) {}
 
     void setGradient(const QCPColorGradient& gradient) { gradient_ = gradient; }
-    void setAllowed(const BoolMatrix& allowed) { allowed_ = allowed; }
+    void setAllowed(const BoolMatrix& allowed) {
+        allowed_ = allowed;
+        veil_ = QImage();
+    }
     const BoolMatrix& allowed() const { return allowed_; }
     void setShowValues(bool show) { showValues_ = show; }
     void setSelectedRow(int row) { selectedRow_ = row; }
     void setGroupWidth(int width) { groupWidth_ = width; }
     // The matrix's own shape, and how many of its cells one shown cell pools (1: none).
     void setShape(int rows, int columns, int rowsPerCell, int columnsPerCell) {
+        if (rows != rows_ || columns != columns_) veil_ = QImage();
         rows_ = rows;
         columns_ = columns;
         rowsPerCell_ = rowsPerCell;
@@ -71,6 +75,7 @@ private:
     bool textMayGrow_ = true;
     int rows_ = 0, columns_ = 0;
     int rowsPerCell_ = 1, columnsPerCell_ = 1;
+    QImage veil_;  // built once per mask, not per paint
 };
 
 namespace {
@@ -115,18 +120,20 @@ void CellOverlay::drawHatch(QCPPainter* painter, const QRectF& r, bool light) {
 }
 
 void CellOverlay::drawVeil(QCPPainter* painter) {
-    QImage veil(columns_, rows_, QImage::Format_ARGB32_Premultiplied);
-    veil.fill(Qt::transparent);
-    for (int i = 0; i < rows_; ++i) {
-        for (int j = 0; j < columns_; ++j) {
-            if (allowed_(i, j)) continue;
-            veil.setPixelColor(
-                j, i, isLight(shownValue(i, j)) ? QColor(0, 0, 0, 60) : QColor(255, 255, 255, 90));
+    if (veil_.isNull()) {
+        // One pixel per cell, a light veil over hidden ones: it lightens dark cells and greys light
+        // ones, whatever the value, so it need not be rebuilt when only the numbers change.
+        veil_ = QImage(columns_, rows_, QImage::Format_ARGB32_Premultiplied);
+        const QRgb hidden = qPremultiply(qRgba(255, 255, 255, 120));
+        for (int i = 0; i < rows_; ++i) {
+            auto* line = reinterpret_cast<QRgb*>(veil_.scanLine(i));
+            for (int j = 0; j < columns_; ++j)
+                line[j] = allowed_(i, j) ? 0 : hidden;
         }
     }
     painter->save();
     painter->setRenderHint(QPainter::SmoothPixmapTransform, false);
-    painter->drawImage(cellRect(0, 0).united(cellRect(rows_ - 1, columns_ - 1)), veil);
+    painter->drawImage(cellRect(0, 0).united(cellRect(rows_ - 1, columns_ - 1)), veil_);
     painter->restore();
 }
 
