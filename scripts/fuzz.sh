@@ -52,11 +52,13 @@ for target in "${targets[@]}"; do
     log=$build_dir/logs/$target.log
     mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
     echo "fuzz: $target for ${seconds}s (log: $log)"
+    dict=()
+    [ -f "fuzz/$target.dict" ] && dict=(-dict="fuzz/$target.dict")
     status=0
     # -timeout: one input taking over 10 s is a finding (a hang), not a slow machine.
     "$build_dir/fuzz/$target" "$corpus" "fuzz/corpus/$target" \
         -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
-        -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1 || status=$?
+        -artifact_prefix="$artifacts/" -print_final_stats=1 "${dict[@]}" >"$log" 2>&1 || status=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     if [ "$status" -eq 0 ]; then
         result="no crash"
