@@ -11,6 +11,7 @@
 #include <QStringList>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "init_draw.h"
 
@@ -52,15 +53,46 @@ double number(const QJsonValue& v, const QString& path) {
     return v.toDouble();
 }
 
-long long integer(const QJsonValue& v, const QString& path, std::optional<long long> low = {}) {
+// An integral JSON number. JSON integers up to 2^63 keep every digit in `exact` (seeds use all 64
+// bits); a larger one only exists as the double `value`. Converting such a double to long long is
+// undefined behaviour (a fuzzed `"heads": 1e300` did it), so callers look at `fits` first.
+struct Integral {
+    bool fits = true;
+    long long exact = 0;
+    double value = 0;
+    // The value as the reference prints it: every digit, never an exponent.
+    QString text() const {
+        if (fits) return QString::number(exact);
+        char digits[400];  // DBL_MAX has 309 digits
+        std::snprintf(digits, sizeof digits, "%.0f", value);
+        return QString::fromLatin1(digits);
+    }
+    // Values beyond long long become its nearest end: for callers that clamp anyway.
+    long long saturated() const {
+        if (fits) return exact;
+        return value > 0 ? std::numeric_limits<long long>::max()
+                         : std::numeric_limits<long long>::min();
+    }
+};
+
+Integral integral(const QJsonValue& v, const QString& path, std::optional<long long> low = {}) {
     if (!isNumber(v)) fail(path, "expected an integer");
     const double d = v.toDouble();
     if (!std::isfinite(d) || std::floor(d) != d) fail(path, "expected an integer");
-    // Integers that fit are kept exactly (seeds use all 64 bits); larger ones are doubles anyway.
-    const long long x =
-        std::fabs(d) < 9.2e18 ? v.toInteger(static_cast<qint64>(d)) : static_cast<long long>(d);
-    if (low && x < *low) fail(path, QStringLiteral("must be at least %1").arg(*low));
+    Integral x;
+    x.value = d;
+    // 2^63 is exact in a double; anything below it (in magnitude) converts without overflow.
+    x.fits = std::fabs(d) < 0x1.0p63;
+    if (x.fits) x.exact = v.toInteger(static_cast<qint64>(d));
+    if (low && (x.fits ? x.exact < *low : d < 0))
+        fail(path, QStringLiteral("must be at least %1").arg(*low));
     return x;
+}
+
+// The seed modulo 2^64, as docs/scene-format.md defines it; integral() has refused negatives.
+std::uint64_t seedValue(const Integral& seed) {
+    if (seed.fits) return static_cast<std::uint64_t>(seed.exact);
+    return static_cast<std::uint64_t>(std::fmod(seed.value, 0x1.0p64));
 }
 
 bool boolean(const QJsonValue& v, const QString& path) {
@@ -121,23 +153,33 @@ std::vector<std::string> tokens(const QJsonValue& value, const QString& path) {
     return out;
 }
 
-void checkSize(const QString& path, long long rows, long long cols) {
-    const long long n = rows * cols;
-    if (n > kMaxDrawnElements) {
-        char gib[32];
-        std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(n) * 8.0 / (1LL << 30));
-        fail(path,
-             QStringLiteral("too large: %1x%2 would need %3 GiB").arg(rows).arg(cols).arg(gib));
+// Refuses a drawn matrix of more than kMaxDrawnElements, before anything is allocated. `cols`
+// arrives unconverted: a d_model of 2^32 + 2 must be refused, not wrapped to 2 by a cast to int.
+// The product is taken in double, where it cannot overflow and 2^28 is exact.
+void checkSize(const QString& path, long long rows, const Integral& cols) {
+    const double n = static_cast<double>(rows) * cols.value;
+    if (n > static_cast<double>(kMaxDrawnElements)) {
+        char gib[400];
+        std::snprintf(gib, sizeof gib, "%.1f", n * 8.0 / (1LL << 30));
+        fail(path, QStringLiteral("too large: %1x%2 would need %3 GiB")
+                       .arg(rows)
+                       .arg(cols.text())
+                       .arg(QString::fromLatin1(gib)));
     }
 }
 
-InitSpec readInit(const QJsonValue& value) {
+// init.d_model and init.d_proj as written, kept until their size check (see checkSize).
+struct InitSizes {
+    std::optional<Integral> dModel, dProj;
+};
+
+InitSpec readInit(const QJsonValue& value, InitSizes& sizes) {
     const QJsonObject x = onlyKeys(value, "init",
                                    {"seed", "distribution", "std", "low", "high", "d_model",
                                     "d_proj", "mode", "output", "bias"});
     if (!x.contains("seed")) fail("init.seed", "required");
     InitSpec init;
-    init.seed = static_cast<std::uint64_t>(integer(x["seed"], "init.seed", 0));
+    init.seed = seedValue(integral(x["seed"], "init.seed", 0));
     const QJsonValue dist = x.contains("distribution") ? x["distribution"] : QJsonValue("normal");
     if (dist == QJsonValue("normal")) {
         init.distribution = InitDistribution::Normal;
@@ -150,19 +192,17 @@ InitSpec readInit(const QJsonValue& value) {
     }
     init.std = number(x.contains("std") ? x["std"] : QJsonValue(1.0), "init.std");
     if (init.distribution == InitDistribution::Integers) {
-        init.low =
-            static_cast<double>(integer(x.contains("low") ? x["low"] : QJsonValue(0), "init.low"));
-        init.high = static_cast<double>(
-            integer(x.contains("high") ? x["high"] : QJsonValue(3), "init.high"));
+        init.low = integral(x.contains("low") ? x["low"] : QJsonValue(0), "init.low").value;
+        init.high = integral(x.contains("high") ? x["high"] : QJsonValue(3), "init.high").value;
     } else {
         init.low = number(x.contains("low") ? x["low"] : QJsonValue(-1.0), "init.low");
         init.high = number(x.contains("high") ? x["high"] : QJsonValue(1.0), "init.high");
     }
     if (init.high <= init.low) fail("init.high", "must be greater than init.low");
     if (init.std <= 0) fail("init.std", "must be positive");
-    if (x.contains("d_model"))
-        init.dModel = static_cast<int>(integer(x["d_model"], "init.d_model", 1));
-    if (x.contains("d_proj")) init.dProj = static_cast<int>(integer(x["d_proj"], "init.d_proj", 1));
+    // init.dModel and init.dProj are set by parseScene once the sizes have passed checkSize.
+    if (x.contains("d_model")) sizes.dModel = integral(x["d_model"], "init.d_model", 1);
+    if (x.contains("d_proj")) sizes.dProj = integral(x["d_proj"], "init.d_proj", 1);
     const QJsonValue mode = x.contains("mode") ? x["mode"] : QJsonValue("separate");
     if (mode == QJsonValue("separate")) {
         init.mode = ProjectionMode::Separate;
@@ -174,12 +214,6 @@ InitSpec readInit(const QJsonValue& value) {
     init.output = boolean(x.contains("output") ? x["output"] : QJsonValue(false), "init.output");
     init.bias = boolean(x.contains("bias") ? x["bias"] : QJsonValue(false), "init.bias");
     return init;
-}
-
-// d_model x d values must fit in an int index, or the scene is refused.
-int toDimension(long long n, const QString& path) {
-    if (n > (1LL << 30)) fail(path, QStringLiteral("too large: %1").arg(n));
-    return static_cast<int>(n);
 }
 
 void readPositional(const QJsonObject& pos, Scene& s, int d, qsizetype lq, qsizetype lk) {
@@ -291,7 +325,7 @@ Mask readMask(const QJsonValue& value, qsizetype lq, qsizetype lk) {
     mask.causal = boolean(m.contains("causal") ? m["causal"] : QJsonValue(false), "mask.causal");
     if (m.contains("window"))
         mask.window = static_cast<int>(
-            std::min<long long>(integer(m["window"], "mask.window", 0), 1LL << 30));
+            std::min<long long>(integral(m["window"], "mask.window", 0).saturated(), 1LL << 30));
     if (m.contains("padding")) {
         const QJsonValue pad = m["padding"];
         if (!pad.isArray() || pad.toArray().size() != lk) {
@@ -387,7 +421,8 @@ Scene parseScene(const QByteArray& json) {
     }
     s.tokens = tokens(scene["tokens"], "tokens");
     const qsizetype lq = static_cast<qsizetype>(s.tokens.size());
-    if (scene.contains("init")) s.init = readInit(scene["init"]);
+    InitSizes sizes;
+    if (scene.contains("init")) s.init = readInit(scene["init"], sizes);
     const bool hasInit = s.init.has_value();
     if (hasInit && scene.contains("projections"))
         fail("init", "give either projections or init, not both");
@@ -397,12 +432,13 @@ Scene parseScene(const QByteArray& json) {
 
     // Embeddings: explicit, or drawn first by init.
     if (scene.contains("embeddings")) {
-        if (hasInit && s.init->dModel)
+        if (hasInit && sizes.dModel)
             fail("init.d_model", "only allowed when embeddings are absent");
         s.embeddings = matrix(scene["embeddings"], "embeddings", lq);
     } else {
-        if (!hasInit || !s.init->dModel) fail("embeddings", "required (or init.d_model)");
-        checkSize("init.d_model", lq, *s.init->dModel);
+        if (!hasInit || !sizes.dModel) fail("embeddings", "required (or init.d_model)");
+        checkSize("init.d_model", lq, *sizes.dModel);
+        s.init->dModel = static_cast<int>(sizes.dModel->exact);  // at most 2^28 now
         s.embeddings = drawMatrix(*rng, *s.init, static_cast<int>(lq), *s.init->dModel);
     }
     const int d = static_cast<int>(s.embeddings.cols());
@@ -439,20 +475,27 @@ Scene parseScene(const QByteArray& json) {
 
     // Projections: explicit, or drawn by init after the embeddings.
     if (hasInit) {
-        checkSize("init.d_proj", d, s.init->dProj.value_or(d));
+        if (sizes.dProj) {
+            checkSize("init.d_proj", d, *sizes.dProj);
+            s.init->dProj = static_cast<int>(sizes.dProj->exact);  // at most 2^28 now
+        } else {
+            checkSize("init.d_proj", d, Integral{true, d, static_cast<double>(d)});
+        }
         s.projections = drawProjections(*rng, *s.init, d);
     } else {
         s.projections = readProjections(scene["projections"], d);
     }
     const int dp = s.dProj();
 
-    const long long heads =
-        integer(scene.contains("heads") ? scene["heads"] : QJsonValue(1), "heads", 1);
-    if (dp % heads != 0) {
-        fail("heads",
-             QStringLiteral("%1 does not divide the projection width %2").arg(heads).arg(dp));
+    const Integral heads =
+        integral(scene.contains("heads") ? scene["heads"] : QJsonValue(1), "heads", 1);
+    // A count above dp cannot divide it; checked first, so the modulo below sees an int.
+    if (heads.value > dp || dp % static_cast<int>(heads.exact) != 0) {
+        fail(
+            "heads",
+            QStringLiteral("%1 does not divide the projection width %2").arg(heads.text()).arg(dp));
     }
-    s.heads = static_cast<int>(heads);
+    s.heads = static_cast<int>(heads.exact);
 
     s.mask = readMask(scene.contains("mask") ? scene["mask"] : QJsonValue(QJsonObject()), lq, lk);
 
