@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build needs (only what is missing) and builds Release into build/.
 # Idempotent: on a machine that has everything it only runs an incremental build.
-# Root runs apt directly; anyone else goes through sudo.
+# Root runs apt directly; anyone else goes through sudo. With --deps-only it installs and stops
+# (the fuzz, sanitize and package scripts build into directories of their own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +19,8 @@ if ((${#missing[@]})); then
     "${sudo[@]}" apt-get update -q
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+
+[ "${1:-}" = "--deps-only" ] && exit 0
 
 build_dir=${BUILD_DIR:-build}
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then

@@ -1,0 +1,21 @@
+// Fuzz target: io::parseNpy on arbitrary bytes. A refusal (MatrixFileError) is the expected answer
+// to garbage; anything else that escapes, and every sanitizer report, is a finding.
+#include <QByteArray>
+#include <cstddef>
+#include <cstdint>
+
+#include "matrix_files.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    // fromRawData: no copy, so reads past the end land outside the fuzzer's buffer and ASan sees
+    // them.
+    const QByteArray bytes =
+        QByteArray::fromRawData(reinterpret_cast<const char*>(data), static_cast<qsizetype>(size));
+    try {
+        const ae::MatrixD m = ae::io::parseNpy(bytes);
+        // An accepted matrix must be non-empty and finite, as the header comment promises.
+        if (m.size() == 0 || !m.allFinite()) __builtin_trap();
+    } catch (const ae::io::MatrixFileError&) {
+    }
+    return 0;
+}

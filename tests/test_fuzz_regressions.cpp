@@ -1,0 +1,94 @@
+// Inputs that once crashed a reader or made it misbehave, found by fuzzing (fuzz/, see
+// docs/fuzzing.md) or while writing the fuzz targets. Each must now be refused cleanly, with the
+// message the reference gives, or read as the format defines. Crashing files live in
+// tests/data/fuzz/ as the fuzzer wrote them.
+#include <QFile>
+#include <QtTest>
+
+#include "matrix_files.h"
+#include "scene_file.h"
+
+using namespace ae;
+
+namespace {
+QByteArray fuzzInput(const QString& name) {
+    QFile file(QStringLiteral(AE_TEST_DATA_DIR "/fuzz/") + name);
+    if (!file.open(QIODevice::ReadOnly)) qFatal("missing fuzz input %s", qPrintable(name));
+    return file.readAll();
+}
+
+// A one-line scene with `init` (and no projections): {..."tokens": TOKENS, "init": INIT, EXTRA}.
+QByteArray initScene(const char* tokens, const char* init, const char* extra = "") {
+    return QByteArray(R"({"format": "attention-explorer/scene", "version": 1, "tokens": )") +
+           tokens + R"(, "init": )" + init + extra + "}";
+}
+
+QString refusal(const QByteArray& json) {
+    try {
+        io::parseScene(json);
+    } catch (const SceneError& error) {
+        return QString::fromUtf8(error.what());
+    }
+    return QStringLiteral("(accepted)");
+}
+}  // namespace
+
+class FuzzRegressionsTest : public QObject {
+    Q_OBJECT
+private slots:
+    // init.d_model went through static_cast<int> before its size check: 2684354579 wrapped to a
+    // negative width and Eigen aborted on the allocation (found by fuzz_scene), and 2^32 + 2
+    // wrapped to 2 and was silently accepted.
+    void refusesDModelBeyondInt_data() {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("fuzzer crash")
+            << fuzzInput("scene-d-model-wraps-negative.json")
+            << "init.d_model: too large: 6x2684354579 would need 120.0 GiB";
+        QTest::newRow("wraps to 2")
+            << initScene(R"(["a"])", R"({"seed": 1, "d_model": 4294967298})")
+            << "init.d_model: too large: 1x4294967298 would need 32.0 GiB";
+        QTest::newRow("d_proj wraps")
+            << initScene(R"(["a", "b"])", R"({"seed": 1, "d_model": 2, "d_proj": 4294967297})")
+            << "init.d_proj: too large: 2x4294967297 would need 64.0 GiB";
+        // rows x cols no longer overflows long long either (it was multiplied before the check).
+        QTest::newRow("product overflows")
+            << initScene(R"(["a", "b", "c"])", R"({"seed": 1, "d_model": 4611686018427387904})")
+            << "init.d_model: too large: 3x4611686018427387904 would need 103079215104.0 GiB";
+    }
+    void refusesDModelBeyondInt() {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, message);
+        QCOMPARE(refusal(json), message);
+    }
+
+    // Integers beyond long long were converted with static_cast<long long>: undefined behaviour
+    // (UBSan: "1e+300 is outside the range of representable values").
+    void refusesHugeHeadCount() {
+        QCOMPARE(
+            refusal(initScene(R"(["a"])", R"({"seed": 1, "d_model": 2})", R"(, "heads": 1e19)")),
+            QStringLiteral("heads: 10000000000000000000 does not divide the projection width 2"));
+        QCOMPARE(refusal(initScene(R"(["a"])", R"({"seed": 1, "d_model": 2})", R"(, "heads": 3)")),
+                 QStringLiteral("heads: 3 does not divide the projection width 2"));
+    }
+    void clampsHugeWindow() {
+        const Scene s = io::parseScene(initScene(R"(["a", "b"])", R"({"seed": 1, "d_model": 2})",
+                                                 R"(, "mask": {"window": 1e300})"));
+        QVERIFY(s.mask.window && *s.mask.window == (1 << 30));
+    }
+    // docs/scene-format.md: the seed is taken modulo 2^64. 1e20 mod 2^64 = 7766279631452241920.
+    void takesHugeSeedModulo64Bits() {
+        const Scene huge =
+            io::parseScene(initScene(R"(["a", "b"])", R"({"seed": 1e20, "d_model": 3})"));
+        const Scene reduced = io::parseScene(
+            initScene(R"(["a", "b"])", R"({"seed": 7766279631452241920, "d_model": 3})"));
+        QCOMPARE(huge.init->seed, std::uint64_t{7766279631452241920ULL});
+        QVERIFY(huge.embeddings == reduced.embeddings);
+        QVERIFY(huge.projections.query == reduced.projections.query);
+        QCOMPARE(refusal(initScene(R"(["a"])", R"({"seed": -1e300, "d_model": 2})")),
+                 QStringLiteral("init.seed: must be at least 0"));
+    }
+};
+
+QTEST_GUILESS_MAIN(FuzzRegressionsTest)
+#include "test_fuzz_regressions.moc"
