@@ -457,13 +457,7 @@ void HeatmapController::setRowEntropy(const std::vector<double>& bits, double ma
         arrangeLayout();
     }
     if (!shown) return;
-    // Wide enough for "0.00" in the current font: presentation mode scales the text.
-    const int width =
-        std::max(38, QFontMetrics(plot_->font()).horizontalAdvance(QStringLiteral("0.00")) + 14);
-    if (entropyRect_->minimumSize().width() != width) {
-        entropyRect_->setMinimumSize(QSize(width, 0));
-        entropyRect_->setMaximumSize(QSize(width, QWIDGETSIZE_MAX));
-    }
+    fitEntropyStripToFont();
     const int rows = static_cast<int>(bits.size());
     QCPColorMapData* data = entropyMap_->data();
     if (data->valueSize() != rows) {
@@ -474,6 +468,16 @@ void HeatmapController::setRowEntropy(const std::vector<double>& bits, double ma
     for (int i = 0; i < rows; ++i)
         data->setCell(0, i, bits[static_cast<size_t>(i)]);
     entropyMap_->setDataRange(QCPRange(0.0, std::max(maxBits, 1e-9)));
+}
+
+void HeatmapController::fitEntropyStripToFont() {
+    // Wide enough for "0.00" in the current font: presentation mode scales the text.
+    const int width =
+        std::max(38, QFontMetrics(plot_->font()).horizontalAdvance(QStringLiteral("0.00")) + 14);
+    if (entropyRect_->minimumSize().width() != width) {
+        entropyRect_->setMinimumSize(QSize(width, 0));
+        entropyRect_->setMaximumSize(QSize(width, QWIDGETSIZE_MAX));
+    }
 }
 
 void HeatmapController::setShowValues(bool show) {
@@ -521,6 +525,11 @@ bool HeatmapController::eventFilter(QObject* watched, QEvent* event) {
         switch (event->type()) {
             case QEvent::Resize:
                 relayouts_ = 0;
+                break;
+            case QEvent::FontChange:
+                // A font scaled after the strip was sized (presentation mode) would hide its text.
+                fitEntropyStripToFont();
+                replot();
                 break;
             case QEvent::Show:
                 // QCustomPlot reads the pixel ratio only when constructed.

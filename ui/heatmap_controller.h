@@ -96,6 +96,7 @@ protected:
 private:
     void updateTicks();
     void showMatrix(bool newValues);
+    void fitEntropyStripToFont();
     void arrangeLayout();
 
     QCustomPlot* plot_;
