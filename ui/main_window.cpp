@@ -25,27 +25,13 @@
 #include "heatmap_controller.h"
 #include "heatmap_grid.h"
 #include "scene_file.h"
+#include "setting.h"
 #include "tokens_editor.h"
 #include "training_panel.h"
 #include "weights_editor.h"
 
 namespace ae::ui {
 namespace {
-
-// Each settings key once, with its type and default.
-template <typename T>
-struct Setting {
-    const char* key;
-    T fallback;
-    T read() const {
-        return QSettings()
-            .value(QLatin1String(key), QVariant::fromValue(fallback))
-            .template value<T>();
-    }
-    void write(const T& value) const {
-        QSettings().setValue(QLatin1String(key), QVariant::fromValue(value));
-    }
-};
 
 const Setting<QByteArray> kGeometry{"window/geometry", {}};
 const Setting<QByteArray> kDockState{"window/state", {}};
