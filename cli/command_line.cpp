@@ -44,11 +44,6 @@ constexpr const char* kUsage =
     "A scene the window cannot load is reported the same way, and in the window, which opens\n"
     "the default scene instead.\n";
 
-void printLine(FILE* stream, const QString& text) {
-    std::fputs(text.toLocal8Bit().constData(), stream);
-    std::fputc('\n', stream);
-}
-
 // An invalid-input failure: the one line to print, already prefixed with what it is about.
 struct UsageError {
     QString message;
@@ -146,6 +141,15 @@ bool isCommand(const QString& word) {
 }
 
 }  // namespace
+
+void printLine(FILE* stream, const QString& text) {
+    std::fputs(text.toLocal8Bit().constData(), stream);
+    std::fputc('\n', stream);
+}
+
+void refuse(const QString& message) {
+    throw std::invalid_argument(message.toStdString());
+}
 
 int run(int argc, char** argv) {
     const QString first = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QString();

@@ -13,18 +13,7 @@
 #include "scene_file.h"
 
 namespace ae::cli {
-namespace {
-
-[[noreturn]] void fail(const QString& message) {
-    throw std::invalid_argument(message.toStdString());
-}
-
-void printLine(FILE* stream, const QString& text) {
-    std::fputs(text.toLocal8Bit().constData(), stream);
-    std::fputc('\n', stream);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int importCommand(const QStringList& arguments) {
     QCommandLineParser parser;
@@ -56,13 +45,13 @@ int importCommand(const QStringList& arguments) {
         {"causal", "Causal mask (GPT-2 and other decoders)."},
         {{"o", "output-file"}, "The scene file to write.", "scene"},
     });
-    if (!parser.parse(arguments)) fail("import: " + parser.errorText());
+    if (!parser.parse(arguments)) refuse("import: " + parser.errorText());
     if (parser.isSet("help")) {
         printLine(stdout, parser.helpText());
         return kSuccess;
     }
     const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 1) fail("import: give one MODEL.safetensors");
+    if (positional.size() != 1) refuse("import: give one MODEL.safetensors");
     const QString model = positional.first();
 
     try {
@@ -75,7 +64,7 @@ int importCommand(const QStringList& arguments) {
         io::ModelImportSpec spec;
         const QString layout = parser.value("layout");
         if (layout != "xw" && layout != "linear")
-            fail("import: --layout: expected xw or linear, got " + layout);
+            refuse("import: --layout: expected xw or linear, got " + layout);
         spec.layout = layout == "xw" ? io::WeightLayout::XW : io::WeightLayout::Linear;
         spec.qkv = parser.value("qkv");
         spec.qkvBias = parser.value("qkv-bias");
@@ -87,21 +76,21 @@ int importCommand(const QStringList& arguments) {
         spec.valueBias = parser.value("value-bias");
         spec.output = parser.value("output");
         spec.outputBias = parser.value("output-bias");
-        if (!parser.isSet("embeddings")) fail("import: --embeddings NAME is required");
+        if (!parser.isSet("embeddings")) refuse("import: --embeddings NAME is required");
         spec.embeddings = parser.value("embeddings");
-        if (!parser.isSet("rows")) fail("import: --rows IDS is required");
+        if (!parser.isSet("rows")) refuse("import: --rows IDS is required");
         spec.tokenIds = io::parseTokenIds(parser.value("rows"));
         spec.vocabularyFile = parser.value("vocab");
         spec.positions = parser.value("positions");
         spec.normWeight = parser.value("norm-weight");
         spec.normBias = parser.value("norm-bias");
-        if (!parser.isSet("heads")) fail("import: --heads H is required");
+        if (!parser.isSet("heads")) refuse("import: --heads H is required");
         bool ok = false;
         spec.heads = parser.value("heads").toInt(&ok);
         if (!ok || spec.heads < 1)
-            fail("import: --heads: expected a positive integer, got " + parser.value("heads"));
+            refuse("import: --heads: expected a positive integer, got " + parser.value("heads"));
         spec.causal = parser.isSet("causal");
-        if (!parser.isSet("output-file")) fail("import: -o SCENE.json is required");
+        if (!parser.isSet("output-file")) refuse("import: -o SCENE.json is required");
         spec.title = "Imported from " + QFileInfo(model).fileName();
 
         const Scene scene = io::importModel(io::tensorReader(file), spec);
@@ -119,13 +108,13 @@ int importCommand(const QStringList& arguments) {
                                        : QString()));
     } catch (const io::ModelImportError& error) {
         // The reader's own messages start with the file name; the importer's are about tensors.
-        fail("import: " + model + ": " + QString::fromUtf8(error.what()));
+        refuse("import: " + model + ": " + QString::fromUtf8(error.what()));
     } catch (const io::MatrixFileError& error) {
-        fail("import: " + QString::fromUtf8(error.what()));
+        refuse("import: " + QString::fromUtf8(error.what()));
     } catch (const SceneError& error) {
-        fail("import: " + model + ": " + QString::fromStdString(error.what()));
+        refuse("import: " + model + ": " + QString::fromStdString(error.what()));
     } catch (const io::WriteError& error) {
-        fail(QString::fromStdString(error.what()));
+        refuse(QString::fromStdString(error.what()));
     }
     return kSuccess;
 }

@@ -16,10 +16,6 @@
 namespace ae::cli {
 namespace {
 
-[[noreturn]] void fail(const QString& message) {
-    throw std::invalid_argument(message.toStdString());
-}
-
 // Large enough for a poster, small enough that a typo cannot ask for gigabytes.
 constexpr int kMaxSide = 20000;
 constexpr double kMaxPixels = 200e6;
@@ -28,10 +24,10 @@ int sideArgument(const QCommandLineParser& parser, const QString& name) {
     bool ok = false;
     const int value = parser.value(name).toInt(&ok);
     if (!ok || value < 16 || value > kMaxSide) {
-        fail(QStringLiteral("render: --%1: expected an integer from 16 to %2, got %3")
-                 .arg(name)
-                 .arg(kMaxSide)
-                 .arg(parser.value(name)));
+        refuse(QStringLiteral("render: --%1: expected an integer from 16 to %2, got %3")
+                   .arg(name)
+                   .arg(kMaxSide)
+                   .arg(parser.value(name)));
     }
     return value;
 }
@@ -55,21 +51,21 @@ int renderCommand(const QStringList& arguments) {
     parser.addOption({"scale", "Pixels per pixel for print, text included (default 1).", "s", "1"});
     parser.addOption({"colormap", "viridis, cividis, magma, gray or rdbu.", "name"});
     parser.addOption({"values", "Numbers in cells that have room for them."});
-    if (!parser.parse(arguments)) fail("render: " + parser.errorText());
+    if (!parser.parse(arguments)) refuse("render: " + parser.errorText());
     if (parser.isSet("help")) {
         std::fputs((parser.helpText() + '\n').toLocal8Bit().constData(), stdout);
         return kSuccess;
     }
 
-    if (!parser.isSet("output")) fail("render: -o OUT.(png|jpg|pdf|svg) is required");
+    if (!parser.isSet("output")) refuse("render: -o OUT.(png|jpg|pdf|svg) is required");
     const QString output = parser.value("output");
     const std::optional<ui::ImageFormat> format = ui::imageFormatForFile(output);
-    if (!format) fail("render: -o: expected a .png, .jpg, .pdf or .svg file, got " + output);
+    if (!format) refuse("render: -o: expected a .png, .jpg, .pdf or .svg file, got " + output);
 
     ui::RenderRequest request;
     const std::optional<ui::Stage> stage = ui::stageFromKey(parser.value("stage"));
     if (!stage) {
-        fail(
+        refuse(
             "render: --stage: expected q, k, v, scores, scaled, weights, context, concat or "
             "output, got " +
             parser.value("stage"));
@@ -79,14 +75,14 @@ int renderCommand(const QStringList& arguments) {
         bool ok = false;
         request.head = parser.value("head").toInt(&ok);
         if (!ok || *request.head < 0)
-            fail("render: --head: expected a head number from 0 or all, got " +
-                 parser.value("head"));
+            refuse("render: --head: expected a head number from 0 or all, got " +
+                   parser.value("head"));
     }
     if (parser.isSet("colormap")) {
         request.colorMap = ui::colorMapFromName(parser.value("colormap"));
         if (!request.colorMap) {
-            fail("render: --colormap: expected " + ui::colorMapNames().join(", ") + ", got " +
-                 parser.value("colormap"));
+            refuse("render: --colormap: expected " + ui::colorMapNames().join(", ") + ", got " +
+                   parser.value("colormap"));
         }
     }
     request.showValues = parser.isSet("values");
@@ -94,7 +90,7 @@ int renderCommand(const QStringList& arguments) {
     request.image.scale = parser.value("scale").toDouble(&ok);
     if (!ok || !std::isfinite(request.image.scale) || request.image.scale < 0.1 ||
         request.image.scale > 10) {
-        fail("render: --scale: expected a number from 0.1 to 10, got " + parser.value("scale"));
+        refuse("render: --scale: expected a number from 0.1 to 10, got " + parser.value("scale"));
     }
     const bool hasWidth = parser.isSet("width"), hasHeight = parser.isSet("height");
     const int width = hasWidth ? sideArgument(parser, "width") : 0;
@@ -103,7 +99,7 @@ int renderCommand(const QStringList& arguments) {
     const QStringList positional = parser.positionalArguments();
     const bool hasPreset = parser.isSet("preset");
     if (hasPreset == !positional.isEmpty() || positional.size() > 1)
-        fail("render: give one SCENE.json or --preset NAME");
+        refuse("render: give one SCENE.json or --preset NAME");
     const QString label = hasPreset ? "preset " + parser.value("preset") : positional.first();
     Scene scene;
     try {
@@ -111,7 +107,7 @@ int renderCommand(const QStringList& arguments) {
                           : io::loadSceneFile(positional.first());
         checkFitsInMemory(scene, sizeof(float));
     } catch (const SceneError& error) {
-        fail(label + ": " + QString::fromStdString(error.what()));
+        refuse(label + ": " + QString::fromStdString(error.what()));
     }
 
     // Without a size the maps get their natural room; one side given keeps that shape.
@@ -128,25 +124,25 @@ int renderCommand(const QStringList& arguments) {
     const QSize size = request.image.size;
     if (raster && !size.isEmpty() &&
         size.width() * request.image.scale * size.height() * request.image.scale > kMaxPixels) {
-        fail(QStringLiteral("render: %1x%2 at --scale %3 is more than %4 million pixels")
-                 .arg(size.width())
-                 .arg(size.height())
-                 .arg(request.image.scale)
-                 .arg(kMaxPixels / 1e6));
+        refuse(QStringLiteral("render: %1x%2 at --scale %3 is more than %4 million pixels")
+                   .arg(size.width())
+                   .arg(size.height())
+                   .arg(request.image.scale)
+                   .arg(kMaxPixels / 1e6));
     }
 
     QByteArray bytes;
     try {
         bytes = ui::renderScene(scene, request, *format);
     } catch (const std::invalid_argument& error) {
-        fail(label + ": " + error.what());
+        refuse(label + ": " + error.what());
     } catch (const io::WriteError& error) {
-        fail(output + ": cannot write: " + error.what());
+        refuse(output + ": cannot write: " + error.what());
     }
     try {
         io::writeFileAtomically(output, bytes);
     } catch (const io::WriteError& error) {
-        fail(QString::fromStdString(error.what()));
+        refuse(QString::fromStdString(error.what()));
     }
     return kSuccess;
 }

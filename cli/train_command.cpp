@@ -15,15 +15,6 @@
 namespace ae::cli {
 namespace {
 
-[[noreturn]] void fail(const QString& message) {
-    throw std::invalid_argument(message.toStdString());
-}
-
-void printLine(FILE* stream, const QString& text) {
-    std::fputs(text.toLocal8Bit().constData(), stream);
-    std::fputc('\n', stream);
-}
-
 // Upper bound on --steps: a typo such as 1e9 should be refused, not run for days.
 constexpr long long kMaxSteps = 10'000'000;
 
@@ -46,40 +37,40 @@ int trainCommand(const QStringList& arguments) {
                       "x", QString::number(kDefaultLearningRate)});
     parser.addOption({"seed", "Seed of generated sequences (default 1).", "s", "1"});
     parser.addOption({{"o", "output"}, "The trained scene file.", "out"});
-    if (!parser.parse(arguments)) fail("train: " + parser.errorText());
+    if (!parser.parse(arguments)) refuse("train: " + parser.errorText());
     if (parser.isSet("help")) {
         printLine(stdout, parser.helpText());
         return kSuccess;
     }
 
     if (!parser.isSet("task"))
-        fail("train: --task is required (previous-token, match or first-token)");
+        refuse("train: --task is required (previous-token, match or first-token)");
     const std::optional<TrainingTask> task =
         trainingTaskFromName(parser.value("task").toStdString());
     if (!task) {
-        fail("train: --task: expected previous-token, match or first-token, got " +
-             parser.value("task"));
+        refuse("train: --task: expected previous-token, match or first-token, got " +
+               parser.value("task"));
     }
     bool ok = false;
     const long long steps = parser.value("steps").toLongLong(&ok);
     if (!ok || steps < 1 || steps > kMaxSteps) {
-        fail("train: --steps: expected an integer from 1 to " + QString::number(kMaxSteps) +
-             ", got " + parser.value("steps"));
+        refuse("train: --steps: expected an integer from 1 to " + QString::number(kMaxSteps) +
+               ", got " + parser.value("steps"));
     }
     TrainingOptions options;
     options.learningRate = parser.value("lr").toDouble(&ok);
     if (!ok || !std::isfinite(options.learningRate) || options.learningRate <= 0) {
-        fail("train: --lr: expected a positive number, got " + parser.value("lr"));
+        refuse("train: --lr: expected a positive number, got " + parser.value("lr"));
     }
     options.seed = parser.value("seed").toULongLong(&ok);
-    if (!ok) fail("train: --seed: expected an unsigned integer, got " + parser.value("seed"));
+    if (!ok) refuse("train: --seed: expected an unsigned integer, got " + parser.value("seed"));
     options.totalSteps = static_cast<int>(steps);
-    if (!parser.isSet("output")) fail("train: -o TRAINED.json is required");
+    if (!parser.isSet("output")) refuse("train: -o TRAINED.json is required");
 
     const QStringList positional = parser.positionalArguments();
     const bool hasPreset = parser.isSet("preset");
     if (hasPreset == !positional.isEmpty() || positional.size() > 1) {
-        fail("train: give one SCENE.json or --preset NAME");
+        refuse("train: give one SCENE.json or --preset NAME");
     }
     const QString label = hasPreset ? "preset " + parser.value("preset") : positional.first();
     std::optional<Trainer> trainer;
@@ -88,7 +79,7 @@ int trainCommand(const QStringList& arguments) {
                                       : io::loadSceneFile(positional.first());
         trainer.emplace(scene, *task, options);
     } catch (const SceneError& error) {
-        fail(label + ": " + QString::fromStdString(error.what()));
+        refuse(label + ": " + QString::fromStdString(error.what()));
     }
 
     if (!trainer->note().empty()) {
@@ -106,8 +97,8 @@ int trainCommand(const QStringList& arguments) {
         }
     } catch (const SceneError& error) {
         // Only an overflow of the scores can stop training midway (a learning rate far too big).
-        fail(label + ": step " + QString::number(trainer->stepCount()) + ": " +
-             QString::fromStdString(error.what()) + " (try a smaller --lr)");
+        refuse(label + ": step " + QString::number(trainer->stepCount()) + ": " +
+               QString::fromStdString(error.what()) + " (try a smaller --lr)");
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -125,7 +116,7 @@ int trainCommand(const QStringList& arguments) {
     try {
         io::writeFileAtomically(parser.value("output"), io::sceneToJson(trained));
     } catch (const io::WriteError& error) {
-        fail(QString::fromStdString(error.what()));
+        refuse(QString::fromStdString(error.what()));
     }
     return kSuccess;
 }
