@@ -738,9 +738,19 @@ QString modeName(ProjectionMode mode) {
     return "separate";
 }
 
+// JSON numbers here are qint64 or double, so a seed of 2^63 or more is written as a double, which
+// holds it exactly only when it is a multiple of its spacing there (2048). Every such seed read
+// from a file is: it is a double's value modulo 2^64. Another one must not be written as `init`
+// (it would come back as a different seed); the matrices are written instead.
+bool seedIsWritable(std::uint64_t seed) {
+    return seed < (1ULL << 63) || seed % 2048 == 0;
+}
+
 QJsonObject initToJson(const InitSpec& init) {
     QJsonObject o;
-    o["seed"] = static_cast<qint64>(init.seed);
+    // Seeds of 2^63 and more were written as negative qint64s, which the reader refuses.
+    o["seed"] = init.seed < (1ULL << 63) ? QJsonValue(static_cast<qint64>(init.seed))
+                                         : QJsonValue(static_cast<double>(init.seed));
     switch (init.distribution) {
         case InitDistribution::Normal:
             o["distribution"] = "normal";
@@ -776,7 +786,8 @@ QByteArray sceneToJson(const Scene& s) {
         o["view"] = QJsonDocument::fromJson(QByteArray::fromStdString(s.viewJson)).object();
     o["tokens"] = toJson(s.tokens);
     // Drawn embeddings are written as the init that draws them; everything else explicitly.
-    const bool drawnEmbeddings = s.init && s.init->dModel;
+    const bool writeInit = s.init && seedIsWritable(s.init->seed);
+    const bool drawnEmbeddings = writeInit && s.init->dModel;
     if (!drawnEmbeddings) o["embeddings"] = toJson(s.embeddings);
     if (s.hasSource) {
         QJsonObject source;
@@ -798,7 +809,7 @@ QByteArray sceneToJson(const Scene& s) {
                                 {"bias", toJson(s.norm.bias)},
                                 {"eps", s.norm.eps}};
     }
-    if (s.init) {
+    if (writeInit) {
         o["init"] = initToJson(*s.init);
     } else {
         const Projections& p = s.projections;

@@ -88,6 +88,28 @@ private slots:
         QCOMPARE(refusal(initScene(R"(["a"])", R"({"seed": -1e300, "d_model": 2})")),
                  QStringLiteral("init.seed: must be at least 0"));
     }
+
+    // A seed of 2^63 or more (1844674407002028396398 mod 2^64 here) was saved as a negative
+    // qint64, so the saved scene did not reopen ("init.seed: must be at least 0"; found by
+    // fuzz_scene, which reopens every scene it saves).
+    void savedHugeSeedReopens() {
+        const Scene read = io::parseScene(fuzzInput("scene-seed-above-2-63.json"));
+        QVERIFY(read.init->seed >= (1ULL << 63));
+        const Scene reopened = io::parseScene(io::sceneToJson(read));
+        QCOMPARE(reopened.init->seed, read.init->seed);
+        QVERIFY(reopened.embeddings == read.embeddings);
+        QVERIFY(reopened.projections.output == read.projections.output);
+    }
+    // A seed no JSON number holds exactly (only code can make one) is saved as its matrices.
+    void unwritableSeedSavesMatrices() {
+        Scene s = io::parseScene(initScene(R"(["a", "b"])", R"({"seed": 5, "d_model": 3})"));
+        s.init->seed = (1ULL << 63) + 1;
+        const QByteArray saved = io::sceneToJson(s);
+        QVERIFY(!saved.contains("\"init\""));
+        const Scene reopened = io::parseScene(saved);
+        QVERIFY(reopened.embeddings == s.embeddings);
+        QVERIFY(reopened.projections.value == s.projections.value);
+    }
 };
 
 QTEST_GUILESS_MAIN(FuzzRegressionsTest)
