@@ -32,6 +32,7 @@ constexpr const char* kUsage =
     "                          [--colormap viridis|cividis|magma|gray|rdbu] [--values]\n"
     "       attention-explorer presets\n"
     "       attention-explorer bench [--sizes 64,512,2048] [--d 768] [--heads 12] [--reps 7]\n"
+    "       attention-explorer bench --ui [--sizes 128,512] [--n 60]\n"
     "       attention-explorer train (SCENE.json | --preset NAME) --task previous-token|match|\n"
     "                          first-token [--steps N] [--lr X] [--seed S] -o TRAINED.json\n"
     "       attention-explorer import MODEL.safetensors (--qkv NAME | --query NAME --key NAME\n"
