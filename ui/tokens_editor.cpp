@@ -231,7 +231,7 @@ private:
 };
 
 TokensEditor::TokensEditor(AttentionDocument* document, QWidget* parent)
-    : QWidget(parent), document_(document) {
+    : SceneEditor(document, parent) {
     queries_ = new SequencePanel(this, document, Stream::Query);
     source_ = new SequencePanel(this, document, Stream::Source);
 
@@ -275,15 +275,6 @@ TokensEditor::TokensEditor(AttentionDocument* document, QWidget* parent)
     normCheck_ = new QCheckBox(tr("Layer norm"), this);
     normCheck_->setObjectName(QStringLiteral("layerNormCheck"));
 
-    messageLabel_ = new QLabel(this);
-    messageLabel_->setObjectName(QStringLiteral("messageLabel"));
-    messageLabel_->setWordWrap(true);
-    messageLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    messageLabel_->setStyleSheet(
-        QStringLiteral("QLabel { background: #fff4ce; color: #3b2f00; border: 1px solid #d8b94a; "
-                       "padding: 4px; }"));
-    messageLabel_->hide();
-
     auto* settings = new QGridLayout;
     settings->addWidget(new QLabel(tr("d_model"), this), 0, 0);
     settings->addWidget(dModelSpin_, 0, 1);
@@ -325,7 +316,7 @@ TokensEditor::TokensEditor(AttentionDocument* document, QWidget* parent)
     layout->addWidget(source_, 3);
     layout->addLayout(settings);
     layout->addWidget(positionalView_, 1);
-    layout->addWidget(messageLabel_);
+    layout->addWidget(messageLabel());
 
     connect(dModelSpin_, &QSpinBox::valueChanged, this, [this](int d) {
         // Copies: after the commit the document holds the new scene.
@@ -405,34 +396,8 @@ void TokensEditor::setDecimals(int decimals) {
     configureNumberView(positionalView_, decimals);
 }
 
-QString TokensEditor::message() const {
-    return messageLabel_->text();
-}
-
 QSize TokensEditor::sizeHint() const {
     return {560, 460};
-}
-
-void TokensEditor::showMessage(const QString& message) {
-    messageLabel_->setText(message);
-    messageLabel_->setVisible(!message.isEmpty());
-    if (!message.isEmpty()) emit messageRequested(message);
-}
-
-void TokensEditor::clearMessage() {
-    messageLabel_->clear();
-    messageLabel_->hide();
-}
-
-bool TokensEditor::commit(const Scene& scene, const QString& description) {
-    QString error;
-    if (!document_->replaceScene(scene, description, &error)) {
-        showMessage(tr("%1 refused: %2").arg(description, error));
-        refresh();  // the controls still show the refused value
-        return false;
-    }
-    clearMessage();
-    return true;
 }
 
 }  // namespace ae::ui

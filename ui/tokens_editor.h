@@ -7,6 +7,7 @@
 #include <QWidget>
 
 #include "attention_document.h"
+#include "scene_editor.h"
 
 class QCheckBox;
 class QComboBox;
@@ -26,31 +27,19 @@ class SequencePanel;
 // sentence made of existing tokens such as "[CLS]" reads back unchanged.
 QStringList splitSentence(const QString& text, const QStringList& known = {});
 
-class TokensEditor : public QWidget {
+class TokensEditor : public SceneEditor {
     Q_OBJECT
 public:
     explicit TokensEditor(AttentionDocument* document, QWidget* parent = nullptr);
 
     // Decimals shown in the cells (3 by default); the cell editor and tooltip show every digit.
     void setDecimals(int decimals);
-    // The message under the tables (empty when none is shown).
-    QString message() const;
     QSize sizeHint() const override;
-
-signals:
-    // Why an edit was refused, or what an edit also changed; shown under the tables too.
-    void messageRequested(const QString& message);
 
 private:
     friend class SequencePanel;
-    void refresh();
-    void showMessage(const QString& message);
-    void clearMessage();
-    // Hands `scene` to the document as one undo step; shows the reason and resyncs the controls if
-    // the document refuses it.
-    bool commit(const Scene& scene, const QString& description);
+    void refresh() override;
 
-    AttentionDocument* document_;
     SequencePanel* queries_;
     SequencePanel* source_;
     QCheckBox* crossCheck_;
@@ -62,7 +51,6 @@ private:
     // The learned positional table, shown while positions are learned.
     QTableView* positionalView_;
     MatrixTableModel* positionalModel_;
-    QLabel* messageLabel_;
 };
 
 }  // namespace ae::ui

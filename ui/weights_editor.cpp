@@ -42,7 +42,7 @@ QStringList numberLabels(int count) {
 }  // namespace
 
 WeightsEditor::WeightsEditor(AttentionDocument* document, QWidget* parent)
-    : QWidget(parent), document_(document) {
+    : SceneEditor(document, parent) {
     modeCombo_ = new QComboBox(this);
     modeCombo_->setObjectName(QStringLiteral("projectionModeCombo"));
     modeCombo_->addItem(tr("Separate Q, K, V"), int(ProjectionMode::Separate));
@@ -102,15 +102,6 @@ WeightsEditor::WeightsEditor(AttentionDocument* document, QWidget* parent)
     buildPage(kValuePage, WeightMatrix::Value, WeightMatrix::ValueBias, QStringLiteral("W_V"));
     buildPage(kOutputPage, WeightMatrix::Output, WeightMatrix::OutputBias, QStringLiteral("W_O"));
 
-    messageLabel_ = new QLabel(this);
-    messageLabel_->setObjectName(QStringLiteral("messageLabel"));
-    messageLabel_->setWordWrap(true);
-    messageLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    messageLabel_->setStyleSheet(
-        QStringLiteral("QLabel { background: #fff4ce; color: #3b2f00; border: 1px solid #d8b94a; "
-                       "padding: 4px; }"));
-    messageLabel_->hide();
-
     // Three short rows rather than two long ones: the editor lives in a dock.
     auto* controls = new QGridLayout;
     controls->addWidget(new QLabel(tr("Mode"), this), 0, 0);
@@ -134,7 +125,7 @@ WeightsEditor::WeightsEditor(AttentionDocument* document, QWidget* parent)
     layout->addLayout(controls);
     layout->addWidget(identityNote_);
     layout->addWidget(tabs_, 1);
-    layout->addWidget(messageLabel_);
+    layout->addWidget(messageLabel());
 
     connect(modeCombo_, &QComboBox::currentIndexChanged, this, [this] {
         // A copy: after the commit the document holds the new scene.
@@ -432,34 +423,8 @@ void WeightsEditor::setDecimals(int decimals) {
     }
 }
 
-QString WeightsEditor::message() const {
-    return messageLabel_->text();
-}
-
 QSize WeightsEditor::sizeHint() const {
     return {560, 420};
-}
-
-void WeightsEditor::showMessage(const QString& message) {
-    messageLabel_->setText(message);
-    messageLabel_->setVisible(!message.isEmpty());
-    if (!message.isEmpty()) emit messageRequested(message);
-}
-
-void WeightsEditor::clearMessage() {
-    messageLabel_->clear();
-    messageLabel_->hide();
-}
-
-bool WeightsEditor::commit(const Scene& scene, const QString& description) {
-    QString error;
-    if (!document_->replaceScene(scene, description, &error)) {
-        showMessage(tr("%1 refused: %2").arg(description, error));
-        refresh();  // the controls still show the refused value
-        return false;
-    }
-    clearMessage();
-    return true;
 }
 
 }  // namespace ae::ui

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "attention_document.h"
+#include "scene_editor.h"
 
 class QCheckBox;
 class QComboBox;
@@ -22,23 +23,17 @@ namespace ae::ui {
 
 class MatrixTableModel;
 
-class WeightsEditor : public QWidget {
+class WeightsEditor : public SceneEditor {
     Q_OBJECT
 public:
     explicit WeightsEditor(AttentionDocument* document, QWidget* parent = nullptr);
 
     // Decimals shown in the cells (3 by default); the cell editor and tooltip show every digit.
     void setDecimals(int decimals);
-    // The message under the tables (empty when none is shown).
-    QString message() const;
     // What Re-roll and new cells (wider d_proj, a new W_O) are drawn from: the distribution
     // controls. At start, and whenever a scene with an `init` is loaded, they show that init.
     InitSpec drawSpec() const;
     QSize sizeHint() const override;
-
-signals:
-    // Why an edit was refused, or what an edit also changed; shown under the tables too.
-    void messageRequested(const QString& message);
 
 private:
     enum PageIndex { kQueryPage, kKeyPage, kValuePage, kOutputPage, kPageCount };
@@ -56,17 +51,13 @@ private:
     };
 
     void buildPage(PageIndex index, WeightMatrix matrix, WeightMatrix bias, const QString& name);
-    void refresh();
+    void refresh() override;
     void refreshPage(PageIndex index);
     void syncDistributionControls(const InitSpec& spec);
     void setBiasShown(PageIndex index, bool shown);
     void reroll();
-    void showMessage(const QString& message);
-    void clearMessage();
-    bool commit(const Scene& scene, const QString& description);
     void reportHeads(int before, const Scene& after);
 
-    AttentionDocument* document_;
     std::array<Page, kPageCount> pages_;
     QComboBox* modeCombo_;
     QSpinBox* dProjSpin_;
@@ -79,7 +70,6 @@ private:
     QPushButton* rerollButton_;
     QLabel* identityNote_;
     QTabWidget* tabs_;
-    QLabel* messageLabel_;
     int decimals_ = 3;
     // The scene's init when the distribution controls last followed it: they follow a new one (a
     // loaded scene), never overwrite what the user set for the next re-roll otherwise.
