@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the .deb from scripts/package.sh with apt into a clean Debian 12 (bookworm) root made by
-# debootstrap, and runs the installed program there: `--version`, then one `export` of a preset.
+# debootstrap, and runs the installed program there: `--version`, one `export` of a preset and one
+# `render` of it to PNG (offscreen, so it needs no display but does need the fonts it depends on).
 # Proves that the package's dependencies are complete on a system that never saw the build.
-# (When the `render` sub-command exists, add one render here.) Needs root: debootstrap and chroot.
+# Needs root: debootstrap and chroot.
 #
 #   bash scripts/test-package.sh [PACKAGE.deb]      default: the newest build-package/*.deb
 #
@@ -76,4 +77,12 @@ in_root attention-explorer export --preset journey -o /tmp/r.json
 in_root test -s /tmp/r.json
 echo "test-package: /tmp/r.json has $(wc -c <"$root/tmp/r.json") bytes:" \
     "$(head -c 120 "$root/tmp/r.json" | tr -s ' \n' ' ')..."
+echo "test-package: attention-explorer render --preset journey -o /tmp/w.png"
+in_root attention-explorer render --preset journey -o /tmp/w.png
+# A PNG starts with its 8-byte signature; its IHDR chunk holds the width and height.
+signature=$(head -c 8 "$root/tmp/w.png" | od -An -tx1 | tr -d ' ')
+[ "$signature" = 89504e470d0a1a0a ] || { echo "test-package: /tmp/w.png is not a PNG" >&2; exit 1; }
+size=$(od -An -tu1 -j16 -N8 "$root/tmp/w.png" | awk '{print $1*16777216+$2*65536+$3*256+$4 "x" $5*16777216+$6*65536+$7*256+$8}')
+echo "test-package: /tmp/w.png is a ${size} PNG of $(wc -c <"$root/tmp/w.png") bytes"
+cp "$root/tmp/w.png" build-package/test-package-render.png
 echo "test-package: OK"
