@@ -170,16 +170,17 @@ RestoreChoice askAboutAutosave(QWidget* parent, const OrphanedAutosave& orphan) 
                     QMessageBox::NoButton, parent);
     box.setObjectName(QStringLiteral("autosaveRestoreBox"));
     box.setInformativeText(
-        QCoreApplication::translate(
-            "Autosave",
-            "A copy was saved automatically at %1.\n\n"
-            "Restore opens it with its changes unsaved%2. Discard deletes the copy. Later keeps "
-            "it for the next start.")
-            .arg(contents.savedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
-                 contents.originalFile.isEmpty()
-                     ? QString()
-                     : QCoreApplication::translate("Autosave", "; Save writes to %1")
-                           .arg(contents.originalFile)));
+        QCoreApplication::translate("Autosave",
+                                    "A copy was saved automatically at %1.\n\n"
+                                    "Restore opens it with the changes still unsaved%2. Discard "
+                                    "deletes the copy. Later keeps "
+                                    "it for the next start.")
+            .arg(
+                contents.savedAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd\u00a0HH:mm:ss")),
+                contents.originalFile.isEmpty()
+                    ? QString()
+                    : QCoreApplication::translate("Autosave", "; Save then writes to %1")
+                          .arg(contents.originalFile)));
     QPushButton* restore =
         box.addButton(QCoreApplication::translate("Autosave", "&Restore"), QMessageBox::AcceptRole);
     QPushButton* discard = box.addButton(QCoreApplication::translate("Autosave", "&Discard"),
