@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <cstdio>
 
+#include "attention_document.h"
 #include "classroom.h"
 #include "main_window.h"
 
@@ -10,18 +11,25 @@ namespace ae::ui {
 
 int runExplorerWindow(const QString& sceneFile) {
     MainWindow window;
+    // Unsaved work from a crashed or killed session comes first, before any scene or the
+    // gallery: restoring it replaces the scene this start would have opened.
+    const bool restored = window.offerAutosaveRestore();
     // A scene that does not load still opens the window, on the default scene, with the problem
     // shown (and printed as `FILE: problem` for whoever started it from a terminal).
     QString problem;
-    if (sceneFile.isEmpty()) {
+    if (!restored && sceneFile.isEmpty()) {
         window.openStartupScene();
-    } else if (!window.openSceneFile(sceneFile, &problem)) {
+    } else if (!restored && !window.openSceneFile(sceneFile, &problem)) {
         problem = sceneFile + QStringLiteral(": ") + problem;
         std::fprintf(stderr, "%s\n", problem.toLocal8Bit().constData());
         window.openPreset(QStringLiteral("default"));
     }
     window.show();
-    window.classroom()->showGalleryOnFirstStart();
+    if (!restored) window.classroom()->showGalleryOnFirstStart();
+    // Test-only (tests/test_autosave.cpp): one real edit once the window runs, so a test can
+    // kill a process that holds unsaved changes. AE_TEST_EDIT_HEADS=N sets the head count to N.
+    if (qEnvironmentVariableIsSet("AE_TEST_EDIT_HEADS"))
+        window.document()->setHeads(qEnvironmentVariableIntValue("AE_TEST_EDIT_HEADS"));
     if (!problem.isEmpty()) {
         window.showProblem(
             QCoreApplication::translate("ExplorerWindow",

@@ -5,6 +5,7 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -19,6 +20,7 @@
 #include <QUndoStack>
 
 #include "attention_document.h"
+#include "autosave.h"
 #include "classroom.h"
 #include "controls_panel.h"
 #include "file_actions.h"
@@ -51,7 +53,8 @@ MainWindow::MainWindow(QWidget* parent)
       document_(new AttentionDocument(this)),
       grid_(new HeatmapGrid(document_, this)),
       controls_(new ControlsPanel(document_, this)),
-      fileActions_(new FileActions(this)) {
+      fileActions_(new FileActions(this)),
+      autosave_(new Autosave(this)) {
     setCentralWidget(grid_);
     setWindowTitle(tr("Attention Explorer"));
     createActions();
@@ -65,7 +68,15 @@ MainWindow::MainWindow(QWidget* parent)
             [this](const QString& text) { statusBar()->showMessage(text, 6000); });
     connect(document_->undoStack(), &QUndoStack::cleanChanged, this,
             [this](bool clean) { setWindowModified(!clean); });
+    connect(autosave_, &Autosave::failed, this, &MainWindow::showStatusMessage);
     classroom_ = new Classroom(this);
+}
+
+MainWindow::~MainWindow() {
+    // The autosave goes first: the undo stack clears itself when the document is destroyed, which
+    // would look like a return to the saved state and delete the copy of unsaved work. A window
+    // destroyed without closing (the application ending any other way) leaves its copy.
+    delete autosave_;
 }
 
 void MainWindow::createActions() {
@@ -255,6 +266,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         event->ignore();
         return;
     }
+    // Saved, or the user chose Discard: nothing left to restore.
+    autosave_->removeFile();
     kGeometry.write(saveGeometry());
     kDockState.write(saveState());
     event->accept();
@@ -310,6 +323,31 @@ void MainWindow::openStartupScene() {
     const QString last = kLastScene.read();
     if (!last.isEmpty() && openSceneFile(last)) return;
     openPreset(QString::fromLatin1(kDefaultPreset));
+}
+
+bool MainWindow::offerAutosaveRestore(const RestoreQuestion& ask) {
+    AutosaveScan scan = scanForOrphanedAutosaves(autosave_->directory());
+    if (!scan.problems.isEmpty()) showProblem(scan.problems.join(QLatin1Char('\n')));
+    for (OrphanedAutosave& orphan : scan.orphans) {
+        const RestoreChoice choice = ask ? ask(orphan) : askAboutAutosave(this, orphan);
+        if (choice == RestoreChoice::Restore) {
+            restoreAutosave(std::move(orphan));
+            return true;
+        }
+        if (choice == RestoreChoice::Discard) QFile::remove(orphan.file);
+    }
+    return false;  // the scan's locks are released here: Later leaves the files for next time
+}
+
+void MainWindow::restoreAutosave(OrphanedAutosave orphan) {
+    const AutosaveContents& contents = orphan.contents;
+    document_->resetScene(contents.scene, contents.originalFile);
+    if (!contents.scene.viewJson.empty())
+        applyViewState(
+            QJsonDocument::fromJson(QByteArray::fromStdString(contents.scene.viewJson)).object());
+    // Unsaved until the user saves: no undo step leads back to a clean state.
+    document_->undoStack()->resetClean();
+    autosave_->adopt(std::move(orphan));
 }
 
 void MainWindow::showProblem(const QString& text) {

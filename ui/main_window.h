@@ -5,6 +5,8 @@
 
 #include <QMainWindow>
 
+#include "autosave.h"
+
 class QAction;
 class QActionGroup;
 class QComboBox;
@@ -18,6 +20,7 @@ class QToolBar;
 namespace ae::ui {
 
 class AttentionDocument;
+class Autosave;
 class Classroom;
 class ControlsPanel;
 class FileActions;
@@ -27,6 +30,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
 
     AttentionDocument* document() const { return document_; }
     HeatmapGrid* grid() const { return grid_; }
@@ -51,6 +55,15 @@ public:
     QJsonObject viewState() const;
     void applyViewState(const QJsonObject& view);
     FileActions* fileActions() const { return fileActions_; }
+    Autosave* autosave() const { return autosave_; }
+    // Looks for autosave files left by processes that are gone (ui/autosave.h) and asks about
+    // each, newest first (`ask` replaces the dialog in tests). Unreadable ones are set aside and
+    // shown. Returns true when one was restored: it is then the open scene, unsaved, with its
+    // original file name; the others wait for the next start.
+    bool offerAutosaveRestore(const RestoreQuestion& ask = {});
+    // Opens an orphan's scene and view as modified (Save writes to its original file) and
+    // continues autosaving into its file, which stays until the scene is saved.
+    void restoreAutosave(OrphanedAutosave orphan);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -67,6 +80,7 @@ private:
     HeatmapGrid* grid_;
     ControlsPanel* controls_;
     FileActions* fileActions_;
+    Autosave* autosave_;
     QToolBar* toolBar_ = nullptr;
     QDockWidget* controlsDock_ = nullptr;
     QDockWidget* tokensDock_ = nullptr;
