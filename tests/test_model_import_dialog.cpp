@@ -6,6 +6,8 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
 #include <QProcess>
 #include <QPushButton>
 #include <QRadioButton>
@@ -17,6 +19,7 @@
 #include <QtTest>
 
 #include "attention_document.h"
+#include "main_window.h"
 #include "model_import.h"
 #include "model_import_dialog.h"
 #include "result_export.h"
@@ -140,6 +143,18 @@ private slots:
                                            .toUtf8()));
     }
     void init() { QSettings().clear(); }
+
+    void fileMenuHasTheEntry() {
+        ui::MainWindow window;
+        QStringList entries;
+        for (QAction* menu : window.menuBar()->actions()) {
+            if (menu->text() != "&File") continue;
+            for (QAction* entry : menu->menu()->actions())
+                entries << entry->text();
+        }
+        QVERIFY2(entries.contains(QString::fromUtf8("Import &model weights…")),
+                 qPrintable(entries.join(" | ")));
+    }
 
     void listsTheTensorsAndFilters() {
         ui::AttentionDocument document;

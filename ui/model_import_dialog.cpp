@@ -79,6 +79,11 @@ QString dialogWording(QString message) {
     return message;
 }
 
+// "1 token", "6 tokens": the app ships no translations, so %n's "(s)" would show as written.
+QString counted(int n, const QString& one, const QString& many) {
+    return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
+}
+
 QComboBox* tensorCombo(const char* objectName) {
     auto* combo = new QComboBox;
     combo->setObjectName(QLatin1String(objectName));
@@ -358,7 +363,8 @@ bool ModelImportDialog::addNpyFiles(const QStringList& fileNames, QString* error
         kFolder.write(QFileInfo(fileName).absolutePath());
     }
     if (!file_) {
-        modelPath_->setText(tr("%n .npy file(s)", nullptr, static_cast<int>(npyFiles_.size())));
+        modelPath_->setText(
+            counted(static_cast<int>(npyFiles_.size()), tr(".npy file"), tr(".npy files")));
     }
     fillTable();
     applyGuess();
@@ -406,7 +412,7 @@ void ModelImportDialog::applyFilter() {
         shown += visible;
     }
     const int total = table_->topLevelItemCount();
-    count_->setText(text.isEmpty() ? tr("%n tensor(s)", nullptr, total)
+    count_->setText(text.isEmpty() ? counted(total, tr("tensor"), tr("tensors"))
                                    : tr("%1 of %n", nullptr, total).arg(shown));
 }
 
@@ -462,7 +468,8 @@ void ModelImportDialog::applyGuess() {
             tr("Guessed from the names (check them): ") +
             (guess.qkv.isEmpty() ? tr("separate Q, K, V") : tr("fused QKV %1").arg(guess.qkv)) +
             tr(", layout %1").arg(guess.layout == io::WeightLayout::XW ? "xw" : "linear");
-        if (guess.heads > 0) note += tr(", %n head(s) of 64", nullptr, guess.heads);
+        if (guess.heads > 0)
+            note += ", " + counted(guess.heads, tr("head"), tr("heads")) + tr(" of 64");
         if (projections) note += guess.causal ? tr(", causal") : tr(", not causal");
         guessNote_->setText(note + '.');
     }
@@ -539,8 +546,8 @@ void ModelImportDialog::updateTokenPreview() {
                           ? QStringLiteral("%1 %2").arg(id).arg(QString::fromStdString(labels[id]))
                           : QString::number(id));
         }
-        tokenPreview_->setText(tr("%n token(s): ", nullptr, static_cast<int>(ids.size())) +
-                               parts.join(QStringLiteral(" · ")));
+        tokenPreview_->setText(counted(static_cast<int>(ids.size()), tr("token"), tr("tokens")) +
+                               ": " + parts.join(QStringLiteral(" · ")));
     } catch (const io::MatrixFileError& e) {
         tokenPreview_->setText(dialogWording(QString::fromUtf8(e.what())));
     }
