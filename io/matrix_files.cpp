@@ -143,7 +143,19 @@ bool parseNumber(QByteArray field, bool decimalComma, double& value) {
 
 }  // namespace
 
-MatrixD parseNpy(const QByteArray& bytes) {
+namespace {
+
+// What an .npy header says, checked: a float dtype, one or two dimensions, a size within limits.
+struct NpyHeader {
+    bool bigEndian = false;
+    int itemSize = 0;  // 4 or 8
+    bool fortranOrder = false;
+    std::vector<long long> shape;  // as written: (n,) or (rows, cols)
+    long long rows = 0, cols = 0;  // as read: (n,) is 1 x n
+    qsizetype dataStart = 0;
+};
+
+NpyHeader parseNpyHeader(const QByteArray& bytes) {
     if (bytes.size() < 10 || !bytes.startsWith("\x93NUMPY"))
         refuse("npy: not an .npy file (bad magic)");
     const auto* u = reinterpret_cast<const unsigned char*>(bytes.constData());
@@ -164,17 +176,18 @@ MatrixD parseNpy(const QByteArray& bytes) {
     if (headerLength < 0 || headerStart + headerLength > bytes.size())
         refuse("npy: truncated header");
     QByteArray descr;
-    bool fortranOrder = false;
+    NpyHeader header;
     QList<long long> shape;
-    NpyHeaderParser(bytes.mid(headerStart, headerLength)).parse(descr, fortranOrder, shape);
+    NpyHeaderParser(bytes.mid(headerStart, headerLength)).parse(descr, header.fortranOrder, shape);
 
     if (descr.size() != 3 || (descr[0] != '<' && descr[0] != '>') || descr[1] != 'f' ||
         (descr[2] != '4' && descr[2] != '8')) {
         refuse("npy: unsupported dtype '" + QString::fromLatin1(descr) +
                "' (float32 or float64 expected)");
     }
-    const bool bigEndian = descr[0] == '>';
-    const int itemSize = descr[2] - '0';
+    header.bigEndian = descr[0] == '>';
+    header.itemSize = descr[2] - '0';
+    header.shape.assign(shape.begin(), shape.end());
     long long rows = 0, cols = 0;
     if (shape.size() == 1) {
         rows = 1;
@@ -190,15 +203,49 @@ MatrixD parseNpy(const QByteArray& bytes) {
     if (rows > kMaxDrawnElements || cols > kMaxDrawnElements || rows * cols > kMaxDrawnElements) {
         refuse(QStringLiteral("npy: too large: %1x%2").arg(rows).arg(cols));
     }
-    const qsizetype dataStart = headerStart + headerLength;
-    const long long expected = rows * cols * itemSize;
-    if (bytes.size() - dataStart != expected) {
+    header.rows = rows;
+    header.cols = cols;
+    header.dataStart = headerStart + headerLength;
+    const long long expected = rows * cols * header.itemSize;
+    if (bytes.size() - header.dataStart != expected) {
         refuse(QStringLiteral("npy: expected %1 bytes of data for %2x%3, found %4")
                    .arg(expected)
                    .arg(rows)
                    .arg(cols)
-                   .arg(bytes.size() - dataStart));
+                   .arg(bytes.size() - header.dataStart));
     }
+    return header;
+}
+
+}  // namespace
+
+NpyInfo readNpyInfo(const QString& fileName) {
+    QFile file(fileName);
+    if (QFileInfo(fileName).isDir() || !file.open(QIODevice::ReadOnly)) {
+        refuse(fileName + ": cannot open: " +
+               (QFileInfo(fileName).isDir() ? "is a directory" : file.errorString()));
+    }
+    // Mapped, so only the header's page is read: listing a large table costs nothing.
+    const qint64 size = file.size();
+    const uchar* map = size > 0 ? file.map(0, size) : nullptr;
+    if (!map) refuse(fileName + ": not an .npy file (empty or unreadable)");
+    try {
+        const NpyHeader header = parseNpyHeader(QByteArray::fromRawData(
+            reinterpret_cast<const char*>(map), static_cast<qsizetype>(size)));
+        return {header.itemSize == 4 ? QStringLiteral("float32") : QStringLiteral("float64"),
+                header.shape};
+    } catch (const MatrixFileError& error) {
+        refuse(fileName + ": " + QString::fromUtf8(error.what()));
+    }
+}
+
+MatrixD parseNpy(const QByteArray& bytes) {
+    const NpyHeader header = parseNpyHeader(bytes);
+    const long long rows = header.rows, cols = header.cols;
+    const int itemSize = header.itemSize;
+    const bool bigEndian = header.bigEndian, fortranOrder = header.fortranOrder;
+    const qsizetype dataStart = header.dataStart;
+    const auto* u = reinterpret_cast<const unsigned char*>(bytes.constData());
     MatrixD m(rows, cols);
     const unsigned char* data = u + dataStart;
     for (long long k = 0; k < rows * cols; ++k) {

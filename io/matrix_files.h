@@ -7,6 +7,7 @@
 #include <QByteArray>
 #include <QString>
 #include <stdexcept>
+#include <vector>
 
 #include "scene.h"
 
@@ -20,6 +21,14 @@ public:
 // NPY format versions 1.0-3.0; dtype float32 or float64 ('<f4', '>f4', '<f8', '>f8'), C or
 // Fortran order, shape (rows, cols) or (n,) read as one row. Values must be finite.
 MatrixD parseNpy(const QByteArray& bytes);
+
+// An .npy file's dtype ("float32" or "float64") and shape as written, from its header alone (the
+// file is mapped, not read), with the same checks as parseNpy. Errors name the file.
+struct NpyInfo {
+    QString dtype;
+    std::vector<long long> shape;
+};
+NpyInfo readNpyInfo(const QString& fileName);
 
 // Rows of numbers separated by ',', ';' or tabs. With ';' or tab separators a decimal comma is
 // accepted ("1,5" = 1.5), as spreadsheets in many countries write it. Every row must have the

@@ -2,8 +2,10 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QStringList>
 #include <cmath>
 
@@ -68,20 +70,216 @@ VectorD biasVector(const TensorReader& read, const QString& name, long n, const 
 
 }  // namespace
 
+namespace {
+
+MatrixD pickRows(const MatrixD& m, const std::vector<long long>& rows, const QString& name) {
+    MatrixD picked(static_cast<long>(rows.size()), m.cols());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i] < 0 || rows[i] >= m.rows())
+            refuse(QStringLiteral("tensor %1: row %2 is past the end of %3")
+                       .arg(name)
+                       .arg(rows[i])
+                       .arg(dims(m)));
+        picked.row(static_cast<long>(i)) = m.row(static_cast<long>(rows[i]));
+    }
+    return picked;
+}
+
+std::pair<long long, long long> npyShape(const QString& fileName) {
+    const NpyInfo info = readNpyInfo(fileName);
+    if (info.shape.size() == 1) return {1, info.shape[0]};
+    return {info.shape[0], info.shape[1]};  // readNpyInfo refuses other ranks
+}
+
+bool isNpyFile(const QString& name) {
+    return name.endsWith(".npy", Qt::CaseInsensitive) && QFileInfo(name).isFile();
+}
+
+}  // namespace
+
 TensorReader tensorReader(const SafetensorsFile& file) {
-    return [&file](const QString& name) -> MatrixD {
-        if (!file.find(name) && name.endsWith(".npy", Qt::CaseInsensitive) &&
-            QFileInfo(name).isFile()) {
-            return readMatrixFile(name);
-        }
-        if (!file.find(name)) {
-            refuse(QStringLiteral("%1: no tensor named %2 (%3 tensors; list them with "
-                                  "`attention-explorer import FILE --list`)")
-                       .arg(file.fileName(), name)
-                       .arg(file.tensors().size()));
-        }
-        return file.matrix(name);
+    const auto inFile = [&file](const QString& name) {
+        if (file.find(name)) return true;
+        if (isNpyFile(name)) return false;
+        refuse(QStringLiteral("%1: no tensor named %2 (%3 tensors; list them with "
+                              "`attention-explorer import FILE --list`)")
+                   .arg(file.fileName(), name)
+                   .arg(file.tensors().size()));
     };
+    TensorReader reader;
+    reader.matrix = [&file, inFile](const QString& name) {
+        return inFile(name) ? file.matrix(name) : readMatrixFile(name);
+    };
+    reader.shape = [&file, inFile](const QString& name) {
+        return inFile(name) ? file.matrixShape(name) : npyShape(name);
+    };
+    reader.rows = [&file, inFile](const QString& name, const std::vector<long long>& rows) {
+        return inFile(name) ? file.rows(name, rows) : pickRows(readMatrixFile(name), rows, name);
+    };
+    return reader;
+}
+
+TensorReader npyTensorReader() {
+    const auto require = [](const QString& name) {
+        if (!isNpyFile(name)) refuse(QStringLiteral("no .npy file named %1").arg(name));
+    };
+    TensorReader reader;
+    reader.matrix = [require](const QString& name) {
+        require(name);
+        return readMatrixFile(name);
+    };
+    reader.shape = [require](const QString& name) {
+        require(name);
+        return npyShape(name);
+    };
+    reader.rows = [require](const QString& name, const std::vector<long long>& rows) {
+        require(name);
+        return pickRows(readMatrixFile(name), rows, name);
+    };
+    return reader;
+}
+
+namespace {
+
+// The layer index in a name ("transformer.h.11.attn" → 11, "encoder.layer.3.x" → 3), or -1.
+int layerOf(const QString& name) {
+    for (const QString& part : name.split('.')) {
+        bool ok = false;
+        const int n = part.toInt(&ok);
+        if (ok) return n;
+    }
+    return -1;
+}
+
+// A name without the ".npy" of a tensor that came as a file of its own.
+QString stem(const QString& name) {
+    return name.endsWith(".npy", Qt::CaseInsensitive) ? name.chopped(4) : name;
+}
+
+// The tensor of the lowest layer whose name ends with one of `suffixes` (tried in order).
+QString lowestLayer(const std::vector<TensorShape>& tensors, const QStringList& suffixes) {
+    for (const QString& suffix : suffixes) {
+        QString best;
+        int bestLayer = 0;
+        for (const TensorShape& t : tensors) {
+            const QString name = stem(t.name);
+            if (name != suffix && !name.endsWith('.' + suffix)) continue;
+            const int layer = layerOf(t.name);
+            if (best.isEmpty() || layer < bestLayer || (layer == bestLayer && t.name < best)) {
+                best = t.name;
+                bestLayer = layer;
+            }
+        }
+        if (!best.isEmpty()) return best;
+    }
+    return {};
+}
+
+// The sibling of `weight` ("x.weight" → "x.bias") if the file has it.
+QString biasOf(const std::vector<TensorShape>& tensors, const QString& weight) {
+    const QString npy = weight.endsWith(".npy", Qt::CaseInsensitive) ? weight.right(4) : QString();
+    if (!stem(weight).endsWith(".weight")) return {};
+    const QString bias = stem(weight).chopped(6) /* "weight" */ + "bias" + npy;
+    for (const TensorShape& t : tensors)
+        if (t.name == bias) return bias;
+    return {};
+}
+
+const TensorShape* shapeOf(const std::vector<TensorShape>& tensors, const QString& name) {
+    for (const TensorShape& t : tensors)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+}  // namespace
+
+ModelImportSpec guessImportSpec(const std::vector<TensorShape>& tensors) {
+    ModelImportSpec spec;
+    spec.heads = 0;
+    // GPT-2's Conv1D stores X·W; every other family here is nn.Linear.
+    const QString conv1d = lowestLayer(tensors, {"attn.c_attn.weight"});
+    const QString fusedLinear = lowestLayer(
+        tensors,
+        {"attention.query_key_value.weight", "qkv_proj.weight", "Wqkv.weight", "attn.qkv.weight"});
+    long long projectionWidth = 0;
+    if (!conv1d.isEmpty()) {
+        spec.layout = WeightLayout::XW;
+        spec.qkv = conv1d;
+        spec.output = lowestLayer(tensors, {"attn.c_proj.weight"});
+    } else if (!fusedLinear.isEmpty()) {
+        spec.layout = WeightLayout::Linear;
+        spec.qkv = fusedLinear;
+        spec.output =
+            lowestLayer(tensors, {"attention.dense.weight", "out_proj.weight", "attn.proj.weight"});
+    } else {
+        spec.layout = WeightLayout::Linear;
+        spec.query = lowestLayer(tensors, {"attention.self.query.weight", "q_proj.weight",
+                                           "query.weight", "attention.wq.weight", "q_lin.weight"});
+        spec.key = lowestLayer(tensors, {"attention.self.key.weight", "k_proj.weight", "key.weight",
+                                         "attention.wk.weight", "k_lin.weight"});
+        spec.value = lowestLayer(tensors, {"attention.self.value.weight", "v_proj.weight",
+                                           "value.weight", "attention.wv.weight", "v_lin.weight"});
+        spec.output =
+            lowestLayer(tensors, {"attention.output.dense.weight", "out_proj.weight",
+                                  "o_proj.weight", "attention.wo.weight", "out_lin.weight"});
+        spec.queryBias = biasOf(tensors, spec.query);
+        spec.keyBias = biasOf(tensors, spec.key);
+        spec.valueBias = biasOf(tensors, spec.value);
+    }
+    spec.qkvBias = biasOf(tensors, spec.qkv);
+    spec.outputBias = biasOf(tensors, spec.output);
+
+    // The width of Q: a third of a fused tensor's output side, or W_Q's output side.
+    const QString widthFrom = spec.qkv.isEmpty() ? spec.query : spec.qkv;
+    if (const TensorShape* t = shapeOf(tensors, widthFrom); t && t->shape.size() == 2) {
+        const long long out = spec.layout == WeightLayout::XW ? t->shape[1] : t->shape[0];
+        projectionWidth = spec.qkv.isEmpty() ? out : out / 3;
+    }
+    if (projectionWidth >= 64 && projectionWidth % 64 == 0) spec.heads = int(projectionWidth / 64);
+
+    spec.embeddings =
+        lowestLayer(tensors, {"wte.weight", "wte", "word_embeddings.weight", "embed_tokens.weight",
+                              "tok_embeddings.weight", "embed_in.weight"});
+    spec.positions = lowestLayer(
+        tensors, {"wpe.weight", "wpe", "position_embeddings.weight", "embed_positions.weight"});
+    spec.normWeight = lowestLayer(
+        tensors, {"ln_1.weight", "input_layernorm.weight", "self_attn_layer_norm.weight"});
+    spec.normBias = biasOf(tensors, spec.normWeight);
+    if (spec.normBias.isEmpty()) spec.normWeight.clear();  // RMSNorm has no bias: not ours
+    bool encoder = false;
+    for (const TensorShape& t : tensors)
+        encoder = encoder || t.name.contains("encoder.");
+    spec.causal = !encoder;
+    return spec;
+}
+
+std::vector<long long> lookUpTokens(const std::vector<std::string>& vocabulary,
+                                    const QString& words) {
+    QHash<QString, long long> ids;
+    bool byteLevel = false;
+    for (std::size_t id = 0; id < vocabulary.size(); ++id) {
+        const QString token = QString::fromStdString(vocabulary[id]);
+        if (token.isEmpty()) continue;
+        ids.insert(token, static_cast<long long>(id));
+        byteLevel = byteLevel || token.startsWith(QChar(0x120));
+    }
+    std::vector<long long> result;
+    const QStringList list = words.split(QRegularExpression("\\s+"), Qt::SkipEmptyParts);
+    if (list.isEmpty()) refuse("tokens: type at least one word");
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        const QString spaced = QChar(0x120) + list[i];
+        if (byteLevel && i > 0 && ids.contains(spaced)) {
+            result.push_back(ids.value(spaced));
+        } else if (ids.contains(list[i])) {
+            result.push_back(ids.value(list[i]));
+        } else {
+            refuse(QStringLiteral("tokens: \"%1\" is not in the vocabulary%2")
+                       .arg(list[i], byteLevel && i > 0
+                                         ? QStringLiteral(" (nor \"%1\")").arg(spaced)
+                                         : QString()));
+        }
+    }
+    return result;
 }
 
 std::vector<long long> parseTokenIds(const QString& text) {
@@ -134,25 +332,27 @@ Scene importModel(const TensorReader& read, const ModelImportSpec& spec) {
     scene.title = spec.title.toStdString();
     if (spec.tokenIds.empty()) refuse("--rows: give at least one token id");
 
-    // 1. Embeddings: rows of the token table, vocab x dModel.
-    const MatrixD table = read(spec.embeddings);
-    const long d = table.cols();
+    // 1. Embeddings: rows of the token table, vocab x dModel; only the chosen rows are read.
+    if (spec.embeddings.isEmpty()) refuse("--embeddings: choose the token table");
+    const auto [vocab, dModel] = read.shape(spec.embeddings);
+    const long d = static_cast<long>(dModel);
     const long L = static_cast<long>(spec.tokenIds.size());
-    scene.embeddings.resize(L, d);
     std::vector<std::string> vocabulary;
     if (!spec.vocabularyFile.isEmpty()) vocabulary = readVocabulary(spec.vocabularyFile);
     for (long i = 0; i < L; ++i) {
         const long long id = spec.tokenIds[i];
-        if (id >= table.rows()) {
-            refuse(QStringLiteral("--rows: token id %1 is past the end of tensor %2 %3")
+        if (id >= vocab) {
+            refuse(QStringLiteral("--rows: token id %1 is past the end of tensor %2 [%3, %4]")
                        .arg(id)
-                       .arg(spec.embeddings, dims(table)));
+                       .arg(spec.embeddings)
+                       .arg(vocab)
+                       .arg(dModel));
         }
-        scene.embeddings.row(i) = table.row(id);
         const bool labelled =
             id < static_cast<long long>(vocabulary.size()) && !vocabulary[id].empty();
         scene.tokens.push_back(labelled ? vocabulary[id] : std::to_string(id));
     }
+    scene.embeddings = read.rows(spec.embeddings, spec.tokenIds);
 
     // 2. Q, K, V: each dModel x dProj.
     Projections& proj = scene.projections;
@@ -221,19 +421,23 @@ Scene importModel(const TensorReader& read, const ModelImportSpec& spec) {
         refuse("--output-bias needs --output");
     }
 
-    // 4. Learned positions: only the first L rows matter, so only they are kept.
+    // 4. Learned positions: only the first L rows matter, so only they are read.
     if (!spec.positions.isEmpty()) {
-        const MatrixD table = read(spec.positions);
-        if (table.cols() != d || table.rows() < L) {
+        const auto [rows, cols] = read.shape(spec.positions);
+        if (cols != d || rows < L) {
             refuse(QStringLiteral("tensor %1: expected [>= %2, %3] for learned positions "
-                                  "(%2 tokens, dModel %3), got %4")
+                                  "(%2 tokens, dModel %3), got [%4, %5]")
                        .arg(spec.positions)
                        .arg(L)
                        .arg(d)
-                       .arg(dims(table)));
+                       .arg(rows)
+                       .arg(cols));
         }
+        std::vector<long long> first(L);
+        for (long i = 0; i < L; ++i)
+            first[i] = i;
         scene.positional.kind = PositionalKind::Learned;
-        scene.positional.table = table.topRows(L);
+        scene.positional.table = read.rows(spec.positions, first);
     }
 
     // 5. Layer norm before the layer (GPT-2's ln_1).

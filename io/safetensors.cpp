@@ -204,7 +204,8 @@ const TensorInfo* SafetensorsFile::find(const QString& name) const {
     return nullptr;
 }
 
-MatrixD SafetensorsFile::matrix(const QString& name) const {
+const TensorInfo& SafetensorsFile::readable(const QString& name, long long* rows,
+                                            long long* cols) const {
     const TensorInfo* info = find(name);
     if (!info) refuse("no tensor named " + name);
     const QString where = "tensor " + name;
@@ -212,47 +213,92 @@ MatrixD SafetensorsFile::matrix(const QString& name) const {
         refuse(QStringLiteral("%1: unsupported dtype %2 (F32, F16 or BF16 expected)")
                    .arg(where, info->dtype));
     }
-    long long rows = 1, cols = 1;
+    *rows = 1;
+    *cols = 1;
     if (info->shape.size() == 1) {
-        cols = info->shape[0];
+        *cols = info->shape[0];
     } else if (info->shape.size() == 2) {
-        rows = info->shape[0];
-        cols = info->shape[1];
+        *rows = info->shape[0];
+        *cols = info->shape[1];
     } else if (!info->shape.empty()) {
         refuse(QStringLiteral("%1: shape %2 has %3 dimensions; only vectors and matrices can be "
                               "read")
                    .arg(where, shapeText(info->shape))
                    .arg(info->shape.size()));
     }
-    if (rows * cols > kMaxDrawnElements) refuse(where + ": too large: " + shapeText(info->shape));
+    return *info;
+}
 
-    MatrixD m(rows, cols);
-    const unsigned char* p = data_ + info->begin;
-    double* out = m.data();  // row-major, as the file's C order
-    const long long n = rows * cols;
-    if (info->dtype == "F32") {
-        for (long long k = 0; k < n; ++k) {
+std::pair<long long, long long> SafetensorsFile::matrixShape(const QString& name) const {
+    long long rows = 0, cols = 0;
+    readable(name, &rows, &cols);
+    return {rows, cols};
+}
+
+void SafetensorsFile::convert(const TensorInfo& info, long long first, long long count,
+                              double* out) const {
+    const int size = info.dtype == "F32" ? 4 : 2;
+    const unsigned char* p = data_ + info.begin + first * size;
+    if (info.dtype == "F32") {
+        for (long long k = 0; k < count; ++k) {
             const quint32 bits = qFromLittleEndian<quint32>(p + 4 * k);
             float f;
             std::memcpy(&f, &bits, 4);
             out[k] = f;
         }
-    } else if (info->dtype == "F16") {
-        for (long long k = 0; k < n; ++k)
+    } else if (info.dtype == "F16") {
+        for (long long k = 0; k < count; ++k)
             out[k] = halfToDouble(qFromLittleEndian<quint16>(p + 2 * k));
     } else {
-        for (long long k = 0; k < n; ++k)
+        for (long long k = 0; k < count; ++k)
             out[k] = bfloat16ToDouble(qFromLittleEndian<quint16>(p + 2 * k));
     }
-    for (long long k = 0; k < n; ++k) {
-        if (!std::isfinite(out[k])) {
-            refuse(QStringLiteral("%1: element [%2][%3] of %4 is %5: expected finite numbers")
-                       .arg(where)
-                       .arg(k / cols)
-                       .arg(k % cols)
-                       .arg(shapeText(info->shape))
-                       .arg(out[k]));
+}
+
+void SafetensorsFile::requireFinite(const TensorInfo& info, long long row, long long cols,
+                                    const double* values) const {
+    for (long long c = 0; c < cols; ++c) {
+        if (!std::isfinite(values[c])) {
+            refuse(QStringLiteral("tensor %1: element [%2][%3] of %4 is %5: expected finite "
+                                  "numbers")
+                       .arg(info.name)
+                       .arg(row)
+                       .arg(c)
+                       .arg(shapeText(info.shape))
+                       .arg(values[c]));
         }
+    }
+}
+
+MatrixD SafetensorsFile::matrix(const QString& name) const {
+    long long rows = 0, cols = 0;
+    const TensorInfo& info = readable(name, &rows, &cols);
+    if (rows * cols > kMaxDrawnElements)
+        refuse("tensor " + name + ": too large: " + shapeText(info.shape));
+    MatrixD m(rows, cols);  // row-major, as the file's C order
+    convert(info, 0, rows * cols, m.data());
+    for (long long r = 0; r < rows; ++r)
+        requireFinite(info, r, cols, m.data() + r * cols);
+    return m;
+}
+
+MatrixD SafetensorsFile::rows(const QString& name, const std::vector<long long>& rowIds) const {
+    long long rows = 0, cols = 0;
+    const TensorInfo& info = readable(name, &rows, &cols);
+    const auto n = static_cast<long long>(rowIds.size());
+    if (n * cols > kMaxDrawnElements) refuse("tensor " + name + ": too many rows asked for");
+    MatrixD m(n, cols);
+    for (long long i = 0; i < n; ++i) {
+        const long long r = rowIds[i];
+        if (r < 0 || r >= rows) {
+            refuse(QStringLiteral("tensor %1: row %2 is past the end of %3")
+                       .arg(name)
+                       .arg(r)
+                       .arg(shapeText(info.shape)));
+        }
+        double* out = m.data() + i * cols;
+        convert(info, r * cols, cols, out);
+        requireFinite(info, r, cols, out);
     }
     return m;
 }

@@ -14,6 +14,7 @@
 #include <QMap>
 #include <QString>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "matrix_files.h"
@@ -55,9 +56,22 @@ public:
     // Refuses other ranks, dtypes other than F32, F16 and BF16 (naming the dtype), a missing
     // name and values that are not finite (naming the first such index).
     MatrixD matrix(const QString& name) const;
+    // The shape matrix() would return (rows, cols), from the header alone; the same refusals.
+    std::pair<long long, long long> matrixShape(const QString& name) const;
+    // Rows `rowIds` of the tensor as matrix() would return it, in that order: rowIds.size() x
+    // cols. Only those rows are converted (and checked for non-finite values), so 6 rows of a
+    // 50257 x 768 token table cost what 6 rows cost. An id past the end is refused.
+    MatrixD rows(const QString& name, const std::vector<long long>& rowIds) const;
 
 private:
     [[noreturn]] void refuse(const QString& problem) const;
+    // The tensor if it can be read as a matrix (rows x cols as matrix() gives it); refuses
+    // otherwise.
+    const TensorInfo& readable(const QString& name, long long* rows, long long* cols) const;
+    // Elements [first, first + count) of a float tensor, in file order, into out.
+    void convert(const TensorInfo& info, long long first, long long count, double* out) const;
+    void requireFinite(const TensorInfo& info, long long row, long long cols,
+                       const double* values) const;
 
     QString fileName_;
     std::unique_ptr<QFile> file_;

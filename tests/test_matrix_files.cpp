@@ -56,6 +56,23 @@ private slots:
         QVERIFY(m.row(0) == expectedMatrix().row(0));
     }
 
+    // The header alone gives what the model import dialog lists; the same refusals as reading.
+    void npyInfoFromTheHeader() {
+        const io::NpyInfo m = io::readNpyInfo(fixture("m_be_f4_F.npy"));
+        QCOMPARE(m.dtype, QString("float32"));
+        QCOMPARE(m.shape, (std::vector<long long>{3, 4}));
+        const io::NpyInfo v = io::readNpyInfo(fixture("vector_f8.npy"));
+        QCOMPARE(v.dtype, QString("float64"));
+        QCOMPARE(v.shape, (std::vector<long long>{4}));
+        const QString cube = refusal([] { io::readNpyInfo(fixture("cube_f8.npy")); });
+        QVERIFY2(cube.endsWith("cube_f8.npy: npy: expected a matrix or a vector, got 3 dimensions"),
+                 qPrintable(cube));
+        const QString ints = refusal([] { io::readNpyInfo(fixture("int64.npy")); });
+        QVERIFY2(ints.contains("unsupported dtype '<i8'"), qPrintable(ints));
+        const QString csv = refusal([] { io::readNpyInfo(fixture("m_comma.csv")); });
+        QVERIFY2(csv.contains("not an .npy file"), qPrintable(csv));
+    }
+
     void roundTripsOwnNpyAndCsv() {
         MatrixD m(2, 3);
         m << 0.1, -2.5e-300, 3.0, 1.0 / 3.0, 7e22, -0.0;

@@ -181,6 +181,62 @@ private slots:
         QCOMPARE(engine.output().rows(), 4);
     }
 
+    // The token and position tables are read by row: a 50257 x 768 wte costs only the rows
+    // chosen. A reader that refuses to read either table whole still imports the same scene.
+    void tablesAreReadByRowOnly() {
+        const io::SafetensorsFile f(gpt2File_);
+        io::TensorReader rowsOnly = io::tensorReader(f);
+        QStringList readWhole;
+        rowsOnly.matrix = [&f, &readWhole](const QString& name) {
+            readWhole << name;
+            return f.matrix(name);
+        };
+        const Scene a = io::importModel(rowsOnly, gpt2Spec());
+        QVERIFY2(!readWhole.contains("wte.weight") && !readWhole.contains("wpe.weight"),
+                 qPrintable(readWhole.join(", ")));
+        QVERIFY(readWhole.contains("h.0.attn.c_attn.weight"));  // the test can see reads
+        QCOMPARE(QString(io::sceneToJson(a)),
+                 QString(io::sceneToJson(io::importModel(io::tensorReader(f), gpt2Spec()))));
+    }
+
+    void guessesFromNames() {
+        std::vector<io::TensorShape> shapes;
+        for (const TestTensor& t : gpt2Tensors(layer_))
+            shapes.push_back({t.name, t.shape});
+        io::ModelImportSpec guess = io::guessImportSpec(shapes);
+        guess.tokenIds = {3, 1, 4, 1};
+        guess.heads = 2;  // dProj 4 is too narrow for the dHead-64 guess
+        QCOMPARE(io::guessImportSpec(shapes).heads, 0);
+        const io::SafetensorsFile f(gpt2File_);
+        QCOMPARE(QString(io::sceneToJson(io::importModel(io::tensorReader(f), guess))),
+                 QString(io::sceneToJson(io::importModel(io::tensorReader(f), gpt2Spec()))));
+
+        shapes.clear();
+        for (const TestTensor& t : linearTensors(layer_))
+            shapes.push_back({t.name, t.shape});
+        guess = io::guessImportSpec(shapes);
+        QCOMPARE(guess.layout, io::WeightLayout::Linear);
+        QCOMPARE(guess.query, QString("q_proj.weight"));
+        QCOMPARE(guess.valueBias, QString("v_proj.bias"));
+        QCOMPARE(guess.output, QString("out_proj.weight"));
+        QCOMPARE(guess.embeddings, QString());  // "embed.weight" is no name the guess knows
+        QCOMPARE(guess.normWeight, QString());
+    }
+
+    void wordsAreLookedUp() {
+        const std::vector<std::string> vocabulary = {"The", "cat", "\u0120cat", "", "\u0120sat"};
+        QCOMPARE(io::lookUpTokens(vocabulary, " The cat\tsat "), (std::vector<long long>{0, 2, 4}));
+        QCOMPARE(io::lookUpTokens(vocabulary, "cat"), (std::vector<long long>{1}));
+        QCOMPARE(refusal([&] { io::lookUpTokens(vocabulary, "The dog"); }),
+                 QString::fromUtf8("tokens: \"dog\" is not in the vocabulary (nor \"\u0120dog\")"));
+        QCOMPARE(refusal([&] {
+                     io::lookUpTokens({"a", "b"}, "a c");
+                 }),
+                 QString("tokens: \"c\" is not in the vocabulary"));
+        QCOMPARE(refusal([&] { io::lookUpTokens(vocabulary, "  "); }),
+                 QString("tokens: type at least one word"));
+    }
+
     void halfPrecisionFileGivesTheSameScene() {
         const QString file = dir_.filePath("gpt2-bf16.safetensors");
         QVERIFY(writeSafetensors(file, gpt2Tensors(layer_, "BF16")));  // 1/16 steps are exact

@@ -4,6 +4,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <functional>
+#include <limits>
 
 #include "safetensors.h"
 #include "support/safetensors_writer.h"
@@ -73,6 +74,34 @@ private slots:
         const MatrixD row = f.matrix("b");
         QCOMPARE(row.rows(), 1);
         QVERIFY(row == MatrixD(v.transpose()));
+    }
+
+    // Rows picked by id are the matrix's rows, in the order asked, for every float dtype; a row
+    // that is not asked for is not read (its infinity goes unnoticed).
+    void readsChosenRowsOnly_data() { readsEachFloatDtypeExactly_data(); }
+    void readsChosenRowsOnly() {
+        QFETCH(QString, dtype);
+        MatrixD m(4, 4);
+        m << representable(), representable().colwise().reverse();
+        const QString file = path("rows.safetensors");
+        TestTensor t = tensor("table", m, dtype);
+        QVERIFY(writeSafetensors(file, {t}));
+        io::SafetensorsFile f(file);
+        QCOMPARE(f.matrixShape("table"), (std::pair<long long, long long>(4, 4)));
+        const MatrixD picked = f.rows("table", {3, 0, 3});
+        QCOMPARE(picked.rows(), 3);
+        QVERIFY(picked.row(0) == m.row(3) && picked.row(1) == m.row(0) &&
+                picked.row(2) == m.row(3));
+        QCOMPARE(refusal([&] { f.rows("table", {4}); }),
+                 file + ": tensor table: row 4 is past the end of [4, 4]");
+
+        // Row 2 holds an infinity: reading row 1 is fine, reading row 2 names the element.
+        m(2, 1) = std::numeric_limits<double>::infinity();
+        QVERIFY(writeSafetensors(file, {tensor("table", m, dtype == "F16" ? "F32" : dtype)}));
+        io::SafetensorsFile g(file);
+        QVERIFY(g.rows("table", {1}).row(0) == m.row(1));
+        QVERIFY2(refusal([&] { g.rows("table", {2}); }).contains("element [2][1] of [4, 4] is inf"),
+                 qPrintable(refusal([&] { g.rows("table", {2}); })));
     }
 
     // Bit patterns the encoders above do not produce: F16 subnormals and extremes, raw BF16.

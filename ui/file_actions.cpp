@@ -28,6 +28,7 @@
 #include "latex_export.h"
 #include "main_window.h"
 #include "matrix_files.h"
+#include "model_import_dialog.h"
 #include "result_export.h"
 #include "scene_file.h"
 #include "scene_import.h"
@@ -106,6 +107,11 @@ for (const auto& [which, name] : weights) {
                           [this, which = which] { importWeightDialog(which);
 });
 }
+file->addAction(tr("Import &model weights…"), this, [this] {
+    ModelImportDialog dialog(document(), window_);
+    dialog.exec();
+});
+file->addSeparator();
 file->addAction(tr("Export &image…"), this,
                 [this] { ExportDialog(window_, ExportDialog::Mode::Image).exec(); });
 file->addAction(tr("Export every &head…"), this,
