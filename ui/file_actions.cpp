@@ -89,36 +89,33 @@ void FileActions::addSaveAndExportActions(QMenu* file) {
     file->addAction(tr("&Save"), this, &FileActions::save)->setShortcut(QKeySequence::Save);
     file->addAction(tr("Save &as…"), this, &FileActions::saveAs)->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
-    QMenu* import = file->addMenu(tr("&Import"));
-    import->addAction(tr("&Embeddings (.npy or CSV)…"), this,
-                      [this] { importEmbeddingsDialog(false);
-});
-    import->addAction(tr("&Tokens (text) and embeddings…"), this,
-                      [this] { importEmbeddingsDialog(true);
-    }  // namespace ae::ui
-);
-import->addSeparator();
-const std::pair<WeightMatrix, const char*> weights[] = {{WeightMatrix::Query, "W_Q"},
-                                                        {WeightMatrix::Key, "W_K"},
-                                                        {WeightMatrix::Value, "W_V"},
-                                                        {WeightMatrix::Output, "W_O"}};
-for (const auto& [which, name] : weights) {
-        import->addAction(tr("%1…").arg(QLatin1String(name)), this,
-                          [this, which = which] { importWeightDialog(which);
-});
-}
-file->addAction(tr("Import &model weights…"), this, [this] {
-    ModelImportDialog dialog(document(), window_);
-    dialog.exec();
-});
-file->addSeparator();
-file->addAction(tr("Export &image…"), this,
-                [this] { ExportDialog(window_, ExportDialog::Mode::Image).exec(); });
-file->addAction(tr("Export every &head…"), this,
-                [this] { ExportDialog(window_, ExportDialog::Mode::EveryHead).exec(); });
-file->addAction(tr("Export a s&weep…"), this,
-                [this] { ExportDialog(window_, ExportDialog::Mode::Sweep).exec(); });
-file->addAction(tr("Export &matrices…"), this, &FileActions::exportMatricesDialog);
+    // Not named `import`: clang-format takes that for a C++20 module import and mangles the block.
+    QMenu* importMenu = file->addMenu(tr("&Import"));
+    importMenu->addAction(tr("&Embeddings (.npy or CSV)…"), this,
+                          [this] { importEmbeddingsDialog(false); });
+    importMenu->addAction(tr("&Tokens (text) and embeddings…"), this,
+                          [this] { importEmbeddingsDialog(true); });
+    importMenu->addSeparator();
+    const std::pair<WeightMatrix, const char*> weights[] = {{WeightMatrix::Query, "W_Q"},
+                                                            {WeightMatrix::Key, "W_K"},
+                                                            {WeightMatrix::Value, "W_V"},
+                                                            {WeightMatrix::Output, "W_O"}};
+    for (const auto& [which, name] : weights) {
+        importMenu->addAction(tr("%1…").arg(QLatin1String(name)), this,
+                              [this, which = which] { importWeightDialog(which); });
+    }
+    file->addAction(tr("Import &model weights…"), this, [this] {
+        ModelImportDialog dialog(document(), window_);
+        dialog.exec();
+    });
+    file->addSeparator();
+    file->addAction(tr("Export &image…"), this,
+                    [this] { ExportDialog(window_, ExportDialog::Mode::Image).exec(); });
+    file->addAction(tr("Export every &head…"), this,
+                    [this] { ExportDialog(window_, ExportDialog::Mode::EveryHead).exec(); });
+    file->addAction(tr("Export a s&weep…"), this,
+                    [this] { ExportDialog(window_, ExportDialog::Mode::Sweep).exec(); });
+    file->addAction(tr("Export &matrices…"), this, &FileActions::exportMatricesDialog);
 }
 
 void FileActions::addCopyActions(QMenu* edit) {
