@@ -131,7 +131,9 @@ void AttentionEngine<Scalar>::setEmbeddingValue(Stream stream, int row, int colu
     const bool source = stream == Stream::Source && scene_.hasSource;
     MatrixD& embeddings = source ? scene_.sourceEmbeddings : scene_.embeddings;
     embeddings(row, column) = value;
-    if (dirtyFrom_ <= kProject) return;  // a full pass is due anyway
+    // Only a pass from the inputs rebuilds X; a pass from the projections (new weights) reuses it,
+    // so the edited row is still recorded then.
+    if (dirtyFrom_ <= kPrepare) return;
     std::vector<int>& rows = source ? editedSourceRows_ : editedQueryRows_;
     if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
     dirtyFrom_ = std::min(dirtyFrom_, kScale);
@@ -168,7 +170,7 @@ void AttentionEngine<Scalar>::setLabels(const std::vector<std::string>& tokens,
 template <typename Scalar>
 void AttentionEngine<Scalar>::invalidateFrom(Stage stage) {
     dirtyFrom_ = std::min(dirtyFrom_, stage);
-    if (dirtyFrom_ <= kProject) {
+    if (dirtyFrom_ <= kPrepare) {
         editedQueryRows_.clear();
         editedSourceRows_.clear();
     }
@@ -257,7 +259,7 @@ void AttentionEngine<Scalar>::compute(const ComputeControl& control) {
         if (control.progress) control.progress(1.0 - pendingFlops() / total, stage);
     };
     checkCancel();
-    if (dirtyFrom_ > kProject && (!editedQueryRows_.empty() || !editedSourceRows_.empty())) {
+    if (dirtyFrom_ > kPrepare && (!editedQueryRows_.empty() || !editedSourceRows_.empty())) {
         report("edited rows");
         updateEditedRows();
     }
@@ -337,9 +339,12 @@ void AttentionEngine<Scalar>::updateEditedRows() {
             target.row(row) += b.transpose();
         }
     };
+    // New weights are due (a full projection pass follows): only X's rows are brought up to date.
+    const bool projectRows = dirtyFrom_ > kProject;
     for (int i : editedQueryRows_) {
         x_.row(i) =
             prepareInputs(scene_, scene_.embeddings.middleRows(i, 1), i).template cast<Scalar>();
+        if (!projectRows) continue;
         projectRow(q_, i, x_, wq_, bq_);
         if (!scene_.hasSource) {
             if (separate) projectRow(k_, i, x_, wk_, bk_);
@@ -349,6 +354,7 @@ void AttentionEngine<Scalar>::updateEditedRows() {
     for (int j : editedSourceRows_) {
         xSource_.row(j) = prepareInputs(scene_, scene_.sourceEmbeddings.middleRows(j, 1), j)
                               .template cast<Scalar>();
+        if (!projectRows) continue;
         projectRow(k_, j, xSource_, separate ? wk_ : wq_, separate ? bk_ : bq_);
         projectRow(v_, j, xSource_, wv_, bv_);
     }

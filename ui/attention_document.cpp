@@ -225,14 +225,17 @@ void AttentionDocument::onJobFinished(long serial, const JobResult& result) {
         return;
     }
     if (const std::shared_ptr<PendingCheck> check = std::exchange(jobCheck_, nullptr)) {
+        // The job stopped at the checked edit, so it is still in the log and the spare
+        // engine has applied nothing after it.
         auto edit = std::find_if(edits_.begin(), edits_.end(),
                                  [&](const Edit& e) { return e.check == check; });
-        const long checkedSerial = edit != edits_.end() ? edit->serial : serial;
-        if (edit != edits_.end()) edit->check.reset();  // judged now, either way
-        if (!result.error.isEmpty()) {
-            refuse(checkedSerial, *check, result.error);
-            if (!jobRunning_) startJob();
-            return;
+        if (edit != edits_.end()) {
+            edit->check.reset();  // judged now, either way
+            if (!result.error.isEmpty()) {
+                refuse(*edit, *check, result.error);
+                startJob();  // the later edits, judged without the refused one
+                return;
+            }
         }
     }
     if (lastSerial_ > serial) {
@@ -242,7 +245,7 @@ void AttentionDocument::onJobFinished(long serial, const JobResult& result) {
     publish(result);
 }
 
-void AttentionDocument::refuse(long serial, const PendingCheck& check, const QString& error) {
+void AttentionDocument::refuse(Edit& edit, const PendingCheck& check, const QString& error) {
     const QString message = check.reason(error);
     if (const QUndoCommand* command = check.command) {
         // Obsolete: QUndoStack deletes it when it is next undone or redone, without applying it.
@@ -250,7 +253,13 @@ void AttentionDocument::refuse(long serial, const PendingCheck& check, const QSt
         if (undoStack_.index() > 0 && undoStack_.command(undoStack_.index() - 1) == command)
             undoStack_.undo();
     }
-    check.takeBack(serial);
+    // The edit's place in the log now holds its taking back, so an engine that has not applied it
+    // never sees it, and the later edits apply in their order on top. The spare engine applied it
+    // (and nothing after it) in the failed job: it takes it back here; setters only, no compute.
+    edit.onEngine = check.takeBackOnEngine;
+    check.takeBackOnEngine(*spare_);
+    check.takeBackOnScene(scene_, edit.serial);
+    emit structureChanged();  // editors show the old value again
     emit editRefused(message);
 }
 
@@ -307,7 +316,7 @@ bool AttentionDocument::standsOrTakenBack(const PendingCheck& check, QString* er
     if (shownSerial_ < lastSerial_) return true;  // computing in the background: verdict later
     if (errorText_.isEmpty()) return true;
     if (error) *error = check.reason(errorText_);
-    check.takeBack(lastSerial_);
+    check.takeBackNow();
     return false;
 }
 
@@ -366,10 +375,14 @@ bool AttentionDocument::setEmbeddingValue(Stream stream, int row, int column, do
     check->reason = [value, old](const QString& why) {
         return tr("%1 would make the %2; kept %3").arg(value).arg(why).arg(old);
     };
-    check->takeBack = [this, stream, row, column, value, old](long) {
+    check->takeBackNow = [=] { applyEmbeddingValue(stream, row, column, old); };
+    check->takeBackOnEngine = [=](EngineF& engine) {
+        engine.setEmbeddingValue(stream, row, column, old);
+    };
+    check->takeBackOnScene = [=](Scene& s, long) {
         // Only while the cell still holds the refused value: a later edit of it stands.
-        if (embeddingCell(scene_, stream, row, column) == value)
-            applyEmbeddingValue(stream, row, column, old);
+        if (embeddingCell(s, stream, row, column) == value)
+            embeddingCell(s, stream, row, column) = old;
     };
     checkToAttach_ = check;
     applyEmbeddingValue(stream, row, column, value);
@@ -393,9 +406,15 @@ bool AttentionDocument::setWeightValue(WeightMatrix which, int row, int column, 
     check->reason = [value, old](const QString& why) {
         return tr("%1 would make the %2; kept %3").arg(value).arg(why).arg(old);
     };
-    check->takeBack = [this, which, row, column, value, old](long) {
-        if (weightValue(scene_, which, row, column) == value)
-            applyWeightValue(which, row, column, old);
+    check->takeBackNow = [=] { applyWeightValue(which, row, column, old); };
+    check->takeBackOnEngine = [=](EngineF& engine) {
+        Projections p = engine.scene().projections;
+        weightCell(p, which, row, column) = old;
+        engine.setProjections(p);
+    };
+    check->takeBackOnScene = [=](Scene& s, long) {
+        if (weightCell(s.projections, which, row, column) == value)
+            weightCell(s.projections, which, row, column) = old;
     };
     checkToAttach_ = check;
     applyWeightValue(which, row, column, value);
@@ -412,13 +431,15 @@ bool AttentionDocument::replaceScene(const Scene& newScene, const QString& descr
     auto old = std::make_shared<const Scene>(scene_);
     auto check = std::make_shared<PendingCheck>();
     check->reason = [](const QString& why) { return why; };
-    check->takeBack = [this, old](long serial) {
+    check->takeBackNow = [this, old] { applyScene(*old); };
+    check->takeBackOnEngine = [old](EngineF& engine) { engine.setScene(*old); };
+    check->takeBackOnScene = [this, old](Scene& s, long serial) {
         // The old scene, with every edit made since this one replayed on it.
         Scene restored = *old;
         for (const Edit& edit : edits_) {
             if (edit.serial > serial) edit.onScene(restored);
         }
-        applyScene(restored);
+        s = std::move(restored);
     };
     checkToAttach_ = check;
     applyScene(newScene);

@@ -116,8 +116,13 @@ private:
     // background: how to take it back.
     struct PendingCheck {
         std::function<QString(const QString&)> reason;  // the message, from the engine's error
-        std::function<void(long serial)> takeBack;      // records the edit that undoes it
-        const QUndoCommand* command = nullptr;          // set once pushed; null once deleted
+        // Computed at once: take it back with one more edit, also computed at once.
+        std::function<void()> takeBackNow;
+        // Refused by the worker: what an engine does instead of the edit (the old value), and
+        // how the latest scene loses it (`serial` is the edit's; later edits stay).
+        std::function<void(AttentionEngine<float>&)> takeBackOnEngine;
+        std::function<void(Scene&, long serial)> takeBackOnScene;
+        const QUndoCommand* command = nullptr;  // set once pushed; null once deleted
     };
     struct Edit {
         long serial = 0;
@@ -139,7 +144,7 @@ private:
     void startJob();
     void onJobFinished(long serial, const JobResult& result);
     bool standsOrTakenBack(const PendingCheck& check, QString* error);
-    void refuse(long serial, const PendingCheck& check, const QString& error);
+    void refuse(Edit& edit, const PendingCheck& check, const QString& error);
     void catchUp(AttentionEngine<float>& engine, long& appliedSerial, long untilSerial);
     void dropAppliedEdits();
     void setComputing(bool computing);
