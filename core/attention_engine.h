@@ -56,13 +56,13 @@ enum class WorkFrom {
 };
 
 // Work per score cell for the scaling and the softmax (a division, max, exp, sum, the memory
-// traffic), in multiply-add equivalents: calibrated so that a rescale costs what it takes next
-// to the products on the development machine (about 1 ns per cell per core at L = 512).
+// traffic), in float-operation equivalents: calibrated against the products on the development
+// machine, where a rescale at L = 512 takes 0.4 of a full pass.
 constexpr double kSoftmaxCellFlops = 250.0;
 
 // Estimated cost of computing `scene` from `from` to the end, in float operations: a product
 // (m,k)·(k,n) counts 2·m·n·k, a score cell scaled and softmaxed kSoftmaxCellFlops. `editedRows`
-// is the number of embedding rows an EditedRows start recomputes. About 4 ms per 1e9 here.
+// is the number of embedding rows an EditedRows start recomputes. 3-4 ms per 1e9 there.
 double estimatedComputeFlops(const Scene& scene, WorkFrom from, int editedRows = 0);
 
 // Lets another thread stop a compute() and follow it. Both members are optional; kept free of Qt.
