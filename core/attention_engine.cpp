@@ -7,7 +7,47 @@
 #include <string>
 
 namespace ae {
-namespace {}  // namespace
+
+double estimatedComputeFlops(const Scene& scene, WorkFrom from, int editedRows) {
+    const double lq = scene.queryCount(), lk = scene.keyCount();
+    const double dModel = scene.dModel(), dProj = scene.dProj();
+    const double dOut = scene.projections.hasOutput ? scene.projections.output.cols() : 0.0;
+    const bool identity = scene.projections.mode == ProjectionMode::Identity;
+    // Keys are the queries unless there is a source or separate key weights; values always.
+    const double keyValueProducts =
+        scene.hasSource || scene.projections.mode == ProjectionMode::Separate ? 2.0 : 1.0;
+    double flops = 0.0;
+    switch (from) {
+        case WorkFrom::Inputs:
+            flops += 10.0 * (lq + (scene.hasSource ? lk : 0.0)) * dModel;  // positions, norm
+            [[fallthrough]];
+        case WorkFrom::Projections:
+            if (!identity) flops += 2.0 * dModel * dProj * (lq + keyValueProducts * lk);
+            flops += estimatedComputeFlops(scene, WorkFrom::Scores);
+            break;
+        case WorkFrom::EditedRows:
+            // Per row: X, Q, K and V, then a row and a column of the scores of every head.
+            flops += editedRows * (6.0 * dModel * dProj + 2.0 * (lq + lk) * dProj);
+            flops += estimatedComputeFlops(scene, WorkFrom::Scaling);
+            break;
+        case WorkFrom::Scores:
+            flops += 2.0 * lq * lk * dProj;  // every head's (Lq,dHead)·(dHead,Lk)
+            [[fallthrough]];
+        case WorkFrom::Scaling:
+        case WorkFrom::Softmax:
+            flops += scene.heads * lq * lk * kSoftmaxCellFlops;
+            [[fallthrough]];
+        case WorkFrom::Context:
+            flops += 2.0 * lq * lk * dProj;  // every head's (Lq,Lk)·(Lk,dHead)
+            [[fallthrough]];
+        case WorkFrom::Output:
+            flops += 2.0 * lq * dProj * dOut;
+            break;
+        case WorkFrom::Nothing:
+            break;
+    }
+    return flops;
+}
 
 MatrixD sinusoidalPositions(int firstRow, int rows, int dModel, double base) {
     MatrixD pe(rows, dModel);
@@ -91,7 +131,9 @@ void AttentionEngine<Scalar>::setEmbeddingValue(Stream stream, int row, int colu
     const bool source = stream == Stream::Source && scene_.hasSource;
     MatrixD& embeddings = source ? scene_.sourceEmbeddings : scene_.embeddings;
     embeddings(row, column) = value;
-    if (dirtyFrom_ <= kProject) return;  // a full pass is due anyway
+    // Only a pass from the inputs rebuilds X; a pass from the projections (new weights) reuses it,
+    // so the edited row is still recorded then.
+    if (dirtyFrom_ <= kPrepare) return;
     std::vector<int>& rows = source ? editedSourceRows_ : editedQueryRows_;
     if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
     dirtyFrom_ = std::min(dirtyFrom_, kScale);
@@ -128,7 +170,7 @@ void AttentionEngine<Scalar>::setLabels(const std::vector<std::string>& tokens,
 template <typename Scalar>
 void AttentionEngine<Scalar>::invalidateFrom(Stage stage) {
     dirtyFrom_ = std::min(dirtyFrom_, stage);
-    if (dirtyFrom_ <= kProject) {
+    if (dirtyFrom_ <= kPrepare) {
         editedQueryRows_.clear();
         editedSourceRows_.clear();
     }
@@ -175,29 +217,80 @@ void AttentionEngine<Scalar>::refreshMask() {
 }
 
 template <typename Scalar>
-void AttentionEngine<Scalar>::compute() {
-    if (dirtyFrom_ > kProject && (!editedQueryRows_.empty() || !editedSourceRows_.empty())) {
+WorkFrom AttentionEngine<Scalar>::pendingWork() const {
+    switch (dirtyFrom_) {
+        case kPrepare:
+            return WorkFrom::Inputs;
+        case kProject:
+            return WorkFrom::Projections;
+        case kScores:
+            return WorkFrom::Scores;
+        case kScale:
+            return editedQueryRows_.empty() && editedSourceRows_.empty() ? WorkFrom::Scaling
+                                                                         : WorkFrom::EditedRows;
+        case kSoftmax:
+            return WorkFrom::Softmax;
+        case kContext:
+            return WorkFrom::Context;
+        case kOutput:
+            return WorkFrom::Output;
+        case kDone:
+            break;
+    }
+    return WorkFrom::Nothing;
+}
+
+template <typename Scalar>
+double AttentionEngine<Scalar>::pendingFlops() const {
+    return estimatedComputeFlops(
+        scene_, pendingWork(),
+        static_cast<int>(editedQueryRows_.size() + editedSourceRows_.size()));
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::compute(const ComputeControl& control) {
+    auto checkCancel = [&control] {
+        if (control.cancel && control.cancel->load(std::memory_order_relaxed))
+            throw ComputeCancelled();
+    };
+    // Progress is the share of the estimated work no longer pending.
+    const double total = std::max(1.0, pendingFlops());
+    auto report = [&](const char* stage) {
+        if (control.progress) control.progress(1.0 - pendingFlops() / total, stage);
+    };
+    checkCancel();
+    if (dirtyFrom_ > kPrepare && (!editedQueryRows_.empty() || !editedSourceRows_.empty())) {
+        report("edited rows");
         updateEditedRows();
     }
     editedQueryRows_.clear();
     editedSourceRows_.clear();
     divisor_ = scene_.divisor();
     if (dirtyFrom_ <= kPrepare) {
+        checkCancel();
+        report("inputs");
         prepareAll();
         dirtyFrom_ = kProject;
     }
     if (dirtyFrom_ <= kProject) {
+        checkCancel();
+        report("projections");
         projectAll();
         dirtyFrom_ = kScores;
     }
     if (dirtyFrom_ <= kContext) {
-        computeHeads(dirtyFrom_);  // may throw on overflow; dirtyFrom_ then stays at kScale
+        checkCancel();
+        // May throw on overflow or cancel; dirtyFrom_ then stays where it was.
+        computeHeads(dirtyFrom_, control, total - pendingFlops(), total);
         dirtyFrom_ = kOutput;
     }
     if (dirtyFrom_ <= kOutput) {
+        checkCancel();
+        report("output");
         computeOutput();
         dirtyFrom_ = kDone;
     }
+    report("done");
 }
 
 template <typename Scalar>
@@ -246,9 +339,12 @@ void AttentionEngine<Scalar>::updateEditedRows() {
             target.row(row) += b.transpose();
         }
     };
+    // New weights are due (a full projection pass follows): only X's rows are brought up to date.
+    const bool projectRows = dirtyFrom_ > kProject;
     for (int i : editedQueryRows_) {
         x_.row(i) =
             prepareInputs(scene_, scene_.embeddings.middleRows(i, 1), i).template cast<Scalar>();
+        if (!projectRows) continue;
         projectRow(q_, i, x_, wq_, bq_);
         if (!scene_.hasSource) {
             if (separate) projectRow(k_, i, x_, wk_, bk_);
@@ -258,6 +354,7 @@ void AttentionEngine<Scalar>::updateEditedRows() {
     for (int j : editedSourceRows_) {
         xSource_.row(j) = prepareInputs(scene_, scene_.sourceEmbeddings.middleRows(j, 1), j)
                               .template cast<Scalar>();
+        if (!projectRows) continue;
         projectRow(k_, j, xSource_, separate ? wk_ : wq_, separate ? bk_ : bq_);
         projectRow(v_, j, xSource_, wv_, bv_);
     }
@@ -275,8 +372,13 @@ void AttentionEngine<Scalar>::updateEditedRows() {
 }
 
 template <typename Scalar>
-void AttentionEngine<Scalar>::computeHeads(Stage from) {
+void AttentionEngine<Scalar>::computeHeads(Stage from, const ComputeControl& control, double done,
+                                           double total) {
     const int heads = scene_.heads;
+    const double headFlops =
+        (pendingFlops() - estimatedComputeFlops(scene_, WorkFrom::Output)) / heads;
+    std::atomic<int> headsDone{0};
+    bool cancelled = false;
     // Never shrink: a head count that goes down and up again reuses the same buffers.
     if (static_cast<int>(scores_.size()) < heads) {
         scores_.resize(heads);
@@ -293,8 +395,15 @@ void AttentionEngine<Scalar>::computeHeads(Stage from) {
     // Heads are independent: one thread per head, and Eigen's products inside run single-threaded
     // (Eigen does not nest its own OpenMP inside a parallel region). Per head, the row-wise stages
     // run row by row so a row stays in cache from scaling to softmax.
-#pragma omp parallel for schedule(dynamic, 1) reduction(|| : overflow)
+    // A cancelled loop skips the heads not yet started (OpenMP cannot break out of a loop).
+#pragma omp parallel for schedule(dynamic, 1) reduction(|| : overflow, cancelled)
     for (int h = 0; h < heads; ++h) {
+        if (control.cancel && control.cancel->load(std::memory_order_relaxed)) {
+            cancelled = true;
+            continue;
+        }
+        if (control.progress)
+            control.progress((done + headsDone.load() * headFlops) / total, "heads");
         Matrix& scores = scores_[h];
         Matrix& scaled = scaled_[h];
         Matrix& weights = weights_[h];
@@ -315,7 +424,9 @@ void AttentionEngine<Scalar>::computeHeads(Stage from) {
             concat_.middleCols(h * dh, dh).noalias() =
                 weights * headValue(h);  // (Lq,Lk)·(Lk,dHead)
         }
+        ++headsDone;
     }
+    if (cancelled) throw ComputeCancelled();
     if (overflow) throw SceneError("scores", "overflow (values too large to represent)");
     // Finite weights times a value that overflowed (a huge W_V) would pass on inf or NaN silently.
     if (!concat_.allFinite())

@@ -19,6 +19,9 @@
 // Scalar is double for `export` and the tests, float for the window and the benchmark.
 
 #include <Eigen/Core>
+#include <atomic>
+#include <exception>
+#include <functional>
 #include <vector>
 
 #include "scene.h"
@@ -36,6 +39,46 @@ struct EngineCounters {
     long scorePasses = 0;       // all heads' QKᵀ
     long scalePasses = 0;
     long softmaxPasses = 0;
+};
+
+// Where a computation starts: the earliest stage that is out of date, in pipeline order.
+// EditedRows: single embedding rows pushed through X, Q, K, V and the scores, then Scaling onwards.
+enum class WorkFrom {
+    Inputs,
+    Projections,
+    EditedRows,
+    Scores,
+    Scaling,
+    Softmax,
+    Context,
+    Output,
+    Nothing
+};
+
+// Work per score cell for the scaling and the softmax (a division, max, exp, sum, the memory
+// traffic), in float-operation equivalents: calibrated against the products on the development
+// machine, where a rescale at L = 512 takes 0.4 of a full pass.
+constexpr double kSoftmaxCellFlops = 250.0;
+
+// Estimated cost of computing `scene` from `from` to the end, in float operations: a product
+// (m,k)·(k,n) counts 2·m·n·k, a score cell scaled and softmaxed kSoftmaxCellFlops. `editedRows`
+// is the number of embedding rows an EditedRows start recomputes. 3-4 ms per 1e9 there.
+double estimatedComputeFlops(const Scene& scene, WorkFrom from, int editedRows = 0);
+
+// Lets another thread stop a compute() and follow it. Both members are optional; kept free of Qt.
+struct ComputeControl {
+    // Checked before every stage and every head.
+    const std::atomic<bool>* cancel = nullptr;
+    // Fraction of the estimated work done (0..1) and the stage under way. Called from the
+    // computing threads (OpenMP workers too, possibly at the same time): store it, nothing more.
+    std::function<void(double fraction, const char* stage)> progress;
+};
+
+// Thrown by compute() when ComputeControl::cancel was set. Every stage that had not finished
+// stays marked out of date, so the next compute() redoes exactly those.
+class ComputeCancelled : public std::exception {
+public:
+    const char* what() const noexcept override { return "compute cancelled"; }
 };
 
 template <typename Scalar>
@@ -77,8 +120,12 @@ public:
     void invalidateAll() { invalidateFrom(kPrepare); }
 
     // Brings every stage up to date. Throws SceneError("scores", "overflow ...") when a scaled
-    // score is not finite; the stages before the scaling stay valid.
-    void compute();
+    // score is not finite; the stages before the scaling stay valid. Throws ComputeCancelled
+    // when control.cancel is set; a stage is only marked valid once it is complete.
+    void compute(const ComputeControl& control = {});
+    // What compute() would redo now, and its estimated cost (estimatedComputeFlops).
+    WorkFrom pendingWork() const;
+    double pendingFlops() const;
 
     // Results (valid after compute()).
     int heads() const { return scene_.heads; }
@@ -114,7 +161,8 @@ private:
     void prepareAll();
     void projectAll();
     void updateEditedRows();
-    void computeHeads(Stage from);
+    // `done` and `total`: flops finished before the heads and of the whole compute, for progress.
+    void computeHeads(Stage from, const ComputeControl& control, double done, double total);
     void softmaxRow(const Matrix& scaled, Matrix& weights, Eigen::Index row) const;
     void computeOutput();
     void refreshMask();

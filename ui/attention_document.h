@@ -1,14 +1,29 @@
 #pragma once
-// The document: owns the scene (inside its engine), the undo stack, and the computed stages.
+// The document: owns the scene, the undo stack, and the computed stages.
 // Widgets never change the scene directly: they call the edit methods below, each of which pushes
-// an undo command. Every change recomputes at once through the engine's caches and emits
-// resultsChanged(); a change of sizes or tokens also emits structureChanged() first.
+// an undo command. A change of sizes or tokens emits structureChanged() at once; new numbers emit
+// resultsChanged().
+//
+// Computing (docs/architecture.md, "Computing off the GUI thread"): every edit is recorded as a
+// small operation on the scene and on an engine. Work estimated at or under backgroundThreshold()
+// flops is computed at once on the GUI thread, in the engine the widgets read. Larger work runs
+// on one worker thread in a second engine; newer input cancels a running job and restarts it on
+// the latest scene (except a job still checking a value edit, which finishes first); a finished
+// result swaps the two engines. scene() always shows the latest edit; engine() the last result.
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <memory>
 
 #include "attention_engine.h"
+
+class QThread;
+class QTimer;
 
 namespace ae::ui {
 
@@ -18,10 +33,13 @@ class AttentionDocument : public QObject {
     Q_OBJECT
 public:
     explicit AttentionDocument(QObject* parent = nullptr);
+    ~AttentionDocument() override;
 
-    const Scene& scene() const { return engine_.scene(); }
-    // The computed stages (float). Valid unless errorText() is non-empty.
-    const AttentionEngine<float>& engine() const { return engine_; }
+    // The latest scene: every edit shows here at once, also while its numbers are computed.
+    const Scene& scene() const { return scene_; }
+    // The last finished results (float), with the scene they belong to (engine().scene(), behind
+    // scene() while a background compute runs). Valid unless errorText() is non-empty.
+    const AttentionEngine<float>& engine() const { return *shown_; }
     QUndoStack* undoStack() { return &undoStack_; }
     // Why the last compute failed ("scores: overflow ..."), or empty.
     QString errorText() const { return errorText_; }
@@ -62,17 +80,101 @@ public:
     void applyScene(const Scene& scene);
 
     static double weightValue(const Scene& scene, WeightMatrix which, int row, int column);
+    // Called by a checked edit's undo command when it is deleted.
+    void forgetCommand(const QUndoCommand* command);
+
+    // Background computing.
+    // Work estimated above this many flops (estimatedComputeFlops) runs on the worker thread;
+    // 0 sends every compute there (tests).
+    static constexpr double kDefaultBackgroundFlops = 8e9;
+    void setBackgroundThreshold(double flops) { backgroundFlops_ = flops; }
+    double backgroundThreshold() const { return backgroundFlops_; }
+    // A background compute running longer than this shows progress (tests set 0).
+    static constexpr int kDefaultProgressDelayMs = 200;
+    void setProgressDelay(int milliseconds) { progressDelayMs_ = milliseconds; }
+    // True from the start of a background compute until its result (or error) is shown.
+    bool isComputing() const { return computing_; }
+    // True once a background compute has run longer than the progress delay.
+    bool showsProgress() const { return showsProgress_; }
+    // Runs an event loop until engine() holds the results of scene() (tests, CLI, benchmark).
+    void waitForResults();
+    // Called on the worker thread before each job (tests hold a job there with a semaphore).
+    void setBeforeJobForTesting(std::function<void()> hook) { beforeJob_ = std::move(hook); }
 
 signals:
     void structureChanged();  // sizes, tokens, heads or modes changed: rebuild views
     void resultsChanged();    // new numbers (or a new errorText)
     void fileNameChanged(const QString& fileName);
+    void computingChanged(bool computing);
+    // Only once the progress delay has passed; `stage` is the engine's ("heads", "projections").
+    void progressChanged(double fraction, const QString& stage);
+    // A value or scene edit that a background compute found impossible was taken back.
+    void editRefused(const QString& message);
 
 private:
-    void recompute();
+    // The verdict a value or structural edit is waiting for when its compute runs in the
+    // background: how to take it back.
+    struct PendingCheck {
+        std::function<QString(const QString&)> reason;  // the message, from the engine's error
+        // Computed at once: take it back with one more edit, also computed at once.
+        std::function<void()> takeBackNow;
+        // Refused by the worker: what an engine does instead of the edit (the old value), and
+        // how the latest scene loses it (`serial` is the edit's; later edits stay).
+        std::function<void(AttentionEngine<float>&)> takeBackOnEngine;
+        std::function<void(Scene&, long serial)> takeBackOnScene;
+        const QUndoCommand* command = nullptr;  // set once pushed; null once deleted
+    };
+    struct Edit {
+        long serial = 0;
+        std::function<void(Scene&)> onScene;
+        std::function<void(AttentionEngine<float>&)> onEngine;
+        std::shared_ptr<PendingCheck> check;  // null, or not yet verified
+    };
+    struct JobResult {
+        bool cancelled = false;
+        QString error;
+        double milliseconds = 0.0;
+    };
+
+    // Applies an edit to scene() and brings the results up to date (now or in the background).
+    void record(std::function<void(Scene&)> onScene,
+                std::function<void(AttentionEngine<float>&)> onEngine, WorkFrom from,
+                bool structural);
+    void computeShownNow();
+    void startJob();
+    void onJobFinished(long serial, const JobResult& result);
+    bool standsOrTakenBack(const PendingCheck& check, QString* error);
+    void refuse(Edit& edit, const PendingCheck& check, const QString& error);
+    void catchUp(AttentionEngine<float>& engine, long& appliedSerial, long untilSerial);
+    void dropAppliedEdits();
+    void setComputing(bool computing);
+    void publish(const JobResult& result);
+    void updateProgress();
     int nextSerial();
 
-    AttentionEngine<float> engine_;
+    Scene scene_;
+    std::unique_ptr<AttentionEngine<float>> shown_, spare_;
+    long lastSerial_ = 0, shownSerial_ = 0, spareSerial_ = 0;
+    std::deque<Edit> edits_;  // those not yet applied to both engines, in order
+    WorkFrom shownPendingFrom_ = WorkFrom::Nothing;
+    int shownPendingRows_ = 0;
+    std::shared_ptr<PendingCheck> checkToAttach_;  // handed from set*Value to record()
+
+    double backgroundFlops_ = kDefaultBackgroundFlops;
+    int progressDelayMs_ = kDefaultProgressDelayMs;
+    QThread* worker_ = nullptr;
+    QObject* workerContext_ = nullptr;  // lives in worker_: jobs are queued to it
+    bool jobRunning_ = false;
+    long jobSerial_ = 0;
+    std::shared_ptr<PendingCheck> jobCheck_;
+    std::atomic<bool> cancel_{false};
+    std::atomic<int> progressPermille_{0};
+    std::atomic<const char*> progressStage_{""};
+    std::function<void()> beforeJob_;
+    bool computing_ = false, showsProgress_ = false;
+    QElapsedTimer computingSince_;
+    QTimer* progressTimer_ = nullptr;
+
     QUndoStack undoStack_;
     QString errorText_;
     QString fileName_;

@@ -125,6 +125,7 @@ QStringList exportSweep(const Scene& scene, const GridView& view, const SweepReq
     }
     AttentionDocument document;
     document.resetScene(scene);
+    document.waitForResults();  // a large scene computes on the worker thread
     HeatmapGrid grid(&document);
     grid.setView(view);
     const QString name = parameterName(request.parameter);
@@ -132,6 +133,7 @@ QStringList exportSweep(const Scene& scene, const GridView& view, const SweepReq
     std::vector<QImage> frames;
     for (size_t i = 0; i < values.size(); ++i) {
         options.caption = applySweepValue(document, request.parameter, values[i]);
+        document.waitForResults();
         if (!document.errorText().isEmpty()) {
             throw std::invalid_argument(
                 QStringLiteral("%1: %2").arg(options.caption, document.errorText()).toStdString());

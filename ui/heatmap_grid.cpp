@@ -69,6 +69,12 @@ HeatmapGrid::HeatmapGrid(AttentionDocument* document, QWidget* parent)
     note_->setWordWrap(true);
     note_->setStyleSheet(QStringLiteral("QLabel { background: #fff3c4; padding: 4px; }"));
     note_->hide();
+    computing_ =
+        new QLabel(tr("Computing… the maps show the previous results until it is done."), this);
+    computing_->setObjectName(QStringLiteral("computingNote"));
+    computing_->setStyleSheet(
+        QStringLiteral("QLabel { background: #e3f2fd; color: #0d47a1; padding: 4px; }"));
+    computing_->hide();
     scroll_ = new QScrollArea(this);
     scroll_->setWidgetResizable(true);
     scroll_->setFrameShape(QFrame::NoFrame);
@@ -80,11 +86,16 @@ HeatmapGrid::HeatmapGrid(AttentionDocument* document, QWidget* parent)
     scroll_->viewport()->installEventFilter(this);
     outer->addWidget(banner_);
     outer->addWidget(note_);
+    outer->addWidget(computing_);
     outer->addWidget(scroll_, 1);
 
     connect(document_, &AttentionDocument::structureChanged, this,
             [this] { structurePending_ = true; });
     connect(document_, &AttentionDocument::resultsChanged, this, &HeatmapGrid::onResultsChanged);
+    connect(document_, &AttentionDocument::progressChanged, computing_, &QWidget::show);
+    connect(document_, &AttentionDocument::computingChanged, this, [this](bool computing) {
+        if (!computing) computing_->hide();
+    });
     if (canShow()) rebuild();
 }
 

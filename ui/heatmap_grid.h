@@ -111,6 +111,7 @@ private:
     AttentionDocument* document_;
     QLabel* banner_;
     QLabel* note_;
+    QLabel* computing_;  // while a background compute shows progress
     QScrollArea* scroll_;
     QWidget* canvas_;
     QGridLayout* layout_;

@@ -213,6 +213,7 @@ std::vector<HeatmapController*> gridTiles(const HeatmapGrid& grid) {
 QByteArray renderScene(const Scene& scene, const RenderRequest& request, ImageFormat format) {
     AttentionDocument document;
     document.resetScene(scene);
+    document.waitForResults();  // a large scene computes on the worker thread
     if (!document.errorText().isEmpty())
         throw std::invalid_argument(document.errorText().toStdString());
     const EngineF& engine = document.engine();

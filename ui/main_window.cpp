@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QScreen>
 #include <QSettings>
 #include <QSpinBox>
@@ -237,9 +238,27 @@ void MainWindow::createStatusBar() {
     maskMode_->hide();
     stats_ = new QLabel;
     stats_->setObjectName(QStringLiteral("statsLabel"));
+    // A background compute past the progress delay: how far it is, under the maps that still
+    // show the last results.
+    computeProgress_ = new QProgressBar;
+    computeProgress_->setObjectName(QStringLiteral("computeProgress"));
+    computeProgress_->setRange(0, 1000);
+    computeProgress_->setMaximumWidth(260);
+    computeProgress_->hide();
     statusBar()->addPermanentWidget(maskMode_);
+    statusBar()->addPermanentWidget(computeProgress_);
     statusBar()->addPermanentWidget(stats_);
     connect(maskEdit_, &QAction::toggled, maskMode_, &QWidget::setVisible);
+    connect(document_, &AttentionDocument::progressChanged, this,
+            [this](double fraction, const QString& stage) {
+                computeProgress_->setValue(static_cast<int>(fraction * 1000.0));
+                computeProgress_->setFormat(tr("Computing %1… %p%").arg(stage));
+                computeProgress_->show();
+            });
+    connect(document_, &AttentionDocument::computingChanged, this, [this](bool computing) {
+        if (!computing) computeProgress_->hide();
+    });
+    connect(document_, &AttentionDocument::editRefused, this, &MainWindow::showStatusMessage);
 }
 
 void MainWindow::readSettings() {

@@ -13,6 +13,7 @@ class QComboBox;
 class QDockWidget;
 class QJsonObject;
 class QLabel;
+class QProgressBar;
 class QMenu;
 class QSpinBox;
 class QToolBar;
@@ -95,6 +96,7 @@ private:
     QComboBox* stageCombo_ = nullptr;
     QSpinBox* headSpin_ = nullptr;
     QLabel* stats_ = nullptr;
+    QProgressBar* computeProgress_ = nullptr;
     QLabel* maskMode_ = nullptr;
     Classroom* classroom_ = nullptr;
 };

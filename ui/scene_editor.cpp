@@ -15,6 +15,8 @@ SceneEditor::SceneEditor(AttentionDocument* document, QWidget* parent)
         QStringLiteral("QLabel { background: #fff4ce; color: #3b2f00; border: 1px solid #d8b94a; "
                        "padding: 4px; }"));
     messageLabel_->hide();
+    // A value refused by a background compute is taken back after the edit returned.
+    connect(document_, &AttentionDocument::editRefused, this, &SceneEditor::showMessage);
 }
 
 QString SceneEditor::message() const {

@@ -4,8 +4,7 @@ namespace ae::ui {
 
 EmbeddingValueCommand::EmbeddingValueCommand(AttentionDocument* document, Stream stream, int row,
                                              int column, double oldValue, double newValue)
-    : AppliedCommand(QObject::tr("Edit embedding value")),
-      document_(document),
+    : AppliedCommand(document, QObject::tr("Edit embedding value")),
       stream_(stream),
       row_(row),
       column_(column),
@@ -18,8 +17,7 @@ void EmbeddingValueCommand::apply(bool old) {
 
 WeightValueCommand::WeightValueCommand(AttentionDocument* document, WeightMatrix which, int row,
                                        int column, double oldValue, double newValue)
-    : AppliedCommand(QObject::tr("Edit weight value")),
-      document_(document),
+    : AppliedCommand(document, QObject::tr("Edit weight value")),
       which_(which),
       row_(row),
       column_(column),
@@ -32,10 +30,7 @@ void WeightValueCommand::apply(bool old) {
 
 ReplaceSceneCommand::ReplaceSceneCommand(AttentionDocument* document, Scene oldScene,
                                          Scene newScene, const QString& text)
-    : AppliedCommand(text),
-      document_(document),
-      old_(std::move(oldScene)),
-      new_(std::move(newScene)) {}
+    : AppliedCommand(document, text), old_(std::move(oldScene)), new_(std::move(newScene)) {}
 
 void ReplaceSceneCommand::apply(bool old) {
     document_->applyScene(old ? old_ : new_);

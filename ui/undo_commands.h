@@ -43,10 +43,13 @@ private:
 };
 
 // The edits below are applied (and checked) before they are pushed: their first redo() only
-// records them, later ones apply them again.
+// records them, later ones apply them again. A check still running in the background may make
+// one obsolete (AttentionDocument::editRefused), so the document hears when one is deleted.
 class AppliedCommand : public QUndoCommand {
 public:
-    using QUndoCommand::QUndoCommand;
+    AppliedCommand(AttentionDocument* document, const QString& text)
+        : QUndoCommand(text), document_(document) {}
+    ~AppliedCommand() override { document_->forgetCommand(this); }
     void redo() final {
         if (applied_) {
             applied_ = false;
@@ -58,6 +61,7 @@ public:
 
 protected:
     virtual void apply(bool old) = 0;
+    AttentionDocument* const document_;
 
 private:
     bool applied_ = true;
@@ -72,7 +76,6 @@ protected:
     void apply(bool old) override;
 
 private:
-    AttentionDocument* document_;
     Stream stream_;
     int row_, column_;
     double old_, new_;
@@ -87,7 +90,6 @@ protected:
     void apply(bool old) override;
 
 private:
-    AttentionDocument* document_;
     WeightMatrix which_;
     int row_, column_;
     double old_, new_;
@@ -103,7 +105,6 @@ protected:
     void apply(bool old) override;
 
 private:
-    AttentionDocument* document_;
     Scene old_, new_;
 };
 

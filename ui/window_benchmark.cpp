@@ -47,6 +47,7 @@ std::vector<LatencyFigures> measureWindowLatency(int length, int samples, int wi
     grid.resize(width, height);
     grid.show();
     document.resetScene(bertShapedScene(length));
+    document.waitForResults();
     QCoreApplication::processEvents();
 
     // Counts finished replots of every visible map since the change.
@@ -63,6 +64,8 @@ std::vector<LatencyFigures> measureWindowLatency(int length, int samples, int wi
         timer.start();
         pending = static_cast<int>(plots.size());
         change();
+        // A large scene computes on the worker thread: its result arrives through the event loop.
+        document.waitForResults();
         // Queued replots and the paint events they post run in the event loop; the change is on
         // screen when every map has replotted and nothing is left to paint.
         while (pending > 0)
