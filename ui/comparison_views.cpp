@@ -93,7 +93,7 @@ PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
 }
 
 void PinCompareView::pin() {
-    const Scene& scene = document_->scene();
+    const Scene& scene = document_->engine().scene();  // the scene of the shown results
     if (scene.tokens.empty() || !document_->errorText().isEmpty()) return;
     const EngineF& engine = document_->engine();
     pinned_.clear();
@@ -116,7 +116,7 @@ void PinCompareView::setHead(int head) {
 
 void PinCompareView::refresh() {
     stale_ = false;
-    const Scene& scene = document_->scene();
+    const Scene& scene = document_->engine().scene();  // the scene of the shown results
     if (scene.tokens.empty() || !document_->errorText().isEmpty()) return;
     const EngineF& engine = document_->engine();
     {

@@ -138,7 +138,11 @@ void NeuronView::setQuery(int query) {
 }
 
 void NeuronView::rebuildEmbeddingRow() {
+    // The editable row shows the latest scene, where edits land; query_ may come from the shown
+    // results of a scene with more tokens.
     const Scene& scene = document_->scene();
+    if (scene.tokens.empty()) return;
+    query_ = std::clamp(query_, 0, scene.queryCount() - 1);
     const QSignalBlocker block(embedding_);
     filling_ = true;
     embedding_->setColumnCount(scene.dModel());
@@ -158,7 +162,7 @@ void NeuronView::rebuildEmbeddingRow() {
 }
 
 void NeuronView::embeddingEdited(int row, int column) {
-    if (filling_ || row != 0) return;
+    if (filling_ || row != 0 || query_ >= document_->scene().queryCount()) return;
     bool ok = false;
     const double value = embedding_->item(0, column)->text().toDouble(&ok);
     QString error;
@@ -170,7 +174,9 @@ void NeuronView::embeddingEdited(int row, int column) {
 
 void NeuronView::refresh() {
     stale_ = false;
-    const Scene& scene = document_->scene();
+    // The scene the shown results were computed from: while a background job runs, the document's
+    // scene() may already be newer (another token count) than engine()'s matrices.
+    const Scene& scene = document_->engine().scene();
     if (scene.tokens.empty() || !document_->errorText().isEmpty()) return;
     const EngineF& engine = document_->engine();
     {

@@ -230,7 +230,7 @@ QString WalkthroughPanel::explanationText() const {
 
 void WalkthroughPanel::refresh() {
     stale_ = false;
-    const Scene& scene = document_->scene();
+    const Scene& scene = document_->engine().scene();  // the scene of the shown results
     heading_->setText(tr("Step %1 of %2 · %3")
                           .arg(step_ + 1)
                           .arg(kWalkStepCount)
