@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include "matrix_files.h"
+#include "safetensors.h"
 #include "scene_file.h"
 
 using namespace ae;
@@ -109,6 +110,24 @@ private slots:
         const Scene reopened = io::parseScene(saved);
         QVERIFY(reopened.embeddings == s.embeddings);
         QVERIFY(reopened.projections.value == s.projections.value);
+    }
+
+    // The element count of a .safetensors shape was multiplied before it was compared with the
+    // data's size: a first dimension that fits (1025 <= 1100 bytes of data) times 9e15 passes
+    // 2^63, undefined behaviour (UBSan: "signed integer overflow"), and the wrapped count could
+    // slip past the check. Found while writing fuzz_safetensors; the file is its seed.
+    void safetensorsShapeProductRefused() {
+        const QString file = QStringLiteral(
+            AE_TEST_DATA_DIR "/fuzz/safetensors-shape-product-overflows.safetensors");
+        try {
+            io::SafetensorsFile f(file);
+            QFAIL("accepted");
+        } catch (const io::MatrixFileError& error) {
+            QCOMPARE(QString::fromUtf8(error.what()),
+                     file +
+                         ": tensor a: shape [1025, 9000000000000000] needs more bytes than "
+                         "the file's 1100 of data");
+        }
     }
 };
 
