@@ -76,8 +76,9 @@ public:
     // Forgets every cached stage, so the next compute() is a full pass (benchmarks, tests).
     void invalidateAll() { invalidateFrom(kPrepare); }
 
-    // Brings every stage up to date. Throws SceneError("scores", "overflow ...") when a scaled
-    // score is not finite; the stages before the scaling stay valid.
+    // Brings every stage up to date. A stage whose numbers are not finite in Scalar is refused
+    // with SceneError("<stage>", "overflow (values too large to represent)"), the stage named as
+    // in the result file: x, q, k, v, scores, context or output. The stages before it stay valid.
     void compute();
 
     // Results (valid after compute()).
@@ -103,6 +104,9 @@ public:
     const Matrix& output() const { return output_; }  // Lq x dOut
 
     const EngineCounters& counters() const { return counters_; }
+    // Bytes of every matrix this engine holds now (its scene copy included, token texts not):
+    // after compute() this is what engineBytes(scene, sizeof(Scalar)) predicts.
+    double heldBytes() const;
 
 private:
     // Pipeline order: a change marks the earliest stage it invalidates.
@@ -115,6 +119,8 @@ private:
     void projectAll();
     void updateEditedRows();
     void computeHeads(Stage from);
+    // Throws SceneError(stage, "overflow ...") unless every value of `m` is finite.
+    static void requireFinite(const Matrix& m, const char* stage);
     void softmaxRow(const Matrix& scaled, Matrix& weights, Eigen::Index row) const;
     void computeOutput();
     void refreshMask();
