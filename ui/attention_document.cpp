@@ -39,7 +39,16 @@ void AttentionDocument::setFileName(const QString& fileName) {
     emit fileNameChanged(fileName_);
 }
 
+namespace {
+const char* const kWindowMemoryUse = "the layer in float, and the scene before and after";
+}
+
+void AttentionDocument::checkWindowMemory(const Scene& scene) {
+    checkFitsInMemory(windowBytes(scene), kWindowMemoryUse);
+}
+
 void AttentionDocument::resetScene(const Scene& scene, const QString& fileName) {
+    checkWindowMemory(scene);
     undoStack_.clear();
     fileName_ = fileName;
     engine_.setScene(scene);
@@ -76,12 +85,23 @@ void AttentionDocument::endInteraction() {
     ++interactionSerial_;
 }
 
-void AttentionDocument::setHeads(int heads) {
-    if (heads < 1 || scene().dProj() % heads != 0 || heads == scene().heads) return;
+bool AttentionDocument::setHeads(int heads, QString* error) {
+    if (heads < 1 || scene().dProj() % heads != 0 || heads == scene().heads) return false;
+    try {
+        // Only the number of score, scaled and weight matrices (Lq x Lk each) changes.
+        const double cells = static_cast<double>(scene().queryCount()) * scene().keyCount();
+        checkFitsInMemory(
+            windowBytes(scene()) + 3.0 * (heads - scene().heads) * cells * sizeof(float),
+            kWindowMemoryUse);
+    } catch (const SceneError& refusal) {
+        if (error) *error = QString::fromStdString(refusal.what());
+        return false;
+    }
     nextSerial();
     undoStack_.push(new ChangeValueCommand<int>(
         this, kHeadsCommand, [this](const int& h) { applyHeads(h); }, scene().heads, heads,
         tr("Change head count")));
+    return true;
 }
 
 void AttentionDocument::setScale(const Scale& scale) {
@@ -116,7 +136,7 @@ bool AttentionDocument::setEmbeddingValue(Stream stream, int row, int column, do
     if (value == old) return true;
     applyEmbeddingValue(stream, row, column, value);
     if (!errorText_.isEmpty()) {
-        if (error) *error = tr("%1 would make the %2; kept %3").arg(value).arg(errorText_).arg(old);
+        if (error) *error = tr("%1 refused: %2; kept %3").arg(value).arg(errorText_).arg(old);
         applyEmbeddingValue(stream, row, column, old);
         return false;
     }
@@ -135,7 +155,7 @@ bool AttentionDocument::setWeightValue(WeightMatrix which, int row, int column, 
     if (value == old) return true;
     applyWeightValue(which, row, column, value);
     if (!errorText_.isEmpty()) {
-        if (error) *error = tr("%1 would make the %2; kept %3").arg(value).arg(errorText_).arg(old);
+        if (error) *error = tr("%1 refused: %2; kept %3").arg(value).arg(errorText_).arg(old);
         applyWeightValue(which, row, column, old);
         return false;
     }
@@ -146,6 +166,12 @@ bool AttentionDocument::setWeightValue(WeightMatrix which, int row, int column, 
 
 bool AttentionDocument::replaceScene(const Scene& newScene, const QString& description,
                                      QString* error) {
+    try {
+        checkWindowMemory(newScene);
+    } catch (const SceneError& refusal) {
+        if (error) *error = QString::fromStdString(refusal.what());
+        return false;
+    }
     const Scene old = scene();
     applyScene(newScene);
     if (!errorText_.isEmpty()) {
