@@ -236,10 +236,12 @@ void AttentionEngine<Scalar>::projectAll() {
         k_.resize(0, 0);  // keys are the queries
     }
     affine(xs, wv_, bv_, v_);
-    // 1e30·1e30 is inf in float: refused here, by name, rather than as scores or context later.
-    requireFinite(q_, "q");
-    if (k_.size() > 0) requireFinite(k_, "k");
-    requireFinite(v_, "v");
+    // 1e30·1e30 is inf in float: refused here, before the products. An infinite Q or K makes
+    // every score of its row or column inf or NaN (inf·0 is NaN), and an infinite V every
+    // context row, so they are refused as the stage they spoil, in the reference's words.
+    requireFinite(q_, "scores");
+    if (k_.size() > 0) requireFinite(k_, "scores");
+    requireFinite(v_, "context");
 }
 
 template <typename Scalar>
@@ -285,9 +287,9 @@ void AttentionEngine<Scalar>::updateEditedRows() {
     const std::vector<int>& sourceRows = scene_.hasSource ? editedSourceRows_ : editedQueryRows_;
     requireFiniteRows(x_, editedQueryRows_, "x");
     requireFiniteRows(xs, sourceRows, "x");
-    requireFiniteRows(q_, editedQueryRows_, "q");
-    if (scene_.hasSource || separate) requireFiniteRows(k_, sourceRows, "k");
-    requireFiniteRows(v_, sourceRows, "v");
+    requireFiniteRows(q_, editedQueryRows_, "scores");
+    if (scene_.hasSource || separate) requireFiniteRows(k_, sourceRows, "scores");
+    requireFiniteRows(v_, sourceRows, "context");
     if (dirtyFrom_ <= kScores) return;  // the scores are recomputed in full anyway
     // One query row changes a row of each score matrix; one key row changes a column.
     const std::vector<int>& keyRows = scene_.hasSource ? editedSourceRows_ : editedQueryRows_;

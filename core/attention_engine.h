@@ -76,9 +76,10 @@ public:
     // Forgets every cached stage, so the next compute() is a full pass (benchmarks, tests).
     void invalidateAll() { invalidateFrom(kPrepare); }
 
-    // Brings every stage up to date. A stage whose numbers are not finite in Scalar is refused
-    // with SceneError("<stage>", "overflow (values too large to represent)"), the stage named as
-    // in the result file: x, q, k, v, scores, context or output. The stages before it stay valid.
+    // Brings every stage up to date. Numbers that are not finite in Scalar are refused with
+    // SceneError("<stage>", "overflow (values too large to represent)"), as soon as they appear:
+    // "x" (inputs past Scalar's range), "scores" (Q or K, checked before the products, or the
+    // scaled scores), "context" (V, or weights·V), "output". The stages before stay valid.
     void compute();
 
     // Results (valid after compute()).

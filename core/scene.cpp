@@ -127,8 +127,9 @@ void checkFitsInMemory(double bytes, const std::string& what) {
 
 void checkFitsInMemory(const Scene& scene, int scalarSize, double extraBytesPerNumber) {
     const double engine = engineBytes(scene, scalarSize);
-    checkFitsInMemory(engine * (1.0 + extraBytesPerNumber / scalarSize),
-                      scalarSize == sizeof(float) ? "the layer in float" : "the layer in double");
+    std::string what = scalarSize == sizeof(float) ? "the layer in float" : "the layer in double";
+    if (extraBytesPerNumber > 0) what += " and the result file";
+    checkFitsInMemory(engine * (1.0 + extraBytesPerNumber / scalarSize), what);
 }
 
 }  // namespace ae

@@ -1,7 +1,8 @@
 // Extreme values (docs/errors.md, "Overflow"): embeddings and every weight matrix and bias set to
 // ±1e30, 1e20, 1e10, mixed signs, denormals and 0, in the float and the double engine. Every
 // result is either finite in every stage, or a refusal that names the first stage that overflowed
-// (`q: overflow (values too large to represent)`); never a NaN or an infinity without a refusal.
+// (`scores: overflow (values too large to represent)`); never a NaN or an infinity without a
+// refusal.
 // The same through the window (a typed value is refused and the old one kept, or the maps show
 // finite numbers with finite colour ranges) and through `export` (exit status 2 and the message).
 #include <QFile>
@@ -115,32 +116,34 @@ Outcome computeAndCheck(const Scene& scene) {
         outcome.stage = QString::fromStdString(error.path());
         outcome.problem = QString::fromStdString(error.problem());
     }
-    // The stages, in pipeline order, that must be finite given where the refusal came.
-    const QStringList order = {"x", "q", "k", "v", "scores", "context", "output"};
-    const int refusedAt = outcome.refused ? static_cast<int>(order.indexOf(outcome.stage)) : 99;
-    if (outcome.refused) {
-        if (refusedAt < 0 || outcome.problem != kOverflow) {
-            QTest::qFail(qPrintable("unexpected refusal " + outcome.stage + ": " + outcome.problem),
-                         __FILE__, __LINE__);
-            return outcome;
-        }
+    // What must still be finite, given the stage refused: Q and K are refused as the scores
+    // they would spoil, V as the context, before the products (docs/errors.md, "Overflow").
+    const QStringList refusable = {"x", "scores", "context", "output"};
+    if (outcome.refused && (!refusable.contains(outcome.stage) || outcome.problem != kOverflow)) {
+        QTest::qFail(qPrintable("unexpected refusal " + outcome.stage + ": " + outcome.problem),
+                     __FILE__, __LINE__);
+        return outcome;
     }
-    const auto finite = [&](int stageIndex, bool ok) {
-        if (stageIndex < refusedAt && !ok) {
-            QTest::qFail(qPrintable("stage " + order[stageIndex] + " is not finite, but " +
-                                    (outcome.refused ? "the refusal names " + outcome.stage
-                                                     : QStringLiteral("nothing was refused"))),
-                         __FILE__, __LINE__);
+    const int refusedAt = outcome.refused ? static_cast<int>(refusable.indexOf(outcome.stage)) : 4;
+    const auto finite = [&](const char* stage, bool ok) {
+        if (!ok) {
+            QTest::qFail(
+                qPrintable(QStringLiteral("%1 is not finite, but %2")
+                               .arg(stage)
+                               .arg(outcome.refused ? "the refusal names " + outcome.stage
+                                                    : QStringLiteral("nothing was refused"))),
+                __FILE__, __LINE__);
         }
     };
-    finite(0, engine.x().allFinite() && engine.xSource().allFinite());
-    finite(1, engine.query().allFinite());
-    finite(2, engine.key().allFinite());
-    finite(3, engine.value().allFinite());
-    if (refusedAt > 4) {
-        for (int h = 0; h < engine.heads(); ++h) {
-            finite(4, engine.scores(h).allFinite() && engine.scaled(h).allFinite() &&
-                          engine.weights(h).allFinite());
+    if (refusedAt >= 1) finite("x", engine.x().allFinite() && engine.xSource().allFinite());
+    if (refusedAt >= 2) {
+        finite("q", engine.query().allFinite());
+        finite("k", engine.key().allFinite());
+        // A V refused right after the projections leaves no scores computed to look at.
+        const int computedHeads = engine.counters().scorePasses > 0 ? engine.heads() : 0;
+        for (int h = 0; h < computedHeads; ++h) {
+            finite("scores", engine.scores(h).allFinite() && engine.scaled(h).allFinite());
+            finite("weights", engine.weights(h).allFinite());
             // Finite weights are a distribution over the visible keys.
             for (Eigen::Index i = 0; i < engine.weights(h).rows(); ++i) {
                 const double sum = engine.weights(h).row(i).template cast<double>().sum();
@@ -150,8 +153,11 @@ Outcome computeAndCheck(const Scene& scene) {
             }
         }
     }
-    if (refusedAt > 5) finite(5, engine.concat().allFinite());
-    if (refusedAt > 6 && engine.hasOutput()) finite(6, engine.output().allFinite());
+    if (refusedAt >= 3) {
+        finite("v", engine.value().allFinite());
+        finite("concat", engine.concat().allFinite());
+    }
+    if (refusedAt >= 4 && engine.hasOutput()) finite("output", engine.output().allFinite());
     return outcome;
 }
 
@@ -220,14 +226,15 @@ private slots:
         QVERIFY2(!inDouble.refused, qPrintable(inDouble.stage));
     }
 
-    // The projections in float: 1e30 · 1e30 is past float's 3.4e38, refused as q (the first
-    // projection), not later as scores or context; in double the same layer is finite.
+    // The projections in float: 1e30 · 1e30 is past float's 3.4e38. Refused right after the
+    // projections, before any score product is computed, as the stage they would spoil (Q, K:
+    // scores; V: context); in double the same layer is finite.
     void projectionOverflowNamedInFloat_data() {
         QTest::addColumn<Target>("weight");
         QTest::addColumn<QString>("stage");
-        QTest::newRow("W_Q") << Target::Query << "q";
-        QTest::newRow("W_K") << Target::Key << "k";
-        QTest::newRow("W_V") << Target::Value << "v";
+        QTest::newRow("W_Q") << Target::Query << "scores";
+        QTest::newRow("W_K") << Target::Key << "scores";
+        QTest::newRow("W_V") << Target::Value << "context";
     }
     void projectionOverflowNamedInFloat() {
         QFETCH(Target, weight);
@@ -239,6 +246,10 @@ private slots:
         QVERIFY(inFloat.refused);
         QCOMPARE(inFloat.stage, stage);
         QCOMPARE(inFloat.problem, kOverflow);
+        AttentionEngine<float> engine(scene);
+        QVERIFY_THROWS_EXCEPTION(SceneError, engine.compute());
+        QCOMPARE(engine.counters().fullProjections, 1L);
+        QCOMPARE(engine.counters().scorePasses, 0L);  // refused before the products
         QVERIFY(!computeAndCheck<double>(scene).refused);
     }
 
@@ -264,7 +275,7 @@ private slots:
             engine.compute();
             QFAIL("not refused");
         } catch (const SceneError& error) {
-            QCOMPARE(QString::fromStdString(error.path()), QStringLiteral("q"));
+            QCOMPARE(QString::fromStdString(error.path()), QStringLiteral("scores"));
         }
         engine.setEmbeddingValue(Stream::Query, 2, 1, old);
         engine.compute();
@@ -279,7 +290,7 @@ private slots:
         setTarget(scene, Target::Embeddings, 1e200, false);
         setTarget(scene, Target::Query, 1e200, false);
         const Outcome inDouble = computeAndCheck<double>(scene);
-        QCOMPARE(inDouble.stage, QStringLiteral("q"));
+        QCOMPARE(inDouble.stage, QStringLiteral("scores"));
         Scene scores = plainScene();
         setTarget(scores, Target::Embeddings, 1e160, false);  // Q, K ~1e160: Q·Kᵀ ~1e320
         QCOMPARE(computeAndCheck<double>(scores).stage, QStringLiteral("scores"));

@@ -311,10 +311,10 @@ private slots:
 
         const Run exportRun = runBinary({"export", file, "-o", dir_.filePath("huge.json")});
         QCOMPARE(exportRun.exitCode, 2);
-        QCOMPARE(
-            QString::fromUtf8(exportRun.err).trimmed(),
-            file + ": " +
-                expectedRefusal(engineBytes(scene, sizeof(double)) * 4, "the layer in double"));
+        QCOMPARE(QString::fromUtf8(exportRun.err).trimmed(),
+                 file + ": " +
+                     expectedRefusal(engineBytes(scene, sizeof(double)) * 4,
+                                     "the layer in double and the result file"));
         QVERIFY(!QFileInfo::exists(dir_.filePath("huge.json")));  // no partial file
 
         const Run render = runBinary({"render", file, "-o", dir_.filePath("huge.png")});
@@ -407,6 +407,10 @@ private slots:
         QCOMPARE(document.scene().embeddings, before.embeddings);
         QCOMPARE(document.undoStack()->count(), 0);
         QVERIFY(document.errorText().isEmpty());
+        if (qEnvironmentVariableIsSet("AE_LIMITS_PNG_DIR")) {
+            editor.resize(700, 600);
+            editor.grab().save(qEnvironmentVariable("AE_LIMITS_PNG_DIR") + "/sentence-refused.png");
+        }
     }
 
     // The largest head count of a wide layer: refused under the heads slider, which goes back.
@@ -434,6 +438,10 @@ private slots:
                  QStringLiteral("4096 heads refused: ") +
                      expectedRefusal(wanted, "the layer in float, and the scene before and after"));
         QCOMPARE(messages.count(), 1);
+        if (qEnvironmentVariableIsSet("AE_LIMITS_PNG_DIR")) {
+            controls.resize(320, 600);
+            controls.grab().save(qEnvironmentVariable("AE_LIMITS_PNG_DIR") + "/heads-refused.png");
+        }
         // A head count that fits is still accepted, and clears the message.
         slider->setValue(1);
         QCOMPARE(document.scene().heads, 2);

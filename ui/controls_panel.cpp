@@ -146,6 +146,11 @@ ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
     connect(fill_, &QComboBox::currentIndexChanged, this, &ControlsPanel::applyFill);
     connect(fillValue_, &QDoubleSpinBox::valueChanged, this, &ControlsPanel::applyFill);
     connect(document_, &AttentionDocument::resultsChanged, this, &ControlsPanel::syncFromDocument);
+    // A refused head count is about the scene it was refused for: a new structure clears it.
+    connect(document_, &AttentionDocument::structureChanged, headsMessage_, [this] {
+        headsMessage_->clear();
+        headsMessage_->hide();
+    });
     syncFromDocument();
 }
 
