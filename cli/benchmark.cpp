@@ -123,8 +123,13 @@ int benchCommand(const QStringList& arguments) {
     // Every size is checked before the first is measured, from the sizes alone: nothing is drawn
     // or timed for a list that ends in a size this machine cannot hold.
     for (int length : sizes) {
-        checkFitsInMemory(selfAttentionEngineBytes(length, d, d, heads, d, sizeof(float)),
-                          "the layer in float");
+        try {
+            checkFitsInMemory(selfAttentionEngineBytes(length, d, d, heads, d, sizeof(float)),
+                              "the layer in float");
+        } catch (const SceneError& error) {
+            throw std::invalid_argument("bench: --sizes " + std::to_string(length) + ": " +
+                                        error.what());
+        }
     }
     for (int length : sizes) {
         const Scene scene = benchmarkScene(length, d, heads);
