@@ -103,7 +103,7 @@ int exportCommand(const QStringList& arguments) {
     const Scene scene = readSceneArgument(parser, "export", label);
     AttentionEngine<double> engine;
     try {
-        // The result's text takes ~24 bytes a number on top of the engine's 8.
+        // The result's text takes ~24 bytes a number on top of the engine's 8 (npy: a copy).
         checkFitsInMemory(scene, sizeof(double), format == "npy" ? 8.0 : 24.0);
         engine.setScene(scene);
         engine.compute();

@@ -94,6 +94,8 @@ int importCommand(const QStringList& arguments) {
         spec.title = "Imported from " + QFileInfo(model).fileName();
 
         const Scene scene = io::importModel(io::tensorReader(file), spec);
+        // A scene `export` could not compute is refused before its text is made.
+        checkFitsInMemory(scene, sizeof(double));
         const QByteArray json = io::sceneToJson(scene);
         // What the window and `export` will read back must be valid: check it the same way.
         io::parseScene(json);

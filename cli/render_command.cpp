@@ -105,7 +105,6 @@ int renderCommand(const QStringList& arguments) {
     try {
         scene = hasPreset ? io::loadPreset(parser.value("preset"))
                           : io::loadSceneFile(positional.first());
-        checkFitsInMemory(scene, sizeof(float));
     } catch (const SceneError& error) {
         refuse(label + ": " + QString::fromStdString(error.what()));
     }
@@ -129,6 +128,18 @@ int renderCommand(const QStringList& arguments) {
                    .arg(size.height())
                    .arg(request.image.scale)
                    .arg(kMaxPixels / 1e6));
+    }
+
+    // The window's rule (windowBytes: its engines and scene copies), plus the image: 4 bytes a
+    // pixel.
+    const double pixels = raster && !size.isEmpty() ? size.width() * request.image.scale *
+                                                          size.height() * request.image.scale
+                                                    : 0.0;
+    try {
+        checkFitsInMemory(windowBytes(scene) + 4.0 * pixels,
+                          "the window's engines and scenes, and the image");
+    } catch (const SceneError& error) {
+        refuse(label + ": " + QString::fromStdString(error.what()));
     }
 
     QByteArray bytes;

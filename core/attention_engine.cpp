@@ -294,11 +294,19 @@ void AttentionEngine<Scalar>::compute(const ComputeControl& control) {
 }
 
 template <typename Scalar>
+void AttentionEngine<Scalar>::requireFinite(const Matrix& m, const char* stage) {
+    if (!m.allFinite()) throw SceneError(stage, "overflow (values too large to represent)");
+}
+
+template <typename Scalar>
 void AttentionEngine<Scalar>::prepareAll() {
     ++counters_.fullPreparations;
+    // Computed in double, stored in Scalar: 1e39 is finite in double but not in float.
     x_ = prepareInputs(scene_, scene_.embeddings).template cast<Scalar>();
+    requireFinite(x_, "x");
     if (scene_.hasSource) {
         xSource_ = prepareInputs(scene_, scene_.sourceEmbeddings).template cast<Scalar>();
+        requireFinite(xSource_, "x");
     } else {
         xSource_.resize(0, 0);
     }
@@ -312,7 +320,7 @@ void AttentionEngine<Scalar>::projectAll() {
         q_ = x_;
         if (scene_.hasSource) k_ = xs;
         v_ = xs;
-        return;
+        return;  // X was checked already
     }
     affine(x_, wq_, bq_, q_);
     if (scene_.hasSource || separateKeys()) {
@@ -322,6 +330,12 @@ void AttentionEngine<Scalar>::projectAll() {
         k_.resize(0, 0);  // keys are the queries
     }
     affine(xs, wv_, bv_, v_);
+    // 1e30·1e30 is inf in float: refused here, before the products. An infinite Q or K makes
+    // every score of its row or column inf or NaN (inf·0 is NaN), and an infinite V every
+    // context row, so they are refused as the stage they spoil, in the reference's words.
+    requireFinite(q_, "scores");
+    if (k_.size() > 0) requireFinite(k_, "scores");
+    requireFinite(v_, "context");
 }
 
 template <typename Scalar>
@@ -358,6 +372,24 @@ void AttentionEngine<Scalar>::updateEditedRows() {
         projectRow(k_, j, xSource_, separate ? wk_ : wq_, separate ? bk_ : bq_);
         projectRow(v_, j, xSource_, wv_, bv_);
     }
+    // The edited rows only: the others were checked when they were computed. On a refusal the
+    // rows stay listed, so the next compute() redoes them (with the value put back).
+    const auto requireFiniteRows = [](const Matrix& m, const std::vector<int>& rows,
+                                      const char* stage) {
+        for (int r : rows) {
+            if (!m.row(r).allFinite())
+                throw SceneError(stage, "overflow (values too large to represent)");
+        }
+    };
+    const Matrix& xs = scene_.hasSource ? xSource_ : x_;
+    const std::vector<int>& sourceRows = scene_.hasSource ? editedSourceRows_ : editedQueryRows_;
+    requireFiniteRows(x_, editedQueryRows_, "x");
+    requireFiniteRows(xs, sourceRows, "x");
+    // Rows not projected here still hold numbers from before; the full pass checks them.
+    if (!projectRows) return;
+    requireFiniteRows(q_, editedQueryRows_, "scores");
+    if (scene_.hasSource || separate) requireFiniteRows(k_, sourceRows, "scores");
+    requireFiniteRows(v_, sourceRows, "context");
     if (dirtyFrom_ <= kScores) return;  // the scores are recomputed in full anyway
     // One query row changes a row of each score matrix; one key row changes a column.
     const std::vector<int>& keyRows = scene_.hasSource ? editedSourceRows_ : editedQueryRows_;
@@ -471,6 +503,23 @@ void AttentionEngine<Scalar>::computeOutput() {
     affine(concat_, wo_, bo_, output_);  // (Lq, dProj)·(dProj, dOut)
     if (!output_.allFinite())
         throw SceneError("output", "overflow (values too large to represent)");
+}
+
+template <typename Scalar>
+double AttentionEngine<Scalar>::heldBytes() const {
+    const Projections& p = scene_.projections;
+    const auto n = [](const auto& m) { return static_cast<double>(m.size()); };
+    double doubles = n(scene_.embeddings) + n(scene_.sourceEmbeddings) +
+                     n(scene_.positional.table) + n(scene_.norm.weight) + n(scene_.norm.bias) +
+                     n(p.query) + n(p.key) + n(p.value) + n(p.output) + n(p.queryBias) +
+                     n(p.keyBias) + n(p.valueBias) + n(p.outputBias);
+    double scalars = n(wq_) + n(wk_) + n(wv_) + n(wo_) + n(bq_) + n(bk_) + n(bv_) + n(bo_) + n(x_) +
+                     n(xSource_) + n(q_) + n(k_) + n(v_) + n(concat_) + n(output_) +
+                     n(visibleAsOne_) + n(hiddenAsMinusInfinity_);
+    for (int h = 0; h < scene_.heads; ++h)
+        scalars += n(scores_[h]) + n(scaled_[h]) + n(weights_[h]);
+    const double bools = n(allowed_) + (scene_.mask.allowed ? n(*scene_.mask.allowed) : 0.0);
+    return doubles * sizeof(double) + scalars * sizeof(Scalar) + bools * sizeof(bool);
 }
 
 template class AttentionEngine<float>;

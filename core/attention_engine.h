@@ -119,9 +119,12 @@ public:
     // Forgets every cached stage, so the next compute() is a full pass (benchmarks, tests).
     void invalidateAll() { invalidateFrom(kPrepare); }
 
-    // Brings every stage up to date. Throws SceneError("scores", "overflow ...") when a scaled
-    // score is not finite; the stages before the scaling stay valid. Throws ComputeCancelled
-    // when control.cancel is set; a stage is only marked valid once it is complete.
+    // Brings every stage up to date. Numbers that are not finite in Scalar are refused with
+    // SceneError("<stage>", "overflow (values too large to represent)"), as soon as they appear:
+    // "x" (inputs past Scalar's range), "scores" (Q or K, checked before the products, or the
+    // scaled scores), "context" (V, or weights·V), "output". The stages before stay valid.
+    // Throws ComputeCancelled when control.cancel is set; a stage is only marked valid once it is
+    // complete.
     void compute(const ComputeControl& control = {});
     // What compute() would redo now, and its estimated cost (estimatedComputeFlops).
     WorkFrom pendingWork() const;
@@ -150,6 +153,9 @@ public:
     const Matrix& output() const { return output_; }  // Lq x dOut
 
     const EngineCounters& counters() const { return counters_; }
+    // Bytes of every matrix this engine holds now (its scene copy included, token texts not):
+    // after compute() this is what engineBytes(scene, sizeof(Scalar)) predicts.
+    double heldBytes() const;
 
 private:
     // Pipeline order: a change marks the earliest stage it invalidates.
@@ -163,6 +169,8 @@ private:
     void updateEditedRows();
     // `done` and `total`: flops finished before the heads and of the whole compute, for progress.
     void computeHeads(Stage from, const ComputeControl& control, double done, double total);
+    // Throws SceneError(stage, "overflow ...") unless every value of `m` is finite.
+    static void requireFinite(const Matrix& m, const char* stage);
     void softmaxRow(const Matrix& scaled, Matrix& weights, Eigen::Index row) const;
     void computeOutput();
     void refreshMask();

@@ -401,8 +401,26 @@ std::string joined(const std::vector<std::string>& tokens) {
 
 }  // namespace
 
+double trainerBytes(const Scene& scene) {
+    const double length = std::max(scene.queryCount(), kGeneratedLength);
+    const double d = scene.dModel(), dp = scene.dProj(), dOut = scene.dOut();
+    const Projections& p = scene.projections;
+    const double parameters =
+        static_cast<double>(p.query.size() + p.key.size() + p.value.size() + p.output.size()) +
+        3.0 * dp + dOut + length * d + static_cast<double>(scene.positional.table.size()) + 2.0 * d;
+    const double forward = length * length / sizeof(double) + 3.0 * length * d + 3.0 * length * dp +
+                           scene.heads * length * length + length * dp + length * dOut;
+    const double backward = 3.0 * length * length + 4.0 * length * dp + length * d;
+    const double vocabularyAndExample = 2.0 * length * d + length * dOut + 2.0 * length;
+    return sceneBytes(scene) +
+           (5.0 * parameters + forward + backward + vocabularyAndExample) * sizeof(double);
+}
+
 Trainer::Trainer(const Scene& scene, TrainingTask task, const TrainingOptions& options)
-    : task_(task), options_(options), start_(scene) {
+    : task_(task), options_(options) {
+    // Before the scene is even copied: a layer too large to train is refused with its figure.
+    checkFitsInMemory(trainerBytes(scene), "training in double");
+    start_ = scene;
     if (scene.hasSource) {
         throw SceneError("source", "training needs self-attention; this scene has a source");
     }

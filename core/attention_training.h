@@ -156,6 +156,12 @@ struct TrainingOptions {
 // fresh content at every position each step, the only way to output the target key's value is
 // to attend to it. The embeddings are the input data and are never trained here (their gradient
 // exists: backwardPass computes it).
+// Bytes a Trainer for `scene` holds at its peak, estimated from the shapes: its copy of the
+// scene, four copies of the parameters (current, initial, Adam's two moments) and a gradient,
+// one sequence's forward pass (heads x L x L weights) and the backward pass's temporaries
+// (L x L per head at a time). L is the scene's length, or the generated one if longer.
+double trainerBytes(const Scene& scene);
+
 class Trainer {
 public:
     // Throws SceneError when the scene cannot learn the task (cross-attention, a mask that hides

@@ -48,12 +48,60 @@ BoolMatrix allowedMatrix(const Mask& mask, int queryCount, int keyCount) {
 
 namespace ae {
 
+namespace {
+double size(const Eigen::EigenBase<MatrixD>& m) {
+    return static_cast<double>(m.size());
+}
+}  // namespace
+
+double sceneBytes(const Scene& scene) {
+    const Projections& p = scene.projections;
+    const double doubles = size(scene.embeddings) + size(scene.sourceEmbeddings) +
+                           size(scene.positional.table) +
+                           static_cast<double>(scene.norm.weight.size() + scene.norm.bias.size()) +
+                           size(p.query) + size(p.key) + size(p.value) + size(p.output) +
+                           static_cast<double>(p.queryBias.size() + p.keyBias.size() +
+                                               p.valueBias.size() + p.outputBias.size());
+    const double maskCells =
+        scene.mask.allowed ? static_cast<double>(scene.mask.allowed->size()) : 0.0;
+    return doubles * sizeof(double) + maskCells;
+}
+
 double engineBytes(const Scene& scene, int scalarSize) {
     const double lq = scene.queryCount(), lk = scene.keyCount(), d = scene.dModel();
     const double dp = scene.dProj(), heads = scene.heads, dOut = scene.dOut();
-    const double numbers = lq * d + (scene.hasSource ? lk * d : 0.0) + lq * dp + 2.0 * lk * dp +
-                           3.0 * heads * lq * lk + lq * dp + lq * dOut;
-    return numbers * scalarSize;
+    const Projections& p = scene.projections;
+    const bool identity = p.mode == ProjectionMode::Identity;
+    // The weights in Scalar; an absent bias becomes dProj zeros (dOut for the output's).
+    double weights = size(p.query) + size(p.key) + size(p.value) + size(p.output) +
+                     static_cast<double>(p.outputBias.size());
+    for (const VectorD* bias : {&p.queryBias, &p.keyBias, &p.valueBias}) {
+        // Identity mode converts whatever biases the scene holds and adds none.
+        weights += bias->size() > 0 || identity ? static_cast<double>(bias->size()) : dp;
+    }
+    if (p.hasOutput && p.outputBias.size() == 0) weights += dOut;
+    // K is its own matrix with a source or separate weights; otherwise the keys are Q.
+    const bool ownKeys = scene.hasSource || p.mode == ProjectionMode::Separate;
+    const double stages = lq * d + (scene.hasSource ? lk * d : 0.0) + lq * dp +
+                          (ownKeys ? lk * dp : 0.0) + lk * dp + 3.0 * heads * lq * lk + lq * dp +
+                          lq * dOut;
+    const double maskArrays = 2.0 * lq * lk;  // the mask as 1/0 and as 0/-inf, in Scalar
+    return sceneBytes(scene) + (weights + stages + maskArrays) * scalarSize +
+           lq * lk * sizeof(bool);
+}
+
+double selfAttentionEngineBytes(double length, double dModel, double dProj, double heads,
+                                double dOut, int scalarSize) {
+    const double l = length, d = dModel, dp = dProj;
+    const double sceneNumbers = l * d + 3.0 * d * dp + dp * dOut + 3.0 * dp + dOut;
+    const double weights = 3.0 * d * dp + 3.0 * dp + dp * dOut + dOut;  // biases as zeros
+    const double stages = l * d + 3.0 * l * dp + 3.0 * heads * l * l + l * dp + l * dOut;
+    return sceneNumbers * sizeof(double) + (weights + stages + 2.0 * l * l) * scalarSize +
+           l * l * sizeof(bool);
+}
+
+double windowBytes(const Scene& scene) {
+    return 2.0 * engineBytes(scene, sizeof(float)) + 3.0 * sceneBytes(scene);
 }
 
 double physicalMemoryBytes() {
@@ -63,17 +111,25 @@ double physicalMemoryBytes() {
                                      : 0.0;
 }
 
-void checkFitsInMemory(const Scene& scene, int scalarSize, double extraBytesPerNumber) {
-    const double bytes = engineBytes(scene, scalarSize) * (1.0 + extraBytesPerNumber / scalarSize);
+std::string gibibytesText(double bytes) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1 << 30));
+    return text;
+}
+
+void checkFitsInMemory(double bytes, const std::string& what) {
     const double available = physicalMemoryBytes();
-    if (available > 0 && bytes > available) {
-        char text[160];
-        std::snprintf(text, sizeof text,
-                      "too large: this layer would need about %.1f GiB, more than the %.1f GiB "
-                      "this machine has",
-                      bytes / (1 << 30), available / (1 << 30));
-        throw SceneError("scene", text);
+    if (available > 0 && !(bytes <= available)) {
+        throw SceneError("scene", "too large: needs about " + gibibytesText(bytes) + " (" + what +
+                                      "), this machine has " + gibibytesText(available));
     }
+}
+
+void checkFitsInMemory(const Scene& scene, int scalarSize, double extraBytesPerNumber) {
+    const double engine = engineBytes(scene, scalarSize);
+    std::string what = scalarSize == sizeof(float) ? "the layer in float" : "the layer in double";
+    if (extraBytesPerNumber > 0) what += " and the result file";
+    checkFitsInMemory(engine * (1.0 + extraBytesPerNumber / scalarSize), what);
 }
 
 }  // namespace ae

@@ -121,13 +121,39 @@ BoolMatrix allowedMatrix(const Mask& mask, int queryCount, int keyCount);
 }  // namespace ae
 
 namespace ae {
-// Bytes the engine holds after a full pass over `scene` with the given scalar size: X (and X_s),
-// Q, K, V, heads x (scores, scaled, weights), concat and output. Used to refuse a scene before
-// allocating; it ignores the few vectors and the weights, which the scene itself already holds.
+// The size rule (docs/errors.md, "Size limits"): before anything the size of a layer is built
+// (an engine, a trainer, an export, the window's copy of a scene), its memory is estimated from
+// the scene's shapes and compared with this machine's physical memory; a layer that would not fit
+// is refused with both figures, before any of that memory is allocated.
+
+// Bytes of the scene's own matrices in double: embeddings, source, learned positions, norm,
+// projections and biases, and the allowed-mask (one byte a cell). Token texts are not counted.
+double sceneBytes(const Scene& scene);
+// Bytes AttentionEngine<Scalar> holds after a full pass over `scene`, with sizeof(Scalar) =
+// `scalarSize`: its copy of the scene (sceneBytes), the weights converted to Scalar (absent biases
+// as zeros), the mask as bools and as two Scalar arrays (Lq x Lk each), X (and X_s), Q, K (only
+// when it is not Q itself), V, heads x (scores, scaled, weights), concat and output. Exact to
+// the element: AttentionEngine::heldBytes() counts the same matrices after compute().
 double engineBytes(const Scene& scene, int scalarSize);
+// engineBytes() of a self-attention scene that does not exist yet, from its sizes alone: separate
+// projections with zero biases (as drawProjections makes them), an output projection dProj x dOut
+// (dOut = 0: none), no positions, norm or mask. For paths that would otherwise have to allocate the
+// scene to measure it (bench).
+double selfAttentionEngineBytes(double length, double dModel, double dProj, double heads,
+                                double dOut, int scalarSize);
+// What the window holds for `scene`: two float engines (the one shown and the one a large scene
+// is computed in off the GUI thread), the document's own copy of the scene and the two the undo
+// step that brings it in keeps (before and after). The heatmaps are pooled to their pixels, so
+// they do not grow with the scene.
+double windowBytes(const Scene& scene);
 // Physical memory of this machine in bytes (0 if unknown).
 double physicalMemoryBytes();
-// Throws SceneError("scene", "too large: ...") if a pass needs more than the machine's memory,
+// The one check every path goes through: throws SceneError("scene", "too large: needs about
+// 61.2 GiB (<what>), this machine has 23.4 GiB") if `bytes` exceed the physical memory.
+void checkFitsInMemory(double bytes, const std::string& what);
+// checkFitsInMemory(engineBytes(scene, scalarSize) * (1 + extraBytesPerNumber / scalarSize)):
 // `extraBytesPerNumber` per number of the result on top (e.g. its text when exported).
 void checkFitsInMemory(const Scene& scene, int scalarSize, double extraBytesPerNumber = 0);
+// The GiB figure the messages show, with one decimal ("61.2 GiB").
+std::string gibibytesText(double bytes);
 }  // namespace ae

@@ -140,10 +140,12 @@ SafetensorsFile::SafetensorsFile(const QString& fileName)
                 refuse(where + ": shape: expected non-negative integers");
             info.shape.push_back(static_cast<long long>(v));
         }
-        // Bounded by the data's size at every factor, so the count cannot overflow.
+        // Bounded by the data's size at every factor, so the count cannot overflow: the test
+        // divides before it multiplies (count * d itself could pass 2^63 first).
         long long count = 1;
         for (long long d : info.shape) {
-            count = count == 0 ? 0 : count * d;
+            const bool tooMany = count != 0 && d > dataSize_ / count;
+            count = tooMany ? dataSize_ + 1 : count * d;
             if (count > dataSize_) {
                 refuse(QStringLiteral("%1: shape %2 needs more bytes than the file's %3 of data")
                            .arg(where, shapeText(info.shape))

@@ -96,7 +96,10 @@ QByteArray withReadableNumbers(const QByteArray& text) {
                     std::find_if(mantissa, e, [](char d) { return d >= '1' && d <= '9'; });
                 const long position = firstSignificant < point ? point - firstSignificant - 1
                                                                : -(firstSignificant - point);
-                const bool underflow = exponent + position < 0;
+                // strtol clamps an exponent beyond long to LONG_MAX or LONG_MIN, so the sum could
+                // overflow (found by fuzz_scene): compare without adding. |position| is bounded by
+                // the text's length.
+                const bool underflow = exponent < -position;
                 out.append(underflow ? QByteArray("0") : QByteArray(kNonFiniteText));
             } else {
                 out.append(start, p - start);

@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include "matrix_files.h"
+#include "safetensors.h"
 #include "scene_file.h"
 
 using namespace ae;
@@ -109,6 +110,44 @@ private slots:
         const Scene reopened = io::parseScene(saved);
         QVERIFY(reopened.embeddings == s.embeddings);
         QVERIFY(reopened.projections.value == s.projections.value);
+    }
+
+    // A number whose exponent is beyond long (49e3066…6) made strtol clamp it to LONG_MAX, and
+    // LONG_MAX + 1 (the first digit's position) overflowed (UBSan, found by fuzz_scene): in a
+    // release build it wrapped negative and the huge number was read as an underflow, 0.
+    void exponentBeyondLongIsOverflowNotZero() {
+        const QString crash = refusal(fuzzInput("scene-exponent-beyond-long.json"));
+        QVERIFY2(crash != "(accepted)", qPrintable(crash));
+        const auto scene = [](const char* number) {
+            return QByteArray(R"({"format": "attention-explorer/scene", "version": 1,
+                "tokens": ["a"], "embeddings": [[)") +
+                   number + R"(, 1]], "projections": {"mode": "identity"}})";
+        };
+        const QString huge = refusal(scene("1e400"));
+        QVERIFY(huge != "(accepted)");
+        QCOMPARE(refusal(scene("49e99999999999999999999999")), huge);
+        QCOMPARE(refusal(scene("-49e99999999999999999999999")), refusal(scene("-1e400")));
+        // The other way, an exponent below LONG_MIN is an underflow: read as 0.
+        const Scene tiny = io::parseScene(scene("49e-99999999999999999999999"));
+        QCOMPARE(tiny.embeddings(0, 0), 0.0);
+    }
+
+    // The element count of a .safetensors shape was multiplied before it was compared with the
+    // data's size: a first dimension that fits (1025 <= 1100 bytes of data) times 9e15 passes
+    // 2^63, undefined behaviour (UBSan: "signed integer overflow"), and the wrapped count could
+    // slip past the check. Found while writing fuzz_safetensors; the file is its seed.
+    void safetensorsShapeProductRefused() {
+        const QString file = QStringLiteral(
+            AE_TEST_DATA_DIR "/fuzz/safetensors-shape-product-overflows.safetensors");
+        try {
+            io::SafetensorsFile f(file);
+            QFAIL("accepted");
+        } catch (const io::MatrixFileError& error) {
+            QCOMPARE(QString::fromUtf8(error.what()),
+                     file +
+                         ": tensor a: shape [1025, 9000000000000000] needs more bytes than "
+                         "the file's 1100 of data");
+        }
     }
 };
 

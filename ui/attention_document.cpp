@@ -70,7 +70,17 @@ void AttentionDocument::setFileName(const QString& fileName) {
     emit fileNameChanged(fileName_);
 }
 
+namespace {
+const char* const kWindowMemoryUse =
+    "two float engines, shown and computing, and three copies of the scene";
+}
+
+void AttentionDocument::checkWindowMemory(const Scene& scene) {
+    checkFitsInMemory(windowBytes(scene), kWindowMemoryUse);
+}
+
 void AttentionDocument::resetScene(const Scene& scene, const QString& fileName) {
+    checkWindowMemory(scene);
     undoStack_.clear();
     fileName_ = fileName;
     // Verdicts still due belong to a history that is gone; a job checking one may be cancelled.
@@ -334,12 +344,24 @@ void AttentionDocument::endInteraction() {
     ++interactionSerial_;
 }
 
-void AttentionDocument::setHeads(int heads) {
-    if (heads < 1 || scene().dProj() % heads != 0 || heads == scene().heads) return;
+bool AttentionDocument::setHeads(int heads, QString* error) {
+    if (heads < 1 || scene().dProj() % heads != 0 || heads == scene().heads) return false;
+    try {
+        // Only the number of score, scaled and weight matrices (Lq x Lk each) changes, in both
+        // engines.
+        const double cells = static_cast<double>(scene().queryCount()) * scene().keyCount();
+        checkFitsInMemory(
+            windowBytes(scene()) + 2.0 * 3.0 * (heads - scene().heads) * cells * sizeof(float),
+            kWindowMemoryUse);
+    } catch (const SceneError& refusal) {
+        if (error) *error = QString::fromStdString(refusal.what());
+        return false;
+    }
     nextSerial();
     undoStack_.push(new ChangeValueCommand<int>(
         this, kHeadsCommand, [this](const int& h) { applyHeads(h); }, scene().heads, heads,
         tr("Change head count")));
+    return true;
 }
 
 void AttentionDocument::setScale(const Scale& scale) {
@@ -373,7 +395,7 @@ bool AttentionDocument::setEmbeddingValue(Stream stream, int row, int column, do
     if (value == old) return true;
     auto check = std::make_shared<PendingCheck>();
     check->reason = [value, old](const QString& why) {
-        return tr("%1 would make the %2; kept %3").arg(value).arg(why).arg(old);
+        return tr("%1 refused: %2; kept %3").arg(value).arg(why).arg(old);
     };
     check->takeBackNow = [=] { applyEmbeddingValue(stream, row, column, old); };
     check->takeBackOnEngine = [=](EngineF& engine) {
@@ -404,7 +426,7 @@ bool AttentionDocument::setWeightValue(WeightMatrix which, int row, int column, 
     if (value == old) return true;
     auto check = std::make_shared<PendingCheck>();
     check->reason = [value, old](const QString& why) {
-        return tr("%1 would make the %2; kept %3").arg(value).arg(why).arg(old);
+        return tr("%1 refused: %2; kept %3").arg(value).arg(why).arg(old);
     };
     check->takeBackNow = [=] { applyWeightValue(which, row, column, old); };
     check->takeBackOnEngine = [=](EngineF& engine) {
@@ -428,6 +450,12 @@ bool AttentionDocument::setWeightValue(WeightMatrix which, int row, int column, 
 
 bool AttentionDocument::replaceScene(const Scene& newScene, const QString& description,
                                      QString* error) {
+    try {
+        checkWindowMemory(newScene);
+    } catch (const SceneError& refusal) {
+        if (error) *error = QString::fromStdString(refusal.what());
+        return false;
+    }
     auto old = std::make_shared<const Scene>(scene_);
     auto check = std::make_shared<PendingCheck>();
     check->reason = [](const QString& why) { return why; };

@@ -47,12 +47,20 @@ public:
     QString fileName() const { return fileName_; }
     void setFileName(const QString& fileName);
 
-    // Replaces everything and clears the undo history (open, new, preset).
+    // Replaces everything and clears the undo history (open, new, preset). Throws
+    // SceneError("scene", "too large: ...") before anything changes if the window could not hold
+    // the scene (checkWindowMemory).
     void resetScene(const Scene& scene, const QString& fileName = {});
+    // The window's size rule, shared by every path that brings a scene into the document: throws
+    // SceneError("scene", "too large: needs about X GiB (...), this machine has Y GiB") if
+    // windowBytes(scene) exceed the machine's memory.
+    static void checkWindowMemory(const Scene& scene);
 
     // Edits. Each one is one undo step, except that calls made between beginInteraction() and
     // endInteraction() (a slider drag) merge into one step per kind.
-    void setHeads(int heads);  // ignored unless heads divides d_proj
+    // Ignored unless heads divides d_proj; refused (false, *error) if the window could not hold
+    // that many score matrices, and nothing changes then.
+    bool setHeads(int heads, QString* error = nullptr);
     void setScale(const Scale& scale);
     void setMask(const Mask& mask);
     void setMaskFill(double fill);
@@ -63,7 +71,8 @@ public:
     bool setWeightValue(WeightMatrix which, int row, int column, double value,
                         QString* error = nullptr);
     // Structural edits (tokens, d_model, positions, norm, projection mode, re-roll...): the new
-    // scene must be valid. Returns false with *error if computing it fails; nothing changes then.
+    // scene must be valid. Returns false with *error if it is too large for this machine
+    // (checked before anything is allocated) or computing it fails; nothing changes then.
     bool replaceScene(const Scene& scene, const QString& description, QString* error = nullptr);
 
     void beginInteraction();

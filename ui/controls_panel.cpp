@@ -51,8 +51,17 @@ ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
         tr("Number of heads: only divisors of d_proj, so every head is d_proj / H wide"));
     headsLabel_ = new QLabel(headsBox);
     headsLabel_->setObjectName(QStringLiteral("headsLabel"));
+    headsMessage_ = new QLabel(headsBox);
+    headsMessage_->setObjectName(QStringLiteral("headsMessage"));
+    headsMessage_->setWordWrap(true);
+    headsMessage_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    headsMessage_->setStyleSheet(
+        QStringLiteral("QLabel { background: #fff4ce; color: #3b2f00; border: 1px solid #d8b94a; "
+                       "padding: 4px; }"));
+    headsMessage_->hide();
     headsLayout->addWidget(headsLabel_);
     headsLayout->addWidget(heads_);
+    headsLayout->addWidget(headsMessage_);
     layout->addWidget(headsBox);
 
     auto* scaleBox = new QGroupBox(tr("Scaling"), this);
@@ -137,6 +146,11 @@ ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
     connect(fill_, &QComboBox::currentIndexChanged, this, &ControlsPanel::applyFill);
     connect(fillValue_, &QDoubleSpinBox::valueChanged, this, &ControlsPanel::applyFill);
     connect(document_, &AttentionDocument::resultsChanged, this, &ControlsPanel::syncFromDocument);
+    // A refused head count is about the scene it was refused for: a new structure clears it.
+    connect(document_, &AttentionDocument::structureChanged, headsMessage_, [this] {
+        headsMessage_->clear();
+        headsMessage_->hide();
+    });
     syncFromDocument();
 }
 
@@ -145,10 +159,26 @@ void ControlsPanel::connectDrag(QSlider* slider) {
     connect(slider, &QSlider::sliderReleased, document_, &AttentionDocument::endInteraction);
 }
 
+QString ControlsPanel::headsMessage() const {
+    return headsMessage_->text();
+}
+
 void ControlsPanel::applyHeads(int position) {
-    if (position >= 0 && position < static_cast<int>(headChoices_.size())) {
-        document_->setHeads(headChoices_[static_cast<size_t>(position)]);
+    if (position < 0 || position >= static_cast<int>(headChoices_.size())) return;
+    const int heads = headChoices_[static_cast<size_t>(position)];
+    if (heads == document_->scene().heads) return;
+    QString error;
+    if (document_->setHeads(heads, &error)) {
+        headsMessage_->clear();
+        headsMessage_->hide();
+        return;
     }
+    if (error.isEmpty()) return;
+    const QString message = tr("%1 heads refused: %2").arg(heads).arg(error);
+    headsMessage_->setText(message);
+    headsMessage_->show();
+    emit messageRequested(message);
+    syncFromDocument();  // the slider goes back to the head count the scene still has
 }
 
 void ControlsPanel::applyDivisor(int position) {

@@ -27,6 +27,13 @@ public:
     static constexpr double kMaxDivisor = 100.0;
     static constexpr int kScaleSteps = 300;  // 0.01 decades a step
 
+    // Why the last head count was refused (empty when none is shown).
+    QString headsMessage() const;
+
+signals:
+    // A refused head count's reason, also shown under the heads slider.
+    void messageRequested(const QString& message);
+
 private:
     void syncFromDocument();
     void connectDrag(QSlider* slider);
@@ -39,6 +46,7 @@ private:
     std::vector<int> headChoices_;  // divisors of d_proj, one per slider position
     QSlider* heads_;
     QLabel* headsLabel_;
+    QLabel* headsMessage_;  // a refused head count, until the next accepted one
     QSlider* scale_;
     QLabel* scaleLabel_;
     QPushButton* sqrtDk_;

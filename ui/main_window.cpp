@@ -67,6 +67,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(document_, &AttentionDocument::resultsChanged, this, &MainWindow::updateStatus);
     connect(grid_, &HeatmapGrid::statusMessage, this,
             [this](const QString& text) { statusBar()->showMessage(text, 6000); });
+    connect(controls_, &ControlsPanel::messageRequested, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(document_->undoStack(), &QUndoStack::cleanChanged, this,
             [this](bool clean) { setWindowModified(!clean); });
     connect(autosave_, &Autosave::failed, this, &MainWindow::showStatusMessage);

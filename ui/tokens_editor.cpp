@@ -21,6 +21,10 @@
 #include "token_table_model.h"
 
 namespace ae::ui {
+namespace {
+// Characters of a sentence shown in its undo text and messages; the rest is elided.
+constexpr int kShownSentenceLength = 80;
+}  // namespace
 
 QStringList splitSentence(const QString& text, const QStringList& known) {
     QStringList tokens;
@@ -183,7 +187,11 @@ private:
             tokens.push_back(w.toStdString());
         Scene next = document_->scene();
         setSentence(next, stream_, tokens);
-        editor_->commit(next, tr("Set sentence “%1”").arg(words.join(QLatin1Char(' '))));
+        // A long sentence is shortened in the undo text and in a refusal's message line.
+        QString shown = words.join(QLatin1Char(' '));
+        if (shown.size() > kShownSentenceLength)
+            shown = shown.left(kShownSentenceLength) + QStringLiteral("…");
+        editor_->commit(next, tr("Set sentence “%1”").arg(shown));
     }
 
     void addToken() {

@@ -42,6 +42,12 @@ double percentile(std::vector<double> values, double p) {
 }  // namespace
 
 std::vector<LatencyFigures> measureWindowLatency(int length, int samples, int width, int height) {
+    // From the sizes alone, before the scene is drawn (positions add no matrix; the window's two
+    // undo copies are the embeddings and weights, the same numbers twice more).
+    const double sceneNumbers = length * 768.0 + 4.0 * 768 * 768 + 4.0 * 768;
+    checkFitsInMemory(selfAttentionEngineBytes(length, 768, 768, 12, 768, sizeof(float)) +
+                          2.0 * sceneNumbers * sizeof(double),
+                      "two float engines, shown and computing, and three copies of the scene");
     AttentionDocument document;
     HeatmapGrid grid(&document);
     grid.resize(width, height);
