@@ -322,20 +322,21 @@ void AttentionEngine<Scalar>::projectAll() {
         v_ = xs;
         return;  // X was checked already
     }
-    affine(x_, wq_, bq_, q_);
+    // 1e30·1e30 is inf in float: refused here, before the products. An infinite Q or K makes
+    // every score of its row or column inf or NaN (inf·0 is NaN), and an infinite V every
+    // context row, so they are refused as the stage they spoil, in the reference's words. The
+    // products check their own output as they go (affine's result).
+    const auto refuseUnless = [](bool finite, const char* stage) {
+        if (!finite) throw SceneError(stage, "overflow (values too large to represent)");
+    };
+    refuseUnless(affine(x_, wq_, bq_, q_), "scores");
     if (scene_.hasSource || separateKeys()) {
         const bool separate = separateKeys();
-        affine(xs, separate ? wk_ : wq_, separate ? bk_ : bq_, k_);
+        refuseUnless(affine(xs, separate ? wk_ : wq_, separate ? bk_ : bq_, k_), "scores");
     } else {
         k_.resize(0, 0);  // keys are the queries
     }
-    affine(xs, wv_, bv_, v_);
-    // 1e30·1e30 is inf in float: refused here, before the products. An infinite Q or K makes
-    // every score of its row or column inf or NaN (inf·0 is NaN), and an infinite V every
-    // context row, so they are refused as the stage they spoil, in the reference's words.
-    requireFinite(q_, "scores");
-    if (k_.size() > 0) requireFinite(k_, "scores");
-    requireFinite(v_, "context");
+    refuseUnless(affine(xs, wv_, bv_, v_), "context");
 }
 
 template <typename Scalar>
@@ -423,12 +424,12 @@ void AttentionEngine<Scalar>::computeHeads(Stage from, const ComputeControl& con
     concat_.resize(scene_.queryCount(), dProj_);
     const int dh = dHead();
     const Scalar divisor = static_cast<Scalar>(divisor_);
-    bool overflow = false;
+    bool overflow = false, contextOverflow = false;
     // Heads are independent: one thread per head, and Eigen's products inside run single-threaded
     // (Eigen does not nest its own OpenMP inside a parallel region). Per head, the row-wise stages
     // run row by row so a row stays in cache from scaling to softmax.
     // A cancelled loop skips the heads not yet started (OpenMP cannot break out of a loop).
-#pragma omp parallel for schedule(dynamic, 1) reduction(|| : overflow, cancelled)
+#pragma omp parallel for schedule(dynamic, 1) reduction(|| : overflow, contextOverflow, cancelled)
     for (int h = 0; h < heads; ++h) {
         if (control.cancel && control.cancel->load(std::memory_order_relaxed)) {
             cancelled = true;
@@ -453,16 +454,17 @@ void AttentionEngine<Scalar>::computeHeads(Stage from, const ComputeControl& con
             }
         }
         if (from <= kContext && !overflow) {
-            concat_.middleCols(h * dh, dh).noalias() =
-                weights * headValue(h);  // (Lq,Lk)·(Lk,dHead)
+            auto context = concat_.middleCols(h * dh, dh);
+            context.noalias() = weights * headValue(h);  // (Lq,Lk)·(Lk,dHead)
+            // Checked while this head's block is in cache. Finite weights times a value that
+            // overflowed (a huge W_V) would pass on inf or NaN silently.
+            if (!context.allFinite()) contextOverflow = true;
         }
         ++headsDone;
     }
     if (cancelled) throw ComputeCancelled();
     if (overflow) throw SceneError("scores", "overflow (values too large to represent)");
-    // Finite weights times a value that overflowed (a huge W_V) would pass on inf or NaN silently.
-    if (!concat_.allFinite())
-        throw SceneError("context", "overflow (values too large to represent)");
+    if (contextOverflow) throw SceneError("context", "overflow (values too large to represent)");
 }
 
 template <typename Scalar>
@@ -500,8 +502,8 @@ void AttentionEngine<Scalar>::computeOutput() {
         output_.resize(0, 0);
         return;
     }
-    affine(concat_, wo_, bo_, output_);  // (Lq, dProj)·(dProj, dOut)
-    if (!output_.allFinite())
+    // (Lq, dProj)·(dProj, dOut), checked as it is computed
+    if (!affine(concat_, wo_, bo_, output_))
         throw SceneError("output", "overflow (values too large to represent)");
 }
 
