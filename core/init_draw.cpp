@@ -1,6 +1,7 @@
 #include "init_draw.h"
 
 #include <cmath>
+#include <string>
 
 namespace ae {
 
@@ -59,6 +60,19 @@ Projections drawProjections(SplitMix64& rng, const InitSpec& spec, int dModel) {
         if (spec.output) p.outputBias = drawMatrix(rng, spec, 1, dModel).row(0).transpose();
     }
     return p;
+}
+
+Scene drawnScene(const InitSpec& spec, int length, int heads) {
+    SplitMix64 rng(spec.seed);
+    Scene scene;
+    for (int i = 0; i < length; ++i)
+        scene.tokens.push_back("t" + std::to_string(i));
+    const int dModel = spec.dModel.value();
+    scene.embeddings = drawMatrix(rng, spec, length, dModel);
+    scene.projections = drawProjections(rng, spec, dModel);
+    scene.heads = heads;
+    scene.init = spec;
+    return scene;
 }
 
 }  // namespace ae

@@ -27,4 +27,9 @@ MatrixD drawMatrix(SplitMix64& rng, const InitSpec& spec, int rows, int cols);
 // drawn after the embeddings from the same generator. dProj = spec.dProj or dModel.
 Projections drawProjections(SplitMix64& rng, const InitSpec& spec, int dModel);
 
+// A self-attention scene of `length` tokens "t0", "t1", ... with `heads` heads: embeddings
+// (length x spec.dModel, which must be set), then the projections, from one SplitMix64(spec.seed);
+// init = spec. For benchmarks and tests that need a layer of a given size.
+Scene drawnScene(const InitSpec& spec, int length, int heads);
+
 }  // namespace ae

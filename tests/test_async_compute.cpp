@@ -34,15 +34,8 @@ Scene smallScene(int length) {
     spec.dModel = 32;
     spec.output = true;
     spec.bias = true;
-    SplitMix64 rng(spec.seed);
-    Scene scene;
-    for (int i = 0; i < length; ++i)
-        scene.tokens.push_back("t" + std::to_string(i));
-    scene.embeddings = drawMatrix(rng, spec, length, 32);
-    scene.projections = drawProjections(rng, spec, 32);
+    Scene scene = drawnScene(spec, length, 4);
     scene.positional.kind = PositionalKind::Sinusoidal;
-    scene.heads = 4;
-    scene.init = spec;
     return scene;
 }
 

@@ -21,15 +21,8 @@ Scene bertShapedScene(int length) {
     spec.dModel = 768;
     spec.output = true;
     spec.bias = true;
-    SplitMix64 rng(spec.seed);
-    Scene scene;
-    for (int i = 0; i < length; ++i)
-        scene.tokens.push_back("t" + std::to_string(i));
-    scene.embeddings = drawMatrix(rng, spec, length, 768);
-    scene.projections = drawProjections(rng, spec, 768);
+    Scene scene = drawnScene(spec, length, 12);
     scene.positional.kind = PositionalKind::Sinusoidal;
-    scene.heads = 12;
-    scene.init = spec;
     return scene;
 }
 
