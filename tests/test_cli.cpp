@@ -13,6 +13,7 @@
 #include <map>
 
 #include "support/result_check.h"
+#include "support/run_binary.h"
 
 using ae::MatrixD;
 
@@ -20,28 +21,10 @@ namespace {
 
 constexpr double kTolerance = 1e-12;  // the export is the double engine, like the reference
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-};
+using Run = ae::test::BinaryRun;
 
 Run run(const QStringList& arguments, const QString& workingDirectory = QString()) {
-    QProcess process;
-    process.setProgram(QStringLiteral(AE_BINARY));
-    process.setArguments(arguments);
-    if (!workingDirectory.isEmpty()) process.setWorkingDirectory(workingDirectory);
-    process.start();
-    Run r;
-    if (!process.waitForFinished(30000) || process.exitStatus() != QProcess::NormalExit) {
-        process.kill();
-        process.waitForFinished();
-        r.err = "crashed or timed out";
-        return r;
-    }
-    r.exitCode = process.exitCode();
-    r.out = process.readAllStandardOutput();
-    r.err = process.readAllStandardError();
-    return r;
+    return ae::test::runBinary(arguments, {workingDirectory, 30000, {}});
 }
 
 QString describe(const Run& r) {

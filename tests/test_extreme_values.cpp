@@ -22,6 +22,7 @@
 #include "init_draw.h"
 #include "qcustomplot.h"
 #include "scene_file.h"
+#include "support/run_binary.h"
 
 using namespace ae;
 
@@ -161,23 +162,8 @@ Outcome computeAndCheck(const Scene& scene) {
     return outcome;
 }
 
-struct Run {
-    int exitCode = -1;
-    QByteArray err;
-};
-
-Run runBinary(const QStringList& arguments) {
-    QProcess process;
-    process.start(QStringLiteral(AE_BINARY), arguments);
-    Run r;
-    if (!process.waitForFinished(60000) || process.exitStatus() != QProcess::NormalExit) {
-        r.err = "crashed or timed out";
-        return r;
-    }
-    r.exitCode = process.exitCode();
-    r.err = process.readAllStandardError();
-    return r;
-}
+using ae::test::runBinary;
+using Run = ae::test::BinaryRun;
 
 }  // namespace
 

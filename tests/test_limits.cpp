@@ -32,6 +32,7 @@
 #include "qcustomplot.h"
 #include "result_export.h"
 #include "scene_file.h"
+#include "support/run_binary.h"
 #include "support/safetensors_writer.h"
 #include "tokens_editor.h"
 
@@ -54,33 +55,17 @@ constexpr bool kLimitChildAddressSpace = false;
 constexpr bool kLimitChildAddressSpace = true;
 #endif
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-};
+using Run = ae::test::BinaryRun;
 
 Run runBinary(const QStringList& arguments) {
-    QProcess process;
-    process.setProgram(QStringLiteral(AE_BINARY));
-    process.setArguments(arguments);
+    ae::test::BinaryRunOptions options;
     if (kLimitChildAddressSpace) {
-        process.setChildProcessModifier([] {
+        options.childModifier = [] {
             const rlimit limit{kChildAddressSpace, kChildAddressSpace};
             setrlimit(RLIMIT_AS, &limit);
-        });
+        };
     }
-    process.start();
-    Run r;
-    if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit) {
-        process.kill();
-        process.waitForFinished();
-        r.err = "crashed or timed out";
-        return r;
-    }
-    r.exitCode = process.exitCode();
-    r.out = process.readAllStandardOutput();
-    r.err = process.readAllStandardError();
-    return r;
+    return ae::test::runBinary(arguments, options);
 }
 
 QString describe(const Run& r) {
