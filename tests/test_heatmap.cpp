@@ -319,6 +319,27 @@ void TestHeatmap::largeMapIsPooledToItsPixels() {
     const QPoint upper = c.cellCenter(50, 550).toPoint(), lower = c.cellCenter(550, 50).toPoint();
     QVERIFY(plain.pixel(upper) != veiled.pixel(upper));
     QCOMPARE(plain.pixel(lower), veiled.pixel(lower));
+
+    // Maps share one veil per mask: a second map with the opposite mask, painted in between,
+    // must not lend the first its veil, nor take the first's.
+    HeatmapController other;
+    other.setPooling(Pooling::Mean);
+    other.setMatrix(m);
+    other.setLabels(labels, labels, true);
+    other.setDataRange(0.0, 1.0);
+    const BoolMatrix opposite = allowed.unaryExpr([](bool a) { return !a; });
+    other.setAllowed(opposite);
+    const QImage otherVeiled = render(other);
+    QCOMPARE(otherVeiled.pixel(upper), plain.pixel(upper));
+    QVERIFY(otherVeiled.pixel(lower) != plain.pixel(lower));
+    const QImage again = render(c);
+    QCOMPARE(again.pixel(upper), veiled.pixel(upper));
+    QCOMPARE(again.pixel(lower), plain.pixel(lower));
+    // A new mask on the same map moves its veil.
+    c.setAllowed(opposite);
+    const QImage moved = render(c);
+    QCOMPARE(moved.pixel(upper), plain.pixel(upper));
+    QCOMPARE(moved.pixel(lower), otherVeiled.pixel(lower));
 }
 
 QTEST_MAIN(TestHeatmap)

@@ -32,6 +32,7 @@ private slots:
     void cleanup();
     void headSliderKeysChangeTheHeads();
     void mapsEqualTheEngineAfterAnEdit();
+    void entropyStripHoldsEachRowsEntropy();
     void maskModeTogglesACellByClicking();
     void causallyHiddenCellCannotBeShown();
     void maskedCellsAreMarkedWithTheirValues();
@@ -120,6 +121,37 @@ void TestWindow::mapsEqualTheEngineAfterAnEdit() {
             }
         }
     }
+}
+
+// The strip beside each weight map: H_i = -Σ_j w_ij log2 w_ij of the engine's row, computed here
+// in double; masked keys and a fully masked row contribute exactly nothing.
+void TestWindow::entropyStripHoldsEachRowsEntropy() {
+    Mask mask = document()->scene().mask;
+    mask.causal = true;
+    mask.padding = {false, false, false, false, false, true};  // hides key 5 from every row
+    for (const bool masked : {false, true}) {
+        if (masked) document()->setMask(mask);
+        for (int h = 0; h < engine().heads(); ++h) {
+            QCPColorMapData* strip = weightsTile(h)->entropyMap()->data();
+            const EngineF::Matrix& w = engine().weights(h);
+            QCOMPARE(strip->valueSize(), int(w.rows()));
+            for (int i = 0; i < w.rows(); ++i) {
+                double expected = 0.0;
+                for (int j = 0; j < w.cols(); ++j) {
+                    const double p = w(i, j);
+                    if (p > 0.0) expected -= p * std::log2(p);
+                }
+                QVERIFY2(std::abs(strip->cell(0, i) - expected) <= 1e-5,
+                         qPrintable(QStringLiteral("head %1 row %2: %3, expected %4")
+                                        .arg(h)
+                                        .arg(i)
+                                        .arg(strip->cell(0, i))
+                                        .arg(expected)));
+            }
+            if (masked) QCOMPARE(strip->cell(0, 0), 0.0);  // row 0 sees one key: certain
+        }
+    }
+    QVERIFY(weightsTile(0)->entropyMap()->data()->cell(0, 5) > 0.1);
 }
 
 void TestWindow::maskModeTogglesACellByClicking() {

@@ -8,6 +8,39 @@
 #include "qcustomplot.h"
 
 namespace ae::ui {
+namespace {
+
+// Same shape and the same cells; a byte comparison, which runs far faster than Eigen's
+// element-wise == on bools.
+bool sameCells(const BoolMatrix& a, const BoolMatrix& b) {
+    return a.rows() == b.rows() && a.cols() == b.cols() &&
+           std::equal(a.data(), a.data() + a.size(), b.data());
+}
+
+// One pixel per cell, a light veil over hidden ones: it lightens dark cells and greys light ones,
+// whatever the value, so it need not be rebuilt when only the numbers change. Every map of a grid
+// shows the same mask, so the last veil built is kept and shared (QImage is implicitly shared):
+// one image per mask rather than one per map. GUI thread only, as all painting.
+QImage veilImage(const BoolMatrix& allowed) {
+    static BoolMatrix lastAllowed;
+    static QImage lastVeil;
+    if (lastVeil.isNull() || !sameCells(allowed, lastAllowed)) {
+        const int rows = static_cast<int>(allowed.rows()),
+                  columns = static_cast<int>(allowed.cols());
+        QImage veil(columns, rows, QImage::Format_ARGB32_Premultiplied);
+        const QRgb hidden = qPremultiply(qRgba(255, 255, 255, 120));
+        for (int i = 0; i < rows; ++i) {
+            auto* line = reinterpret_cast<QRgb*>(veil.scanLine(i));
+            for (int j = 0; j < columns; ++j)
+                line[j] = allowed(i, j) ? 0 : hidden;
+        }
+        lastAllowed = allowed;
+        lastVeil = veil;
+    }
+    return lastVeil;
+}
+
+}  // namespace
 
 // Drawn above a colour map, clipped to its axis rect: hatching over masked cells (their colour
 // still shows the real value underneath), numbers in cells that are large enough, an outline
@@ -18,8 +51,11 @@ public:
         : QCPLayerable(map->parentPlot(), QStringLiteral("overlay")), map_(map) {}
 
     void setGradient(const QCPColorGradient& gradient) { gradient_ = gradient; }
+    // Every result sets the mask again; the veil is rebuilt only when the mask itself changed.
     void setAllowed(const BoolMatrix& allowed) {
+        if (sameCells(allowed, allowed_)) return;
         allowed_ = allowed;
+        hidesCells_ = allowed_.size() > 0 && !allowed_.all();
         veil_ = QImage();
     }
     const BoolMatrix& allowed() const { return allowed_; }
@@ -69,6 +105,7 @@ private:
     QCPColorMap* map_;
     QCPColorGradient gradient_;
     BoolMatrix allowed_;
+    bool hidesCells_ = false;  // some cell of allowed_ is false
     bool showValues_ = false;
     int selectedRow_ = -1;
     int groupWidth_ = 0;
@@ -120,17 +157,7 @@ void CellOverlay::drawHatch(QCPPainter* painter, const QRectF& r, bool light) {
 }
 
 void CellOverlay::drawVeil(QCPPainter* painter) {
-    if (veil_.isNull()) {
-        // One pixel per cell, a light veil over hidden ones: it lightens dark cells and greys light
-        // ones, whatever the value, so it need not be rebuilt when only the numbers change.
-        veil_ = QImage(columns_, rows_, QImage::Format_ARGB32_Premultiplied);
-        const QRgb hidden = qPremultiply(qRgba(255, 255, 255, 120));
-        for (int i = 0; i < rows_; ++i) {
-            auto* line = reinterpret_cast<QRgb*>(veil_.scanLine(i));
-            for (int j = 0; j < columns_; ++j)
-                line[j] = allowed_(i, j) ? 0 : hidden;
-        }
-    }
+    if (veil_.isNull()) veil_ = veilImage(allowed_);
     painter->save();
     painter->setRenderHint(QPainter::SmoothPixmapTransform, false);
     painter->drawImage(cellRect(0, 0).united(cellRect(rows_ - 1, columns_ - 1)), veil_);
@@ -143,7 +170,7 @@ void CellOverlay::draw(QCPPainter* painter) {
     const int rows = rows_;
     if (rows == 0 || columns == 0 || data->keySize() == 0) return;
     const QRectF first = cellRect(0, 0);
-    const bool masks = allowed_.rows() == rows && allowed_.cols() == columns && !allowed_.all();
+    const bool masks = hidesCells_ && allowed_.rows() == rows && allowed_.cols() == columns;
     if (masks && (pooled() || first.width() < 6.0 || first.height() < 6.0)) {
         drawVeil(painter);
     } else if (masks) {
@@ -153,9 +180,10 @@ void CellOverlay::draw(QCPPainter* painter) {
             }
         }
     }
-    if (showValues_ && !pooled() && first.width() >= 12.0) {
+    const QFontMetricsF metrics(painter->font());
+    // Measuring every number shapes its text: not worth it for cells shorter than a line.
+    if (showValues_ && !pooled() && first.width() >= 12.0 && first.height() >= metrics.height()) {
         // All numbers or none: a map with numbers in only some cells reads as a pattern.
-        const QFontMetricsF metrics(painter->font());
         double widest = 0.0;
         for (int i = 0; i < rows; ++i) {
             for (int j = 0; j < columns; ++j) {
