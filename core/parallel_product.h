@@ -36,6 +36,8 @@ struct AffineProduct {
 // (EIGEN_DONT_PARALLELIZE): its threads busy-wait on each other, which stalls badly whenever the
 // machine has other work. Returns, per product, whether every value of its `out` is finite: each
 // thread checks its own block while it is still in cache, which costs far less than a second pass.
+// A bias is written first and the product added onto it: Eigen zeroes a product's destination
+// before it accumulates, so this saves that pass and the bias's own.
 template <typename Matrix, typename Vector>
 std::vector<bool> affineBatch(std::initializer_list<AffineProduct<Matrix, Vector>> batch) {
     const std::vector<AffineProduct<Matrix, Vector>> products(batch);
@@ -62,13 +64,21 @@ std::vector<bool> affineBatch(std::initializer_list<AffineProduct<Matrix, Vector
             bool finite = true;
             if (count > 0 && byRows) {
                 auto block = out.middleRows(begin, count);
-                block.noalias() = in.middleRows(begin, count) * w;
-                if (b) block.rowwise() += b->transpose();
+                if (b) {
+                    block.rowwise() = b->transpose();
+                    block.noalias() += in.middleRows(begin, count) * w;
+                } else {
+                    block.noalias() = in.middleRows(begin, count) * w;
+                }
                 finite = allFiniteFast(block);
             } else if (count > 0) {
                 auto block = out.middleCols(begin, count);
-                block.noalias() = in * w.middleCols(begin, count);
-                if (b) block.rowwise() += b->segment(begin, count).transpose();
+                if (b) {
+                    block.rowwise() = b->segment(begin, count).transpose();
+                    block.noalias() += in * w.middleCols(begin, count);
+                } else {
+                    block.noalias() = in * w.middleCols(begin, count);
+                }
                 finite = allFiniteFast(block);
             }
             if (!finite) {
