@@ -301,12 +301,20 @@ void AttentionEngine<Scalar>::requireFinite(const Matrix& m, const char* stage) 
 template <typename Scalar>
 void AttentionEngine<Scalar>::prepareAll() {
     ++counters_.fullPreparations;
-    // Computed in double, stored in Scalar: 1e39 is finite in double but not in float.
-    x_ = prepareInputs(scene_, scene_.embeddings).template cast<Scalar>();
-    requireFinite(x_, "x");
+    // Computed in double, stored in Scalar: 1e39 is finite in double but not in float. Without
+    // positions or a norm X is the embeddings themselves, converted without a copy in between.
+    const bool plain = scene_.positional.kind == PositionalKind::None && !scene_.norm.enabled;
+    const auto prepare = [&](const MatrixD& embeddings, Matrix& x) {
+        if (plain) {
+            x = embeddings.template cast<Scalar>();  // in place: no new buffer for the same shape
+        } else {
+            x = prepareInputs(scene_, embeddings).template cast<Scalar>();
+        }
+        requireFinite(x, "x");
+    };
+    prepare(scene_.embeddings, x_);
     if (scene_.hasSource) {
-        xSource_ = prepareInputs(scene_, scene_.sourceEmbeddings).template cast<Scalar>();
-        requireFinite(xSource_, "x");
+        prepare(scene_.sourceEmbeddings, xSource_);
     } else {
         xSource_.resize(0, 0);
     }
