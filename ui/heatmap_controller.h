@@ -55,6 +55,8 @@ public:
     // map (they would stop QCustomPlot's colouring): NaN becomes 0, ±inf the largest float.
     // A map larger than its pixel area is shown pooled (see setPooling); rows() and columns(),
     // hit testing and the overlay keep the matrix's own cells.
+    // Touches only this map's own data (no signal, no widget, no layout): different maps may be
+    // given their matrices from different threads at once, as the grid does. Same for setAllowed.
     void setMatrix(const EngineF::ConstBlock& matrix);
     void setPooling(Pooling pooling);
     Pooling pooling() const { return pooling_; }

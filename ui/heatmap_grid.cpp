@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "attention_document.h"
 #include "cell_explanation.h"
@@ -288,32 +289,51 @@ void HeatmapGrid::refill() {
             meanWeights_ += engine.weights(h);
         meanWeights_ /= static_cast<float>(engine.heads());
     }
-    for (const HeatmapTile& t : tiles_) {
-        fillTile(t);
-        t.controller->replot();
+    // Copying, pooling and the entropies are most of a repaint's work at L >= 512 and touch only
+    // each map's own data, so the maps are filled on every core; ranges (which emit signals),
+    // entropy strips (which lay out) and replots stay on this thread.
+    const int count = static_cast<int>(tiles_.size());
+    std::vector<TileNumbers> numbers(tiles_.size());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int i = 0; i < count; ++i)
+        numbers[static_cast<size_t>(i)] = fillNumbers(tiles_[static_cast<size_t>(i)]);
+    std::map<Stage, double> sharedMaxima;  // per stage, over every head, computed once
+    for (int i = 0; i < count; ++i) {
+        const HeatmapTile& t = tiles_[static_cast<size_t>(i)];
+        HeatmapController* c = t.controller;
+        if (t.stage == Stage::Weights) {
+            c->setDataRange(0.0, 1.0);
+            c->setRowEntropy(numbers[static_cast<size_t>(i)].entropyBits,
+                             std::log2(static_cast<double>(c->columns())));
+        } else {
+            double m = numbers[static_cast<size_t>(i)].maxAbs;
+            if (sharedRange_ && isPerHead(t.stage)) {
+                auto found = sharedMaxima.find(t.stage);
+                if (found == sharedMaxima.end()) {
+                    double all = 0.0;
+                    for (int h = 0; h < engine.heads(); ++h)
+                        all = std::max(all, maxAbs(stageMatrix(engine, t.stage, h)));
+                    found = sharedMaxima.emplace(t.stage, all).first;
+                }
+                m = std::max(m, found->second);
+            }
+            c->setDataRange(-m, m);
+            c->setRowEntropy({}, 0.0);
+        }
+        c->replot();
     }
 }
 
-void HeatmapGrid::fillTile(const HeatmapTile& tile) {
+HeatmapGrid::TileNumbers HeatmapGrid::fillNumbers(const HeatmapTile& tile) {
     const EngineF& engine = document_->engine();
     HeatmapController* c = tile.controller;
     const EngineF::ConstBlock matrix = tile.meanOverHeads
                                            ? EngineF::ConstBlock(meanWeights_)
                                            : stageMatrix(engine, tile.stage, tile.head);
     c->setMatrix(matrix);
-    if (tile.stage == Stage::Weights) {
-        c->setDataRange(0.0, 1.0);
-        c->setRowEntropy(rowEntropyBits(matrix), std::log2(static_cast<double>(matrix.cols())));
-    } else {
-        double m = maxAbs(matrix);
-        if (sharedRange_ && isPerHead(tile.stage)) {
-            for (int h = 0; h < engine.heads(); ++h)
-                m = std::max(m, maxAbs(stageMatrix(engine, tile.stage, h)));
-        }
-        c->setDataRange(-m, m);
-        c->setRowEntropy({}, 0.0);
-    }
     c->setAllowed(isAttentionMatrix(tile.stage) ? engine.allowed() : BoolMatrix());
+    if (tile.stage == Stage::Weights) return {rowEntropyBits(matrix), 1.0};
+    return {{}, maxAbs(matrix)};
 }
 
 void HeatmapGrid::hovered(const HeatmapTile& tile, int row, int column) {

@@ -102,7 +102,14 @@ private:
     void refill();
     void arrangeTiles();
     void configureTile(const HeatmapTile& tile);
-    void fillTile(const HeatmapTile& tile);
+    // What a map's numbers give its range and strip: row entropies (weights only) and max |value|.
+    struct TileNumbers {
+        std::vector<double> entropyBits;
+        double maxAbs = 1.0;
+    };
+    // The numbers of one map: its matrix (pooled) and its mask. Safe to run for different tiles
+    // on different threads.
+    TileNumbers fillNumbers(const HeatmapTile& tile);
     void hovered(const HeatmapTile& tile, int row, int column);
     void clicked(const HeatmapTile& tile, int row, int column);
     void toggleMaskCell(int query, int key);
