@@ -83,7 +83,6 @@ int benchCommand(const QStringList& arguments) {
         std::fputs(parser.helpText().toLocal8Bit().constData(), stdout);
         return 0;
     }
-    bool ok = true;
     auto positive = [&](const QString& text, const char* what) {
         bool good = false;
         const int value = text.toInt(&good);
@@ -99,7 +98,6 @@ int benchCommand(const QStringList& arguments) {
     std::vector<int> sizes;
     for (const QString& s : parser.value("sizes").split(','))
         sizes.push_back(positive(s, "sizes"));
-    (void)ok;
 
     if (parser.isSet("ui")) {
         const int samples = positive(parser.value("n"), "n");
