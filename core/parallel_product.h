@@ -40,13 +40,14 @@ struct AffineProduct {
 // before it accumulates, so this saves that pass and the bias's own.
 template <typename Matrix, typename Vector>
 std::vector<bool> affineBatch(std::initializer_list<AffineProduct<Matrix, Vector>> batch) {
-    const std::vector<AffineProduct<Matrix, Vector>> products(batch);
+    const AffineProduct<Matrix, Vector>* products = batch.begin();
+    const size_t productCount = batch.size();
     double flops = 0.0;
-    for (const auto& p : products) {
+    for (const auto& p : batch) {
         p.out.resize(p.in.rows(), p.w.cols());
         flops += static_cast<double>(p.in.rows()) * p.in.cols() * p.w.cols();
     }
-    std::vector<int> nonFiniteBlocks(products.size(), 0);
+    std::vector<int> nonFiniteBlocks(productCount, 0);
     // A second thread costs more than it saves on a small batch.
 #pragma omp parallel if (flops > 4e6)
     {
@@ -55,7 +56,7 @@ std::vector<bool> affineBatch(std::initializer_list<AffineProduct<Matrix, Vector
 #else
         const Eigen::Index thread = 0, threads = 1;
 #endif
-        for (size_t i = 0; i < products.size(); ++i) {
+        for (size_t i = 0; i < productCount; ++i) {
             const auto& [in, w, b, out] = products[i];
             const bool byRows = in.rows() >= 256;
             const Eigen::Index size = byRows ? in.rows() : w.cols();
@@ -88,8 +89,8 @@ std::vector<bool> affineBatch(std::initializer_list<AffineProduct<Matrix, Vector
         }
     }
     std::vector<bool> finite;
-    for (int count : nonFiniteBlocks)
-        finite.push_back(count == 0);
+    for (int blocks : nonFiniteBlocks)
+        finite.push_back(blocks == 0);
     return finite;
 }
 

@@ -22,6 +22,7 @@
 #include "init_draw.h"
 #include "qcustomplot.h"
 #include "scene_file.h"
+#include "support/grid_checks.h"
 #include "support/run_binary.h"
 
 using namespace ae;
@@ -322,17 +323,8 @@ private slots:
         }
         QVERIFY(document.errorText().isEmpty());
         QCoreApplication::processEvents();
-        for (const ui::HeatmapTile& tile : grid.tiles()) {
-            QCPColorMap* map = tile.controller->colorMap();
-            const QCPRange range = map->dataRange();
-            QVERIFY2(std::isfinite(range.lower) && std::isfinite(range.upper) &&
-                         range.upper > range.lower,
-                     qPrintable(tile.controller->title()));
-            QCPColorMapData* data = map->data();
-            for (int x = 0; x < data->keySize(); ++x)
-                for (int y = 0; y < data->valueSize(); ++y)
-                    QVERIFY(std::isfinite(data->cell(x, y)));
-        }
+        test::verifyMapsFinite(grid);
+        if (QTest::currentTestFailed()) return;
         const QImage image = grid.grab().toImage();
         QVERIFY(!image.isNull());
         if (qEnvironmentVariableIsSet("AE_LIMITS_PNG_DIR")) {

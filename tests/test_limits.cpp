@@ -32,6 +32,7 @@
 #include "qcustomplot.h"
 #include "result_export.h"
 #include "scene_file.h"
+#include "support/grid_checks.h"
 #include "support/run_binary.h"
 #include "support/safetensors_writer.h"
 #include "tokens_editor.h"
@@ -238,17 +239,8 @@ private slots:
         QCoreApplication::processEvents();
         QVERIFY(document.errorText().isEmpty());
         QVERIFY(!grid.tiles().empty());
-        for (const ui::HeatmapTile& tile : grid.tiles()) {
-            QCPColorMap* map = tile.controller->colorMap();
-            const QCPRange range = map->dataRange();
-            QVERIFY2(std::isfinite(range.lower) && std::isfinite(range.upper) &&
-                         range.upper > range.lower,
-                     qPrintable(tile.controller->title()));
-            QCPColorMapData* data = map->data();
-            for (int x = 0; x < data->keySize(); ++x)
-                for (int y = 0; y < data->valueSize(); ++y)
-                    QVERIFY(std::isfinite(data->cell(x, y)));
-        }
+        test::verifyMapsFinite(grid);
+        if (QTest::currentTestFailed()) return;
         const QImage image = grid.grab().toImage();
         QVERIFY(!image.isNull());
         if (qEnvironmentVariableIsSet("AE_LIMITS_PNG_DIR")) {
