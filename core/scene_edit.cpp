@@ -208,16 +208,17 @@ void renameToken(Scene& scene, Stream stream, int at, const std::string& text) {
 void setSentence(Scene& scene, Stream stream, const std::vector<std::string>& words) {
     if (words.empty()) return;
     const std::vector<std::string>& old = streamTokens(scene, stream);
-    std::map<std::string, std::vector<int>> occurrences;
+    // The same sentence again changes nothing (a saved file whose repeated words differ keeps
+    // its vectors until a different sentence is typed).
+    if (words == old) return;
+    // One vector per word: every occurrence of a text takes its first old occurrence's row.
+    std::map<std::string, int> firstOccurrence;
     for (int i = 0; i < static_cast<int>(old.size()); ++i)
-        occurrences[old[i]].push_back(i);
-    std::map<std::string, std::size_t> used;
+        firstOccurrence.emplace(old[i], i);
     std::vector<int> fromOld;
     for (const std::string& word : words) {
-        const auto found = occurrences.find(word);
-        const std::size_t k = used[word]++;
-        fromOld.push_back(found != occurrences.end() && k < found->second.size() ? found->second[k]
-                                                                                 : -1);
+        const auto found = firstOccurrence.find(word);
+        fromOld.push_back(found != firstOccurrence.end() ? found->second : -1);
     }
     retokenize(scene, stream, words, fromOld);
 }

@@ -62,8 +62,10 @@ void removeToken(Scene& scene, Stream stream, int at);  // the last token cannot
 void moveToken(Scene& scene, Stream stream, int from, int to);
 void renameToken(Scene& scene, Stream stream, int at, const std::string& text);
 
-// A new sentence for one stream. The k-th occurrence of a word keeps the vector of the k-th
-// occurrence of the same text in the old tokens, if there is one; other words are new.
+// A new sentence for one stream, one vector per word: every occurrence of a text gets the vector
+// (and mask row, column and padding flag) of its first occurrence in the old tokens, or, for a
+// text the old tokens lack, wordVector(text), so "the cat saw the dog" has two equal "the" rows.
+// The old sentence itself (words == old tokens) changes nothing.
 void setSentence(Scene& scene, Stream stream, const std::vector<std::string>& words);
 
 // mask.padding[key] = padded, creating the list (all false) if the scene had none.

@@ -2,6 +2,7 @@
 // the offscreen platform. Matrices are compared exactly: an undo must give back the same doubles.
 #include <QApplication>
 #include <QCheckBox>
+#include <QColor>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -161,6 +162,8 @@ private slots:
     void renameTokenIsUndoable();
     void sentenceKeepsVectors();
     void newWordSameVectorEverywhere();
+    void repeatedWordHasOneVector();
+    void savedRepeatedWordsLoadUnchanged();
     void tokenListKeepsPaddingSized();
     void paddingToggleMasksKey();
     void dModelChange_data();
@@ -170,6 +173,7 @@ private slots:
     void crossAttentionSource();
 
     void weightCellEdit();
+    void weightTablesShowHeadColumns();
     void badWeightTextRejected();
     void biasRow();
     void sharedModeShowsUsesQuery();
@@ -394,8 +398,8 @@ void TestEditors::sentenceKeepsVectors() {
     QVERIFY(after.embeddings.row(0) == before.embeddings.row(2));
     QVERIFY(after.embeddings.row(1) == wordVector("cat", 3).transpose());
     QVERIFY(after.embeddings.row(2) == before.embeddings.row(0));
-    // The second "word_3" was not in the old sentence: it is a new word, from its text.
-    QVERIFY(after.embeddings.row(3) == wordVector("word_3", 3).transpose());
+    // One vector per word: the second "word_3" takes the first one's, not a new one.
+    QVERIFY(after.embeddings.row(3) == before.embeddings.row(2));
     QVERIFY(after.embeddings.row(4) == wordVector(".", 3).transpose());
     QCOMPARE(queryModel()->rowCount(), 5);
     verifyEngineMatchesRecompute(*document_);
@@ -421,6 +425,58 @@ void TestEditors::newWordSameVectorEverywhere() {
     typeSentence(QStringLiteral("a boat on the river ."));
     QCOMPARE(document_->scene().tokens[4], std::string("river"));
     QVERIFY(document_->scene().embeddings.row(4).transpose() == firstRun);
+}
+
+void TestEditors::repeatedWordHasOneVector() {
+    auto typeSentence = [this](const QString& text) {
+        auto* edit = child<QLineEdit>(tokens_.get(), "querySentenceEdit");
+        edit->setText(text);
+        QTest::keyClick(edit, Qt::Key_Return);
+    };
+    typeSentence(QStringLiteral("the cat saw the dog"));
+    const Scene scene = document_->scene();  // a copy: the next sentence replaces it
+    QCOMPARE(scene.tokens, (std::vector<std::string>{"the", "cat", "saw", "the", "dog"}));
+    const VectorD the = scene.embeddings.row(0).transpose();
+    QVERIFY(scene.embeddings.row(3).transpose() == the);
+    QVERIFY(the == wordVector("the", scene.dModel()));  // from the word's text alone
+    for (int i : {1, 2, 4}) {
+        QVERIFY2(scene.embeddings.row(i).transpose() != the, scene.tokens[i].c_str());
+        for (int j : {1, 2, 4})
+            QVERIFY(i == j || scene.embeddings.row(i) != scene.embeddings.row(j));
+    }
+    verifyEngineMatchesRecompute(*document_);
+
+    // Another sentence around the same word keeps it; so does a save and reload.
+    typeSentence(QStringLiteral("the dog and the bird"));
+    QVERIFY(document_->scene().embeddings.row(0).transpose() == the);
+    QVERIFY(document_->scene().embeddings.row(3).transpose() == the);
+    QVERIFY(document_->scene().embeddings.row(1) == scene.embeddings.row(4));  // "dog"
+    const Scene reloaded = io::parseScene(io::sceneToJson(document_->scene()));
+    QVERIFY(reloaded.embeddings.row(0).transpose() == the);
+    QVERIFY(reloaded.embeddings.row(3).transpose() == the);
+
+    // From a fresh document too: the word's vector does not depend on what was there before.
+    cleanup();
+    init();
+    typeSentence(QStringLiteral("a bird and the cat and the dog"));
+    QVERIFY(document_->scene().embeddings.row(3).transpose() == the);
+    QVERIFY(document_->scene().embeddings.row(6).transpose() == the);
+}
+
+void TestEditors::savedRepeatedWordsLoadUnchanged() {
+    // A file written before one-vector-per-word, with two different "the" rows, loads as it was
+    // saved, and re-applying its own sentence leaves it alone.
+    Scene saved = document_->scene();
+    saved.tokens = {"the", "cat", "the", "end"};
+    saved.embeddings.row(2) = saved.embeddings.row(0) * -1.0;
+    const Scene loaded = io::parseScene(io::sceneToJson(saved));
+    QVERIFY(loaded.embeddings == saved.embeddings);
+    document_->resetScene(loaded);
+    auto* edit = child<QLineEdit>(tokens_.get(), "querySentenceEdit");
+    QCOMPARE(edit->text(), QStringLiteral("the cat the end"));
+    QTest::keyClick(edit, Qt::Key_Return);
+    QVERIFY(document_->scene().embeddings == saved.embeddings);
+    QCOMPARE(document_->undoStack()->count(), 0);
 }
 
 void TestEditors::tokenListKeepsPaddingSized() {
@@ -646,6 +702,54 @@ void TestEditors::weightCellEdit() {
     document_->undoStack()->undo();
     QCOMPARE(model->data(model->index(2, 1), Qt::EditRole).toString().toDouble(),
              document_->scene().projections.query(2, 1));
+}
+
+void TestEditors::weightTablesShowHeadColumns() {
+    load("default");
+    const Scene& scene = document_->scene();
+    const int heads = scene.heads;
+    QVERIFY(heads >= 2);
+    const int dHead = scene.dProj() / heads;
+    auto* query =
+        qobject_cast<MatrixTableModel*>(child<QTableView>(weights_.get(), "W_QTable")->model());
+    QCOMPARE(query->columnCount(), scene.dProj());
+    for (int c = 0; c < scene.dProj(); ++c) {
+        const int head = c / dHead;
+        QCOMPARE(query->headerData(c, Qt::Horizontal).toString(),
+                 QStringLiteral("h%1 · %2").arg(head).arg(c));
+        QCOMPARE(query->headOf(Qt::Horizontal, c), head);
+        // Every other head is tinted, so the bands can be told apart at a glance.
+        const QVariant background = query->data(query->index(0, c), Qt::BackgroundRole);
+        if (head % 2 == 1)
+            QCOMPARE(background.value<QColor>(), MatrixTableModel::headTint());
+        else
+            QVERIFY(!background.isValid());
+    }
+    QVERIFY(child<QLabel>(weights_.get(), "W_QNote")
+                ->text()
+                .contains(QStringLiteral("h1 = %1–%2").arg(dHead).arg(2 * dHead - 1)));
+    // W_O: its rows are the heads' outputs.
+    auto* output =
+        qobject_cast<MatrixTableModel*>(child<QTableView>(weights_.get(), "W_OTable")->model());
+    if (scene.projections.hasOutput) {
+        QCOMPARE(output->headerData(dHead, Qt::Vertical).toString(),
+                 QStringLiteral("h1 · %1").arg(dHead));
+    }
+    // Not a check: the editor as a class sees it, where AE_WEIGHTS_SHOT says.
+    if (qEnvironmentVariableIsSet("AE_WEIGHTS_SHOT")) {
+        weights_->resize(620, 420);
+        weights_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(weights_.get()));
+        weights_->grab().save(qEnvironmentVariable("AE_WEIGHTS_SHOT"));
+        weights_->hide();
+    }
+    // A new head count relabels the columns (the numbers themselves do not change).
+    QVERIFY(document_->setHeads(1));
+    QCOMPARE(query->headerData(dHead, Qt::Horizontal).toString(), QString::number(dHead));
+    QVERIFY(!query->data(query->index(0, dHead), Qt::BackgroundRole).isValid());
+    QVERIFY(document_->setHeads(heads));
+    QCOMPARE(query->headerData(dHead, Qt::Horizontal).toString(),
+             QStringLiteral("h1 · %1").arg(dHead));
 }
 
 void TestEditors::badWeightTextRejected() {

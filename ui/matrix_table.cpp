@@ -1,5 +1,6 @@
 #include "matrix_table.h"
 
+#include <QColor>
 #include <QFontDatabase>
 #include <QFontMetrics>
 #include <QHeaderView>
@@ -174,6 +175,12 @@ QVariant MatrixTableModel::data(const QModelIndex& index, int role) const {
         }
         case Qt::TextAlignmentRole:
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        case Qt::BackgroundRole: {
+            const int section = bandOrientation_ == Qt::Horizontal ? index.column() : index.row();
+            const int head = headOf(bandOrientation_, section);
+            if (head % 2 == 1) return headTint();
+            return {};
+        }
         default:
             return {};
     }
@@ -200,6 +207,29 @@ Qt::ItemFlags MatrixTableModel::flags(const QModelIndex& index) const {
     Qt::ItemFlags f = QAbstractTableModel::flags(index);
     if (index.isValid() && setter_) f |= Qt::ItemIsEditable;
     return f;
+}
+
+void MatrixTableModel::setHeadBands(Qt::Orientation orientation, int bandSize, int bands) {
+    if (bands < 2) bandSize = 0;
+    if (orientation == bandOrientation_ && bandSize == bandSize_ && bands == bands_) return;
+    bandOrientation_ = orientation;
+    bandSize_ = bandSize;
+    bands_ = bandSize > 0 ? bands : 0;
+    if (rowCount() > 0 && columnCount() > 0) {
+        emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1),
+                         {Qt::BackgroundRole});
+    }
+}
+
+int MatrixTableModel::headOf(Qt::Orientation orientation, int section) const {
+    if (orientation != bandOrientation_ || bandSize_ <= 0 || section < 0) return -1;
+    const int head = section / bandSize_;
+    return head < bands_ ? head : -1;
+}
+
+QColor MatrixTableModel::headTint() {
+    // Light enough for dark digits, visible on a projector; translucent so a selection shows.
+    return QColor(70, 130, 180, 60);
 }
 
 QVariant MatrixTableModel::headerData(int section, Qt::Orientation orientation, int role) const {

@@ -10,6 +10,7 @@
 
 #include "scene.h"
 
+class QColor;
 class QTableView;
 class QVariant;
 
@@ -50,6 +51,14 @@ public:
     void setDecimals(int decimals);
     // Extra text for the tooltip of a cell, e.g. "W_Q row 2 (d_model), column 0 (d_proj)".
     void setToolTipPrefix(const QString& prefix) { toolTipPrefix_ = prefix; }
+    // Head bands: columns (or rows) 0 .. bandSize·bands − 1 belong to `bands` heads of bandSize
+    // sections each; every other head's cells are tinted, so a table of W_Q shows where one
+    // head's columns end. bandSize 0 (the default) or a single band: no tint.
+    void setHeadBands(Qt::Orientation orientation, int bandSize, int bands);
+    // The head of a column (Horizontal) or row (Vertical), or -1 outside the bands.
+    int headOf(Qt::Orientation orientation, int section) const;
+    // The tint of the odd heads' cells (the even heads keep the view's background).
+    static QColor headTint();
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -70,6 +79,9 @@ private:
     Setter setter_;
     QString toolTipPrefix_;
     int decimals_ = 3;
+    Qt::Orientation bandOrientation_ = Qt::Horizontal;
+    int bandSize_ = 0;
+    int bands_ = 0;
 };
 
 // The blocks where `before` and `after` (same shape) differ, for dataChanged: one per row span

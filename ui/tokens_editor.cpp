@@ -75,9 +75,9 @@ public:
         sentence_->setObjectName(prefix + QStringLiteral("SentenceEdit"));
         sentence_->setPlaceholderText(tr("Type a sentence and press Enter"));
         sentence_->setToolTip(
-            tr("Splits at spaces; punctuation becomes separate tokens. Words already present keep "
-               "their vectors; a new word gets a vector derived from its text, the same every "
-               "time."));
+            tr("Splits at spaces; punctuation becomes separate tokens. One vector per word: a "
+               "word already present keeps its vector (every copy of it gets the same one); a "
+               "new word gets a vector derived from its text, the same every time."));
         auto* useSentence = new QPushButton(tr("Use sentence"), this);
         useSentence->setObjectName(prefix + QStringLiteral("SentenceButton"));
 
@@ -185,6 +185,8 @@ private:
         std::vector<std::string> tokens;
         for (const QString& w : words)
             tokens.push_back(w.toStdString());
+        // Enter on the sentence as shown is not an edit: no undo step, vectors untouched.
+        if (tokens == streamTokens(document_->scene(), stream_)) return;
         Scene next = document_->scene();
         setSentence(next, stream_, tokens);
         // A long sentence is shortened in the undo text and in a refusal's message line.

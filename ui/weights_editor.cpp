@@ -39,6 +39,16 @@ QStringList numberLabels(int count) {
     return labels;
 }
 
+// "h1 · 4": column (or row) 4 of d_proj, read by head 1. Plain numbers for a single head.
+QStringList headLabels(int count, int dHead, int heads) {
+    if (heads < 2 || dHead <= 0) return numberLabels(count);
+    QStringList labels;
+    labels.reserve(count);
+    for (int i = 0; i < count; ++i)
+        labels << QStringLiteral("h%1 · %2").arg(i / dHead).arg(i);
+    return labels;
+}
+
 }  // namespace
 
 WeightsEditor::WeightsEditor(AttentionDocument* document, QWidget* parent)
@@ -326,24 +336,45 @@ void WeightsEditor::refreshPage(PageIndex index) {
     } else {
         const QString shape = index == kOutputPage ? tr("%1: d_proj × d_out = %2 × %3")
                                                    : tr("%1: d_model × d_proj = %2 × %3");
-        page.note->setText(shape.arg(page.name).arg(matrix->rows()).arg(matrix->cols()) +
+        // Which d_proj columns (rows of W_O) each head reads: head h owns d_head of them.
+        const int heads = scene.heads;
+        const int dHead = heads > 0 ? scene.dProj() / heads : 0;
+        QString headText;
+        if (heads > 1 && dHead > 0) {
+            QStringList spans;
+            for (int h = 0; h < heads && h < 4; ++h)
+                spans << tr("h%1 = %2–%3").arg(h).arg(h * dHead).arg((h + 1) * dHead - 1);
+            if (heads > 4) spans << QStringLiteral("…");
+            headText = (index == kOutputPage ? tr("; rows by head: %1 (every other head shaded)")
+                                             : tr("; columns by head: %1 (every other head "
+                                                  "shaded)"))
+                           .arg(spans.join(QStringLiteral(", ")));
+        }
+        page.note->setText(shape.arg(page.name).arg(matrix->rows()).arg(matrix->cols()) + headText +
                            (showBias ? tr("; the last row is the bias") : QString()));
+        const Qt::Orientation headAxis = index == kOutputPage ? Qt::Vertical : Qt::Horizontal;
+        page.model->setHeadBands(headAxis, dHead, heads);
         const int rows = static_cast<int>(matrix->rows());
-        // Most result changes (a head count, a mask, an embedding) leave the weights alone:
-        // compare in place before building anything.
+        // Most result changes (a mask, an embedding) leave the weights alone: compare in place
+        // before building anything. A head count changes only the labels.
         const MatrixD& shown = page.model->values();
-        if (page.modelHasBias == showBias && shown.rows() == rows + (showBias ? 1 : 0) &&
-            shown.cols() == matrix->cols() && shown.topRows(rows) == *matrix &&
-            (!showBias || shown.row(rows) == bias->transpose())) {
+        if (page.shownHeads == heads && page.modelHasBias == showBias &&
+            shown.rows() == rows + (showBias ? 1 : 0) && shown.cols() == matrix->cols() &&
+            shown.topRows(rows) == *matrix && (!showBias || shown.row(rows) == bias->transpose())) {
             return;
         }
         MatrixD values(rows + (showBias ? 1 : 0), matrix->cols());
         values.topRows(rows) = *matrix;
         if (showBias) values.row(rows) = bias->transpose();
-        QStringList rowLabels = numberLabels(rows);
+        const int cols = static_cast<int>(matrix->cols());
+        QStringList rowLabels =
+            index == kOutputPage ? headLabels(rows, dHead, heads) : numberLabels(rows);
         if (showBias) rowLabels << tr("bias");
-        page.model->setValues(values, rowLabels, numberLabels(static_cast<int>(matrix->cols())));
+        page.model->setValues(
+            values, rowLabels,
+            index == kOutputPage ? numberLabels(cols) : headLabels(cols, dHead, heads));
         page.modelHasBias = showBias;
+        page.shownHeads = heads;
     }
 }
 

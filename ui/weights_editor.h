@@ -48,6 +48,7 @@ private:
         MatrixTableModel* model = nullptr;
         bool biasShown = false;     // the bias row is wanted (a zero bias is hidden by default)
         bool modelHasBias = false;  // the model's last row is the bias
+        int shownHeads = 0;         // the head count the labels were made for
     };
 
     void buildPage(PageIndex index, WeightMatrix matrix, WeightMatrix bias, const QString& name);
