@@ -6,10 +6,15 @@
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
+#include <QLabel>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSettings>
+#include <QSlider>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QStyle>
+#include <QStyleOptionSlider>
 #include <QTableWidget>
 #include <QtTest>
 #include <map>
@@ -84,10 +89,13 @@ private slots:
     void walkthroughStepsMapOntoEngineStages();
     void walkthroughSaysWhatDoesNotApply();
     void neuronViewEqualsEngine();
-    void differenceIsExactlyPinnedMinusCurrent();
+    void differenceIsExactlyCurrentMinusPinned();
+    void f5TogglesAndOnlyRepinRepins();
     void scalingPlotGrowsLikeDk();
     void permutationPropertyHoldsOnlyWithoutEncodings();
     void threeMatricesShareMeansSymmetric();
+    void threeMatricesSymmetricDespiteCausalMask();
+    void scalingSliderTicksCarryNumbers();
     void presentationByKeyboardAlone();
     void noDuplicateShortcuts();
     void shortcutsDialogListsEveryAction();
@@ -345,7 +353,7 @@ void TestClassroom::neuronViewEqualsEngine() {
     checkNeuronView();
 }
 
-void TestClassroom::differenceIsExactlyPinnedMinusCurrent() {
+void TestClassroom::differenceIsExactlyCurrentMinusPinned() {
     PinCompareView* pin = classroom()->pinCompare();
     QVERIFY(!pin->hasPin());
     window_->findChild<QAction*>(QStringLiteral("pinAction"))->trigger();
@@ -366,7 +374,7 @@ void TestClassroom::differenceIsExactlyPinnedMinusCurrent() {
     bool changed = false;
     for (int i = 0; i < pinned.rows(); ++i) {
         for (int j = 0; j < pinned.cols(); ++j) {
-            const float expected = pinned(i, j) - current(i, j);
+            const float expected = current(i, j) - pinned(i, j);
             QCOMPARE(cell(pin->differenceMap(), i, j), static_cast<double>(expected));
             changed = changed || expected != 0.0f;
         }
@@ -386,6 +394,151 @@ void TestClassroom::differenceIsExactlyPinnedMinusCurrent() {
     // Other tokens: the view says so rather than comparing unlike things.
     open("four-words");
     QVERIFY(!pin->problem().isEmpty());
+}
+
+void TestClassroom::f5TogglesAndOnlyRepinRepins() {
+    PinCompareView* pin = classroom()->pinCompare();
+    QDockWidget* dock = classroom()->pinDock();
+    QApplication::setActiveWindow(window_.get());
+    // F5 opens the view, pinning the first time; F5 again closes it.
+    QTest::keyClick(window_.get(), Qt::Key_F5);
+    settle();
+    QVERIFY(dock->isVisible());
+    QVERIFY(pin->hasPin());
+    const EngineF::Matrix pinned = pin->pinnedWeights(0);
+    QVERIFY(pinned == engine().weights(0));
+    QTest::keyClick(window_.get(), Qt::Key_F5);
+    settle();
+    QVERIFY(!dock->isVisible());
+
+    // An edit, then F5 twice more: the pin is the old one, not the edited weights.
+    AttentionDocument* doc = window_->document();
+    doc->setScale({ScaleKind::Divisor, 0.5});
+    settle();
+    QTest::keyClick(window_.get(), Qt::Key_F5);
+    settle();
+    QVERIFY(dock->isVisible());
+    QVERIFY(pin->pinnedWeights(0) == pinned);
+    QVERIFY(engine().weights(0) != pinned);
+    // The difference is current − pinned: check one cell by hand, and that a weight that grew
+    // is positive and painted blue, as the legend says.
+    pin->setHead(0);
+    settle();
+    const EngineF::Matrix& current = engine().weights(0);
+    Eigen::Index gi = 0, gj = 0;
+    (current - pinned).maxCoeff(&gi, &gj);
+    const float grew = current(gi, gj) - pinned(gi, gj);
+    QVERIFY(grew > 0.0f);
+    QCOMPARE(cell(pin->differenceMap(), int(gi), int(gj)), static_cast<double>(grew));
+    QCPColorMap* map = pin->differenceMap()->colorMap();
+    const QColor grewColour = QColor(map->gradient().color(grew, map->dataRange()));
+    QVERIFY2(grewColour.blue() > grewColour.red(), qPrintable(grewColour.name()));
+    auto* legend = pin->findChild<QLabel*>(QStringLiteral("pinLegend"));
+    QVERIFY(legend && legend->isVisible());
+    QVERIFY(legend->text().contains(QStringLiteral("blue")));
+    QVERIFY(legend->text().contains(QStringLiteral("grew since pinned")));
+
+    // Re-pinning is an explicit action (Shift+F5, and the view's button): then the difference
+    // is zero.
+    QAction* repin = window_->findChild<QAction*>(QStringLiteral("repinAction"));
+    QVERIFY(repin);
+    QCOMPARE(repin->shortcut(), QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    QTest::keyClick(window_.get(), Qt::Key_F5, Qt::ShiftModifier);
+    settle();
+    QVERIFY(dock->isVisible());
+    QVERIFY(pin->pinnedWeights(0) == engine().weights(0));
+    for (int i = 0; i < current.rows(); ++i) {
+        for (int j = 0; j < current.cols(); ++j)
+            QCOMPARE(cell(pin->differenceMap(), i, j), 0.0);
+    }
+    auto* button = pin->findChild<QPushButton*>(QStringLiteral("repinButton"));
+    QVERIFY(button && button->text().contains(QStringLiteral("Re-pin")));
+    doc->undoStack()->undo();
+    settle();
+    button->click();
+    QVERIFY(pin->pinnedWeights(0) == pinned);
+}
+
+void TestClassroom::threeMatricesSymmetricDespiteCausalMask() {
+    open("gpt2-style");
+    QVERIFY(window_->document()->scene().mask.causal);
+    ProjectionComparison* view = classroom()->projectionComparison();
+    view->show();
+    settle();
+    QVERIFY(view->showsScores());
+    // The shared variant's map is symmetric cell by cell, every cell shown (no masked NaN).
+    HeatmapController* shared = view->map(1);
+    const int n = shared->rows();
+    QCOMPARE(shared->columns(), n);
+    QVERIFY(n > 2);
+    double largest = 0.0;
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) {
+            QVERIFY(std::isfinite(cell(shared, i, j)));
+            largest = std::max(largest, std::abs(cell(shared, i, j)));
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < i; ++j) {
+            QVERIFY2(std::abs(cell(shared, i, j) - cell(shared, j, i)) <= 1e-5 * largest,
+                     qPrintable(QStringLiteral("(%1, %2)").arg(i).arg(j)));
+        }
+    }
+    // The separate variant is not symmetric, and the view says why the mask is left out.
+    HeatmapController* separate = view->map(0);
+    bool asymmetric = false;
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < i; ++j)
+            asymmetric = asymmetric || std::abs(cell(separate, i, j) - cell(separate, j, i)) > 1e-3;
+    }
+    QVERIFY(asymmetric);
+    auto* note = view->findChild<QLabel*>(QStringLiteral("threeMatricesMaskNote"));
+    QVERIFY(note && note->isVisible());
+    QVERIFY(note->text().contains(QStringLiteral("mask")));
+    view->hide();
+    // Without a mask there is nothing to explain.
+    open("default");
+    view->show();
+    settle();
+    QVERIFY(!note->isVisible());
+    view->hide();
+}
+
+void TestClassroom::scalingSliderTicksCarryNumbers() {
+    auto* slider = window_->findChild<QSlider*>(QStringLiteral("scaleSlider"));
+    auto* row = window_->findChild<QWidget*>(QStringLiteral("scaleTickLabels"));
+    QVERIFY(slider && row && row->isVisible());
+    const QStringList expected{QStringLiteral("0.1"), QStringLiteral("1"), QStringLiteral("10"),
+                               QStringLiteral("100")};
+    QStyleOptionSlider option;
+    option.initFrom(slider);
+    option.orientation = slider->orientation();
+    option.minimum = slider->minimum();
+    option.maximum = slider->maximum();
+    const QRect handle = slider->style()->subControlRect(QStyle::CC_Slider, &option,
+                                                         QStyle::SC_SliderHandle, slider);
+    const int span = slider->width() - handle.width();
+    for (int d = 0; d < expected.size(); ++d) {
+        auto* label = row->findChild<QLabel*>(QStringLiteral("scaleTick%1").arg(d));
+        QVERIFY(label && label->isVisible());
+        QCOMPARE(label->text(), expected[d]);
+        // Each number stands under its tick (the middle ones centred, the ends flush).
+        const int value = d * slider->tickInterval();
+        const int tick =
+            slider->mapTo(window_.get(), QPoint(0, 0)).x() + handle.width() / 2 +
+            QStyle::sliderPositionFromValue(slider->minimum(), slider->maximum(), value, span);
+        const QRect text = label->geometry().translated(row->mapTo(window_.get(), QPoint(0, 0)));
+        const QFontMetrics metrics(label->font());
+        const int textWidth = metrics.horizontalAdvance(label->text());
+        const int textCentre = d == 0                     ? text.left() + textWidth / 2
+                               : d == expected.size() - 1 ? text.right() - textWidth / 2
+                                                          : text.center().x();
+        QVERIFY2(std::abs(textCentre - tick) <= textWidth / 2 + handle.width() / 2 + 2,
+                 qPrintable(QStringLiteral("%1: text at %2, tick at %3")
+                                .arg(expected[d])
+                                .arg(textCentre)
+                                .arg(tick)));
+    }
 }
 
 void TestClassroom::scalingPlotGrowsLikeDk() {
@@ -450,6 +603,9 @@ void TestClassroom::threeMatricesShareMeansSymmetric() {
     QVERIFY(asymmetry(0) > 0.1);
     QVERIFY(asymmetry(1) < 1e-4);
     QVERIFY(asymmetry(2) < 1e-4);
+    for (int v = 0; v < ProjectionComparison::kVariants; ++v)
+        VERIFY_MAP(view->map(v), view->scores(v));  // the scores by default
+    view->setShowsScores(false);
     for (int v = 0; v < ProjectionComparison::kVariants; ++v)
         VERIFY_MAP(view->map(v), view->weights(v));
     // The separate variant is the scene itself.

@@ -198,9 +198,22 @@ void Classroom::createActions() {
     neuron->setShortcut(QKeySequence(Qt::Key_F4));
     explain->addAction(neuron);
     explain->addSeparator();
-    QAction* pin = addAction(explain, QStringLiteral("pinAction"), tr("&Pin weights and compare"),
-                             {QKeySequence(Qt::Key_F5)});
-    connect(pin, &QAction::triggered, this, [this] {
+    // F5 shows and hides the view (pinning the first time only); re-pinning is its own action,
+    // so looking again never silently replaces what the class pinned.
+    QAction* pin = pinDock_->toggleViewAction();
+    pin->setObjectName(QStringLiteral("pinAction"));
+    pin->setText(tr("&Pin and compare"));
+    pin->setShortcut(QKeySequence(Qt::Key_F5));
+    explain->addAction(pin);
+    connect(pin, &QAction::toggled, this, [this](bool shown) {
+        if (!shown) return;
+        if (!pin_->hasPin()) pin_->pin();
+        pinDock_->raise();
+    });
+    QAction* repin =
+        addAction(explain, QStringLiteral("repinAction"), tr("&Re-pin current weights"),
+                  {QKeySequence(Qt::SHIFT | Qt::Key_F5)});
+    connect(repin, &QAction::triggered, this, [this] {
         pin_->pin();
         pinDock_->show();
         pinDock_->raise();

@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "attention_document.h"
@@ -59,22 +60,39 @@ QLabel* captionLabel(QWidget* parent) {
 PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
     : QWidget(parent), document_(document) {
     setObjectName(QStringLiteral("pinCompareView"));
-    auto* pinButton = new QPushButton(tr("Pin current weights"), this);
-    pinButton->setToolTip(tr("Remember these weights (F5), then change anything"));
+    pinButton_ = new QPushButton(tr("Pin current weights"), this);
+    pinButton_->setObjectName(QStringLiteral("repinButton"));
+    pinButton_->setToolTip(
+        tr("Remember these weights (Shift+F5), then change anything. Edits never re-pin: the "
+           "pinned maps stay until you press this again."));
     headSpin_ = new QSpinBox(this);
     headSpin_->setObjectName(QStringLiteral("pinHeadSpin"));
     status_ = new QLabel(this);
     status_->setWordWrap(true);
     auto* top = new QHBoxLayout;
-    top->addWidget(pinButton);
+    top->addWidget(pinButton_);
     top->addWidget(new QLabel(tr("  Head"), this));
     top->addWidget(headSpin_);
     top->addWidget(status_, 1);
 
+    // The difference's colours in words, next to its map: a class reads the key, not the code.
+    legend_ = new QLabel(this);
+    legend_->setObjectName(QStringLiteral("pinLegend"));
+    legend_->setTextFormat(Qt::RichText);
+    QCPColorGradient gradient = divergingGradient();  // color() is not const in 2.1
+    const QCPRange unit(-1.0, 1.0);
+    const auto swatch = [&](double value) {
+        return QStringLiteral("<span style=\"background-color:%1\">&nbsp;&nbsp;&nbsp;&nbsp;</span>")
+            .arg(QColor(gradient.color(value, unit)).name());
+    };
+    legend_->setText(tr("%1 <b>blue</b>: grew since pinned &nbsp; %2 <b>white</b>: unchanged "
+                        "&nbsp; %3 <b>red</b>: fell since pinned")
+                         .arg(swatch(0.8), swatch(0.0), swatch(-0.8)));
+
     pinnedMap_ = weightsMap(this, tr("pinned"));
     currentMap_ = weightsMap(this, tr("current"));
     differenceMap_ = new HeatmapController(this);
-    differenceMap_->setTitle(tr("pinned − current"));
+    differenceMap_->setTitle(tr("current − pinned"));
     differenceMap_->setGradient(divergingGradient());
     differenceMap_->setAxisTitles(tr("query"), tr("key"));
     differenceMap_->setShowValues(true);
@@ -85,8 +103,9 @@ PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addLayout(maps, 1);
+    layout->addWidget(legend_, 0, Qt::AlignRight);
 
-    connect(pinButton, &QPushButton::clicked, this, &PinCompareView::pin);
+    connect(pinButton_, &QPushButton::clicked, this, &PinCompareView::pin);
     connect(headSpin_, &QSpinBox::valueChanged, this, &PinCompareView::setHead);
     connect(document_, &AttentionDocument::resultsChanged, this, &PinCompareView::onResultsChanged);
     refresh();
@@ -128,7 +147,7 @@ void PinCompareView::refresh() {
     problem_.clear();
     if (pinned_.empty()) {
         problem_ =
-            tr("Nothing pinned yet: press <b>Pin current weights</b> (F5), then change "
+            tr("Nothing pinned yet: press <b>Pin current weights</b> (Shift+F5), then change "
                "anything — divisor, mask, heads, an embedding.");
     } else if (head_ >= static_cast<int>(pinned_.size())) {
         problem_ = tr("Head %1 did not exist when the weights were pinned (%2 heads then).")
@@ -136,21 +155,25 @@ void PinCompareView::refresh() {
                        .arg(pinned_.size());
     } else if (pinned_[head_].rows() != scene.queryCount() ||
                pinned_[head_].cols() != scene.keyCount()) {
-        problem_ = tr("The tokens changed since pinning (%1 × %2 then, %3 × %4 now): pin again.")
+        problem_ = tr("The tokens changed since pinning (%1 × %2 then, %3 × %4 now): re-pin "
+                      "(Shift+F5).")
                        .arg(pinned_[head_].rows())
                        .arg(pinned_[head_].cols())
                        .arg(scene.queryCount())
                        .arg(scene.keyCount());
     }
+    pinButton_->setText(pinned_.empty() ? tr("Pin current weights") : tr("Re-pin current weights"));
     for (HeatmapController* m : {pinnedMap_, currentMap_, differenceMap_})
         m->plot()->setVisible(problem_.isEmpty());
+    legend_->setVisible(problem_.isEmpty());
     if (!problem_.isEmpty()) {
         status_->setText(problem_);
         return;
     }
     const EngineF::Matrix& pinned = pinned_[head_];
     const EngineF::Matrix& current = engine.weights(head_);
-    const EngineF::Matrix difference = pinned - current;
+    // The usual convention: what is now minus what was, so positive means "grew".
+    const EngineF::Matrix difference = current - pinned;
     const QStringList rows = tokenLabels(scene.tokens), columns = tokenLabels(scene.keyTokens());
     showWeights(pinnedMap_, pinned, tokenLabels(pinnedTokens_), tokenLabels(pinnedKeys_));
     showWeights(currentMap_, current, rows, columns);
@@ -163,8 +186,7 @@ void PinCompareView::refresh() {
     differenceMap_->setDataRange(-range, range);
     differenceMap_->replot();
     status_->setText(
-        tr("%1. Largest change: %2 (blue: the weight fell since pinning, red: it grew).")
-            .arg(pinnedDescription_, QString::number(largest, 'g', 3)));
+        tr("%1. Largest change: %2.").arg(pinnedDescription_, QString::number(largest, 'g', 3)));
 }
 
 // --- why three matrices ------------------------------------------------------------------------
@@ -185,18 +207,41 @@ ProjectionComparison::ProjectionComparison(AttentionDocument* document, QWidget*
     }
     grid->setRowStretch(0, 1);
     auto* intro = new QLabel(
-        tr("The same tokens through three kinds of projection (softmax weights; the scene itself "
-           "is not changed). Queries ask, keys answer: with separate matrices a token can look "
-           "for something other than what it offers."),
+        tr("The same tokens through three kinds of projection (the scene itself is not "
+           "changed). Queries ask, keys answer: with separate matrices a token can look for "
+           "something other than what it offers. With one matrix for both, the scores are "
+           "symmetric: score(i, j) = score(j, i)."),
         this);
     intro->setWordWrap(true);
+    shown_ = new QComboBox(this);
+    shown_->setObjectName(QStringLiteral("threeMatricesShown"));
+    shown_->addItem(tr("scores, before the softmax (where the symmetry is)"));
+    shown_->addItem(tr("weights, after the softmax (each row sums to 1)"));
+    maskNote_ = new QLabel(this);
+    maskNote_->setObjectName(QStringLiteral("threeMatricesMaskNote"));
+    maskNote_->setWordWrap(true);
+    auto* showRow = new QHBoxLayout;
+    showRow->addWidget(new QLabel(tr("Show"), this));
+    showRow->addWidget(shown_);
+    showRow->addStretch(1);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(intro);
+    layout->addLayout(showRow);
+    layout->addWidget(maskNote_);
     layout->addLayout(grid, 1);
+    connect(shown_, &QComboBox::currentIndexChanged, this, &ProjectionComparison::refresh);
     connect(document_, &AttentionDocument::resultsChanged, this,
             &ProjectionComparison::onResultsChanged);
-    resize(1200, 560);
+    resize(1200, 600);
     refresh();
+}
+
+bool ProjectionComparison::showsScores() const {
+    return shown_->currentIndex() == 0;
+}
+
+void ProjectionComparison::setShowsScores(bool scores) {
+    shown_->setCurrentIndex(scores ? 0 : 1);
 }
 
 void ProjectionComparison::setHead(int head) {
@@ -212,8 +257,21 @@ void ProjectionComparison::refresh() {
     const ProjectionMode modes[kVariants] = {ProjectionMode::Separate, ProjectionMode::SharedQK,
                                              ProjectionMode::Identity};
     const QStringList rows = tokenLabels(base.tokens), columns = tokenLabels(base.keyTokens());
+    // A mask would blank one side of every pair (the causal mask, the whole upper triangle) and
+    // hide the symmetry this view is about: every variant is computed without it.
+    const Mask& mask = base.mask;
+    const bool masked =
+        mask.causal || mask.window || mask.allowed ||
+        std::find(mask.padding.begin(), mask.padding.end(), true) != mask.padding.end();
+    maskNote_->setVisible(masked);
+    maskNote_->setText(
+        tr("Computed without the scene's mask%1: a mask hides one of score(i, j) and "
+           "score(j, i), and with it the symmetry. The maps in the main window keep the mask.")
+            .arg(mask.causal ? tr(" (causal)") : QString()));
+    const bool scores = showsScores();
     for (int v = 0; v < kVariants; ++v) {
         Scene scene = base;
+        scene.mask = Mask{};
         QString note;
         if (modes[v] != base.projections.mode) {
             setProjectionMode(scene, modes[v], spec);
@@ -240,7 +298,20 @@ void ProjectionComparison::refresh() {
             continue;
         }
         maps_[v]->plot()->show();
-        showWeights(maps_[v], weights_[v], rows, columns);
+        if (scores) {
+            // Signed numbers on a diverging map centred on 0, so equal mirror cells look equal.
+            const EngineF::Matrix& s = scores_[v];
+            const double largest = s.size() ? s.cwiseAbs().maxCoeff() : 0.0;
+            const double range = largest > 0.0 ? largest : 1.0;
+            maps_[v]->setGradient(divergingGradient());
+            maps_[v]->setLabels(rows, columns, true);
+            maps_[v]->setMatrix(s);
+            maps_[v]->setDataRange(-range, range);
+            maps_[v]->replot();
+        } else {
+            maps_[v]->setGradient(colorGradient(ColorMap::Viridis));
+            showWeights(maps_[v], weights_[v], rows, columns);
+        }
         const EngineF::Matrix& s = scores_[v];
         QString fact;
         if (s.rows() == s.cols()) {

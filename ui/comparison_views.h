@@ -1,6 +1,6 @@
 #pragma once
 // The "what if" comparisons of Explain menu, each side by side for the same tokens:
-//   PinCompareView        pinned weights, current weights and pinned − current;
+//   PinCompareView        pinned weights, current weights and current − pinned;
 //   ProjectionComparison  separate W_Q/W_K, shared Q = K, and identity projections;
 //   ScalingPlot           the engine's own scaling study over d_k = 1 .. 1024;
 //   PositionsComparison   a token permutation with and without positional encodings.
@@ -36,12 +36,13 @@ public:
     const EngineF::Matrix& pinnedWeights(int head) const { return pinned_[head]; }
     HeatmapController* pinnedMap() const { return pinnedMap_; }
     HeatmapController* currentMap() const { return currentMap_; }
-    HeatmapController* differenceMap() const { return differenceMap_; }  // pinned − current
+    HeatmapController* differenceMap() const { return differenceMap_; }  // current − pinned
     int head() const { return head_; }
     // Why the comparison cannot be shown (nothing pinned, shapes differ), or empty.
     QString problem() const { return problem_; }
 
 public slots:
+    // Pins (or re-pins) the shown weights. Only this replaces a pin: edits never do.
     void pin();
     void setHead(int head);
     void refresh();
@@ -53,8 +54,10 @@ private:
     void onResultsChanged();
     bool stale_ = false;
     AttentionDocument* document_;
+    QPushButton* pinButton_;
     QSpinBox* headSpin_;
     QLabel* status_;
+    QLabel* legend_;  // what the difference map's colours mean
     HeatmapController* pinnedMap_;
     HeatmapController* currentMap_;
     HeatmapController* differenceMap_;
@@ -71,6 +74,10 @@ public:
     ProjectionComparison(AttentionDocument* document, QWidget* parent = nullptr);
 
     static constexpr int kVariants = 3;  // separate, shared Q = K, identity
+    // What the maps show: the scores (the default, where shared Q = K is symmetric) or the
+    // weights. Either way every variant is computed without the scene's mask.
+    bool showsScores() const;
+    void setShowsScores(bool scores);
     // The weights of one variant for the shown head (empty if it could not be computed).
     const EngineF::Matrix& weights(int variant) const { return weights_[variant]; }
     const EngineF::Matrix& scores(int variant) const { return scores_[variant]; }
@@ -87,6 +94,8 @@ private:
     void onResultsChanged();
     bool stale_ = false;
     AttentionDocument* document_;
+    QComboBox* shown_;
+    QLabel* maskNote_;  // shown when the scene has a mask the comparison leaves out
     HeatmapController* maps_[kVariants];
     QLabel* captions_[kVariants];
     EngineF::Matrix weights_[kVariants];

@@ -37,6 +37,27 @@ QSlider* makeSlider(const QString& name, QWidget* parent) {
     return slider;
 }
 
+// The numbers under the scaling slider's ticks (one a decade): the first flush left, the last
+// flush right and the middle ones centred under their ticks, as the slider's handle travels.
+QWidget* makeDecadeLabels(QWidget* parent) {
+    auto* row = new QWidget(parent);
+    row->setObjectName(QStringLiteral("scaleTickLabels"));
+    auto* layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    const int decades = ControlsPanel::kScaleSteps / 100;
+    for (int d = 0; d <= decades; ++d) {
+        const double divisor = positionToDivisor(d * 100);
+        auto* label = new QLabel(QString::number(divisor, 'g', 3), row);
+        label->setObjectName(QStringLiteral("scaleTick%1").arg(d));
+        label->setAlignment(d == 0         ? Qt::AlignLeft
+                            : d == decades ? Qt::AlignRight
+                                           : Qt::AlignHCenter);
+        // Equal stretch for the middle labels, half for the ends: centres fall on the ticks.
+        layout->addWidget(label, d == 0 || d == decades ? 1 : 2);
+    }
+    return row;
+}
+
 }  // namespace
 
 ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
@@ -87,6 +108,7 @@ ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
     }
     scaleLayout->addWidget(scaleLabel_);
     scaleLayout->addWidget(scale_);
+    scaleLayout->addWidget(makeDecadeLabels(scaleBox));
     scaleLayout->addLayout(buttons);
     layout->addWidget(scaleBox);
 
