@@ -2,8 +2,11 @@
 // one undo step, Play/Pause stop cleanly, and destroying the panel mid-run is safe.
 #include <QComboBox>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
@@ -12,6 +15,7 @@
 #include "main_window.h"
 #include "scene_file.h"
 #include "training_panel.h"
+#include "training_worker.h"
 
 using namespace ae;
 using namespace ae::ui;
@@ -108,6 +112,93 @@ private slots:
             QVERIFY2(token.size() == 1 && token[0] >= 'A' && token[0] <= 'Z', token.c_str());
     }
 
+    // The pace rule on simulated time: over 10 s at 5 steps/s, polled every millisecond as the
+    // worker would, exactly 51 steps run (one at 0 s, then one every 200 ms), each when due.
+    void pacerLimitsTheStepRate() {
+        StepPacer pacer;
+        pacer.start(1000, 5.0);
+        qint64 steps = 0;
+        qint64 lastStep = -1;
+        for (qint64 now = 1000; now <= 11000; ++now) {
+            while (pacer.due(now) > 0) {
+                pacer.taken(1);
+                ++steps;
+                if (lastStep >= 0)
+                    QVERIFY2(now - lastStep >= 200, qPrintable(QString::number(now)));
+                lastStep = now;
+            }
+            // wait() names the moment of the next step.
+            if (now == 1000) QCOMPARE(pacer.wait(now), qint64(200));
+        }
+        QCOMPARE(steps, qint64(51));
+        // A new rate mid-run starts a new pace; 0 means no limit.
+        pacer.start(20000, 50.0);
+        pacer.taken(pacer.due(20000));
+        QCOMPARE(pacer.wait(20000), qint64(20));
+        QCOMPARE(pacer.due(20999), qint64(49));
+        pacer.start(30000, 0.0);
+        QVERIFY(pacer.due(30000) > 1000000);
+        QCOMPARE(pacer.wait(30000), qint64(0));
+    }
+
+    // The Speed control reaches the worker, and a run at 4 steps/s takes no more steps than
+    // the pace allows (an upper bound: a slow machine only takes fewer).
+    void speedControlPacesARun() {
+        TrainingPanel panel(document_);
+        auto* speed = panel.findChild<QSpinBox*>("stepsPerSecond");
+        QVERIFY(speed);
+        QCOMPARE(speed->value(), 0);  // as fast as possible by default
+        QCOMPARE(panel.worker()->stepsPerSecond(), 0.0);
+        speed->setValue(4);
+        QCOMPARE(panel.worker()->stepsPerSecond(), 4.0);
+        QElapsedTimer timer;
+        timer.start();
+        panel.play();
+        QTRY_VERIFY(panel.lossPointCount() >= 2);
+        QTest::qWait(400);
+        panel.pause();
+        const qint64 elapsed = timer.elapsed();
+        QTRY_VERIFY(document_->undoStack()->count() == 1);
+        // One step due at the start, one per 250 ms after, plus one that may start as Pause lands.
+        QVERIFY2(
+            panel.stepCount() <= elapsed * 4 / 1000 + 2,
+            qPrintable(QStringLiteral("%1 steps in %2 ms").arg(panel.stepCount()).arg(elapsed)));
+        // Unlimited again: the same panel trains far faster than 4 a second.
+        speed->setValue(0);
+        QCOMPARE(panel.worker()->stepsPerSecond(), 0.0);
+    }
+
+    // match says it replaces the tokens; Reset brings the teacher's back, even after a second
+    // trainer was configured from the generated ones (new options between runs).
+    void matchSaysItReplacesTokensAndResetRestoresThem() {
+        TrainingPanel panel(document_);
+        panel.show();
+        auto* task = panel.findChild<QComboBox*>("task");
+        auto* note = panel.findChild<QLabel*>("taskNote");
+        QVERIFY(task && note);
+        QVERIFY(note->isHidden());
+        task->setCurrentIndex(task->findText("match"));
+        QVERIFY(!note->isHidden());
+        QVERIFY(note->text().contains("replaces the tokens"));
+        QVERIFY(note->text().contains("Reset"));
+        panel.step();
+        QTRY_COMPARE(panel.lossPointCount(), 1);
+        QVERIFY(document_->scene().tokens != start_.tokens);
+        // New options: the next step configures a trainer from the generated tokens.
+        panel.findChild<QDoubleSpinBox*>("learningRate")->setValue(0.02);
+        panel.step();
+        QTRY_COMPARE(panel.lossPointCount(), 1);
+        QVERIFY(document_->scene().tokens != start_.tokens);
+        panel.reset();
+        QTest::qWait(100);  // stale snapshots are dropped
+        QCOMPARE(document_->scene().tokens, start_.tokens);
+        QVERIFY(document_->scene().embeddings == start_.embeddings);
+        QCOMPARE(document_->scene().positional.kind, start_.positional.kind);
+        // A task that keeps the tokens resets to the scene it started from, as before.
+        task->setCurrentIndex(task->findText("previous-token"));
+        QVERIFY(note->isHidden());
+    }
+
     void savesTheTrainedScene() {
         TrainingPanel panel(document_);
         panel.step();
@@ -125,6 +216,23 @@ private slots:
         auto* dock = window.findChild<QDockWidget*>("trainingDock");
         QVERIFY(dock != nullptr);
         QCOMPARE(dock->widget(), window.findChild<TrainingPanel*>());
+        // Not a check: the window on a projector-sized screen with the dock open, a few steps
+        // trained, saved where AE_TRAINING_SHOT says.
+        if (qEnvironmentVariableIsSet("AE_TRAINING_SHOT")) {
+            window.resize(1024, 768);
+            window.openPreset(QStringLiteral("journey"));
+            dock->show();
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            auto* panel = window.findChild<TrainingPanel*>();
+            panel->findChild<QComboBox*>("task")->setCurrentIndex(1);  // match
+            for (int k = 1; k <= 5; ++k) {
+                panel->step();
+                QTRY_COMPARE(panel->lossPointCount(), k);
+            }
+            QTest::qWait(300);
+            window.grab().save(qEnvironmentVariable("AE_TRAINING_SHOT"));
+        }
     }
 };
 

@@ -41,6 +41,8 @@ TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
       learningRate_(new QDoubleSpinBox),
       seed_(new QSpinBox),
       task_(new QComboBox),
+      stepsPerSecond_(new QSpinBox),
+      taskNote_(new QLabel),
       status_(new QLabel),
       plot_(new QCustomPlot) {
     for (auto [button, name] : {std::pair{play_, "play"},
@@ -63,6 +65,19 @@ TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
          {TrainingTask::PreviousToken, TrainingTask::Match, TrainingTask::FirstToken}) {
         task_->addItem(QString::fromLatin1(trainingTaskName(t)), static_cast<int>(t));
     }
+    stepsPerSecond_->setObjectName(QStringLiteral("stepsPerSecond"));
+    stepsPerSecond_->setRange(0, 1000);
+    stepsPerSecond_->setValue(0);
+    stepsPerSecond_->setSpecialValueText(tr("as fast as possible"));
+    stepsPerSecond_->setSuffix(tr(" steps/s"));
+    stepsPerSecond_->setToolTip(
+        tr("At most this many Adam steps a second, so a class can watch the maps change (2–5 "
+           "is easy to follow). Can be changed while training runs."));
+    taskNote_->setObjectName(QStringLiteral("taskNote"));
+    taskNote_->setWordWrap(true);
+    taskNote_->setText(
+        tr("<b>match replaces the tokens</b> (and their embeddings) with a generated sequence "
+           "of repeating letters. <b>Reset</b> brings your own tokens back."));
     status_->setWordWrap(true);
     status_->setText(tr("Press Play to train the layer on the task."));
 
@@ -78,11 +93,13 @@ TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
     form->addRow(tr("Task"), task_);
     form->addRow(tr("Learning rate"), learningRate_);
     form->addRow(tr("Seed"), seed_);
+    form->addRow(tr("Speed"), stepsPerSecond_);
     auto* buttons = new QHBoxLayout;
     for (QPushButton* b : {play_, pause_, step_, reset_})
         buttons->addWidget(b);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
+    layout->addWidget(taskNote_);
     layout->addLayout(buttons);
     layout->addWidget(status_);
     layout->addWidget(plot_, 1);
@@ -97,6 +114,14 @@ TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
     connect(task_, &QComboBox::currentIndexChanged, this, &TrainingPanel::invalidateTrainer);
     connect(learningRate_, &QDoubleSpinBox::valueChanged, this, &TrainingPanel::invalidateTrainer);
     connect(seed_, &QSpinBox::valueChanged, this, &TrainingPanel::invalidateTrainer);
+    connect(stepsPerSecond_, &QSpinBox::valueChanged, this,
+            [this](int rate) { worker_->setStepsPerSecond(rate); });
+    const auto showTaskNote = [this] {
+        taskNote_->setVisible(task_->currentData().toInt() ==
+                              static_cast<int>(TrainingTask::Match));
+    };
+    connect(task_, &QComboBox::currentIndexChanged, this, showTaskNote);
+    showTaskNote();
     // Any change to the scene that is not a snapshot (an edit, an undo, another file) also means
     // the trainer's parameters are stale.
     connect(document_, &AttentionDocument::resultsChanged, this, [this] {
@@ -134,6 +159,8 @@ void TrainingPanel::ensureTrainer() {
     if (configured_) return;
     ++generation_;
     trainStart_ = document_->scene();
+    // Tokens training put there (match) are not the teacher's: keep the scene from before them.
+    if (!teacherScene_ || trainStart_->tokens != trainedTokens_) teacherScene_ = trainStart_;
     stepCount_ = 0;
     plot_->graph(0)->data()->clear();
     plot_->replot(QCustomPlot::rpQueuedReplot);
@@ -184,12 +211,18 @@ void TrainingPanel::reset() {
     stepCount_ = 0;
     plot_->graph(0)->data()->clear();
     plot_->replot(QCustomPlot::rpQueuedReplot);
-    if (trainStart_) {
+    // The scene this trainer started from; if training had already replaced the tokens then
+    // (match, then new options), the teacher's scene from before that.
+    const bool tokensRestored =
+        trainStart_ && teacherScene_ && trainStart_->tokens != teacherScene_->tokens;
+    const std::optional<Scene>& target = tokensRestored ? teacherScene_ : trainStart_;
+    if (target) {
         applying_ = true;
-        document_->replaceScene(*trainStart_, tr("Reset training"));
+        document_->replaceScene(*target, tr("Reset training"));
         applying_ = false;
     }
-    status_->setText(tr("Reset to the scene training started from."));
+    status_->setText(tokensRestored ? tr("Reset to your scene, with your tokens.")
+                                    : tr("Reset to the scene training started from."));
     updateButtons();
 }
 
@@ -199,6 +232,7 @@ void TrainingPanel::applySnapshot(const std::shared_ptr<const TrainingSnapshot>&
     applying_ = true;
     document_->applyScene(snapshot->scene);
     applying_ = false;
+    trainedTokens_ = snapshot->scene.tokens;
 
     const int first = snapshot->step - static_cast<int>(snapshot->losses.size());
     for (std::size_t i = 0; i < snapshot->losses.size(); ++i)

@@ -14,6 +14,8 @@
 #include <QWidget>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "scene.h"
 
@@ -52,6 +54,8 @@ public:
     // Points on the loss curve (one per step since the last reset).
     int lossPointCount() const;
     QCustomPlot* lossPlot() const { return plot_; }
+    // The trainer's side, for tests that check what the controls set on it.
+    TrainingWorker* worker() const { return worker_; }
 
 signals:
     void messageRequested(const QString& text);
@@ -72,6 +76,8 @@ private:
     QDoubleSpinBox* learningRate_;
     QSpinBox* seed_;
     QComboBox* task_;
+    QSpinBox* stepsPerSecond_;
+    QLabel* taskNote_;  // what the chosen task does to the scene (match replaces the tokens)
     QLabel* status_;
     QCustomPlot* plot_;
 
@@ -83,6 +89,11 @@ private:
     int generation_ = 0;               // of the trainer snapshots are accepted from
     std::optional<Scene> runStart_;    // the document's scene when the current run began
     std::optional<Scene> trainStart_;  // the scene the trainer was configured from
+    // The teacher's scene from before training replaced its tokens (match does), and the tokens
+    // training last showed: a trainer configured from those still has the teacher's scene
+    // behind it, and Reset goes back to it.
+    std::optional<Scene> teacherScene_;
+    std::vector<std::string> trainedTokens_;
 };
 
 // Adds the panel in a dock on the right of `window` (hidden until chosen), its toggle to `menu`,

@@ -1,11 +1,34 @@
 #include "training_worker.h"
 
-#include <QElapsedTimer>
 #include <QMetaObject>
+#include <QTimer>
+#include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "scene_error.h"
 
 namespace ae::ui {
+
+void StepPacer::start(qint64 nowMilliseconds, double stepsPerSecond) {
+    start_ = nowMilliseconds;
+    taken_ = 0;
+    stepsPerSecond_ = stepsPerSecond > 0.0 && std::isfinite(stepsPerSecond) ? stepsPerSecond : 0.0;
+}
+
+qint64 StepPacer::due(qint64 nowMilliseconds) const {
+    if (stepsPerSecond_ <= 0.0) return std::numeric_limits<qint64>::max();
+    const double elapsed = static_cast<double>(std::max<qint64>(0, nowMilliseconds - start_));
+    const auto allowed = static_cast<qint64>(std::floor(elapsed * stepsPerSecond_ / 1000.0)) + 1;
+    return std::max<qint64>(0, allowed - taken_);
+}
+
+qint64 StepPacer::wait(qint64 nowMilliseconds) const {
+    if (stepsPerSecond_ <= 0.0 || due(nowMilliseconds) > 0) return 0;
+    // Step number taken_ is due at start + taken_ / rate seconds.
+    const auto next = start_ + static_cast<qint64>(std::ceil(taken_ * 1000.0 / stepsPerSecond_));
+    return std::max<qint64>(1, next - nowMilliseconds);
+}
 
 void TrainingWorker::configure(const Scene& scene, int task, double learningRate, qulonglong seed,
                                int generation) {
@@ -44,6 +67,9 @@ bool TrainingWorker::guardedStep() {
 void TrainingWorker::run() {
     if (!trainer_) return;
     running_ = true;
+    // Time spent paused is not owed: the pace starts again now.
+    if (!clock_.isValid()) clock_.start();
+    pacer_.start(clock_.elapsed(), stepsPerSecond_);
     // A pause and a quick resume find the previous chain of chunks still queued: reuse it.
     if (chainActive_) return;
     chainActive_ = true;
@@ -56,11 +82,21 @@ void TrainingWorker::runChunk() {
     QElapsedTimer timer;
     timer.start();
     while (running_ && timer.elapsed() < kSnapshotMilliseconds) {
+        if (pacer_.rate() != stepsPerSecond_) pacer_.start(clock_.elapsed(), stepsPerSecond_);
+        if (pacer_.due(clock_.elapsed()) <= 0) break;
         if (!guardedStep()) break;
+        pacer_.taken(1);
     }
     if (running_) {
-        emitSnapshot(false);
-        QMetaObject::invokeMethod(this, &TrainingWorker::runChunk, Qt::QueuedConnection);
+        // A chunk that only waited has nothing new to show.
+        if (!pendingLosses_.empty()) emitSnapshot(false);
+        // Slower than the machine can go: sleep (in the event loop) until the next step is due,
+        // waking at least every snapshot interval to see a new rate.
+        const qint64 wait = std::min<qint64>(pacer_.wait(clock_.elapsed()), kSnapshotMilliseconds);
+        if (wait > 0)
+            QTimer::singleShot(static_cast<int>(wait), this, &TrainingWorker::runChunk);
+        else
+            QMetaObject::invokeMethod(this, &TrainingWorker::runChunk, Qt::QueuedConnection);
     } else {
         chainActive_ = false;
         emitSnapshot(true);

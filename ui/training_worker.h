@@ -4,6 +4,7 @@
 // plus the losses since the previous snapshot, at most one every ~50 ms and never more than the
 // window has taken (a slow repaint skips snapshots, it does not queue them up).
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <atomic>
@@ -14,6 +15,25 @@
 #include "attention_training.h"
 
 namespace ae::ui {
+
+// Paces training steps to a rate on a clock the caller reads (milliseconds), so the rule can be
+// driven by simulated time in a test: the first step is due at start, step k at start + k/rate.
+// A rate of 0 means no limit.
+class StepPacer {
+public:
+    void start(qint64 nowMilliseconds, double stepsPerSecond);
+    double rate() const { return stepsPerSecond_; }
+    // Steps that may run at `now` (a large number when unlimited).
+    qint64 due(qint64 nowMilliseconds) const;
+    void taken(qint64 steps) { taken_ += steps; }
+    // Milliseconds from `now` until the next step is due (0 when one is due, or unlimited).
+    qint64 wait(qint64 nowMilliseconds) const;
+
+private:
+    qint64 start_ = 0;
+    qint64 taken_ = 0;
+    double stepsPerSecond_ = 0.0;
+};
 
 struct TrainingSnapshot {
     Scene scene;
@@ -34,13 +54,19 @@ public:
     bool isRunning() const { return running_; }
     // Thread-safe: the window has applied the last snapshot and can take another.
     void snapshotTaken() { snapshotInFlight_ = false; }
+    // Thread-safe: at most this many steps a second while running (0: as fast as it can), so a
+    // class can watch the weights move. Takes effect at the next step, also mid-run.
+    void setStepsPerSecond(double stepsPerSecond) { stepsPerSecond_ = stepsPerSecond; }
+    double stepsPerSecond() const { return stepsPerSecond_; }
 
 public slots:
     // (Re)creates the trainer; emits failed() if the scene cannot learn the task. Snapshots
     // carry `generation` from then on.
     void configure(const ae::Scene& scene, int task, double learningRate, qulonglong seed,
                    int generation);
-    void run();       // steps until requestStop(); a snapshot every kSnapshotMilliseconds
+    // Steps until requestStop(), paced by setStepsPerSecond(); a snapshot every
+    // kSnapshotMilliseconds, or after every step when the rate is slower than that.
+    void run();
     void stepOnce();  // one step, then a stopped snapshot
 
 signals:
@@ -58,6 +84,9 @@ private:
     std::vector<double> pendingLosses_;
     std::atomic<bool> running_{false};
     std::atomic<bool> snapshotInFlight_{false};
+    std::atomic<double> stepsPerSecond_{0.0};
+    StepPacer pacer_;      // worker thread only
+    QElapsedTimer clock_;  // the pacer's clock
     int generation_ = 0;
     bool chainActive_ = false;  // a runChunk() is queued or running (worker thread only)
 };
