@@ -220,9 +220,13 @@ private slots:
         // trained, saved where AE_TRAINING_SHOT says.
         if (qEnvironmentVariableIsSet("AE_TRAINING_SHOT")) {
             window.resize(1024, 768);
-            window.openPreset(QStringLiteral("journey"));
+            window.openPreset(
+                qEnvironmentVariable("AE_TRAINING_PRESET", QStringLiteral("journey")));
             dock->show();
             window.show();
+            if (qEnvironmentVariableIsSet("AE_TRAINING_DOCK_WIDTH"))
+                window.resizeDocks({dock}, {qEnvironmentVariableIntValue("AE_TRAINING_DOCK_WIDTH")},
+                                   Qt::Horizontal);
             QVERIFY(QTest::qWaitForWindowExposed(&window));
             auto* panel = window.findChild<TrainingPanel*>();
             panel->findChild<QComboBox*>("task")->setCurrentIndex(1);  // match

@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFrame>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -75,19 +76,27 @@ PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
     top->addWidget(headSpin_);
     top->addWidget(status_, 1);
 
-    // The difference's colours in words, next to its map: a class reads the key, not the code.
-    legend_ = new QLabel(this);
+    // The difference's colours in words, under its map: a class reads the key, not the code.
+    // Framed swatches, so "unchanged" (near white) shows on a light window too.
+    legend_ = new QWidget(this);
     legend_->setObjectName(QStringLiteral("pinLegend"));
-    legend_->setTextFormat(Qt::RichText);
+    auto* legendRow = new QHBoxLayout(legend_);
+    legendRow->setContentsMargins(0, 0, 0, 0);
     QCPColorGradient gradient = divergingGradient();  // color() is not const in 2.1
     const QCPRange unit(-1.0, 1.0);
-    const auto swatch = [&](double value) {
-        return QStringLiteral("<span style=\"background-color:%1\">&nbsp;&nbsp;&nbsp;&nbsp;</span>")
-            .arg(QColor(gradient.color(value, unit)).name());
-    };
-    legend_->setText(tr("%1 <b>blue</b>: grew since pinned &nbsp; %2 <b>white</b>: unchanged "
-                        "&nbsp; %3 <b>red</b>: fell since pinned")
-                         .arg(swatch(0.8), swatch(0.0), swatch(-0.8)));
+    const std::pair<double, QString> keys[] = {{0.8, tr("blue: grew since pinned")},
+                                               {0.0, tr("white: unchanged")},
+                                               {-0.8, tr("red: fell since pinned")}};
+    legendRow->addStretch(1);
+    for (const auto& [value, text] : keys) {
+        auto* swatch = new QFrame(legend_);
+        swatch->setFixedSize(18, 12);
+        swatch->setStyleSheet(QStringLiteral("QFrame { background: %1; border: 1px solid #666; }")
+                                  .arg(QColor(gradient.color(value, unit)).name()));
+        legendRow->addWidget(swatch);
+        legendRow->addWidget(new QLabel(text, legend_));
+        legendRow->addSpacing(10);
+    }
 
     pinnedMap_ = weightsMap(this, tr("pinned"));
     currentMap_ = weightsMap(this, tr("current"));
@@ -103,7 +112,7 @@ PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addLayout(maps, 1);
-    layout->addWidget(legend_, 0, Qt::AlignRight);
+    layout->addWidget(legend_);
 
     connect(pinButton_, &QPushButton::clicked, this, &PinCompareView::pin);
     connect(headSpin_, &QSpinBox::valueChanged, this, &PinCompareView::setHead);

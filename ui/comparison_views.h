@@ -57,7 +57,7 @@ private:
     QPushButton* pinButton_;
     QSpinBox* headSpin_;
     QLabel* status_;
-    QLabel* legend_;  // what the difference map's colours mean
+    QWidget* legend_;  // what the difference map's colours mean
     HeatmapController* pinnedMap_;
     HeatmapController* currentMap_;
     HeatmapController* differenceMap_;
