@@ -234,6 +234,10 @@ private slots:
                 panel->step();
                 QTRY_COMPARE(panel->lossPointCount(), k);
             }
+            if (qEnvironmentVariableIsSet("AE_TRAINING_STAGE")) {
+                window.findChild<QComboBox*>("stageCombo")
+                    ->setCurrentIndex(qEnvironmentVariableIntValue("AE_TRAINING_STAGE"));
+            }
             QTest::qWait(300);
             window.grab().save(qEnvironmentVariable("AE_TRAINING_SHOT"));
         }
