@@ -5,6 +5,7 @@
 #include <QColor>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -750,6 +751,17 @@ void TestEditors::weightTablesShowHeadColumns() {
     QVERIFY(document_->setHeads(heads));
     QCOMPARE(query->headerData(dHead, Qt::Horizontal).toString(),
              QStringLiteral("h1 · %1").arg(dHead));
+
+    // Twelve heads of 64 with one decimal: the numbers are narrow, "h11 · 767" is not, and it
+    // still fits its column.
+    load("bert-base");
+    weights_->setDecimals(1);
+    auto* view = child<QTableView>(weights_.get(), "W_QTable");
+    const int lastColumn = document_->scene().dProj() - 1;
+    const QString last = query->headerData(lastColumn, Qt::Horizontal).toString();
+    QCOMPARE(last, QStringLiteral("h11 · 767"));
+    QVERIFY(view->columnWidth(lastColumn) >=
+            QFontMetrics(view->horizontalHeader()->font()).horizontalAdvance(last));
 }
 
 void TestEditors::badWeightTextRejected() {

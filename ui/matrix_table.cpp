@@ -87,6 +87,16 @@ void configureNumberView(QTableView* view, int decimals) {
     view->setTextElideMode(Qt::ElideRight);
 }
 
+void fitColumnsToLastLabel(QTableView* view) {
+    const QAbstractItemModel* model = view->model();
+    if (!model || model->columnCount() == 0) return;
+    QHeaderView* header = view->horizontalHeader();
+    const QString label = model->headerData(model->columnCount() - 1, Qt::Horizontal).toString();
+    const QFontMetrics metrics(header->font());
+    const int needed = metrics.horizontalAdvance(label) + 2 * metrics.averageCharWidth();
+    if (needed > header->defaultSectionSize()) header->setDefaultSectionSize(needed);
+}
+
 std::vector<CellBlock> changedBlocks(const MatrixD& before, const MatrixD& after) {
     std::vector<CellBlock> blocks;
     const int rows = static_cast<int>(after.rows()), cols = static_cast<int>(after.cols());

@@ -29,6 +29,9 @@ bool parseNumber(const QVariant& input, double* value, QString* error);
 // Sets up a table of numbers: fixed-width font at the view's size, columns as wide as the widest
 // formatted number, so the view never measures every cell of a large matrix.
 void configureNumberView(QTableView* view, int decimals);
+// Widens the columns of a view set up by configureNumberView, if needed, so that the model's
+// last column label ("h11 · 767", the widest of a head-labelled table) is not elided.
+void fitColumnsToLastLabel(QTableView* view);
 
 // A matrix of numbers. The owner pushes new values with setValues(): a new shape or new labels
 // reset or relabel the model, new values only emit dataChanged for the cells that changed, so views

@@ -375,6 +375,7 @@ void WeightsEditor::refreshPage(PageIndex index) {
             index == kOutputPage ? numberLabels(cols) : headLabels(cols, dHead, heads));
         page.modelHasBias = showBias;
         page.shownHeads = heads;
+        fitColumnsToLastLabel(page.view);
     }
 }
 
@@ -451,6 +452,7 @@ void WeightsEditor::setDecimals(int decimals) {
     for (Page& page : pages_) {
         page.model->setDecimals(decimals);
         configureNumberView(page.view, decimals);
+        fitColumnsToLastLabel(page.view);
     }
 }
 
