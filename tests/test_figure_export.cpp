@@ -344,6 +344,19 @@ private slots:
         if (tiles <= 13) QVERIFY2(heightInches <= 8.5, qPrintable(QString::number(heightInches)));
     }
 
+    // One map in a column: the cells are a little narrow for numbers at the labels' size, so the
+    // numbers shrink (never below 0.85x) rather than vanish.
+    void numbersFitAMapInAColumn() {
+        RenderRequest request;
+        request.head = 0;
+        request.showValues = true;
+        fitToPaper(request.image, 1, PaperWidth::Column);
+        const QStringList texts = svgTexts(renderScene(
+            io::loadPreset(QStringLiteral("journey-causal")), request, ImageFormat::Svg));
+        static const QRegularExpression twoDecimals(QStringLiteral(R"(^\d\.\d\d$)"));
+        QCOMPARE(texts.filter(twoDecimals).size(), 36 + 6);  // the cells and the entropy strip
+    }
+
     void pdfPageIsThePrintWidth() {
         const Scene scene = io::loadPreset(QStringLiteral("default"));
         for (PaperWidth width : {PaperWidth::Column, PaperWidth::Page}) {

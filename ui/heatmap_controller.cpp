@@ -258,8 +258,15 @@ void CellOverlay::draw(QCPPainter* painter) {
         // Large cells get larger numbers (up to 1.5x), so they still read on a projector.
         const double grow = std::min({1.5, (first.width() - 6.0) / std::max(widest, 1.0),
                                       first.height() * 0.5 / baseMetrics.height()});
-        if (numbers && textMayGrow_ && grow > 1.1)
+        // Cells a little too narrow get slightly smaller numbers (down to 0.85x: 7.6 pt beside
+        // the window's 9 pt labels), so a map in a paper's column still shows them.
+        const double shrink = (first.width() - 3.0) / std::max(widest, 1.0);
+        if (numbers && textMayGrow_ && grow > 1.1) {
             numberFont.setPointSizeF(numberFont.pointSizeF() * grow);
+        } else if (!numbers && textMayGrow_ && shrink >= 0.85) {
+            numbers = true;
+            numberFont.setPointSizeF(numberFont.pointSizeF() * shrink);
+        }
     }
     const QFontMetricsF metrics(numberFont);
     const auto numberBox = [&](int i, int j) {
