@@ -4,7 +4,12 @@
 // legible, and the window's export leaving its selection out.
 
 #include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLineEdit>
 #include <QRegularExpression>
+#include <QSettings>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -90,6 +95,7 @@ private slots:
         QApplication::setFont(QFont(QStringLiteral("DejaVu Sans"), 9));
         QVERIFY(dir_.isValid());
     }
+    void init() { QSettings().clear(); }  // the export dialog remembers its last format
 
     void oneNumberFormatPerMap() {
         HeatmapController c;
@@ -357,6 +363,25 @@ private slots:
         QCOMPARE(texts.filter(twoDecimals).size(), 36 + 6);  // the cells and the entropy strip
     }
 
+    // A PNG for a column: the pixels of the same layout drawn for the screen (text keeps the room
+    // the layout measured), and dots per inch that print it 3.5 in wide.
+    void pngPrintsAtThePrintWidth() {
+        const Scene scene = io::loadPreset(QStringLiteral("journey-causal"));
+        RenderRequest request;
+        request.head = 0;
+        request.showValues = true;
+        fitToPaper(request.image, 1, PaperWidth::Column);
+        request.image.scale = 2.0;
+        const QImage paper = QImage::fromData(renderScene(scene, request, ImageFormat::Png), "PNG");
+        QCOMPARE(paper.width(), request.image.size.width() * 2);
+        QVERIFY(std::abs(paper.width() / (paper.dotsPerMeterX() * 0.0254) - 3.5) < 0.01);
+        request.image.printWidthInches = 0.0;
+        const QImage screen =
+            QImage::fromData(renderScene(scene, request, ImageFormat::Png), "PNG");
+        QCOMPARE(screen.convertToFormat(QImage::Format_ARGB32),
+                 paper.convertToFormat(QImage::Format_ARGB32).copy());
+    }
+
     void pdfPageIsThePrintWidth() {
         const Scene scene = io::loadPreset(QStringLiteral("default"));
         for (PaperWidth width : {PaperWidth::Column, PaperWidth::Page}) {
@@ -373,6 +398,55 @@ private slots:
                                           request.image.size.width();
             QVERIFY(std::abs(box.captured(2).toDouble() - expectedHeight) < 1.0);
         }
+    }
+
+    // The dialog's figure settings reach the file; choosing PDF starts at a column's width.
+    void exportDialogFigureSettings() {
+        MainWindow window;
+        window.resize(1200, 800);
+        window.openPreset(QStringLiteral("default"));
+        ExportDialog dialog(&window, ExportDialog::Mode::Image);
+        auto* format = dialog.findChild<QComboBox*>(QStringLiteral("formatCombo"));
+        auto* paper = dialog.findChild<QComboBox*>(QStringLiteral("paperCombo"));
+        QVERIFY(format && paper);
+        format->setCurrentIndex(format->findData(QStringLiteral("svg")));
+        dialog.findChild<QComboBox*>(QStringLiteral("titleCombo"))->setCurrentIndex(2);
+        dialog.findChild<QLineEdit*>(QStringLiteral("titleEdit"))->setText("Figure 3");
+        dialog.findChild<QCheckBox*>(QStringLiteral("entropyCheck"))->setChecked(false);
+        dialog.findChild<QLineEdit*>(QStringLiteral("colorBarLabelEdit"))->setText("weight");
+        dialog.findChild<QSpinBox*>(QStringLiteral("decimalsSpin"))->setValue(3);
+        const QString svg = dir_.filePath(QStringLiteral("dialog.svg"));
+        dialog.setTarget(svg);
+        QString error;
+        QVERIFY2(dialog.exportNow(&error), qPrintable(error));
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QStringList texts = svgTexts(file.readAll());
+        QCOMPARE(texts.count(QStringLiteral("Figure 3")), 1);
+        QVERIFY(!texts.contains(QStringLiteral("H bits")));
+        QCOMPARE(texts.count(QStringLiteral("weight")), 5);                   // one per colour bar
+        QVERIFY(texts.contains(QStringLiteral("head 0 · softmax weights")));  // under the title
+
+        // One map, numbers shown: every cell with three decimals, the given title its own.
+        dialog.findChild<QComboBox*>(QStringLiteral("mapsCombo"))->setCurrentIndex(1);
+        QVERIFY2(dialog.exportNow(&error), qPrintable(error));
+        file.close();
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QStringList one = svgTexts(file.readAll());
+        static const QRegularExpression three(QStringLiteral(R"(^\d\.\d{3}$)"));
+        QCOMPARE(one.filter(three).size(), 36);
+        QCOMPARE(one.count(QStringLiteral("Figure 3")), 1);
+        QVERIFY(!one.join('|').contains(QStringLiteral("softmax")));
+
+        QCOMPARE(paper->currentData().toInt(), -1);  // PNG and SVG start in pixels
+        format->setCurrentIndex(format->findData(QStringLiteral("pdf")));
+        QCOMPARE(paper->currentData().toInt(), static_cast<int>(PaperWidth::Column));
+        QVERIFY(dialog.target().endsWith(QStringLiteral(".pdf")));
+        QVERIFY2(dialog.exportNow(&error), qPrintable(error));
+        QFile pdf(dialog.target());
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QVERIFY(pdf.readAll().contains("/MediaBox [0 0 252"));
+        window.document()->undoStack()->setClean();
     }
 
     // The window's selection (a clicked query row) and its hover are not part of a figure.

@@ -263,7 +263,7 @@ void CellOverlay::draw(QCPPainter* painter) {
         const double shrink = (first.width() - 3.0) / std::max(widest, 1.0);
         if (numbers && textMayGrow_ && grow > 1.1) {
             numberFont.setPointSizeF(numberFont.pointSizeF() * grow);
-        } else if (!numbers && textMayGrow_ && shrink >= 0.85) {
+        } else if (!numbers && shrink >= 0.85) {
             numbers = true;
             numberFont.setPointSizeF(numberFont.pointSizeF() * shrink);
         }
@@ -369,6 +369,10 @@ HeatmapController::HeatmapController(QWidget* parent) : plot_(new QCustomPlot(pa
     }
 
     entropyRect_->setMinimumSize(QSize(38, 0));
+    // Its left and right axes carry no labels: a fixed small gap beside them rather than an axis's
+    // automatic margin, so the map keeps the width for its numbers.
+    entropyRect_->setAutoMargins(QCP::msTop | QCP::msBottom);
+    entropyRect_->setMargins(QMargins(4, 0, 8, 0));
     entropyRect_->setMaximumSize(QSize(38, QWIDGETSIZE_MAX));
     // A thin frame, so a 0-bit (white) entry still reads as part of the strip.
     for (QCPAxis* axis : entropyRect_->axes()) {
@@ -623,6 +627,10 @@ void HeatmapController::fitEntropyStripToFont() {
 
 void HeatmapController::setShowValues(bool show) {
     overlay_->setShowValues(show);
+}
+
+void HeatmapController::setNumbersMayGrow(bool grow) {
+    overlay_->setTextMayGrow(grow);
 }
 
 void HeatmapController::setDecimals(int decimals) {

@@ -78,6 +78,8 @@ public:
     // Digits after the point of every number in the cells; -1: one count for the whole map,
     // decided from its largest |value| (2 below 10, 1 below 100, 0 below 1e5, then 1.2e+05).
     void setDecimals(int decimals);
+    // Numbers in large cells grow up to 1.5x for a projector; a figure keeps its labels' size.
+    void setNumbersMayGrow(bool grow);
     // The number drawn in a cell of the matrix (as shown: its pool's value when pooled), in the
     // map's one format, whether or not the cells have room for numbers.
     QString valueText(int row, int column) const;

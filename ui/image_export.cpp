@@ -54,6 +54,7 @@ void applyStyle(const std::vector<HeatmapController*>& tiles, const FigureStyle&
         if (style.title && !noTitles && tiles.size() == 1) c->setTitle(*style.title);
         c->setColorBarLabel(style.colorBarLabel);
         c->setDecimals(style.decimals);
+        c->setNumbersMayGrow(!style.paper);
     }
     if (style.range.kind == ColorRange::Kind::Fixed) {
         for (HeatmapController* c : tiles)
@@ -253,6 +254,7 @@ void fitToPaper(ImageOptions& options, int tiles, PaperWidth width) {
     options.size = QSize(qRound(logicalWidth), qRound(rows * tileWidth * tileAspect));
     options.columns = chosen;
     options.printWidthInches = inches;
+    options.style.paper = true;
 }
 
 GridView figureView(GridView view) {
@@ -275,7 +277,10 @@ std::optional<ColorRange> parseColorRange(const QString& text) {
 QImage renderImage(const std::vector<HeatmapController*>& tiles, const ImageOptions& options) {
     const QSize size = sizeFor(tiles, options);
     const int dpi = layoutDpi(tiles);
-    const double dotsPerMeter =
+    // Drawn at the layout's resolution (text takes the room the layout measured); the file then
+    // says the print resolution.
+    const double dotsPerMeter = dpi / 0.0254;
+    const double printDotsPerMeter =
         (options.printWidthInches > 0.0 ? size.width() / options.printWidthInches : dpi) / 0.0254;
     QImage image(qRound(size.width() * options.scale), qRound(size.height() * options.scale),
                  QImage::Format_ARGB32_Premultiplied);
@@ -292,8 +297,8 @@ QImage renderImage(const std::vector<HeatmapController*>& tiles, const ImageOpti
         drawTiles(painter, tiles, options, size);
     }
     // The print size is the screen size (or the print width): `scale` times the dots per inch.
-    image.setDotsPerMeterX(qRound(dotsPerMeter * options.scale));
-    image.setDotsPerMeterY(qRound(dotsPerMeter * options.scale));
+    image.setDotsPerMeterX(qRound(printDotsPerMeter * options.scale));
+    image.setDotsPerMeterY(qRound(printDotsPerMeter * options.scale));
     return image;
 }
 

@@ -49,6 +49,9 @@ struct FigureStyle {
     QString colorBarLabel;  // beside every colour bar; empty: none
     ColorRange range;
     int decimals = -1;  // of every number in the cells; -1: per map, from its values
+    // For print: numbers keep the labels' size rather than growing in large cells as on a
+    // projector. fitToPaper sets it.
+    bool paper = false;
 };
 
 struct ImageOptions {
