@@ -139,6 +139,31 @@ private slots:
         }
     }
 
+    // Maps side by side share one count of decimals: head 3's scores reach 16 (one decimal), so
+    // every head's numbers get one decimal in the figure.
+    void figureUsesOneFormatForAllMaps() {
+        AttentionDocument document;
+        document.resetScene(io::loadPreset(QStringLiteral("default")));
+        HeatmapGrid grid(&document);
+        GridView view;
+        view.stage = Stage::Scores;
+        grid.setView(view);
+        const std::vector<HeatmapController*> tiles = gridTiles(grid);
+        QSet<int> perMap;
+        for (HeatmapController* c : tiles)
+            perMap << decimalsOf(c->valueText(0, 0));
+        QVERIFY2(perMap.size() > 1, "the window decides per map");
+        ImageOptions options;
+        fitToPaper(options, static_cast<int>(tiles.size()), PaperWidth::Page);
+        renderImage(tiles, options);
+        QSet<int> inFigure;
+        for (HeatmapController* c : tiles) {
+            for (const QString& text : cellTexts(*c))
+                inFigure << decimalsOf(text);
+        }
+        QCOMPARE(inFigure, QSet<int>{1});
+    }
+
     void colourBarLabelsShareDecimals() {
         HeatmapController c;
         c.setLabels({"a", "b"}, {"a", "b"}, true);

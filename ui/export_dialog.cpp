@@ -181,7 +181,7 @@ ExportDialog::ExportDialog(MainWindow* window, Mode mode)
     decimals_->setObjectName(QStringLiteral("decimalsSpin"));
     decimals_->setRange(-1, 6);
     decimals_->setValue(-1);
-    decimals_->setSpecialValueText(tr("Auto (one per map)"));
+    decimals_->setSpecialValueText(tr("Auto (one for the figure)"));
     decimals_->setToolTip(tr("Digits after the point in every cell (with numbers shown)."));
     form->addRow(tr("Decimals"), decimals_);
 

@@ -170,6 +170,13 @@ double finiteValue(float v) {
 
 }  // namespace
 
+int automaticDecimals(double largest) {
+    if (!(largest < 1e5)) return -1;
+    if (largest >= 100.0) return 0;
+    if (largest >= 10.0) return 1;
+    return 2;
+}
+
 // A reader compares numbers down a column: "0" beside "0.50" reads as a different kind of value,
 // so a map never mixes formats. Two decimals fit a cell and still read on a projector.
 CellOverlay::NumberFormat CellOverlay::numberFormat() const {
@@ -180,10 +187,8 @@ CellOverlay::NumberFormat CellOverlay::numberFormat() const {
         for (int a = 0; a < data->keySize(); ++a)
             largest = std::max(largest, std::abs(data->cell(a, b)));
     }
-    if (largest >= 1e5) return {'e', 1};
-    if (largest >= 100.0) return {'f', 0};
-    if (largest >= 10.0) return {'f', 1};
-    return {'f', 2};
+    const int decimals = automaticDecimals(largest);
+    return decimals < 0 ? NumberFormat{'e', 1} : NumberFormat{'f', decimals};
 }
 
 QString CellOverlay::formatValue(double v, NumberFormat format) {

@@ -29,6 +29,10 @@ namespace ae::ui {
 
 class CellOverlay;
 
+// Decimals for numbers whose largest |value| is `largest`: 2 below 10, 1 below 100, 0 below 1e5;
+// -1 beyond, where numbers are written as 2.5e+05.
+int automaticDecimals(double largest);
+
 // How a map with more cells than pixels is reduced for display.
 enum class Pooling { Max, Mean };
 

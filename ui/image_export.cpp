@@ -47,13 +47,28 @@ void settleAtSize(QCustomPlot* plot, QSize size) {
     }
 }
 
+// One count of decimals for the whole figure, from the largest |value| of any map drawn: maps
+// side by side are compared cell by cell.
+int figureDecimals(const std::vector<HeatmapController*>& tiles, int asked) {
+    if (asked >= 0 || tiles.size() < 2) return asked;
+    double largest = 0.0;
+    for (const HeatmapController* c : tiles) {
+        if (c->matrix().size() > 0) {
+            const float m = c->matrix().cwiseAbs().maxCoeff();
+            largest = std::max(largest, std::isfinite(m) ? double(m) : 1e38);
+        }
+    }
+    return automaticDecimals(largest);  // -1 (scientific) stays per map
+}
+
 void applyStyle(const std::vector<HeatmapController*>& tiles, const FigureStyle& style) {
     const bool noTitles = style.title && style.title->isEmpty();
+    const int decimals = figureDecimals(tiles, style.decimals);
     for (HeatmapController* c : tiles) {
         c->setTitleShown(!noTitles);
         if (style.title && !noTitles && tiles.size() == 1) c->setTitle(*style.title);
         c->setColorBarLabel(style.colorBarLabel);
-        c->setDecimals(style.decimals);
+        c->setDecimals(decimals);
         c->setNumbersMayGrow(!style.paper);
     }
     if (style.range.kind == ColorRange::Kind::Fixed) {

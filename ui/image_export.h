@@ -48,7 +48,9 @@ struct FigureStyle {
     std::optional<QString> title;
     QString colorBarLabel;  // beside every colour bar; empty: none
     ColorRange range;
-    int decimals = -1;  // of every number in the cells; -1: per map, from its values
+    // Of every number in the cells; -1: one count for the figure, from the largest |value| of
+    // the maps drawn (automaticDecimals).
+    int decimals = -1;
     // For print: numbers keep the labels' size rather than growing in large cells as on a
     // projector. fitToPaper sets it.
     bool paper = false;
