@@ -51,6 +51,20 @@ int renderCommand(const QStringList& arguments) {
     parser.addOption({"scale", "Pixels per pixel for print, text included (default 1).", "s", "1"});
     parser.addOption({"colormap", "viridis, cividis, magma, gray or rdbu.", "name"});
     parser.addOption({"values", "Numbers in cells that have room for them."});
+    parser.addOption(
+        {"title", "none (no titles), or one title (default: each map's own).", "text"});
+    parser.addOption({"no-entropy", "Leave out the weights' row-entropy strip."});
+    parser.addOption({"colorbar-label", "Text beside the colour bars.", "text"});
+    parser.addOption({"range",
+                      "auto (each map's own, default), shared (one for all maps drawn) or "
+                      "MIN:MAX.",
+                      "range", "auto"});
+    parser.addOption(
+        {"decimals", "Digits after the point in every cell, 0 to 6, or auto.", "n", "auto"});
+    parser.addOption({"size",
+                      "column (3.5 in wide) or page (7 in): the print width, text kept legible "
+                      "(default for PDF without --width or --height: column).",
+                      "width"});
     if (!parser.parse(arguments)) refuse("render: " + parser.errorText());
     if (parser.isSet("help")) {
         std::fputs((parser.helpText() + '\n').toLocal8Bit().constData(), stdout);
@@ -86,6 +100,51 @@ int renderCommand(const QStringList& arguments) {
         }
     }
     request.showValues = parser.isSet("values");
+    request.showEntropy = !parser.isSet("no-entropy");
+    ui::FigureStyle& style = request.image.style;
+    if (parser.isSet("title")) {
+        const QString title = parser.value("title");
+        if (title.trimmed().isEmpty())
+            refuse("render: --title: expected none or a title, got an empty text");
+        style.title = title == QLatin1String("none") ? QString() : title;
+    }
+    style.colorBarLabel = parser.value("colorbar-label");
+    const QString range = parser.value("range");
+    const std::optional<ui::ColorRange> colorRange = ui::parseColorRange(range);
+    if (!colorRange) {
+        const QStringList ends = range.split(QLatin1Char(':'));
+        bool lowOk = false, highOk = false;
+        if (ends.size() == 2) {
+            const double low = ends[0].toDouble(&lowOk), high = ends[1].toDouble(&highOk);
+            lowOk = lowOk && std::isfinite(low);
+            highOk = highOk && std::isfinite(high);
+        }
+        refuse(
+            lowOk && highOk
+                ? QStringLiteral("render: --range: expected MIN below MAX, got \"%1\"").arg(range)
+                : QStringLiteral("render: --range: expected auto, shared or MIN:MAX, got \"%1\"")
+                      .arg(range));
+    }
+    style.range = *colorRange;
+    if (parser.value("decimals") != QLatin1String("auto")) {
+        bool decimalsOk = false;
+        style.decimals = parser.value("decimals").toInt(&decimalsOk);
+        if (!decimalsOk || style.decimals < 0 || style.decimals > 6) {
+            refuse(QStringLiteral("render: --decimals: expected 0 to 6 or auto, got \"%1\"")
+                       .arg(parser.value("decimals")));
+        }
+    }
+    std::optional<ui::PaperWidth> paper;
+    if (parser.isSet("size")) {
+        if (parser.value("size") == QLatin1String("column")) {
+            paper = ui::PaperWidth::Column;
+        } else if (parser.value("size") == QLatin1String("page")) {
+            paper = ui::PaperWidth::Page;
+        } else {
+            refuse(QStringLiteral("render: --size: expected column or page, got \"%1\"")
+                       .arg(parser.value("size")));
+        }
+    }
     bool ok = false;
     request.image.scale = parser.value("scale").toDouble(&ok);
     if (!ok || !std::isfinite(request.image.scale) || request.image.scale < 0.1 ||
@@ -95,6 +154,11 @@ int renderCommand(const QStringList& arguments) {
     const bool hasWidth = parser.isSet("width"), hasHeight = parser.isSet("height");
     const int width = hasWidth ? sideArgument(parser, "width") : 0;
     const int height = hasHeight ? sideArgument(parser, "height") : 0;
+    if (paper && (hasWidth || hasHeight))
+        refuse("render: --size: give --size or --width/--height, not both");
+    // A PDF goes into a paper: without a size it fits a column.
+    if (!paper && !hasWidth && !hasHeight && *format == ui::ImageFormat::Pdf)
+        paper = ui::PaperWidth::Column;
 
     const QStringList positional = parser.positionalArguments();
     const bool hasPreset = parser.isSet("preset");
@@ -110,10 +174,12 @@ int renderCommand(const QStringList& arguments) {
     }
 
     // Without a size the maps get their natural room; one side given keeps that shape.
-    if (hasWidth || hasHeight) {
-        const bool perHead = ui::isPerHead(request.stage) && !request.head;
-        int tiles = perHead ? std::min(scene.heads, ui::HeatmapGrid::kMaxTiles) : 1;
-        if (perHead && request.stage == ui::Stage::Weights && scene.heads > 1) ++tiles;
+    const bool perHead = ui::isPerHead(request.stage) && !request.head;
+    int tiles = perHead ? std::min(scene.heads, ui::HeatmapGrid::kMaxTiles) : 1;
+    if (perHead && request.stage == ui::Stage::Weights && scene.heads > 1) ++tiles;
+    if (paper) {
+        ui::fitToPaper(request.image, tiles, *paper);
+    } else if (hasWidth || hasHeight) {
         const QSize natural = ui::naturalImageSize(tiles);
         request.image.size =
             QSize(hasWidth ? width : qRound(height * double(natural.width()) / natural.height()),

@@ -9,6 +9,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QXmlStreamReader>
 #include <cstring>
 #include <map>
 
@@ -352,6 +353,24 @@ private slots:
         QTest::newRow("overflow, npy")
             << QStringList{"export", "scene.json", "--format", "npy", "-o", "out"} << json(overflow)
             << R"(scene\.json: scores: overflow \(values too large to represent\))";
+        const QStringList render = {"render", "--preset", "default", "-o", "out.png"};
+        QTest::newRow("render: range not a form")
+            << render + QStringList{"--range", "x"} << QByteArray()
+            << R"(render: --range: expected auto, shared or MIN:MAX, got "x")";
+        QTest::newRow("render: range upside down")
+            << render + QStringList{"--range", "1:0"} << QByteArray()
+            << R"(render: --range: expected MIN below MAX, got "1:0")";
+        QTest::newRow("render: decimals")
+            << render + QStringList{"--decimals", "9"} << QByteArray()
+            << R"(render: --decimals: expected 0 to 6 or auto, got "9")";
+        QTest::newRow("render: size") << render + QStringList{"--size", "letter"} << QByteArray()
+                                      << R"(render: --size: expected column or page, got "letter")";
+        QTest::newRow("render: size and width")
+            << render + QStringList{"--size", "column", "--width", "400"} << QByteArray()
+            << R"(render: --size: give --size or --width/--height, not both)";
+        QTest::newRow("render: empty title")
+            << render + QStringList{"--title", ""} << QByteArray()
+            << R"(render: --title: expected none or a title, got an empty text)";
         QTest::newRow("output directory missing")
             << QStringList{"export", "scene.json", "-o", "no/such/dir/out"} << json(smallScene())
             << R"(no/such/dir/out: cannot write: .+)";
@@ -375,6 +394,89 @@ private slots:
             QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden);
         left.removeAll("scene.json");
         QVERIFY2(left.isEmpty(), qPrintable(left.join(' ')));
+    }
+
+    // ------------------------------------------------------------ render: figures for a paper
+    // Each figure option changes what the SVG holds: its texts are the titles, labels, colour bar
+    // ticks and cell numbers.
+    void renderFigureOptions() {
+        QTemporaryDir dir;
+        const auto texts = [&dir](const QStringList& options) {
+            const QString out = dir.filePath("figure.svg");
+            QFile::remove(out);
+            const Run r = run(QStringList{"render", "-o", out} + options, dir.path());
+            if (r.exitCode != 0) return QStringList{"failed: " + describe(r)};
+            QXmlStreamReader xml(aetest::readFile(out));
+            QStringList found;
+            while (!xml.atEnd()) {
+                xml.readNext();
+                if (xml.isStartElement() && xml.name() == QLatin1String("text"))
+                    found << xml.readElementText(QXmlStreamReader::IncludeChildElements).trimmed();
+            }
+            return found;
+        };
+        const QStringList head0 = {"--preset", "default", "--head", "0"};
+        const QStringList own = texts(head0);
+        QVERIFY2(own.contains("softmax weights · head 0"), qPrintable(own.join('|')));
+        QVERIFY(own.contains("H bits"));
+        QVERIFY(!texts(head0 + QStringList{"--title", "none"}).join('|').contains("softmax"));
+        const QStringList given = texts(head0 + QStringList{"--title", "Head 0, layer 1"});
+        QVERIFY(given.contains("Head 0, layer 1") && !given.join('|').contains("softmax"));
+        QVERIFY(!texts(head0 + QStringList{"--no-entropy"}).contains("H bits"));
+        QVERIFY(!own.contains("attention weight"));
+        QVERIFY(texts(head0 + QStringList{"--colorbar-label", "attention weight"})
+                    .contains("attention weight"));
+
+        // The colour bar runs from MIN to MAX, its labels all with one count of decimals.
+        const QStringList scores = {"--preset", "default", "--stage", "scores", "--head", "1"};
+        const QStringList fixed = texts(scores + QStringList{"--range=-0.5:1.5"});
+        // Auto ranges are symmetric about 0: 1.5 without -1.5 is the fixed range's end.
+        QVERIFY2(fixed.contains("-0.5") && fixed.contains("1.5") && !fixed.contains("-1.5") &&
+                     fixed.contains("0.0"),
+                 qPrintable(fixed.join('|')));
+        const QStringList shared =
+            texts({"--preset", "default", "--stage", "scores", "--range", "shared"});
+        QVERIFY2(!shared.isEmpty() && !shared.first().startsWith("failed"),
+                 qPrintable(shared.join('|')));
+
+        // Every number in a cell has the same decimals: masked zeros read 0.00, never 0.
+        static const QRegularExpression number(QStringLiteral(R"(^-?\d+(\.\d+)?$)"));
+        const QStringList causal =
+            texts({"--preset", "journey-causal", "--head", "0", "--values", "--no-entropy"});
+        int twoDecimals = 0;
+        for (const QString& t : causal) {
+            if (!number.match(t).hasMatch()) continue;
+            QVERIFY2(t.contains('.'), qPrintable(causal.join('|')));  // no bare "0" or "1"
+            if (t.section('.', 1).size() == 2) ++twoDecimals;
+        }
+        QCOMPARE(twoDecimals, 36);  // the 6 x 6 cells; the colour bar has one decimal
+        QVERIFY(causal.join('|').contains("masked"));
+        int threeDecimals = 0;
+        for (const QString& t :
+             texts({"--preset", "journey-causal", "--head", "0", "--values", "--decimals", "3"})) {
+            if (number.match(t).hasMatch() && t.section('.', 1).size() == 3) ++threeDecimals;
+        }
+        QCOMPARE(threeDecimals, 36);
+    }
+
+    // A PDF without a size fits a column (3.5 in = 252 pt); --size page is 7 in (504 pt); an
+    // explicit size keeps 1 pixel = 0.75 pt.
+    void renderPdfPageSizes() {
+        QTemporaryDir dir;
+        const auto pageWidth = [&dir](const QStringList& options) {
+            const QString out = dir.filePath("figure.pdf");
+            const Run r =
+                run(QStringList{"render", "--preset", "default", "-o", out} + options, dir.path());
+            if (r.exitCode != 0) return -1.0;
+            const QRegularExpressionMatch box =
+                QRegularExpression(QStringLiteral(R"(/MediaBox \[0 0 ([\d.]+) ([\d.]+)\])"))
+                    .match(QString::fromLatin1(aetest::readFile(out)));
+            return box.hasMatch() ? box.captured(1).toDouble() : -2.0;
+        };
+        QCOMPARE(qRound(pageWidth({})), 252);
+        QCOMPARE(qRound(pageWidth({"--size", "column"})), 252);
+        QCOMPARE(qRound(pageWidth({"--size", "page"})), 504);
+        QCOMPARE(qRound(pageWidth({"--width", "800", "--height", "600"})), 600);
     }
 
     // A failed export leaves an existing output as it was.

@@ -281,12 +281,15 @@ void TestSharing::pdfOpens() {
     const QString text = QString::fromLocal8Bit(info.readAllStandardOutput());
     QCOMPARE(info.exitCode(), 0);
     QVERIFY2(text.contains(QRegularExpression(QStringLiteral("Pages:\\s+1"))), qPrintable(text));
-    // The page keeps the image's shape: 1 pixel = 0.75 pt.
-    const QSize natural = naturalImageSize(1);
-    QVERIFY2(
-        text.contains(
-            QStringLiteral("%1 x %2 pts").arg(natural.width() * 0.75).arg(natural.height() * 0.75)),
-        qPrintable(text));
+    // Without a size a PDF fits a journal's column: 3.5 in = 252 pt wide, the layout's shape.
+    ImageOptions column;
+    fitToPaper(column, 1, PaperWidth::Column);
+    const QRegularExpressionMatch page =
+        QRegularExpression(QStringLiteral(R"(Page size:\s+([\d.]+) x ([\d.]+) pts)")).match(text);
+    QVERIFY2(page.hasMatch(), qPrintable(text));
+    QCOMPARE(qRound(page.captured(1).toDouble()), 252);
+    QVERIFY(std::abs(page.captured(2).toDouble() -
+                     252.0 * column.size.height() / column.size.width()) < 1.0);
     // The title is text, not pixels.
     const QString pdftotext = QStandardPaths::findExecutable(QStringLiteral("pdftotext"));
     if (pdftotext.isEmpty()) return;

@@ -75,7 +75,7 @@ QStringList exportEveryHead(AttentionDocument* document, const GridView& view,
     HeatmapGrid grid(document);
     QStringList files;
     for (int h = 0; h < heads; ++h) {
-        GridView one = view;
+        GridView one = figureView(view);
         one.mode = ViewMode::AllStages;  // holds every head's maps, past the grid's 48 too
         one.head = h;
         grid.setView(one);
@@ -127,7 +127,7 @@ QStringList exportSweep(const Scene& scene, const GridView& view, const SweepReq
     document.resetScene(scene);
     document.waitForResults();  // a large scene computes on the worker thread
     HeatmapGrid grid(&document);
-    grid.setView(view);
+    grid.setView(figureView(view));
     const QString name = parameterName(request.parameter);
     QStringList files;
     std::vector<QImage> frames;

@@ -120,8 +120,70 @@ ExportDialog::ExportDialog(MainWindow* window, Mode mode)
     sizeRow->addWidget(width_);
     sizeRow->addWidget(new QLabel(QStringLiteral("×")));
     sizeRow->addWidget(height_);
+    paper_ = new QComboBox;
+    paper_->setObjectName(QStringLiteral("paperCombo"));
+    paper_->addItem(tr("Pixels (below)"), -1);
+    paper_->addItem(tr("One column (3.5 in)"), static_cast<int>(PaperWidth::Column));
+    paper_->addItem(tr("Page width (7 in)"), static_cast<int>(PaperWidth::Page));
+    paper_->setToolTip(tr(
+        "A journal's column or page width: the maps are laid out for it and the text stays "
+        "7 pt or larger. PDF pages get that width; PNG and JPG get the matching dots per inch."));
+    connect(paper_, &QComboBox::currentIndexChanged, this, &ExportDialog::paperChanged);
+    if (maps_) connect(maps_, &QComboBox::currentIndexChanged, this, &ExportDialog::paperChanged);
+    form->addRow(tr("Print width"), paper_);
     form->addRow(tr("Size"), sizeRow);
     form->addRow(tr("Scale"), scale_);
+
+    // What a paper's figure decides beyond the window.
+    titleMode_ = new QComboBox;
+    titleMode_->setObjectName(QStringLiteral("titleCombo"));
+    titleMode_->addItems({tr("Each map's own"), tr("None"), tr("This title:")});
+    title_ = new QLineEdit;
+    title_->setObjectName(QStringLiteral("titleEdit"));
+    title_->setEnabled(false);
+    connect(titleMode_, &QComboBox::currentIndexChanged, this,
+            [this](int index) { title_->setEnabled(index == 2); });
+    auto* titleRow = new QHBoxLayout;
+    titleRow->addWidget(titleMode_);
+    titleRow->addWidget(title_, 1);
+    form->addRow(tr("Title"), titleRow);
+    entropy_ = new QCheckBox(tr("Row entropy strip beside the weights"));
+    entropy_->setObjectName(QStringLiteral("entropyCheck"));
+    entropy_->setChecked(grid->view().showEntropy);
+    form->addRow(QString(), entropy_);
+    colorBarLabel_ = new QLineEdit;
+    colorBarLabel_->setObjectName(QStringLiteral("colorBarLabelEdit"));
+    colorBarLabel_->setPlaceholderText(tr("none"));
+    form->addRow(tr("Colour bar label"), colorBarLabel_);
+    range_ = new QComboBox;
+    range_->setObjectName(QStringLiteral("rangeCombo"));
+    range_->addItems(
+        {tr("Each map's own (as the window)"), tr("Shared by the maps drawn"), tr("Fixed:")});
+    rangeLow_ = new QDoubleSpinBox;
+    rangeHigh_ = new QDoubleSpinBox;
+    for (QDoubleSpinBox* box : {rangeLow_, rangeHigh_}) {
+        box->setRange(-1e6, 1e6);
+        box->setDecimals(3);
+        box->setEnabled(false);
+    }
+    rangeHigh_->setValue(1.0);
+    connect(range_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        rangeLow_->setEnabled(index == 2);
+        rangeHigh_->setEnabled(index == 2);
+    });
+    auto* rangeRow = new QHBoxLayout;
+    rangeRow->addWidget(range_);
+    rangeRow->addWidget(rangeLow_);
+    rangeRow->addWidget(new QLabel(tr("to")));
+    rangeRow->addWidget(rangeHigh_);
+    form->addRow(tr("Colour range"), rangeRow);
+    decimals_ = new QSpinBox;
+    decimals_->setObjectName(QStringLiteral("decimalsSpin"));
+    decimals_->setRange(-1, 6);
+    decimals_->setValue(-1);
+    decimals_->setSpecialValueText(tr("Auto (one for the figure)"));
+    decimals_->setToolTip(tr("Digits after the point in every cell (with numbers shown)."));
+    form->addRow(tr("Decimals"), decimals_);
 
     target_ = new QLineEdit;
     target_->setObjectName(QStringLiteral("targetEdit"));
@@ -146,6 +208,7 @@ ExportDialog::ExportDialog(MainWindow* window, Mode mode)
         base_ = new QLineEdit(stem);
         form->addRow(tr("Names start with"), base_);
     }
+    if (format_) formatChanged();
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel);
     buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
     connect(buttons, &QDialogButtonBox::accepted, this, &ExportDialog::accept);
@@ -165,7 +228,42 @@ QString ExportDialog::baseName() const {
     return base_ ? base_->text().trimmed() : QString();
 }
 
+int ExportDialog::mapsPerFile() const {
+    const int all = static_cast<int>(window_->grid()->tiles().size());
+    if (mode_ == Mode::EveryHead) return 1;
+    if (mode_ == Mode::Image && maps_->currentIndex() > 0) return 1;
+    return all;
+}
+
+FigureStyle ExportDialog::style() const {
+    FigureStyle style;
+    if (titleMode_->currentIndex() == 1) style.title = QString();
+    if (titleMode_->currentIndex() == 2 && !title_->text().trimmed().isEmpty())
+        style.title = title_->text().trimmed();
+    style.colorBarLabel = colorBarLabel_->text().trimmed();
+    style.range.kind = static_cast<ColorRange::Kind>(range_->currentIndex());
+    style.range.low = rangeLow_->value();
+    style.range.high = rangeHigh_->value();
+    style.decimals = decimals_->value();
+    return style;
+}
+
+// A paper's width decides the size: the boxes show it and cannot change it.
+void ExportDialog::paperChanged() {
+    const int paper = paper_->currentData().toInt();
+    width_->setEnabled(paper < 0);
+    height_->setEnabled(paper < 0);
+    if (paper < 0) return;
+    ImageOptions options;
+    fitToPaper(options, mapsPerFile(), static_cast<PaperWidth>(paper));
+    width_->setValue(options.size.width());
+    height_->setValue(options.size.height());
+}
+
 void ExportDialog::formatChanged() {
+    // A PDF goes into a paper: it starts at a column's width.
+    if (format_->currentData().toString() == QLatin1String("pdf") && paper_->currentIndex() == 0)
+        paper_->setCurrentIndex(paper_->findData(static_cast<int>(PaperWidth::Column)));
     if (mode_ != Mode::Image) return;
     const QFileInfo file(target_->text());
     target_->setText(file.dir().filePath(file.completeBaseName() + QLatin1Char('.') +
@@ -191,10 +289,19 @@ void ExportDialog::browse() {
 
 bool ExportDialog::exportNow(QString* error) {
     AttentionDocument* document = window_->document();
-    const GridView view = window_->grid()->view();
+    GridView view = figureView(window_->grid()->view());
+    view.showEntropy = entropy_->isChecked();
     ImageOptions options;
     options.size = QSize(width_->value(), height_->value());
     options.scale = scale_->value();
+    options.style = style();
+    if (options.style.range.kind == ColorRange::Kind::Fixed &&
+        !(options.style.range.low < options.style.range.high)) {
+        if (error) *error = tr("Colour range: the low end must be below the high end.");
+        return false;
+    }
+    if (paper_->currentData().toInt() >= 0)
+        fitToPaper(options, mapsPerFile(), static_cast<PaperWidth>(paper_->currentData().toInt()));
     try {
         if (mode_ == Mode::Image) {
             HeatmapGrid grid(document);

@@ -5,6 +5,8 @@
 
 #include <QDialog>
 
+#include "image_export.h"
+
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
@@ -32,7 +34,11 @@ public:
 private:
     void browse();
     void formatChanged();
+    void paperChanged();
     QString baseName() const;
+    // How many maps one file holds, for a paper layout.
+    int mapsPerFile() const;
+    FigureStyle style() const;
 
     MainWindow* window_;
     Mode mode_;
@@ -48,6 +54,15 @@ private:
     QDoubleSpinBox* to_ = nullptr;
     QSpinBox* steps_ = nullptr;
     QCheckBox* gif_ = nullptr;
+    QComboBox* paper_;
+    QComboBox* titleMode_;
+    QLineEdit* title_;
+    QCheckBox* entropy_;
+    QLineEdit* colorBarLabel_;
+    QComboBox* range_;
+    QDoubleSpinBox* rangeLow_;
+    QDoubleSpinBox* rangeHigh_;
+    QSpinBox* decimals_;
 };
 
 }  // namespace ae::ui

@@ -40,11 +40,41 @@ QImage veilImage(const BoolMatrix& allowed) {
     return lastVeil;
 }
 
+// The colour bar's labels with one count of decimals, the fewest that write every tick exactly:
+// 0.0, 0.2 … 1.0 rather than QCustomPlot's 0, 0.2 … 1.
+class SameDecimalsTicker : public QCPAxisTicker {
+protected:
+    QVector<QString> createLabelVector(const QVector<double>& ticks, const QLocale& locale,
+                                       QChar formatChar, int precision) override {
+        double largest = 0.0;
+        for (double t : ticks)
+            largest = std::max(largest, std::abs(t));
+        if (largest >= 1e5 || ticks.isEmpty())
+            return QCPAxisTicker::createLabelVector(ticks, locale, formatChar, precision);
+        int decimals = 0;
+        const auto exact = [&ticks](int d) {
+            const double unit = std::pow(10.0, d);
+            return std::all_of(ticks.begin(), ticks.end(), [unit](double t) {
+                return std::abs(t * unit - std::round(t * unit)) < 1e-6 * std::max(1.0, unit);
+            });
+        };
+        while (decimals < 6 && !exact(decimals))
+            ++decimals;
+        QVector<QString> labels;
+        for (double t : ticks) {
+            QString text = QString::number(std::abs(t) < 1e-12 ? 0.0 : t, 'f', decimals);
+            labels << text;
+        }
+        return labels;
+    }
+};
+
 }  // namespace
 
 // Drawn above a colour map, clipped to its axis rect: hatching over masked cells (their colour
-// still shows the real value underneath), numbers in cells that are large enough, an outline
-// around the selected query row and lines between heads of a concatenation.
+// still shows the real value underneath; the hatching leaves each number's box clear, so masked
+// numbers stay readable), numbers in cells that are large enough, all in one format per map, an
+// outline around the selected query row and lines between heads of a concatenation.
 class CellOverlay : public QCPLayerable {
 public:
     explicit CellOverlay(QCPColorMap* map)
@@ -60,6 +90,12 @@ public:
     }
     const BoolMatrix& allowed() const { return allowed_; }
     void setShowValues(bool show) { showValues_ = show; }
+    void setDecimals(int decimals) { decimals_ = decimals; }
+    // The text of a shown cell (map coordinates), in the format decided for the whole map.
+    QString valueText(int cellRow, int cellColumn) const {
+        return formatValue(map_->data()->cell(cellColumn, cellRow), numberFormat());
+    }
+    bool hidesCells() const { return hidesCells_; }
     void setSelectedRow(int row) { selectedRow_ = row; }
     void setGroupWidth(int width) { groupWidth_ = width; }
     // The matrix's own shape, and how many of its cells one shown cell pools (1: none).
@@ -93,10 +129,18 @@ private:
         const QColor c = QColor::fromRgb(gradient_.color(value, map_->dataRange()));
         return 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue() > 150.0;
     }
-    void drawHatch(QCPPainter* painter, const QRectF& r, bool light);
+    // `keepClear`: a number's box the hatching leaves out (empty: none).
+    void drawHatch(QCPPainter* painter, const QRectF& r, bool light, const QRectF& keepClear);
     // Cells too small to hatch, or pooled: one veil pixel per cell, drawn as a single image.
     void drawVeil(QCPPainter* painter);
     bool pooled() const { return rowsPerCell_ > 1 || columnsPerCell_ > 1; }
+    // One format for every number of the map, from its largest |value| unless decimals_ is set.
+    struct NumberFormat {
+        char letter = 'f';
+        int decimals = 2;
+    };
+    NumberFormat numberFormat() const;
+    static QString formatValue(double v, NumberFormat format);
     // The shown value of a matrix cell (its pool's value when pooled).
     double shownValue(int row, int column) const {
         return map_->data()->cell(column / columnsPerCell_, row / rowsPerCell_);
@@ -107,6 +151,7 @@ private:
     BoolMatrix allowed_;
     bool hidesCells_ = false;  // some cell of allowed_ is false
     bool showValues_ = false;
+    int decimals_ = -1;  // -1: from the map's values
     int selectedRow_ = -1;
     int groupWidth_ = 0;
     bool textMayGrow_ = true;
@@ -117,16 +162,6 @@ private:
 
 namespace {
 
-// Two significant decimals at most: what fits in a cell and still reads on a projector.
-QString cellText(double v) {
-    const double a = std::abs(v);
-    if (a == 0.0) return QStringLiteral("0");
-    if (a >= 1000.0) return QString::number(v, 'g', 2);
-    if (a >= 100.0) return QString::number(v, 'f', 0);
-    if (a >= 10.0) return QString::number(v, 'f', 1);
-    return QString::number(v, 'f', 2);
-}
-
 double finiteValue(float v) {
     if (std::isnan(v)) return 0.0;
     return std::clamp(static_cast<double>(v), -static_cast<double>(FLT_MAX),
@@ -135,7 +170,36 @@ double finiteValue(float v) {
 
 }  // namespace
 
-void CellOverlay::drawHatch(QCPPainter* painter, const QRectF& r, bool light) {
+int automaticDecimals(double largest) {
+    if (!(largest < 1e5)) return -1;
+    if (largest >= 100.0) return 0;
+    if (largest >= 10.0) return 1;
+    return 2;
+}
+
+// A reader compares numbers down a column: "0" beside "0.50" reads as a different kind of value,
+// so a map never mixes formats. Two decimals fit a cell and still read on a projector.
+CellOverlay::NumberFormat CellOverlay::numberFormat() const {
+    if (decimals_ >= 0) return {'f', decimals_};
+    QCPColorMapData* data = map_->data();  // its cell() is not const
+    double largest = 0.0;
+    for (int b = 0; b < data->valueSize(); ++b) {
+        for (int a = 0; a < data->keySize(); ++a)
+            largest = std::max(largest, std::abs(data->cell(a, b)));
+    }
+    const int decimals = automaticDecimals(largest);
+    return decimals < 0 ? NumberFormat{'e', 1} : NumberFormat{'f', decimals};
+}
+
+QString CellOverlay::formatValue(double v, NumberFormat format) {
+    QString text = QString::number(v, format.letter, format.decimals);
+    // -0.001 rounds to "-0.00": a sign on a zero is noise.
+    if (text.startsWith(QLatin1Char('-')) && text.toDouble() == 0.0) text.remove(0, 1);
+    return text;
+}
+
+void CellOverlay::drawHatch(QCPPainter* painter, const QRectF& r, bool light,
+                            const QRectF& keepClear) {
     const QColor ink = light ? QColor(40, 40, 40, 200) : QColor(255, 255, 255, 210);
     if (r.width() < 6.0 || r.height() < 6.0) {
         // Too small to hatch: a veil still tells masked cells apart.
@@ -143,7 +207,14 @@ void CellOverlay::drawHatch(QCPPainter* painter, const QRectF& r, bool light) {
         return;
     }
     painter->save();
-    painter->setClipRect(r, Qt::IntersectClip);
+    QPainterPath hatched;
+    hatched.addRect(r);
+    if (!keepClear.isEmpty()) {
+        QPainterPath hole;
+        hole.addRect(keepClear);
+        hatched = hatched.subtracted(hole);
+    }
+    painter->setClipPath(hatched, Qt::IntersectClip);
     painter->setPen(QPen(ink, 1.2));
     const double spacing = std::clamp(std::min(r.width(), r.height()) / 4.0, 5.0, 9.0);
     for (double t = -r.height(); t < r.width(); t += spacing) {
@@ -171,41 +242,66 @@ void CellOverlay::draw(QCPPainter* painter) {
     if (rows == 0 || columns == 0 || data->keySize() == 0) return;
     const QRectF first = cellRect(0, 0);
     const bool masks = hidesCells_ && allowed_.rows() == rows && allowed_.cols() == columns;
+
+    // Numbers are laid out first: the hatching of masked cells must leave their boxes clear.
+    QFont numberFont = painter->font();
+    const QFontMetricsF baseMetrics(numberFont);
+    const NumberFormat format = numberFormat();
+    bool numbers = false;
+    // Measuring every number shapes its text: not worth it for cells shorter than a line.
+    if (showValues_ && !pooled() && first.width() >= 12.0 &&
+        first.height() >= baseMetrics.height()) {
+        // All numbers or none: a map with numbers in only some cells reads as a pattern.
+        double widest = 0.0;
+        for (int i = 0; i < rows; ++i) {
+            for (int j = 0; j < columns; ++j) {
+                widest = std::max(
+                    widest, baseMetrics.horizontalAdvance(formatValue(data->cell(j, i), format)));
+            }
+        }
+        numbers = first.width() >= widest + 4.0;
+        // Large cells get larger numbers (up to 1.5x), so they still read on a projector.
+        const double grow = std::min({1.5, (first.width() - 6.0) / std::max(widest, 1.0),
+                                      first.height() * 0.5 / baseMetrics.height()});
+        // Cells a little too narrow get slightly smaller numbers (down to 0.85x: 7.6 pt beside
+        // the window's 9 pt labels), so a map in a paper's column still shows them.
+        const double shrink = (first.width() - 3.0) / std::max(widest, 1.0);
+        if (numbers && textMayGrow_ && grow > 1.1) {
+            numberFont.setPointSizeF(numberFont.pointSizeF() * grow);
+        } else if (!numbers && shrink >= 0.85) {
+            numbers = true;
+            numberFont.setPointSizeF(numberFont.pointSizeF() * shrink);
+        }
+    }
+    const QFontMetricsF metrics(numberFont);
+    const auto numberBox = [&](int i, int j) {
+        const QRectF cell = cellRect(i, j);
+        const QRectF text =
+            metrics.boundingRect(cell, Qt::AlignCenter, formatValue(data->cell(j, i), format));
+        return text.adjusted(-1.5, 0.0, 1.5, 0.0).intersected(cell);
+    };
+
     if (masks && (pooled() || first.width() < 6.0 || first.height() < 6.0)) {
         drawVeil(painter);
     } else if (masks) {
         for (int i = 0; i < rows; ++i) {
             for (int j = 0; j < columns; ++j) {
-                if (!allowed_(i, j)) drawHatch(painter, cellRect(i, j), isLight(data->cell(j, i)));
+                if (!allowed_(i, j)) {
+                    drawHatch(painter, cellRect(i, j), isLight(data->cell(j, i)),
+                              numbers ? numberBox(i, j) : QRectF());
+                }
             }
         }
     }
-    const QFontMetricsF metrics(painter->font());
-    // Measuring every number shapes its text: not worth it for cells shorter than a line.
-    if (showValues_ && !pooled() && first.width() >= 12.0 && first.height() >= metrics.height()) {
-        // All numbers or none: a map with numbers in only some cells reads as a pattern.
-        double widest = 0.0;
-        for (int i = 0; i < rows; ++i) {
-            for (int j = 0; j < columns; ++j) {
-                widest = std::max(widest, metrics.horizontalAdvance(cellText(data->cell(j, i))));
-            }
-        }
-        const bool fits = first.height() >= metrics.height() && first.width() >= widest + 4.0;
-        // Large cells get larger numbers (up to 1.5x), so they still read on a projector.
-        const double grow = std::min({1.5, (first.width() - 6.0) / std::max(widest, 1.0),
-                                      first.height() * 0.5 / metrics.height()});
+    if (numbers) {
         painter->save();
-        if (fits && textMayGrow_ && grow > 1.1) {
-            QFont font = painter->font();
-            font.setPointSizeF(font.pointSizeF() * grow);
-            painter->setFont(font);
-        }
-        for (int i = 0; fits && i < rows; ++i) {
+        painter->setFont(numberFont);
+        for (int i = 0; i < rows; ++i) {
             for (int j = 0; j < columns; ++j) {
                 const double v = data->cell(j, i);
                 // Masked cells keep their number: it is the value the softmax produced.
                 painter->setPen(isLight(v) ? QColor(20, 20, 20) : QColor(250, 250, 250));
-                painter->drawText(cellRect(i, j), Qt::AlignCenter, cellText(v));
+                painter->drawText(cellRect(i, j), Qt::AlignCenter, formatValue(v, format));
             }
         }
         painter->restore();
@@ -248,6 +344,7 @@ HeatmapController::HeatmapController(QWidget* parent) : plot_(new QCustomPlot(pa
     scale_ = new QCPColorScale(plot_);
     scale_->setType(QCPAxis::atRight);
     scale_->setBarWidth(10);
+    scale_->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new SameDecimalsTicker));
     // Top and bottom margins shared, so the bar and the strip line up with the map's cells.
     auto* margins = new QCPMarginGroup(plot_);
     for (QCPLayoutElement* e :
@@ -277,6 +374,10 @@ HeatmapController::HeatmapController(QWidget* parent) : plot_(new QCustomPlot(pa
     }
 
     entropyRect_->setMinimumSize(QSize(38, 0));
+    // Its left and right axes carry no labels: a fixed small gap beside them rather than an axis's
+    // automatic margin, so the map keeps the width for its numbers.
+    entropyRect_->setAutoMargins(QCP::msTop | QCP::msBottom);
+    entropyRect_->setMargins(QMargins(4, 0, 8, 0));
     entropyRect_->setMaximumSize(QSize(38, QWIDGETSIZE_MAX));
     // A thin frame, so a 0-bit (white) entry still reads as part of the strip.
     for (QCPAxis* axis : entropyRect_->axes()) {
@@ -344,6 +445,27 @@ void HeatmapController::setTitle(const QString& title) {
 
 QString HeatmapController::title() const {
     return title_->text();
+}
+
+void HeatmapController::setTitleShown(bool shown) {
+    if (shown == isTitleShown()) return;
+    QCPLayoutGrid* layout = plot_->plotLayout();
+    if (shown) {
+        layout->insertRow(0);
+        layout->addElement(0, 0, title_);
+    } else {
+        layout->take(title_);
+        layout->simplify();
+    }
+    title_->setVisible(shown);
+}
+
+bool HeatmapController::isTitleShown() const {
+    return title_->layout() != nullptr;
+}
+
+void HeatmapController::setColorBarLabel(const QString& label) {
+    scale_->axis()->setLabel(label);
 }
 
 void HeatmapController::setAxisTitles(const QString& rows, const QString& columns) {
@@ -512,6 +634,18 @@ void HeatmapController::setShowValues(bool show) {
     overlay_->setShowValues(show);
 }
 
+void HeatmapController::setNumbersMayGrow(bool grow) {
+    overlay_->setTextMayGrow(grow);
+}
+
+void HeatmapController::setDecimals(int decimals) {
+    overlay_->setDecimals(decimals);
+}
+
+QString HeatmapController::valueText(int row, int column) const {
+    return overlay_->valueText(row / rowsPerCell_, column / columnsPerCell_);
+}
+
 void HeatmapController::setSelectedRow(int row) {
     overlay_->setSelectedRow(row);
 }
@@ -542,6 +676,10 @@ QPointF HeatmapController::cellCenter(int row, int column) const {
 bool HeatmapController::isMarkedMasked(int row, int column) const {
     const BoolMatrix& allowed = overlay_->allowed();
     return row < allowed.rows() && column < allowed.cols() && !allowed(row, column);
+}
+
+bool HeatmapController::hasMaskedCells() const {
+    return overlay_->hidesCells();
 }
 
 void HeatmapController::replot() {

@@ -29,6 +29,10 @@ namespace ae::ui {
 
 class CellOverlay;
 
+// Decimals for numbers whose largest |value| is `largest`: 2 below 10, 1 below 100, 0 below 1e5;
+// -1 beyond, where numbers are written as 2.5e+05.
+int automaticDecimals(double largest);
+
 // How a map with more cells than pixels is reduced for display.
 enum class Pooling { Max, Mean };
 
@@ -45,6 +49,11 @@ public:
 
     void setTitle(const QString& title);
     QString title() const;
+    // Figures: no title row at all, so the maps take its room (a paper's caption names them).
+    void setTitleShown(bool shown);
+    bool isTitleShown() const;
+    // Text beside the colour bar (what its colours measure); empty: none.
+    void setColorBarLabel(const QString& label);
     // What the rows and columns are ("query", "key", "dimension").
     void setAxisTitles(const QString& rows, const QString& columns);
     // Row labels go down the left, column labels across the bottom. Token columns are turned
@@ -70,6 +79,14 @@ public:
     // vector removes the strip.
     void setRowEntropy(const std::vector<double>& bits, double maxBits);
     void setShowValues(bool show);
+    // Digits after the point of every number in the cells; -1: one count for the whole map,
+    // decided from its largest |value| (2 below 10, 1 below 100, 0 below 1e5, then 1.2e+05).
+    void setDecimals(int decimals);
+    // Numbers in large cells grow up to 1.5x for a projector; a figure keeps its labels' size.
+    void setNumbersMayGrow(bool grow);
+    // The number drawn in a cell of the matrix (as shown: its pool's value when pooled), in the
+    // map's one format, whether or not the cells have room for numbers.
+    QString valueText(int row, int column) const;
     void setSelectedRow(int row);  // -1: none
     // Concatenation: a line between heads every `width` columns (0: none).
     void setColumnGroupWidth(int width);
@@ -84,6 +101,9 @@ public:
     // The centre of a cell in plot pixels.
     QPointF cellCenter(int row, int column) const;
     bool isMarkedMasked(int row, int column) const;
+    bool hasMaskedCells() const;
+    // rows x columns, as given to setMatrix.
+    const EngineF::Matrix& matrix() const { return full_; }
 
     // Queued: a burst of changes (a slider drag) paints once.
     void replot();

@@ -303,8 +303,9 @@ void HeatmapGrid::refill() {
         HeatmapController* c = t.controller;
         if (t.stage == Stage::Weights) {
             c->setDataRange(0.0, 1.0);
-            c->setRowEntropy(numbers[static_cast<size_t>(i)].entropyBits,
-                             std::log2(static_cast<double>(c->columns())));
+            c->setRowEntropy(
+                showEntropy_ ? numbers[static_cast<size_t>(i)].entropyBits : std::vector<double>(),
+                std::log2(static_cast<double>(c->columns())));
         } else {
             double m = numbers[static_cast<size_t>(i)].maxAbs;
             if (sharedRange_ && isPerHead(t.stage)) {
@@ -409,7 +410,8 @@ void HeatmapGrid::setHead(int head) {
 }
 
 GridView HeatmapGrid::view() const {
-    return {mode_, stage_, head_, weightsMap_, signedMap_, sharedRange_, showValues_, selectedRow_};
+    return {mode_,        stage_,      head_,        weightsMap_, signedMap_,
+            sharedRange_, showValues_, selectedRow_, showEntropy_};
 }
 
 void HeatmapGrid::setView(const GridView& view) {
@@ -421,6 +423,7 @@ void HeatmapGrid::setView(const GridView& view) {
     sharedRange_ = view.sharedRange;
     showValues_ = view.showValues;
     selectedRow_ = view.selectedRow;
+    showEntropy_ = view.showEntropy;
     structurePending_ = true;
     if (canShow()) rebuild();
     emit selectedRowChanged(selectedRow_);

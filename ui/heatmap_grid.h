@@ -34,7 +34,8 @@ struct GridView {
     ColorMap signedMap = ColorMap::RdBu;
     bool sharedRange = false;
     bool showValues = true;
-    int selectedRow = -1;  // -1: none
+    int selectedRow = -1;     // -1: none
+    bool showEntropy = true;  // the weights' row-entropy strip
 };
 
 // How many columns of `tiles` tiles, each `cells` cells (columns x rows) plus its labels and
@@ -134,6 +135,7 @@ private:
     bool sharedRange_ = false;
     Pooling pooling_ = Pooling::Max;
     bool showValues_ = true;
+    bool showEntropy_ = true;
     bool maskEdit_ = false;
     int selectedRow_ = -1;
     QList<Stage> highlighted_;
