@@ -28,6 +28,7 @@
 #include "heatmap_controller.h"
 #include "heatmap_grid.h"
 #include "scene_file.h"
+#include "screen_fit.h"
 #include "setting.h"
 #include "tokens_editor.h"
 #include "training_panel.h"
@@ -47,6 +48,31 @@ const Setting<int> kStage{"view/stage", static_cast<int>(Stage::Weights)};
 
 const char* const kDefaultPreset = "default";
 
+// Where each dock sits on a first start (and after View › Reset layout). Docks in one group
+// share a place as tabs, the first one in front.
+struct DockPlace {
+    const char* name;
+    Qt::DockWidgetArea area;
+    bool shown;
+};
+const DockPlace kDefaultDocks[] = {
+    {"controlsDock", Qt::LeftDockWidgetArea, true},
+    {"tokensDock", Qt::LeftDockWidgetArea, true},
+    {"weightsDock", Qt::LeftDockWidgetArea, true},
+    {"trainingDock", Qt::RightDockWidgetArea, false},
+    {"walkthroughDock", Qt::RightDockWidgetArea, false},
+    {"neuronDock", Qt::BottomDockWidgetArea, false},
+    {"pinDock", Qt::BottomDockWidgetArea, false},
+};
+const std::initializer_list<const char*> kTabGroups[] = {
+    {"tokensDock", "weightsDock"},
+    {"walkthroughDock", "trainingDock"},
+    {"neuronDock", "pinDock"},
+};
+// A dock asks for its contents' width up to this, then scrolls: the left column, the right one
+// and the maps still fit side by side on 1024 pixels.
+constexpr int kWidestDockMinimum = 300;
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -61,6 +87,14 @@ MainWindow::MainWindow(QWidget* parent)
     createActions();
     createDocks();
     createStatusBar();
+    classroom_ = new Classroom(this);
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        // The training panel is short enough as it is, and its tests find it as the dock's widget.
+        if (dock->objectName() != QLatin1String("trainingDock"))
+            makeDockScrollable(dock, kWidestDockMinimum);
+    }
+    resetLayout();
+    qApp->installEventFilter(new DialogScreenFit(this));
     readSettings();
     connect(document_, &AttentionDocument::structureChanged, this, &MainWindow::updateHeadChoices);
     connect(document_, &AttentionDocument::fileNameChanged, this, &MainWindow::updateHeadChoices);
@@ -72,7 +106,6 @@ MainWindow::MainWindow(QWidget* parent)
     connect(document_->undoStack(), &QUndoStack::cleanChanged, this,
             [this](bool clean) { setWindowModified(!clean); });
     connect(autosave_, &Autosave::failed, this, &MainWindow::showStatusMessage);
-    classroom_ = new Classroom(this);
 }
 
 MainWindow::~MainWindow() {
@@ -219,13 +252,40 @@ void MainWindow::createDocks() {
     weightsDock_->setWidget(weightsEditor);
     addDockWidget(Qt::LeftDockWidgetArea, tokensDock_);
     addDockWidget(Qt::LeftDockWidgetArea, weightsDock_);
-    tabifyDockWidget(tokensDock_, weightsDock_);
-    tokensDock_->raise();
 
     for (QDockWidget* dock : {controlsDock_, tokensDock_, weightsDock_}) {
         viewMenu_->addAction(dock->toggleViewAction());
     }
     addTrainingDock(this, document_, viewMenu_);
+    QAction* reset = viewMenu_->addAction(tr("Reset &layout"), this, &MainWindow::resetLayout);
+    reset->setObjectName(QStringLiteral("resetLayoutAction"));
+    reset->setToolTip(tr("Every panel back in its first-start place, and the window on screen"));
+}
+
+void MainWindow::resetLayout() {
+    for (const DockPlace& place : kDefaultDocks) {
+        auto* dock = findChild<QDockWidget*>(QLatin1String(place.name));
+        if (!dock) continue;
+        dock->setFloating(false);
+        addDockWidget(place.area, dock);
+        dock->setVisible(place.shown);
+    }
+    for (const auto& group : kTabGroups) {
+        QDockWidget* first = findChild<QDockWidget*>(QLatin1String(*group.begin()));
+        for (const char* name : group) {
+            QDockWidget* other = findChild<QDockWidget*>(QLatin1String(name));
+            if (first && other && other != first) tabifyDockWidget(first, other);
+        }
+        if (first) first->raise();
+    }
+    removeToolBar(toolBar_);
+    addToolBar(Qt::TopToolBarArea, toolBar_);
+    toolBar_->show();
+    fitToScreen();
+}
+
+void MainWindow::fitToScreen() {
+    if (!isMaximized() && !isFullScreen()) fitWindowToScreen(this);
 }
 
 void MainWindow::showStatusMessage(const QString& text) {
@@ -240,6 +300,9 @@ void MainWindow::createStatusBar() {
     maskMode_->hide();
     stats_ = new QLabel;
     stats_->setObjectName(QStringLiteral("statsLabel"));
+    // The line grows with the scene (L_q and L_k, wide numbers); on a narrow screen its end is
+    // cut (the whole line is in the tooltip) rather than the window growing wider than the screen.
+    stats_->setMinimumWidth(stats_->fontMetrics().averageCharWidth() * 24);
     // A background compute past the progress delay: how far it is, under the maps that still
     // show the last results.
     computeProgress_ = new QProgressBar;
@@ -270,6 +333,7 @@ void MainWindow::readSettings() {
         resize(screen ? screen->availableSize() * 0.9 : QSize(1400, 900));
     }
     restoreState(kDockState.read());
+    fitToScreen();
     for (QAction* a : colourGroup_->actions()) {
         if (a->data().toString() == kColourMap.read()) a->trigger();
     }
@@ -317,6 +381,7 @@ void MainWindow::updateStatus() {
             .arg(scene.dHead())
             .arg(QString::number(scene.divisor(), 'g', 4))
             .arg(QString::number(document_->lastComputeMilliseconds(), 'f', 2)));
+    stats_->setToolTip(stats_->text());
 }
 
 bool MainWindow::openSceneFile(const QString& fileName, QString* error) {

@@ -65,6 +65,12 @@ public:
     // Opens an orphan's scene and view as modified (Save writes to its original file) and
     // continues autosaving into its file, which stays until the scene is saved.
     void restoreAutosave(OrphanedAutosave orphan);
+    // View › Reset layout: every dock back in its first-start place (docked, tabbed and shown or
+    // hidden as on a first start), the toolbar shown, and the window inside its screen.
+    void resetLayout();
+    // Brings the window's normal geometry inside the available area of its screen (restored
+    // settings may come from a larger screen, or from a window that grew).
+    void fitToScreen();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
