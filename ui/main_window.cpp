@@ -121,9 +121,8 @@ void MainWindow::createActions() {
     QMenu* presets = file->addMenu(tr("Open &preset"));
     for (const io::PresetInfo& preset : io::presets()) {
         QAction* a = presets->addAction(preset.name + QStringLiteral(" — ") + preset.description);
-        connect(a, &QAction::triggered, this, [this, name = preset.name] {
-            if (fileActions_->maybeSave()) openPreset(name);
-        });
+        connect(a, &QAction::triggered, this,
+                [this, name = preset.name] { fileActions_->openPreset(name); });
     }
     fileActions_->addSaveAndExportActions(file);
     file->addSeparator();
