@@ -71,7 +71,7 @@ const std::initializer_list<const char*> kTabGroups[] = {
 };
 // A dock asks for its contents' width up to this, then scrolls: the left column, the right one
 // and the maps still fit side by side on 1024 pixels.
-constexpr int kWidestDockMinimum = 300;
+constexpr int kWidestDockMinimum = 310;
 
 }  // namespace
 
@@ -280,6 +280,12 @@ void MainWindow::resetLayout() {
     removeToolBar(toolBar_);
     addToolBar(Qt::TopToolBarArea, toolBar_);
     toolBar_->show();
+    // The maps get most of the width: the left column takes 30% of the window, no less than its
+    // panels need and no more than the editors would like.
+    const int leftColumn = std::clamp(
+        width() * 3 / 10, controlsDock_->minimumSizeHint().width(),
+        std::max(controlsDock_->minimumSizeHint().width(), tokensDock_->sizeHint().width()));
+    resizeDocks({controlsDock_}, {leftColumn}, Qt::Horizontal);
     fitToScreen();
 }
 
@@ -331,7 +337,8 @@ void MainWindow::readSettings() {
         const QScreen* screen = QGuiApplication::primaryScreen();
         resize(screen ? screen->availableSize() * 0.9 : QSize(1400, 900));
     }
-    restoreState(kDockState.read());
+    // No saved layout: the first-start one, sized for this window.
+    if (!restoreState(kDockState.read())) resetLayout();
     fitToScreen();
     for (QAction* a : colourGroup_->actions()) {
         if (a->data().toString() == kColourMap.read()) a->trigger();

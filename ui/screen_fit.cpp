@@ -35,7 +35,10 @@ void makeDockScrollable(QDockWidget* dock, int widestMinimum) {
     scroll->setWidget(contents);
     // Narrow panels keep their width (no horizontal scrolling for the controls); wide ones may
     // be squeezed to `widestMinimum` and scroll.
-    scroll->setMinimumWidth(std::min(contents->minimumSizeHint().width(), widestMinimum));
+    // The vertical scroll bar is counted in, so that a short dock does not also scroll sideways.
+    const int scrollBar = scroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, scroll);
+    scroll->setMinimumWidth(
+        std::min(contents->minimumSizeHint().width() + scrollBar, widestMinimum));
     dock->setWidget(scroll);
 }
 
