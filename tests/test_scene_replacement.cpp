@@ -45,6 +45,7 @@ private slots:
     void cleanSceneIsReplacedWithoutAsking();
     void importIsAnUndoStepAndDoesNotAsk();
     void trainingResetIsAnUndoStepAndDoesNotAsk();
+    void trainingEndsWhenAnotherSceneOpens();
 
 private:
     // Runs `replace` twice on a scene with unsaved changes: answered Cancel, then Discard.
@@ -260,6 +261,32 @@ void TestSceneReplacement::trainingResetIsAnUndoStepAndDoesNotAsk() {
     undoStack()->undo();
     undoStack()->undo();
     QCOMPARE(window_->document()->scene().heads, 4);
+}
+
+// Reset used to put the scene training started from (the old file's) into the newly opened one,
+// and a run still going kept writing the old scene's snapshots over it.
+void TestSceneReplacement::trainingEndsWhenAnotherSceneOpens() {
+    auto* panel = window_->findChild<TrainingPanel*>();
+    QVERIFY(panel);
+    panel->step();
+    QTRY_COMPARE(undoStack()->count(), 1);
+    answer_ = UnsavedChoice::Discard;
+    QVERIFY(window_->fileActions()->openPreset(QStringLiteral("journey")));
+    QCOMPARE(asked_.size(), 1);  // the trained weights were unsaved changes
+    const QByteArray journey = sceneJson();
+    panel->reset();
+    QCOMPARE(sceneJson(), journey);
+    QCOMPARE(undoStack()->count(), 0);
+
+    panel->play();
+    QTRY_VERIFY(panel->lossPointCount() > 0);
+    QVERIFY(window_->fileActions()->openPreset(QStringLiteral("four-words")));
+    QVERIFY(!panel->isRunning());
+    const QByteArray fourWords = sceneJson();
+    QTest::qWait(300);  // time for snapshots of the old run to arrive, if any were still sent
+    QCOMPARE(sceneJson(), fourWords);
+    QCOMPARE(undoStack()->count(), 0);
+    QCOMPARE(panel->lossPointCount(), 0);
 }
 
 QTEST_MAIN(TestSceneReplacement)
