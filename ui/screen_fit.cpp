@@ -33,9 +33,8 @@ void makeDockScrollable(QDockWidget* dock, int widestMinimum) {
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     scroll->setWidget(contents);
-    // Narrow panels keep their width (no horizontal scrolling for the controls); wide ones may
-    // be squeezed to `widestMinimum` and scroll.
-    // The vertical scroll bar is counted in, so that a short dock does not also scroll sideways.
+    // Narrow panels keep their width, counting the vertical scroll bar, so that a short dock
+    // does not also scroll sideways; wide ones may be squeezed to `widestMinimum` and scroll.
     const int scrollBar = scroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, scroll);
     scroll->setMinimumWidth(
         std::min(contents->minimumSizeHint().width() + scrollBar, widestMinimum));
