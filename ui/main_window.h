@@ -40,6 +40,9 @@ public:
     // Gallery, walkthrough, neuron view, comparisons, presentation mode (ui/classroom.h).
     Classroom* classroom() const { return classroom_; }
 
+    // These two replace the scene and empty Undo without asking (start-up, tests); a user's
+    // action goes through FileActions::open / openPreset, which ask about unsaved changes first.
+    //
     // Opens a scene file; on failure returns false with *error = "field.path: problem" and
     // keeps the current scene.
     bool openSceneFile(const QString& fileName, QString* error = nullptr);
