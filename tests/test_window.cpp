@@ -27,6 +27,7 @@
 #include "heatmap_grid.h"
 #include "main_window.h"
 #include "model_import_dialog.h"
+#include "presentation_mode.h"
 #include "qcustomplot.h"
 #include "scene_file.h"
 #include "screen_fit.h"
@@ -547,6 +548,16 @@ void TestWindow::resetLayoutRestoresTheDocks() {
     // The View menu's check marks follow.
     QVERIFY(dock("controlsDock")->toggleViewAction()->isChecked());
     QVERIFY(!dock("neuronDock")->toggleViewAction()->isChecked());
+    // From presentation mode, which hides the panels: it ends, and the panels are back.
+    PresentationMode* presentation = window_->classroom()->presentation();
+    presentation->setActive(true);
+    settle();
+    QVERIFY(!dock("controlsDock")->isVisible());
+    reset->trigger();
+    settle();
+    QVERIFY(!presentation->isActive());
+    QVERIFY(dock("controlsDock")->isVisible());
+    QVERIFY(dock("tokensDock")->isVisible());
 }
 
 QTEST_MAIN(TestWindow)

@@ -27,6 +27,7 @@
 #include "file_actions.h"
 #include "heatmap_controller.h"
 #include "heatmap_grid.h"
+#include "presentation_mode.h"
 #include "scene_file.h"
 #include "screen_fit.h"
 #include "setting.h"
@@ -263,6 +264,10 @@ void MainWindow::createDocks() {
 }
 
 void MainWindow::resetLayout() {
+    // The layout is the normal window's: presentation mode ends first, or leaving it later would
+    // bring back the panels it had hidden, over the reset.
+    if (classroom_ && classroom_->presentation()->isActive())
+        classroom_->presentation()->setActive(false);
     for (const DockPlace& place : kDefaultDocks) {
         auto* dock = findChild<QDockWidget*>(QLatin1String(place.name));
         if (!dock) continue;
