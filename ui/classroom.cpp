@@ -18,6 +18,7 @@
 #include "comparison_views.h"
 #include "controls_panel.h"
 #include "examples_gallery.h"
+#include "file_actions.h"
 #include "heatmap_grid.h"
 #include "main_window.h"
 #include "neuron_view.h"
@@ -291,13 +292,9 @@ void Classroom::createActions() {
 ExamplesGallery* Classroom::gallery() {
     if (!gallery_) {
         gallery_ = new ExamplesGallery(window_);
-        connect(gallery_, &ExamplesGallery::presetRequested, this, [this](const QString& name) {
-            try {
-                window_->openPreset(name);
-            } catch (const SceneError& e) {
-                window_->showProblem(QString::fromStdString(e.what()));
-            }
-        });
+        // Like File › Open preset: unsaved changes are asked about first.
+        connect(gallery_, &ExamplesGallery::presetRequested, window_->fileActions(),
+                &FileActions::openPreset);
     }
     return gallery_;
 }

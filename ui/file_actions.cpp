@@ -138,6 +138,17 @@ bool FileActions::open(const QString& fileName) {
     return true;
 }
 
+bool FileActions::openPreset(const QString& name) {
+    if (!maybeSave()) return false;
+    try {
+        window_->openPreset(name);
+    } catch (const SceneError& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    }
+    return true;
+}
+
 void FileActions::openDialog() {
     const QString start = document()->fileName().isEmpty()
                               ? kSceneFolder.read()
@@ -203,11 +214,25 @@ bool FileActions::maybeSave() {
     const QString name = document()->fileName().isEmpty()
                              ? tr("This scene")
                              : QFileInfo(document()->fileName()).fileName();
-    const QMessageBox::StandardButton answer = QMessageBox::warning(
-        window_, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(name),
-        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-    if (answer == QMessageBox::Save) return save();
-    return answer == QMessageBox::Discard;
+    UnsavedChoice answer = UnsavedChoice::Cancel;
+    if (askUnsaved_) {
+        answer = askUnsaved_(name);
+    } else {
+        switch (QMessageBox::warning(
+            window_, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(name),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save)) {
+            case QMessageBox::Save:
+                answer = UnsavedChoice::Save;
+                break;
+            case QMessageBox::Discard:
+                answer = UnsavedChoice::Discard;
+                break;
+            default:
+                break;
+        }
+    }
+    if (answer == UnsavedChoice::Save) return save();
+    return answer == UnsavedChoice::Discard;
 }
 
 QStringList FileActions::recentFiles() const {

@@ -5,6 +5,7 @@
 
 #include <QObject>
 #include <QStringList>
+#include <functional>
 #include <optional>
 
 #include "attention_document.h"
@@ -18,6 +19,11 @@ class MainWindow;
 
 enum class MatrixExportFormat { Csv, Npy, ResultJson };
 
+// The answer to "NAME has unsaved changes. Save them?".
+enum class UnsavedChoice { Save, Discard, Cancel };
+// Asks it about the scene named `sceneName`; tests answer in place of the message box.
+using UnsavedQuestion = std::function<UnsavedChoice(const QString& sceneName)>;
+
 class FileActions : public QObject {
     Q_OBJECT
 public:
@@ -28,9 +34,17 @@ public:
     void addSaveAndExportActions(QMenu* file);  // Save, Save As, Import, Export…
     void addCopyActions(QMenu* edit);           // Copy image, Copy as LaTeX
 
+    // Every path that puts a new scene in the window and clears Undo (Open, Open recent, a
+    // dropped file, Open preset, the examples gallery, and any later one such as opening a model)
+    // goes through maybeSave() first: with unsaved changes the user chooses Save, Discard or
+    // Cancel, and Cancel leaves the scene and its undo history untouched. Imports and training
+    // are undo steps instead, so they take nothing away and do not ask.
+    //
     // Opens a scene file after asking about unsaved changes; a file that does not load leaves the
     // scene as it was and shows `FILE: field.path: problem`.
     bool open(const QString& fileName);
+    // Opens a built-in scene (io::presets) after asking about unsaved changes.
+    bool openPreset(const QString& name);
     // Save, Save As. False when cancelled or failed (the failure is shown).
     bool save();
     bool saveAs();
@@ -42,6 +56,8 @@ public:
     Scene sceneForSaving() const;
     // True when there is nothing unsaved, or the user chose Save (and it worked) or Discard.
     bool maybeSave();
+    // Replaces the message box maybeSave() shows (an empty function brings it back).
+    void setUnsavedQuestion(UnsavedQuestion ask) { askUnsaved_ = std::move(ask); }
     QStringList recentFiles() const;
 
     // Reads a matrix (.npy or CSV) and, for embeddings, optional tokens (one per line), and
@@ -76,6 +92,7 @@ private:
 
     MainWindow* window_;
     QMenu* recentMenu_ = nullptr;
+    UnsavedQuestion askUnsaved_;
 };
 
 }  // namespace ae::ui

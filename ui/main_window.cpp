@@ -27,7 +27,9 @@
 #include "file_actions.h"
 #include "heatmap_controller.h"
 #include "heatmap_grid.h"
+#include "presentation_mode.h"
 #include "scene_file.h"
+#include "screen_fit.h"
 #include "setting.h"
 #include "tokens_editor.h"
 #include "training_panel.h"
@@ -47,6 +49,31 @@ const Setting<int> kStage{"view/stage", static_cast<int>(Stage::Weights)};
 
 const char* const kDefaultPreset = "default";
 
+// Where each dock sits on a first start (and after View › Reset layout). Docks in one group
+// share a place as tabs, the first one in front.
+struct DockPlace {
+    const char* name;
+    Qt::DockWidgetArea area;
+    bool shown;
+};
+const DockPlace kDefaultDocks[] = {
+    {"controlsDock", Qt::LeftDockWidgetArea, true},
+    {"tokensDock", Qt::LeftDockWidgetArea, true},
+    {"weightsDock", Qt::LeftDockWidgetArea, true},
+    {"trainingDock", Qt::RightDockWidgetArea, false},
+    {"walkthroughDock", Qt::RightDockWidgetArea, false},
+    {"neuronDock", Qt::BottomDockWidgetArea, false},
+    {"pinDock", Qt::BottomDockWidgetArea, false},
+};
+const std::initializer_list<const char*> kTabGroups[] = {
+    {"tokensDock", "weightsDock"},
+    {"walkthroughDock", "trainingDock"},
+    {"neuronDock", "pinDock"},
+};
+// A dock asks for its contents' width up to this, then scrolls: the left column, the right one
+// and the maps still fit side by side on 1024 pixels.
+constexpr int kWidestDockMinimum = 310;
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -61,6 +88,15 @@ MainWindow::MainWindow(QWidget* parent)
     createActions();
     createDocks();
     createStatusBar();
+    classroom_ = new Classroom(this);
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        // The training panel fits as it is (356x359), and test_training_panel reaches it as the
+        // dock's widget.
+        if (dock->objectName() != QLatin1String("trainingDock"))
+            makeDockScrollable(dock, kWidestDockMinimum);
+    }
+    resetLayout();
+    qApp->installEventFilter(new DialogScreenFit(this));
     readSettings();
     connect(document_, &AttentionDocument::structureChanged, this, &MainWindow::updateHeadChoices);
     connect(document_, &AttentionDocument::fileNameChanged, this, &MainWindow::updateHeadChoices);
@@ -72,7 +108,6 @@ MainWindow::MainWindow(QWidget* parent)
     connect(document_->undoStack(), &QUndoStack::cleanChanged, this,
             [this](bool clean) { setWindowModified(!clean); });
     connect(autosave_, &Autosave::failed, this, &MainWindow::showStatusMessage);
-    classroom_ = new Classroom(this);
 }
 
 MainWindow::~MainWindow() {
@@ -88,9 +123,8 @@ void MainWindow::createActions() {
     QMenu* presets = file->addMenu(tr("Open &preset"));
     for (const io::PresetInfo& preset : io::presets()) {
         QAction* a = presets->addAction(preset.name + QStringLiteral(" — ") + preset.description);
-        connect(a, &QAction::triggered, this, [this, name = preset.name] {
-            if (fileActions_->maybeSave()) openPreset(name);
-        });
+        connect(a, &QAction::triggered, this,
+                [this, name = preset.name] { fileActions_->openPreset(name); });
     }
     fileActions_->addSaveAndExportActions(file);
     file->addSeparator();
@@ -219,13 +253,50 @@ void MainWindow::createDocks() {
     weightsDock_->setWidget(weightsEditor);
     addDockWidget(Qt::LeftDockWidgetArea, tokensDock_);
     addDockWidget(Qt::LeftDockWidgetArea, weightsDock_);
-    tabifyDockWidget(tokensDock_, weightsDock_);
-    tokensDock_->raise();
 
     for (QDockWidget* dock : {controlsDock_, tokensDock_, weightsDock_}) {
         viewMenu_->addAction(dock->toggleViewAction());
     }
     addTrainingDock(this, document_, viewMenu_);
+    QAction* reset = viewMenu_->addAction(tr("Reset &layout"), this, &MainWindow::resetLayout);
+    reset->setObjectName(QStringLiteral("resetLayoutAction"));
+    reset->setToolTip(tr("Every panel back in its first-start place, and the window on screen"));
+}
+
+void MainWindow::resetLayout() {
+    // The layout is the normal window's: presentation mode ends first, or leaving it later would
+    // bring back the panels it had hidden, over the reset.
+    if (classroom_ && classroom_->presentation()->isActive())
+        classroom_->presentation()->setActive(false);
+    for (const DockPlace& place : kDefaultDocks) {
+        auto* dock = findChild<QDockWidget*>(QLatin1String(place.name));
+        if (!dock) continue;
+        dock->setFloating(false);
+        addDockWidget(place.area, dock);
+        dock->setVisible(place.shown);
+    }
+    for (const auto& group : kTabGroups) {
+        QDockWidget* first = findChild<QDockWidget*>(QLatin1String(*group.begin()));
+        for (const char* name : group) {
+            QDockWidget* other = findChild<QDockWidget*>(QLatin1String(name));
+            if (first && other && other != first) tabifyDockWidget(first, other);
+        }
+        if (first) first->raise();
+    }
+    removeToolBar(toolBar_);
+    addToolBar(Qt::TopToolBarArea, toolBar_);
+    toolBar_->show();
+    // The maps get most of the width: the left column takes 30% of the window, no less than its
+    // panels need and no more than the editors would like.
+    const int leftColumn = std::clamp(
+        width() * 3 / 10, controlsDock_->minimumSizeHint().width(),
+        std::max(controlsDock_->minimumSizeHint().width(), tokensDock_->sizeHint().width()));
+    resizeDocks({controlsDock_}, {leftColumn}, Qt::Horizontal);
+    fitToScreen();
+}
+
+void MainWindow::fitToScreen() {
+    if (!isMaximized() && !isFullScreen()) fitWindowToScreen(this);
 }
 
 void MainWindow::showStatusMessage(const QString& text) {
@@ -240,6 +311,9 @@ void MainWindow::createStatusBar() {
     maskMode_->hide();
     stats_ = new QLabel;
     stats_->setObjectName(QStringLiteral("statsLabel"));
+    // The line grows with the scene (L_q and L_k, wide numbers); on a narrow screen its end is
+    // cut (the whole line is in the tooltip) rather than the window growing wider than the screen.
+    stats_->setMinimumWidth(stats_->fontMetrics().averageCharWidth() * 24);
     // A background compute past the progress delay: how far it is, under the maps that still
     // show the last results.
     computeProgress_ = new QProgressBar;
@@ -269,7 +343,9 @@ void MainWindow::readSettings() {
         const QScreen* screen = QGuiApplication::primaryScreen();
         resize(screen ? screen->availableSize() * 0.9 : QSize(1400, 900));
     }
-    restoreState(kDockState.read());
+    // No saved layout: the first-start one, sized for this window.
+    if (!restoreState(kDockState.read())) resetLayout();
+    fitToScreen();
     for (QAction* a : colourGroup_->actions()) {
         if (a->data().toString() == kColourMap.read()) a->trigger();
     }
@@ -317,6 +393,7 @@ void MainWindow::updateStatus() {
             .arg(scene.dHead())
             .arg(QString::number(scene.divisor(), 'g', 4))
             .arg(QString::number(document_->lastComputeMilliseconds(), 'f', 2)));
+    stats_->setToolTip(stats_->text());
 }
 
 bool MainWindow::openSceneFile(const QString& fileName, QString* error) {

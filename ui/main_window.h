@@ -40,6 +40,9 @@ public:
     // Gallery, walkthrough, neuron view, comparisons, presentation mode (ui/classroom.h).
     Classroom* classroom() const { return classroom_; }
 
+    // These two replace the scene and empty Undo without asking (start-up, tests); a user's
+    // action goes through FileActions::open / openPreset, which ask about unsaved changes first.
+    //
     // Opens a scene file; on failure returns false with *error = "field.path: problem" and
     // keeps the current scene.
     bool openSceneFile(const QString& fileName, QString* error = nullptr);
@@ -65,6 +68,12 @@ public:
     // Opens an orphan's scene and view as modified (Save writes to its original file) and
     // continues autosaving into its file, which stays until the scene is saved.
     void restoreAutosave(OrphanedAutosave orphan);
+    // View › Reset layout: every dock back in its first-start place (docked, tabbed and shown or
+    // hidden as on a first start), the toolbar shown, and the window inside its screen.
+    void resetLayout();
+    // Brings the window's normal geometry inside the available area of its screen (restored
+    // settings may come from a larger screen, or from a window that grew).
+    void fitToScreen();
 
 protected:
     void closeEvent(QCloseEvent* event) override;

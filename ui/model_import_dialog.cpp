@@ -90,7 +90,8 @@ QComboBox* tensorCombo(const char* objectName) {
     combo->setEditable(true);  // a name can be typed, and checked on import like any other
     combo->setInsertPolicy(QComboBox::NoInsert);
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    combo->setMinimumContentsLength(22);
+    // Wider with the dialog; at this narrowest the dialog still fits a 1024-pixel screen.
+    combo->setMinimumContentsLength(14);
     combo->lineEdit()->setPlaceholderText(QObject::tr("(none)"));
     combo->lineEdit()->setClearButtonEnabled(true);
     return combo;
@@ -148,7 +149,7 @@ ModelImportDialog::ModelImportDialog(AttentionDocument* document, QWidget* paren
     for (int c = 1; c < 4; ++c)
         table_->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     table_->header()->setStretchLastSection(false);
-    table_->setMinimumWidth(420);
+    table_->setMinimumWidth(300);
 
     auto* left = new QVBoxLayout;
     left->addLayout(fileRow);

@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 #include "attention_document.h"
@@ -126,6 +127,22 @@ TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
     // the trainer's parameters are stale.
     connect(document_, &AttentionDocument::resultsChanged, this, [this] {
         if (!applying_ && !running_) invalidateTrainer();
+    });
+    // Another scene came in (Open, a preset, an example: the changes that empty Undo). The run
+    // belongs to the old scene: it stops, its snapshots are dropped, and Reset has no start to go
+    // back to, so nothing of the old scene is written into the new one.
+    connect(document_, &AttentionDocument::fileNameChanged, this, [this] {
+        if (applying_ || document_->undoStack()->count() > 0) return;
+        running_ = false;
+        worker_->requestStop();
+        ++generation_;
+        configured_ = false;
+        runStart_.reset();
+        trainStart_.reset();
+        stepCount_ = 0;
+        plot_->graph(0)->data()->clear();
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+        updateButtons();
     });
 
     worker_->moveToThread(&thread_);
