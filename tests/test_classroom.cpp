@@ -630,6 +630,12 @@ void TestClassroom::presentationKeepsLabelsAndNumbersFor12Tokens() {
             QVERIFY(axis->tickLabelFont().pointSizeF() >= presentedSize * 0.9 - 1e-9);
         }
         QVERIFY2(c->numbersDrawn(), qPrintable(name));
+        // One map is never taller than the screen: its labels are never below the edge.
+        QVERIFY2(c->plot()->height() <= grid->scrollArea()->viewport()->height(),
+                 qPrintable(QStringLiteral("%1: %2 high, viewport %3")
+                                .arg(name)
+                                .arg(c->plot()->height())
+                                .arg(grid->scrollArea()->viewport()->height())));
         // Square cells.
         const QPointF a = c->cellCenter(0, 0), b = c->cellCenter(1, 1);
         QVERIFY2(

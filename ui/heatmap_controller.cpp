@@ -10,6 +10,8 @@
 namespace ae::ui {
 namespace {
 
+constexpr double kPresentationNumberScale = 0.85;
+
 // Same shape and the same cells; a byte comparison, which runs far faster than Eigen's
 // element-wise == on bools.
 bool sameCells(const BoolMatrix& a, const BoolMatrix& b) {
@@ -75,6 +77,9 @@ public:
     }
     // The entropy strip keeps the base size, so it never outshouts the map beside it.
     void setTextMayGrow(bool grow) { textMayGrow_ = grow; }
+    // How far numbers may shrink below the font before they are left out (1: not at all).
+    void setMinTextScale(double scale) { minTextScale_ = scale; }
+    double minTextScale() const { return minTextScale_; }
 
 protected:
     QRect clipRect() const override { return map_->keyAxis()->axisRect()->rect(); }
@@ -113,6 +118,7 @@ private:
     int selectedRow_ = -1;
     int groupWidth_ = 0;
     bool textMayGrow_ = true;
+    double minTextScale_ = 1.0;
     bool numbersDrawn_ = false;
     QPoint cursor_{-1, -1};
     int rows_ = 0, columns_ = 0;
@@ -188,7 +194,8 @@ void CellOverlay::draw(QCPPainter* painter) {
     const QFontMetricsF metrics(painter->font());
     numbersDrawn_ = false;
     // Measuring every number shapes its text: not worth it for cells shorter than a line.
-    if (showValues_ && !pooled() && first.width() >= 12.0 && first.height() >= metrics.height()) {
+    if (showValues_ && !pooled() && first.width() >= 12.0 &&
+        first.height() >= metrics.height() * minTextScale_) {
         // All numbers or none: a map with numbers in only some cells reads as a pattern.
         double widest = 0.0;
         for (int i = 0; i < rows; ++i) {
@@ -196,8 +203,11 @@ void CellOverlay::draw(QCPPainter* painter) {
                 widest = std::max(widest, metrics.horizontalAdvance(cellText(data->cell(j, i))));
             }
         }
-        const bool fits = first.height() >= metrics.height() && first.width() >= widest + 4.0;
-        // Large cells get larger numbers (up to 1.5x), so they still read on a projector.
+        // Large cells get larger numbers (up to 1.5x), so they still read on a projector;
+        // presentation lets them shrink a little (minTextScale_) before they go.
+        const double room = std::min((first.width() - 4.0) / std::max(widest, 1.0),
+                                     first.height() / metrics.height());
+        const bool fits = room >= minTextScale_;
         const double grow = std::min({1.5, (first.width() - 6.0) / std::max(widest, 1.0),
                                       first.height() * 0.5 / metrics.height()});
         numbersDrawn_ = fits;
@@ -205,6 +215,10 @@ void CellOverlay::draw(QCPPainter* painter) {
         if (fits && textMayGrow_ && grow > 1.1) {
             QFont font = painter->font();
             font.setPointSizeF(font.pointSizeF() * grow);
+            painter->setFont(font);
+        } else if (fits && room < 1.0) {
+            QFont font = painter->font();
+            font.setPointSizeF(font.pointSizeF() * room);
             painter->setFont(font);
         }
         for (int i = 0; fits && i < rows; ++i) {
@@ -583,6 +597,8 @@ void HeatmapController::setSquareCells(bool on) {
     if (on == squareCells_) return;
     squareCells_ = on;
     squarePasses_ = 0;
+    // On a projector a number at 85 % of the large text still reads; a missing one does not.
+    overlay_->setMinTextScale(on ? kPresentationNumberScale : 1.0);
     if (!on) row_->setMargins(QMargins());
     replot();
 }
@@ -629,7 +645,9 @@ int HeatmapController::readableCellSide() const {
         }
     }
     const double labelLine = QFontMetricsF(map_->keyAxis()->tickLabelFont()).height();
-    return static_cast<int>(std::ceil(std::max({widest + 6.0, metrics.height() + 2.0, labelLine})));
+    const double scale = overlay_->minTextScale();
+    return static_cast<int>(
+        std::ceil(std::max({widest * scale + 5.0, metrics.height() * scale + 1.0, labelLine})));
 }
 
 QSize HeatmapController::chromeSize() const {

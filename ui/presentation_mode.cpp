@@ -4,6 +4,7 @@
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QSettings>
+#include <QStatusBar>
 #include <QStyle>
 #include <QTimer>
 
@@ -101,6 +102,9 @@ void PresentationMode::setActive(bool active) {
                 hiddenDocks_ << dock;
             }
         }
+        // The status bar's compute times mean nothing to a class; its line goes to the maps.
+        statusBarWasShown_ = window_->statusBar()->isVisibleTo(window_);
+        window_->statusBar()->hide();
         window_->showFullScreen();
         applyScale(QSettings().value(QLatin1String(kScaleKey), kDefaultScale).toDouble());
     } else {
@@ -108,6 +112,7 @@ void PresentationMode::setActive(bool active) {
         applyScale(normalScale_);
         for (QDockWidget* dock : hiddenDocks_)
             dock->show();
+        window_->statusBar()->setVisible(statusBarWasShown_);
         hiddenDocks_.clear();
         if (wasMaximized_) {
             window_->showMaximized();

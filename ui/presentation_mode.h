@@ -63,6 +63,7 @@ private:
     bool active_ = false;
     bool highContrast_ = false;
     bool wasMaximized_ = false;
+    bool statusBarWasShown_ = true;
     QByteArray savedState_;
     QRect savedGeometry_;
     QList<QDockWidget*> hiddenDocks_;
