@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
 #include <QStandardPaths>
@@ -61,6 +62,10 @@ private slots:
     void rectanglesAreBroughtInsideTheScreen();
     void restoredGeometryIsClampedToTheScreen();
     void resetLayoutRestoresTheDocks();
+    void keyboardSelectsACellOutsidePresentation();
+    void enlargeThenRestoreKeepsTheArrangement();
+    void entropyStripOffRemovesIt();
+    void sharedColourBarOnceForTheGrid();
 
 private:
     // Waits for queued replots so that the axes know their pixels.
@@ -558,6 +563,147 @@ void TestWindow::resetLayoutRestoresTheDocks() {
     QVERIFY(!presentation->isActive());
     QVERIFY(dock("controlsDock")->isVisible());
     QVERIFY(dock("tokensDock")->isVisible());
+}
+
+// The maps take the keyboard: Tab reaches them, the arrows move a ring, Enter selects the ring's
+// query row as a click would, and the ring and a frame round the map show where the keys go.
+void TestWindow::keyboardSelectsACellOutsidePresentation() {
+    QApplication::setActiveWindow(window_.get());
+    HeatmapController* tile = weightsTile(1);
+    QCOMPARE(tile->plot()->focusPolicy(), Qt::StrongFocus);
+    tile->plot()->setFocus(Qt::TabFocusReason);
+    QTRY_VERIFY(tile->plot()->hasFocus());
+    QCOMPARE(tile->cursorCell(), QPoint(0, 0));
+    QTest::keyClick(tile->plot(), Qt::Key_Down);
+    QTest::keyClick(tile->plot(), Qt::Key_Down);
+    QTest::keyClick(tile->plot(), Qt::Key_Right);
+    QCOMPARE(tile->cursorCell(), QPoint(1, 2));  // (column, row)
+    // The explanation a pointer would get.
+    QCOMPARE(tile->plot()->toolTip(), explainCell(engine(), Stage::Weights, 1, 2, 1));
+    QCOMPARE(window_->grid()->selectedRow(), -1);
+    QTest::keyClick(tile->plot(), Qt::Key_Return);
+    QCOMPARE(window_->grid()->selectedRow(), 2);
+    // Off the edge: the ring stays on the map.
+    for (int i = 0; i < 10; ++i)
+        QTest::keyClick(tile->plot(), Qt::Key_Down);
+    QCOMPARE(tile->cursorCell(), QPoint(1, 5));
+    QTest::keyClick(tile->plot(), Qt::Key_Space);
+    QCOMPARE(window_->grid()->selectedRow(), 5);
+
+    // The ring and the frame are drawn: the focused plot differs from the same plot without
+    // focus at the frame and round the ring's cell.
+    settle();
+    const QImage focused = tile->plot()->grab().toImage();
+    const double cellWidth = tile->cellCenter(5, 2).x() - tile->cellCenter(5, 1).x();
+    const double cellHeight = tile->cellCenter(5, 1).y() - tile->cellCenter(4, 1).y();
+    const QRect ring = QRectF(tile->cellCenter(5, 1) - QPointF(cellWidth, cellHeight) / 2.0,
+                              QSizeF(cellWidth, cellHeight))
+                           .toAlignedRect();
+    window_->grid()->setFocus();
+    settle();
+    QVERIFY(!tile->plot()->hasFocus());
+    const QImage unfocused = tile->plot()->grab().toImage();
+    QVERIFY(focused.pixel(2, focused.height() / 2) != unfocused.pixel(2, unfocused.height() / 2));
+    int differing = 0;
+    for (int x = ring.left(); x <= ring.right(); ++x) {
+        for (int y = ring.top(); y <= ring.bottom(); ++y)
+            differing += focused.pixel(x, y) != unfocused.pixel(x, y);
+    }
+    QVERIFY2(differing > ring.width() * 2, qPrintable(QString::number(differing)));
+}
+
+// Double-click shows one map alone; again brings back exactly the grid it left.
+void TestWindow::enlargeThenRestoreKeepsTheArrangement() {
+    HeatmapGrid* grid = window_->grid();
+    const auto places = [grid] {
+        QList<QRect> r;
+        for (const HeatmapTile& t : grid->tiles())
+            r << (t.controller->plot()->isVisible() ? t.controller->plot()->geometry() : QRect());
+        return r;
+    };
+    QApplication::setActiveWindow(window_.get());
+    const QList<QRect> before = places();
+    const int columns = grid->arrangedColumns();
+    HeatmapController* tile = weightsTile(2);
+    const QPoint at = tile->cellCenter(1, 1).toPoint();
+    QTest::mouseDClick(tile->plot(), Qt::LeftButton, {}, at);
+    settle();
+    QCOMPARE(grid->enlargedTile(), 2);
+    for (const HeatmapTile& t : grid->tiles())
+        QCOMPARE(t.controller->plot()->isVisible(), t.controller == tile);
+    const QSize viewport = grid->scrollArea()->viewport()->size();
+    QVERIFY(tile->plot()->width() > viewport.width() * 0.9);
+    QVERIFY(tile->plot()->height() > viewport.height() * 0.9);
+    // Z on the enlarged map (it has focus after the click) restores the grid.
+    QVERIFY(tile->plot()->hasFocus());
+    QTest::keyClick(tile->plot(), Qt::Key_Z);
+    settle();
+    QCOMPARE(grid->enlargedTile(), -1);
+    QCOMPARE(grid->arrangedColumns(), columns);
+    QCOMPARE(places(), before);
+}
+
+void TestWindow::entropyStripOffRemovesIt() {
+    HeatmapGrid* grid = window_->grid();
+    HeatmapController* tile = weightsTile(0);
+    QVERIFY(tile->entropyMap()->realVisibility());
+    const double mapWidth = tile->colorMap()->keyAxis()->axisRect()->width();
+    GridView view = grid->view();
+    QVERIFY(view.showEntropy);
+    grid->setShowEntropy(false);
+    settle();
+    QVERIFY(!grid->view().showEntropy);
+    for (int h = 0; h < 4; ++h) {
+        QVERIFY(!weightsTile(h)->entropyMap()->realVisibility());
+        QCOMPARE(weightsTile(h)->entropyMap()->keyAxis()->axisRect()->layout(), nullptr);
+    }
+    // The room goes to the map.
+    QVERIFY(tile->colorMap()->keyAxis()->axisRect()->width() > mapWidth);
+    // A scene's view brings it back.
+    view.showEntropy = true;
+    grid->setView(view);
+    settle();
+    QVERIFY(weightsTile(0)->entropyMap()->realVisibility());
+}
+
+// Presentation layout: the weights maps all run 0..1 in the same colours, so one bar serves the
+// grid; a stage whose maps each have their own range keeps a bar per map until the ranges are
+// shared.
+void TestWindow::sharedColourBarOnceForTheGrid() {
+    HeatmapGrid* grid = window_->grid();
+    QVERIFY(!grid->sharedColorBarShown());
+    grid->setPresentationLayout(true);
+    settle();
+    QVERIFY(grid->sharedColorBarShown());
+    QVERIFY(grid->sharedColorBar()->isVisible());
+    QCOMPARE(grid->sharedColorBar()->plotLayout()->elementCount(), 1);
+    for (const HeatmapTile& t : grid->tiles()) {
+        QVERIFY(!t.controller->colorScaleShown());
+        QVERIFY(!t.controller->colorScale()->realVisibility());
+    }
+    auto* bar = qobject_cast<QCPColorScale*>(grid->sharedColorBar()->plotLayout()->elementAt(0));
+    QVERIFY(bar);
+    QCOMPARE(bar->dataRange(), QCPRange(0.0, 1.0));
+    // Scores: each head has its own range, so each map keeps its bar...
+    grid->setStage(Stage::Scores);
+    settle();
+    QVERIFY(!grid->sharedColorBarShown());
+    for (const HeatmapTile& t : grid->tiles())
+        QVERIFY(t.controller->colorScaleShown());
+    // ...until the ranges are shared.
+    grid->setSharedRange(true);
+    settle();
+    QVERIFY(grid->sharedColorBarShown());
+    const QCPRange shared = grid->tiles().front().controller->colorMap()->dataRange();
+    QCOMPARE(bar->dataRange(), shared);
+    for (const HeatmapTile& t : grid->tiles())
+        QVERIFY(!t.controller->colorScaleShown());
+    // Out of presentation every map has its own bar again.
+    grid->setPresentationLayout(false);
+    settle();
+    QVERIFY(!grid->sharedColorBarShown());
+    for (const HeatmapTile& t : grid->tiles())
+        QVERIFY(t.controller->colorScale()->realVisibility());
 }
 
 QTEST_MAIN(TestWindow)

@@ -278,10 +278,22 @@ void Classroom::createActions() {
     connect(causal, &QAction::triggered, this, &Classroom::toggleCausal);
     connect(softer, &QAction::triggered, this, [this] { nudgeDivisor(kDivisorStep); });
     connect(sharper, &QAction::triggered, this, [this] { nudgeDivisor(1.0 / kDivisorStep); });
+    QAction* enlargeMap =
+        addAction(keys, QStringLiteral("enlargeMapAction"),
+                  tr("Enlarge the current map / show all maps"), {QKeySequence(Qt::Key_Z)}, true);
+    connect(enlargeMap, &QAction::triggered, grid_, &HeatmapGrid::toggleEnlargeCurrent);
+    QAction* entropy = new QAction(tr("&Entropy strips"), window_);
+    entropy->setObjectName(QStringLiteral("entropyStripAction"));
+    entropy->setCheckable(true);
+    entropy->setChecked(grid_->view().showEntropy);
+    view->insertAction(present, entropy);
+    connect(entropy, &QAction::toggled, grid_, &HeatmapGrid::setShowEntropy);
     connect(presentation_, &PresentationMode::activeChanged, this, [this, present](bool on) {
         present->setChecked(on);
         for (QAction* a : presentationKeys_)
             a->setEnabled(on);
+        if (!on) grid_->setEnlargedTile(-1);
+        grid_->setPresentationLayout(on);
     });
 
     QAction* shortcuts = addAction(help, QStringLiteral("shortcutsAction"),

@@ -10,6 +10,9 @@
 namespace ae::ui {
 namespace {
 
+// Numbers shrink to this share of the text size before a map stops showing them.
+constexpr double kSmallestNumberScale = 0.85;
+
 // Same shape and the same cells; a byte comparison, which runs far faster than Eigen's
 // element-wise == on bools.
 bool sameCells(const BoolMatrix& a, const BoolMatrix& b) {
@@ -95,8 +98,13 @@ public:
     QString valueText(int cellRow, int cellColumn) const {
         return formatValue(map_->data()->cell(cellColumn, cellRow), numberFormat());
     }
+    // Any value as this map writes it (for measuring before the cells are filled).
+    QString formatted(double value) const { return formatValue(value, numberFormat()); }
     bool hidesCells() const { return hidesCells_; }
+    bool numbersDrawn() const { return numbersDrawn_; }
     void setSelectedRow(int row) { selectedRow_ = row; }
+    // The keyboard's cell; (-1, -1) hides the ring.
+    void setCursor(QPoint cell) { cursor_ = cell; }
     void setGroupWidth(int width) { groupWidth_ = width; }
     // The matrix's own shape, and how many of its cells one shown cell pools (1: none).
     void setShape(int rows, int columns, int rowsPerCell, int columnsPerCell) {
@@ -155,6 +163,8 @@ private:
     int selectedRow_ = -1;
     int groupWidth_ = 0;
     bool textMayGrow_ = true;
+    bool numbersDrawn_ = false;
+    QPoint cursor_{-1, -1};
     int rows_ = 0, columns_ = 0;
     int rowsPerCell_ = 1, columnsPerCell_ = 1;
     QImage veil_;  // built once per mask, not per paint
@@ -250,7 +260,7 @@ void CellOverlay::draw(QCPPainter* painter) {
     bool numbers = false;
     // Measuring every number shapes its text: not worth it for cells shorter than a line.
     if (showValues_ && !pooled() && first.width() >= 12.0 &&
-        first.height() >= baseMetrics.height()) {
+        first.height() >= baseMetrics.height() * kSmallestNumberScale) {
         // All numbers or none: a map with numbers in only some cells reads as a pattern.
         double widest = 0.0;
         for (int i = 0; i < rows; ++i) {
@@ -259,20 +269,23 @@ void CellOverlay::draw(QCPPainter* painter) {
                     widest, baseMetrics.horizontalAdvance(formatValue(data->cell(j, i), format)));
             }
         }
-        numbers = first.width() >= widest + 4.0;
+        numbers = first.width() >= widest + 4.0 && first.height() >= baseMetrics.height();
         // Large cells get larger numbers (up to 1.5x), so they still read on a projector.
         const double grow = std::min({1.5, (first.width() - 6.0) / std::max(widest, 1.0),
                                       first.height() * 0.5 / baseMetrics.height()});
-        // Cells a little too narrow get slightly smaller numbers (down to 0.85x: 7.6 pt beside
-        // the window's 9 pt labels), so a map in a paper's column still shows them.
-        const double shrink = (first.width() - 3.0) / std::max(widest, 1.0);
+        // Cells a little too small get slightly smaller numbers (down to 0.85x: 7.6 pt beside
+        // the window's 9 pt labels), so a map in a paper's column or on a projector still
+        // shows them.
+        const double shrink = std::min((first.width() - 3.0) / std::max(widest, 1.0),
+                                       first.height() / baseMetrics.height());
         if (numbers && textMayGrow_ && grow > 1.1) {
             numberFont.setPointSizeF(numberFont.pointSizeF() * grow);
-        } else if (!numbers && shrink >= 0.85) {
+        } else if (!numbers && shrink >= kSmallestNumberScale) {
             numbers = true;
             numberFont.setPointSizeF(numberFont.pointSizeF() * shrink);
         }
     }
+    numbersDrawn_ = numbers;
     const QFontMetricsF metrics(numberFont);
     const auto numberBox = [&](int i, int j) {
         const QRectF cell = cellRect(i, j);
@@ -323,7 +336,36 @@ void CellOverlay::draw(QCPPainter* painter) {
         painter->setPen(QPen(QColor(255, 200, 0), 2.0));
         painter->drawRect(r.adjusted(1, 1, -1, -1));
     }
+    if (cursor_.x() >= 0 && cursor_.x() < columns && cursor_.y() >= 0 && cursor_.y() < rows) {
+        // Black inside white: visible on every colour of every map.
+        const QRectF r = cellRect(cursor_.y(), cursor_.x());
+        painter->setBrush(Qt::NoBrush);
+        painter->setPen(QPen(QColor(255, 255, 255), 6.0));
+        painter->drawRect(r.adjusted(2, 2, -2, -2));
+        painter->setPen(QPen(QColor(0, 0, 0), 3.0));
+        painter->drawRect(r.adjusted(2, 2, -2, -2));
+    }
 }
+
+// A thick blue frame round the whole plot while it has keyboard focus: the grid's many maps
+// must show at a glance which one the arrow keys move in, also on a projector.
+class FocusFrame : public QCPLayerable {
+public:
+    explicit FocusFrame(QCustomPlot* plot) : QCPLayerable(plot, QStringLiteral("overlay")) {}
+
+protected:
+    QRect clipRect() const override { return mParentPlot->viewport(); }
+    void applyDefaultAntialiasingHint(QCPPainter* painter) const override {
+        applyAntialiasingHint(painter, false, QCP::aeOther);
+    }
+    void draw(QCPPainter* painter) override {
+        if (!mParentPlot->hasFocus()) return;
+        painter->setBrush(Qt::NoBrush);
+        painter->setPen(
+            QPen(QColor(21, 101, 192), 5.0, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+        painter->drawRect(QRectF(mParentPlot->viewport()).adjusted(2.5, 2.5, -2.5, -2.5));
+    }
+};
 
 HeatmapController::HeatmapController(QWidget* parent) : plot_(new QCustomPlot(parent)) {
     setParent(plot_);
@@ -404,11 +446,25 @@ HeatmapController::HeatmapController(QWidget* parent) : plot_(new QCustomPlot(pa
     entropyOverlay_->setGradient(entropyGradient());
     entropyOverlay_->setShowValues(true);
     entropyOverlay_->setTextMayGrow(false);
+    focusFrame_ = new FocusFrame(plot_);
+    plot_->setFocusPolicy(Qt::StrongFocus);
+    row_->setAutoMargins(QCP::msNone);
+    row_->setMargins(QMargins());
 
     arrangeLayout();
     connect(plot_, &QCustomPlot::afterLayout, this, &HeatmapController::updateTicks);
     // The axis rect's size is known only after layout: re-pool if it changed how many cells fit.
     connect(plot_, &QCustomPlot::afterLayout, this, [this] { showMatrix(false); });
+    connect(plot_, &QCustomPlot::afterLayout, this, &HeatmapController::squareUp);
+    connect(plot_, &QCustomPlot::afterLayout, this, [this] {
+        const QSize chrome = chromeSize();
+        if ((chrome - lastChrome_).width() == 0 && (chrome - lastChrome_).height() == 0) return;
+        lastChrome_ = chrome;
+        emit chromeChanged();
+    });
+    connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* event) {
+        if (event->button() == Qt::LeftButton) emit enlargeRequested();
+    });
     connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
         const std::optional<QPoint> cell = cellAt(event->position());
         const QPoint now = cell.value_or(QPoint(-1, -1));
@@ -419,6 +475,8 @@ HeatmapController::HeatmapController(QWidget* parent) : plot_(new QCustomPlot(pa
     connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
         if (event->button() != Qt::LeftButton) return;
         if (const std::optional<QPoint> cell = cellAt(event->position())) {
+            cursor_ = *cell;
+            overlay_->setCursor(plot_->hasFocus() ? cursor_ : QPoint(-1, -1));
             emit cellClicked(cell->y(), cell->x());
         }
     });
@@ -430,7 +488,8 @@ void HeatmapController::arrangeLayout() {
     row_->simplify();
     row_->addElement(0, 0, rect_);
     if (entropyShown_) row_->addElement(0, 1, entropyRect_);
-    row_->addElement(0, entropyShown_ ? 2 : 1, scale_);
+    if (scaleShown_) row_->addElement(0, entropyShown_ ? 2 : 1, scale_);
+    scale_->setVisible(scaleShown_);
     entropyRect_->setVisible(entropyShown_);
     entropyMap_->setVisible(entropyShown_);
     entropyOverlay_->setVisible(entropyShown_);
@@ -660,6 +719,137 @@ void HeatmapController::setHighlighted(bool on) {
     plot_->setBackground(on ? QBrush(QColor(255, 224, 130)) : QBrush(Qt::white));
 }
 
+void HeatmapController::setSquareCells(bool on) {
+    if (on == squareCells_) return;
+    squareCells_ = on;
+    squarePasses_ = 0;
+    if (!on) row_->setMargins(QMargins());
+    replot();
+}
+
+// After a layout: pads the map's row so that its cells come out square, then lays out once more.
+// The padding goes left and right equally and below, so the title stays on top of the map.
+void HeatmapController::squareUp() {
+    if (!squareCells_ || rows_ == 0 || columns_ == 0 || squarePasses_ >= 3) return;
+    const QMargins pad = row_->margins();
+    const QRect inner = rect_->rect();
+    if (inner.width() <= 0 || inner.height() <= 0) return;
+    const double width = inner.width() + pad.left() + pad.right();
+    const double height = inner.height() + pad.top() + pad.bottom();
+    const double side = std::min(width / columns_, height / rows_);
+    const int padX = std::max(0, static_cast<int>(std::floor(width - side * columns_)));
+    const int padY = std::max(0, static_cast<int>(std::floor(height - side * rows_)));
+    const QMargins wanted(padX / 2, 0, padX - padX / 2, padY);
+    if (std::abs(wanted.left() - pad.left()) + std::abs(wanted.right() - pad.right()) +
+            std::abs(wanted.bottom() - pad.bottom()) <=
+        2) {
+        return;
+    }
+    ++squarePasses_;
+    row_->setMargins(wanted);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapController::setColorScaleShown(bool shown) {
+    if (shown == scaleShown_) return;
+    scaleShown_ = shown;
+    arrangeLayout();
+    replot();
+}
+
+int HeatmapController::readableCellSide() const {
+    const QFontMetricsF metrics(plot_->font());
+    double widest = metrics.horizontalAdvance(QStringLiteral("-0.00"));
+    // The real numbers when they are few enough to measure (a lecture's maps are).
+    if (static_cast<long>(rows_) * columns_ <= 4096) {
+        widest = 0.0;
+        for (int i = 0; i < rows_; ++i) {
+            for (int j = 0; j < columns_; ++j)
+                widest =
+                    std::max(widest, metrics.horizontalAdvance(overlay_->formatted(full_(i, j))));
+        }
+    }
+    const double labelLine = QFontMetricsF(map_->keyAxis()->tickLabelFont()).height();
+    return static_cast<int>(
+        std::ceil(std::max({widest * kSmallestNumberScale + 5.0,
+                            metrics.height() * kSmallestNumberScale + 1.0, labelLine})));
+}
+
+QSize HeatmapController::chromeSize() const {
+    const QRect inner = rect_->rect();
+    const QMargins pad = row_->margins();
+    if (plot_->isVisible() && inner.width() > 0 && inner.height() > 0 &&
+        plot_->width() > inner.width()) {
+        return QSize(plot_->width() - inner.width() - pad.left() - pad.right(),
+                     plot_->height() - inner.height() - pad.top() - pad.bottom());
+    }
+    // Before the first layout: the same parts, measured from the fonts.
+    const QFontMetrics tick(map_->keyAxis()->tickLabelFont());
+    const QFontMetrics label(map_->keyAxis()->labelFont());
+    const QFontMetrics title(title_->font());
+    int width = widestRowLabel_ + label.height() + 24;
+    if (scaleShown_) width += 10 + tick.horizontalAdvance(QStringLiteral("-0.00")) + 24;
+    if (entropyShown_) width += entropyRect_->minimumSize().width() + 8;
+    const int height =
+        title.height() * 3 / 2 + std::max(tick.height(), widestColumnLabel_) + label.height() + 20;
+    return QSize(width, height);
+}
+
+bool HeatmapController::numbersDrawn() const {
+    return overlay_->numbersDrawn();
+}
+
+void HeatmapController::setCursorCell(int row, int column) {
+    if (rows_ == 0 || columns_ == 0) return;
+    cursor_ = QPoint(std::clamp(column, 0, columns_ - 1), std::clamp(row, 0, rows_ - 1));
+    overlay_->setCursor(plot_->hasFocus() ? cursor_ : QPoint(-1, -1));
+    replot();
+}
+
+// Arrows move the ring, Enter or Space act as a click on its cell, Z enlarges the map.
+bool HeatmapController::handleKey(QKeyEvent* event) {
+    if (event->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier)) {
+        return false;
+    }
+    if (rows_ == 0 || columns_ == 0) return false;
+    const QPoint at = cursor_.x() < 0 ? QPoint(0, 0) : cursor_;
+    QPoint to = at;
+    switch (event->key()) {
+        case Qt::Key_Left:
+            to.rx() -= 1;
+            break;
+        case Qt::Key_Right:
+            to.rx() += 1;
+            break;
+        case Qt::Key_Up:
+            to.ry() -= 1;
+            break;
+        case Qt::Key_Down:
+            to.ry() += 1;
+            break;
+        case Qt::Key_Home:
+            to.rx() = 0;
+            break;
+        case Qt::Key_End:
+            to.rx() = columns_ - 1;
+            break;
+        case Qt::Key_Return:
+        case Qt::Key_Enter:
+        case Qt::Key_Space:
+            setCursorCell(at.y(), at.x());
+            emit cellClicked(at.y(), at.x());
+            return true;
+        case Qt::Key_Z:
+            emit enlargeRequested();
+            return true;
+        default:
+            return false;
+    }
+    setCursorCell(to.y(), to.x());
+    emit cursorMoved(cursor_.y(), cursor_.x());
+    return true;
+}
+
 std::optional<QPoint> HeatmapController::cellAt(const QPointF& pixel) const {
     if (!rect_->rect().contains(pixel.toPoint())) return std::nullopt;
     // pixelToCoord gives the cell centre at an integer: round, never truncate.
@@ -691,6 +881,20 @@ bool HeatmapController::eventFilter(QObject* watched, QEvent* event) {
         switch (event->type()) {
             case QEvent::Resize:
                 relayouts_ = 0;
+                squarePasses_ = 0;
+                break;
+            case QEvent::KeyPress:
+                if (handleKey(static_cast<QKeyEvent*>(event))) return true;
+                break;
+            case QEvent::FocusIn:
+                if (cursor_.x() < 0) cursor_ = QPoint(0, 0);
+                overlay_->setCursor(cursor_);
+                emit focused();
+                replot();
+                break;
+            case QEvent::FocusOut:
+                overlay_->setCursor(QPoint(-1, -1));
+                replot();
                 break;
             case QEvent::FontChange:
                 // A font scaled after the strip was sized (presentation mode) would hide its text.

@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QPoint>
 #include <QSharedPointer>
+#include <QSize>
 #include <QStringList>
 #include <optional>
 #include <vector>
@@ -24,10 +25,12 @@ class QCPTextElement;
 class QCPAxisTickerText;
 class QCPLayoutGrid;
 class QCPAxis;
+class QKeyEvent;
 
 namespace ae::ui {
 
 class CellOverlay;
+class FocusFrame;
 
 // Decimals for numbers whose largest |value| is `largest`: 2 below 10, 1 below 100, 0 below 1e5;
 // -1 beyond, where numbers are written as 2.5e+05.
@@ -93,6 +96,26 @@ public:
     // A pale background that marks the plot as part of the current walkthrough step.
     void setHighlighted(bool on);
     bool isHighlighted() const { return highlighted_; }
+    // Square cells (presentation mode): the map keeps its cells square and is centred in what
+    // is left, rather than stretched to the tile.
+    void setSquareCells(bool on);
+    // Off when the grid shows one colour bar for all its maps.
+    void setColorScaleShown(bool shown);
+    bool colorScaleShown() const { return scaleShown_; }
+    // The side, in pixels, a cell needs for its number and for every token label at the plot's
+    // current font: below it the numbers go and the labels thin out.
+    int readableCellSide() const;
+    // What the plot spends around its cells (title, labels, axis titles, strip and bar), an
+    // estimate from the fonts and labels before the first layout.
+    QSize chromeSize() const;
+    // What the axes draw: every n-th label (1: all of them), and whether the last paint put a
+    // number in the cells.
+    int rowLabelStep() const { return rowStep_; }
+    int columnLabelStep() const { return columnStep_; }
+    bool numbersDrawn() const;
+    // The keyboard's cell, shown with a ring while the plot has focus; (-1, -1) before any.
+    QPoint cursorCell() const { return cursor_; }
+    void setCursorCell(int row, int column);
 
     int rows() const { return rows_; }
     int columns() const { return columns_; }
@@ -111,6 +134,14 @@ public:
 signals:
     void cellHovered(int row, int column);  // (-1, -1) when the pointer leaves the cells
     void cellClicked(int row, int column);
+    // Double-click or Z: show this map alone (or the grid again).
+    void enlargeRequested();
+    void focused();
+    // The keyboard moved the ring to a cell.
+    void cursorMoved(int row, int column);
+    // A layout found the plot spending a different room around its cells (new fonts, labels
+    // turned upright): a grid that sized its tiles from it sizes them again.
+    void chromeChanged();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -120,6 +151,8 @@ private:
     void showMatrix(bool newValues);
     void fitEntropyStripToFont();
     void arrangeLayout();
+    void squareUp();
+    bool handleKey(QKeyEvent* event);
 
     QCustomPlot* plot_;
     QCPTextElement* title_;
@@ -131,6 +164,7 @@ private:
     QCPColorMap* entropyMap_;
     CellOverlay* overlay_;
     CellOverlay* entropyOverlay_;
+    FocusFrame* focusFrame_;
     QSharedPointer<QCPAxisTickerText> rowTicker_, columnTicker_;
 
     int rows_ = 0, columns_ = 0;
@@ -145,6 +179,11 @@ private:
     int relayouts_ = 0;
     bool entropyShown_ = false;
     bool highlighted_ = false;
+    bool squareCells_ = false;
+    bool scaleShown_ = true;
+    int squarePasses_ = 0;
+    QPoint cursor_{-1, -1};
+    QSize lastChrome_;
     QPoint hovered_{-1, -1};
 };
 

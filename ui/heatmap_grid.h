@@ -13,6 +13,8 @@
 #include "heatmap_controller.h"
 #include "stage.h"
 
+class QCustomPlot;
+class QCPColorScale;
 class QGridLayout;
 class QLabel;
 class QScrollArea;
@@ -71,6 +73,18 @@ public:
     const QList<Stage>& highlightedStages() const { return highlighted_; }
     // The error shown over the maps, empty when there is none.
     QString errorBanner() const;
+    QScrollArea* scrollArea() const { return scroll_; }
+    bool presentationLayout() const { return presentation_; }
+    // Presentation mode's one colour bar beside the grid, shown when every map has the same
+    // range and colours.
+    QCustomPlot* sharedColorBar() const { return sharedBar_; }
+    bool sharedColorBarShown() const;
+    // The map shown alone (index into tiles()), or -1 when the grid shows them all.
+    int enlargedTile() const { return enlarged_; }
+    // The map the keyboard works on: the focused one, else the last one used, else the first
+    // marked one, else the first.
+    int currentTile() const;
+    int arrangedColumns() const { return arrangedColumns_; }
 
 public slots:
     void setViewMode(ViewMode mode);
@@ -83,6 +97,15 @@ public slots:
     // How maps with more cells than pixels are reduced: max keeps peaks, mean keeps averages.
     void setPooling(Pooling pooling);
     void setShowValues(bool show);
+    void setShowEntropy(bool show);
+    // Presentation mode: square cells as large as fit but never smaller than their numbers and
+    // labels need (the grid scrolls instead), and one colour bar for the grid when it can.
+    void setPresentationLayout(bool on);
+    // Shows one map alone, filling the grid; the same index again (or -1) shows them all.
+    void setEnlargedTile(int index);
+    void toggleEnlargeCurrent();
+    // Scrolls so that the marked maps are in view (the walkthrough's steps).
+    void revealHighlighted();
     void setMaskEditMode(bool on);
     void setSelectedRow(int row);
     // The walkthrough's marks: these stages' tiles get a highlighted background.
@@ -102,6 +125,8 @@ private:
     void rebuild();
     void refill();
     void arrangeTiles();
+    void updateSharedBar();
+    void scrollToHighlighted();
     void configureTile(const HeatmapTile& tile);
     // What a map's numbers give its range and strip: row entropies (weights only) and max |value|.
     struct TileNumbers {
@@ -123,9 +148,16 @@ private:
     QScrollArea* scroll_;
     QWidget* canvas_;
     QGridLayout* layout_;
+    QCustomPlot* sharedBar_;
+    QCPColorScale* sharedScale_;
     std::vector<HeatmapTile> tiles_;
     std::vector<HeatmapController*> pool_;
     int arrangedColumns_ = 0;
+    QSize arrangedMinimum_;
+    bool presentation_ = false;
+    bool arrangePending_ = false;
+    int enlarged_ = -1;
+    int lastUsed_ = -1;
 
     ViewMode mode_ = ViewMode::AllHeads;
     Stage stage_ = Stage::Weights;

@@ -4,7 +4,9 @@
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QSettings>
+#include <QStatusBar>
 #include <QStyle>
+#include <QTimer>
 
 #include "qcustomplot.h"
 
@@ -13,6 +15,7 @@ namespace {
 
 const char* const kScaleKey = "presentation/fontScale";
 const char* const kPlotScaleProperty = "aeFontScale";
+const char* const kBaseSizeProperty = "aeBasePointSize";
 // The docks that edit the scene: a lecture shows results, and keys drive the rest.
 const char* const kEditorDocks[] = {"tokensDock", "weightsDock", "controlsDock"};
 
@@ -88,6 +91,8 @@ void PresentationMode::setActive(bool active) {
     active_ = active;
     if (active) {
         wasMaximized_ = window_->isMaximized();
+        savedState_ = window_->saveState();
+        savedGeometry_ = window_->geometry();
         normalScale_ = applied_;
         hiddenDocks_.clear();
         for (const char* name : kEditorDocks) {
@@ -97,18 +102,36 @@ void PresentationMode::setActive(bool active) {
                 hiddenDocks_ << dock;
             }
         }
+        // The status bar's compute times mean nothing to a class; its line goes to the maps.
+        statusBarWasShown_ = window_->statusBar()->isVisibleTo(window_);
+        window_->statusBar()->hide();
         window_->showFullScreen();
         applyScale(QSettings().value(QLatin1String(kScaleKey), kDefaultScale).toDouble());
     } else {
+        // Fonts first: docks shown while the text is still large would size themselves to it.
+        applyScale(normalScale_);
         for (QDockWidget* dock : hiddenDocks_)
             dock->show();
+        window_->statusBar()->setVisible(statusBarWasShown_);
         hiddenDocks_.clear();
         if (wasMaximized_) {
             window_->showMaximized();
         } else {
             window_->showNormal();
         }
-        applyScale(normalScale_);
+        // The docks' minimum sizes follow the smaller fonts only once their layouts have run:
+        // restored before that, the window would be held at the large text's minimum size.
+        // Once more when the events of leaving full screen are through: the platform hands the
+        // window back the normal geometry it grew to while the text was large.
+        const auto restore = [this] {
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+            window_->restoreState(savedState_);
+            if (!wasMaximized_) window_->setGeometry(savedGeometry_);
+        };
+        restore();
+        QTimer::singleShot(0, this, [this, restore] {
+            if (!active_) restore();
+        });
     }
     emit activeChanged(active);
 }
@@ -130,7 +153,7 @@ void PresentationMode::applyScale(double factor) {
     if (factor == applied_) return;
     const double previous = applied_;
     applied_ = factor;
-    QApplication::setFont(scaled(baseFont_, factor));
+    scaleOwnFonts(previous, factor);
     // A plot without a mark was made at the factor in effect until now.
     for (QCustomPlot* plot : window_->findChildren<QCustomPlot*>()) {
         const QVariant made = plot->property(kPlotScaleProperty);
@@ -143,6 +166,27 @@ void PresentationMode::applyScale(double factor) {
         plot->replot(QCustomPlot::rpQueuedReplot);
     }
     emit fontsChanged();
+}
+
+void PresentationMode::scaleOwnFonts(double previous, double factor) {
+    // Sizes at scale 1 are read before the application font changes: a widget whose font only
+    // looks explicit may follow the application font and would be counted as already scaled.
+    QList<QWidget*> own;
+    for (QWidget* w : window_->findChildren<QWidget*>()) {
+        if (!w->testAttribute(Qt::WA_SetFont) || qobject_cast<QCustomPlot*>(w)) continue;
+        if (!w->property(kBaseSizeProperty).isValid()) {
+            const double size = w->font().pointSizeF();
+            if (size <= 0.0) continue;  // a pixel size: not ours to scale
+            w->setProperty(kBaseSizeProperty, size / previous);
+        }
+        own << w;
+    }
+    QApplication::setFont(scaled(baseFont_, factor));
+    for (QWidget* w : own) {
+        QFont font = w->font();
+        font.setPointSizeF(w->property(kBaseSizeProperty).toDouble() * factor);
+        w->setFont(font);
+    }
 }
 
 void PresentationMode::setHighContrast(bool on) {

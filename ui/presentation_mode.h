@@ -5,11 +5,20 @@
 //
 // Fonts scale through the application font (every widget follows it) and, for the plots, whose
 // fonts QCustomPlot copies once, by walking each plot's elements; each plot remembers the factor
-// its fonts were made at, so plots created while scaled are never scaled twice.
+// its fonts were made at, so plots created while scaled are never scaled twice. Widgets given a
+// font of their own (a walkthrough heading, a verdict) no longer follow the application font:
+// each keeps its size at scale 1 and is set to that times the factor, so it grows with Ctrl+plus
+// and comes back to exactly its size.
+//
+// Leaving restores the window as it was: its state (docks and their sizes) and geometry are
+// saved on entering and put back after the fonts are back, so no dock keeps a width it took
+// while the text was large.
 
+#include <QByteArray>
 #include <QFont>
 #include <QList>
 #include <QObject>
+#include <QRect>
 
 class QDockWidget;
 class QMainWindow;
@@ -45,6 +54,7 @@ signals:
 
 private:
     void applyScale(double factor);
+    void scaleOwnFonts(double previous, double factor);
 
     QMainWindow* window_;
     QFont baseFont_;
@@ -53,6 +63,9 @@ private:
     bool active_ = false;
     bool highContrast_ = false;
     bool wasMaximized_ = false;
+    bool statusBarWasShown_ = true;
+    QByteArray savedState_;
+    QRect savedGeometry_;
     QList<QDockWidget*> hiddenDocks_;
 };
 

@@ -190,6 +190,8 @@ void WalkthroughPanel::setStep(int step) {
     step_ = std::clamp(step, 0, kWalkStepCount - 1);
     if (active_) emit allStagesViewRequested();
     refresh();
+    // A teacher never scrolls during a lecture: the step brings its maps into view.
+    if (active_) grid_->revealHighlighted();
 }
 
 void WalkthroughPanel::setActive(bool active) {
@@ -197,6 +199,7 @@ void WalkthroughPanel::setActive(bool active) {
     if (active) {
         emit allStagesViewRequested();
         refresh();
+        grid_->revealHighlighted();
     } else {
         grid_->setHighlightedStages({});
     }
