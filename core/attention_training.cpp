@@ -7,6 +7,7 @@
 
 #include "attention_engine.h"
 #include "init_draw.h"
+#include "ops.h"
 #include "scene_error.h"
 
 namespace ae {
@@ -131,7 +132,7 @@ ForwardPass forwardPass(const Scene& config, const LayerParameters& p) {
     // 1. X0 = embeddings + positions, X = norm(X0).  L x dModel
     f.x0 = p.embeddings;
     if (config.positional.kind == PositionalKind::Sinusoidal) {
-        f.x0 += sinusoidalPositions(0, L, d, config.positional.base);
+        ops::addSinusoidalPositions(f.x0, 0, config.positional.base);
     } else if (config.positional.kind == PositionalKind::Learned) {
         f.x0 += p.positions.topRows(L);
     }
@@ -487,12 +488,12 @@ Trainer::Trainer(const Scene& scene, TrainingTask task, const TrainingOptions& o
                         (positional.kind == PositionalKind::None ? "none" : "sinusoidal") +
                         " -> learned table, initialised to the sinusoidal encoding, trained.");
         positional.kind = PositionalKind::Learned;
-        positional.table = sinusoidalPositions(0, length, dModel, base);
+        positional.table.resize(length, dModel);
+        ops::sinusoidalPositions(positional.table, 0, base);
     } else if (positional.table.rows() < length) {
         const int have = static_cast<int>(positional.table.rows());
         positional.table.conservativeResize(length, dModel);
-        positional.table.bottomRows(length - have) =
-            sinusoidalPositions(have, length - have, dModel, positional.base);
+        ops::sinusoidalPositions(positional.table.bottomRows(length - have), have, positional.base);
         notes.push_back("positions: learned table extended to " + std::to_string(length) +
                         " rows with sinusoidal values.");
     }
