@@ -451,6 +451,32 @@ void AttentionEngine<Scalar>::computeHeads(WorkFrom from, const ComputeControl& 
 }
 
 template <typename Scalar>
+typename AttentionEngine<Scalar>::ConstBlock AttentionEngine<Scalar>::stageMatrix(Stage stage,
+                                                                                  int head) const {
+    switch (stage) {
+        case Stage::Query:
+            return headQuery(head);
+        case Stage::Key:
+            return headKey(head);
+        case Stage::Value:
+            return headValue(head);
+        case Stage::Scores:
+            return scores(head);
+        case Stage::Scaled:
+            return scaled(head);
+        case Stage::Weights:
+            return weights(head);
+        case Stage::Context:
+            return context(head);
+        case Stage::Concat:
+            return concat();
+        case Stage::Output:
+            return output();
+    }
+    return weights(head);
+}
+
+template <typename Scalar>
 void AttentionEngine<Scalar>::computeOutput() {
     if (!scene_.projections.hasOutput) {
         output_.resize(0, 0);

@@ -26,6 +26,7 @@
 
 #include "scene.h"
 #include "scene_error.h"
+#include "stages.h"
 
 namespace ae {
 
@@ -153,6 +154,11 @@ public:
     const Matrix& concat() const { return concat_; }  // Lq x dProj
     bool hasOutput() const { return scene_.projections.hasOutput; }
     const Matrix& output() const { return output_; }  // Lq x dOut
+    // The matrix of a stage of the table in stages.h, for head `head` (ignored when the stage is
+    // not per head): a view, in the stage's shape.
+    ConstBlock stageMatrix(Stage stage, int head) const;
+    // Whether this layer has the stage (output only with an output projection).
+    bool hasStage(Stage stage) const { return stage != Stage::Output || hasOutput(); }
 
     const EngineCounters& counters() const { return counters_; }
     // Bytes of every matrix this engine holds now (its scene copy included, token texts not):

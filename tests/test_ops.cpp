@@ -1,11 +1,15 @@
 // The forward pass's shared operations (core/ops.h), each against a computation written out by
-// hand here: layer norm, the masked softmax row, positions.
+// hand here: layer norm, the masked softmax row, positions. And the table of stages
+// (core/stages.h) against the engine's matrices.
 
 #include <QtTest>
 #include <cmath>
 #include <limits>
 
+#include "attention_engine.h"
 #include "ops.h"
+#include "scene_file.h"
+#include "stages.h"
 
 namespace {
 
@@ -246,6 +250,67 @@ private slots:
                 QVERIFY(std::abs(sinusoidal(r, 2 * i + 1) - embeddings(r, 2 * i + 1) -
                                  std::cos(angle)) < 1e-14);
             }
+    }
+
+    void stageTableShapesAreTheEnginesMatrices() {
+        // Cross-attention (4 queries over 7 keys) with W_O: every axis of the table has its own
+        // length, so a wrong row or column axis cannot pass.
+        ae::AttentionEngine<double> engine(
+            ae::io::loadSceneFile(QStringLiteral(AE_TEST_DATA_DIR "/cross.scene.json")));
+        engine.compute();
+        const ae::Scene& scene = engine.scene();
+        QVERIFY(scene.queryCount() != scene.keyCount());
+        QVERIFY(engine.hasStage(ae::Stage::Output));
+        const auto length = [&](ae::StageAxis axis) -> Eigen::Index {
+            switch (axis) {
+                case ae::StageAxis::Queries:
+                    return scene.queryCount();
+                case ae::StageAxis::Keys:
+                    return scene.keyCount();
+                case ae::StageAxis::HeadWidth:
+                    return engine.dHead();
+                case ae::StageAxis::ProjectionWidth:
+                    return scene.dProj();
+                case ae::StageAxis::OutputWidth:
+                    return scene.dOut();
+            }
+            return -1;
+        };
+        const auto axisName = [](ae::StageAxis axis) {
+            const char* names[] = {"Lq", "Lk", "dHead", "dProj", "dOut"};
+            return std::string(names[static_cast<int>(axis)]);
+        };
+        for (const ae::StageInfo& stage : ae::kStages) {
+            QCOMPARE(std::string(stage.shape),
+                     axisName(stage.rows) + " x " + axisName(stage.columns));
+            for (int h = 0; h < (stage.perHead ? engine.heads() : 1); ++h) {
+                const auto m = engine.stageMatrix(stage.stage, h);
+                QCOMPARE(m.rows(), length(stage.rows));
+                QCOMPARE(m.cols(), length(stage.columns));
+            }
+        }
+        // Views into the engine's own matrices, per head where the stage is per head.
+        QCOMPARE(engine.stageMatrix(ae::Stage::Weights, 1).data(), engine.weights(1).data());
+        QCOMPARE(engine.stageMatrix(ae::Stage::Context, 1).data(), engine.context(1).data());
+        QCOMPARE(engine.stageMatrix(ae::Stage::Key, 1).data(), engine.headKey(1).data());
+        QCOMPARE(engine.stageMatrix(ae::Stage::Output, 1).data(), engine.output().data());
+        QVERIFY(ae::isAttentionStage(ae::Stage::Scaled));
+        QVERIFY(!ae::isAttentionStage(ae::Stage::Value));
+
+        // A layer without W_O has no output stage.
+        ae::AttentionEngine<double> plain(
+            ae::io::loadSceneFile(QStringLiteral(AE_TEST_DATA_DIR "/four-words.scene.json")));
+        QVERIFY(!plain.hasStage(ae::Stage::Output));
+        QVERIFY(plain.hasStage(ae::Stage::Concat));
+    }
+
+    void stageKeysRoundTrip() {
+        for (const ae::StageInfo& stage : ae::kStages)
+            QCOMPARE(ae::stageWithKey(stage.key), std::optional<ae::Stage>(stage.stage));
+        QVERIFY(!ae::stageWithKey("x"));
+        QVERIFY(!ae::stageWithKey("Weights"));
+        QCOMPARE(ae::stageKeyList(),
+                 std::string("q, k, v, scores, scaled, weights, context, concat or output"));
     }
 };
 
