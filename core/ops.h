@@ -6,8 +6,9 @@
 // window) and double (export, tests, training).
 //
 // Sections follow the pipeline: positions, norms, the masked softmax. A whole model's operations
-// go next to their relatives: RMS norm beside layer norm, rotary positions beside the sinusoidal
-// ones (each with a test against a hand computation in tests/test_ops.cpp).
+// sit next to their relatives: RMS norm beside layer norm, rotary positions beside the sinusoidal
+// ones; none of the two is used by the engine yet. Each op has a test against a hand computation
+// in tests/test_ops.cpp.
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -67,7 +68,26 @@ inline void addPositions(Eigen::Ref<RowMajorMatrix<double>> x, PositionalKind ki
     }
 }
 
-// Rotary positions (rotate-half, applied to Q and K per head rather than added to X) go here.
+// Rotary positions, rotate-half layout (GPT-NeoX, Llama), applied to a head's queries and keys
+// instead of adding positions to X. For the row at position p and each i < d/2, θ_i = base^(−2i/d):
+//   (x_i, x_{i+d/2}) ← (x_i·cos pθ_i − x_{i+d/2}·sin pθ_i,  x_{i+d/2}·cos pθ_i + x_i·sin pθ_i).
+// x: rows x d (one head's columns, d even), in place, rows at positions firstRow ..
+// firstRow+rows−1.
+template <typename Scalar>
+void rotateHalf(Eigen::Ref<RowMajorMatrix<Scalar>> x, int firstRow, double base) {
+    const Eigen::Index half = x.cols() / 2;
+    for (Eigen::Index i = 0; i < half; ++i) {
+        const double frequency =
+            1.0 / std::pow(base, static_cast<double>(2 * i) / static_cast<double>(x.cols()));
+        for (Eigen::Index r = 0; r < x.rows(); ++r) {
+            const double angle = static_cast<double>(firstRow + r) * frequency;
+            const double c = std::cos(angle), s = std::sin(angle);
+            const double first = x(r, i), second = x(r, i + half);
+            x(r, i) = static_cast<Scalar>(first * c - second * s);
+            x(r, i + half) = static_cast<Scalar>(second * c + first * s);
+        }
+    }
+}
 
 // ---- Norms ----
 
@@ -105,7 +125,16 @@ inline void layerNormRows(Eigen::Ref<RowMajorMatrix<double>> x,
     }
 }
 
-// RMS norm (x_r / √(mean(x_r²) + eps) ⊙ γ, no mean, no β) goes here, beside layer norm.
+// RMS norm of every row (Llama's):  x_r = x_r / √(mean(x_r²) + eps) ⊙ γ; no mean taken out, no β.
+// x: rows x d, in place; gamma: d.
+inline void rmsNormRows(Eigen::Ref<RowMajorMatrix<double>> x,
+                        Eigen::Ref<const ColumnVector<double>> gamma, double eps) {
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        const double meanSquare = x.row(r).squaredNorm() / static_cast<double>(x.cols());
+        const double inverse = 1.0 / std::sqrt(meanSquare + eps);
+        x.row(r) = (x.row(r).array() * inverse * gamma.transpose().array()).matrix();
+    }
+}
 
 // ---- Masked softmax ----
 

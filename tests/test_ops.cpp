@@ -118,6 +118,61 @@ private slots:
         }
     }
 
+    void rmsNormDividesByTheRootMeanSquareThenGamma() {
+        MatrixD x(2, 4);
+        x << 1.0, 2.0, 3.0, 6.0,  //
+            -1.0, 0.0, 0.0, 1.0;
+        VectorD gamma(4);
+        gamma << 2.0, -1.0, 0.5, 3.0;
+        const double eps = 1e-6;
+        MatrixD y = x;
+        ae::ops::rmsNormRows(y, gamma, eps);
+        // Row 0: mean square (1 + 4 + 9 + 36) / 4 = 12.5; row 1: 2 / 4 = 0.5. No mean subtracted.
+        const double rms[2] = {std::sqrt(12.5 + eps), std::sqrt(0.5 + eps)};
+        for (int r = 0; r < 2; ++r)
+            for (int c = 0; c < 4; ++c) {
+                const double expected = x(r, c) / rms[r] * gamma(c);
+                QVERIFY(std::abs(y(r, c) - expected) <= 4e-16 * std::abs(expected));  // 2 ulp
+            }
+    }
+
+    void rotateHalfRotatesPairsByPositionTimesFrequency() {
+        // d = 4, base 10000: θ_0 = 1, θ_1 = 10000^(−1/2) = 0.01; pairs (x_0, x_2) and (x_1, x_3).
+        MatrixD x(3, 4);
+        x << 1.0, 2.0, 3.0, 4.0,  //
+            1.0, 2.0, 3.0, 4.0,   //
+            1.0, 2.0, 3.0, 4.0;
+        MatrixD rotated = x;
+        ae::ops::rotateHalf<double>(rotated, 0, 10000.0);
+        QCOMPARE(rotated.row(0), x.row(0));  // position 0: no rotation
+        for (int r = 1; r < 3; ++r) {
+            const double a0 = r * 1.0, a1 = r * 0.01;
+            QVERIFY(std::abs(rotated(r, 0) - (1.0 * std::cos(a0) - 3.0 * std::sin(a0))) < 1e-15);
+            QVERIFY(std::abs(rotated(r, 2) - (3.0 * std::cos(a0) + 1.0 * std::sin(a0))) < 1e-15);
+            QVERIFY(std::abs(rotated(r, 1) - (2.0 * std::cos(a1) - 4.0 * std::sin(a1))) < 1e-15);
+            QVERIFY(std::abs(rotated(r, 3) - (4.0 * std::cos(a1) + 2.0 * std::sin(a1))) < 1e-15);
+        }
+        // What rotary positions are for: q·k depends only on how far apart the two tokens are.
+        ae::ops::RowVector<double> q(4), k(4);
+        q << 0.3, -1.2, 2.0, 0.7;
+        k << -0.5, 0.4, 1.1, -2.2;
+        const auto at = [](const ae::ops::RowVector<double>& v, int position) {
+            MatrixD m = v;
+            ae::ops::rotateHalf<double>(m, position, 10000.0);
+            return m;
+        };
+        const double near = at(q, 5).row(0).dot(at(k, 3).row(0));
+        const double far = at(q, 12).row(0).dot(at(k, 10).row(0));
+        QVERIFY(std::abs(near - far) < 1e-12);
+        QVERIFY(std::abs(near - q.dot(k)) > 1e-3);
+        // A head's columns of a wider matrix, in place, the other columns untouched.
+        MatrixD wide = MatrixD::Zero(3, 8);
+        wide.middleCols(4, 4) = x;
+        ae::ops::rotateHalf<double>(wide.middleCols(4, 4), 0, 10000.0);
+        QCOMPARE(MatrixD(wide.middleCols(4, 4)), rotated);
+        QVERIFY(wide.leftCols(4).isZero(0));
+    }
+
     void softmaxWithEveryKeyVisibleIsTheTextbookFormula() {
         const std::vector<double> scores = {1.0, -2.0, 0.5, 3.0};
         const std::vector<bool> visible(4, true);
