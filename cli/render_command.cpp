@@ -41,8 +41,7 @@ int renderCommand(const QStringList& arguments) {
     parser.addPositionalArgument("scene", "The scene file (format attention-explorer/scene v1).");
     parser.addOption({"preset", "A built-in scene instead of a file.", "name"});
     parser.addOption({{"o", "output"}, "The image: .png, .jpg, .pdf or .svg.", "out"});
-    parser.addOption({"stage",
-                      "q, k, v, scores, scaled, weights (default), context, concat or output.",
+    parser.addOption({"stage", QString::fromStdString(stageKeyList()) + " (default: weights).",
                       "stage", "weights"});
     parser.addOption(
         {"head", "A head from 0, or all (default: every head, and their mean).", "n", "all"});
@@ -79,10 +78,8 @@ int renderCommand(const QStringList& arguments) {
     ui::RenderRequest request;
     const std::optional<ui::Stage> stage = ui::stageFromKey(parser.value("stage"));
     if (!stage) {
-        refuse(
-            "render: --stage: expected q, k, v, scores, scaled, weights, context, concat or "
-            "output, got " +
-            parser.value("stage"));
+        refuse(QStringLiteral("render: --stage: expected %1, got %2")
+                   .arg(QString::fromStdString(stageKeyList()), parser.value("stage")));
     }
     request.stage = *stage;
     if (parser.value("head") != QLatin1String("all")) {

@@ -1,4 +1,5 @@
 #include "attention_engine.h"
+#include "ops.h"
 #include "parallel_product.h"
 
 #include <algorithm>
@@ -49,40 +50,17 @@ double estimatedComputeFlops(const Scene& scene, WorkFrom from, int editedRows) 
     return flops;
 }
 
-MatrixD sinusoidalPositions(int firstRow, int rows, int dModel, double base) {
-    MatrixD pe(rows, dModel);
-    for (int c = 0; c < dModel; ++c) {
-        // Columns 2i and 2i+1 share the frequency base^(-2i/d).
-        const double frequency = 1.0 / std::pow(base, static_cast<double>(c - c % 2) / dModel);
-        for (int r = 0; r < rows; ++r) {
-            const double angle = static_cast<double>(firstRow + r) * frequency;
-            pe(r, c) = (c % 2 == 0) ? std::sin(angle) : std::cos(angle);
-        }
-    }
-    return pe;
+MatrixD inputsWithPositions(const Scene& scene, const MatrixD& embeddings, int firstRow) {
+    MatrixD x = embeddings;
+    ops::addPositions(x, scene.positional.kind, scene.positional.base, scene.positional.table,
+                      firstRow);
+    return x;
 }
 
 MatrixD prepareInputs(const Scene& scene, const MatrixD& embeddings, int firstRow) {
-    MatrixD x = embeddings;
-    const int rows = static_cast<int>(x.rows());
-    const int d = static_cast<int>(x.cols());
-    if (scene.positional.kind == PositionalKind::Sinusoidal) {
-        x += sinusoidalPositions(firstRow, rows, d, scene.positional.base);
-    } else if (scene.positional.kind == PositionalKind::Learned) {
-        x += scene.positional.table.middleRows(firstRow, rows);
-    }
-    if (scene.norm.enabled) {
-        // Biased variance, as torch.nn.LayerNorm.
-        for (int r = 0; r < rows; ++r) {
-            const double mean = x.row(r).mean();
-            const double variance = (x.row(r).array() - mean).square().mean();
-            const double inverseDeviation = 1.0 / std::sqrt(variance + scene.norm.eps);
-            x.row(r) = ((x.row(r).array() - mean) * inverseDeviation *
-                            scene.norm.weight.transpose().array() +
-                        scene.norm.bias.transpose().array())
-                           .matrix();
-        }
-    }
+    MatrixD x = inputsWithPositions(scene, embeddings, firstRow);
+    if (scene.norm.enabled)
+        ops::layerNormRows(x, scene.norm.weight, scene.norm.bias, scene.norm.eps);
     return x;
 }
 
@@ -92,7 +70,7 @@ void AttentionEngine<Scalar>::setScene(const Scene& scene) {
     dProj_ = scene_.dProj();
     convertWeights();
     refreshMask();
-    invalidateFrom(kPrepare);
+    invalidateFrom(WorkFrom::Inputs);
 }
 
 template <typename Scalar>
@@ -104,26 +82,26 @@ void AttentionEngine<Scalar>::setHeads(int heads) {
     }
     if (heads == scene_.heads) return;
     scene_.heads = heads;
-    invalidateFrom(kScores);
+    invalidateFrom(WorkFrom::Scores);
 }
 
 template <typename Scalar>
 void AttentionEngine<Scalar>::setScale(const Scale& scale) {
     scene_.scale = scale;
-    invalidateFrom(kScale);
+    invalidateFrom(WorkFrom::Scaling);
 }
 
 template <typename Scalar>
 void AttentionEngine<Scalar>::setMask(const Mask& mask) {
     scene_.mask = mask;
     refreshMask();
-    invalidateFrom(kSoftmax);
+    invalidateFrom(WorkFrom::Softmax);
 }
 
 template <typename Scalar>
 void AttentionEngine<Scalar>::setMaskFill(double fill) {
     scene_.maskFill = fill;
-    invalidateFrom(kSoftmax);
+    invalidateFrom(WorkFrom::Softmax);
 }
 
 template <typename Scalar>
@@ -133,22 +111,22 @@ void AttentionEngine<Scalar>::setEmbeddingValue(Stream stream, int row, int colu
     embeddings(row, column) = value;
     // Only a pass from the inputs rebuilds X; a pass from the projections (new weights) reuses it,
     // so the edited row is still recorded then.
-    if (dirtyFrom_ <= kPrepare) return;
+    if (dirtyFrom_ <= WorkFrom::Inputs) return;
     std::vector<int>& rows = source ? editedSourceRows_ : editedQueryRows_;
     if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
-    dirtyFrom_ = std::min(dirtyFrom_, kScale);
+    dirtyFrom_ = std::min(dirtyFrom_, WorkFrom::Scaling);
 }
 
 template <typename Scalar>
 void AttentionEngine<Scalar>::setPositional(const Positional& positional) {
     scene_.positional = positional;
-    invalidateFrom(kPrepare);
+    invalidateFrom(WorkFrom::Inputs);
 }
 
 template <typename Scalar>
 void AttentionEngine<Scalar>::setNorm(const LayerNorm& norm) {
     scene_.norm = norm;
-    invalidateFrom(kPrepare);
+    invalidateFrom(WorkFrom::Inputs);
 }
 
 template <typename Scalar>
@@ -157,7 +135,7 @@ void AttentionEngine<Scalar>::setProjections(const Projections& projections) {
     dProj_ = scene_.dProj();
     if (dProj_ % scene_.heads != 0) scene_.heads = 1;
     convertWeights();
-    invalidateFrom(kProject);
+    invalidateFrom(WorkFrom::Projections);
 }
 
 template <typename Scalar>
@@ -168,9 +146,9 @@ void AttentionEngine<Scalar>::setLabels(const std::vector<std::string>& tokens,
 }
 
 template <typename Scalar>
-void AttentionEngine<Scalar>::invalidateFrom(Stage stage) {
+void AttentionEngine<Scalar>::invalidateFrom(WorkFrom stage) {
     dirtyFrom_ = std::min(dirtyFrom_, stage);
-    if (dirtyFrom_ <= kPrepare) {
+    if (dirtyFrom_ <= WorkFrom::Inputs) {
         editedQueryRows_.clear();
         editedSourceRows_.clear();
     }
@@ -209,35 +187,19 @@ void AttentionEngine<Scalar>::refreshMask() {
     }
     // The mask as numbers, so the softmax runs on SIMD lanes: a bool select falls back to
     // scalar code (and scalar expf).
-    visibleAsOne_ = allowed_.template cast<Scalar>();
-    hiddenAsMinusInfinity_ =
-        allowed_.select(Array::Zero(allowed_.rows(), allowed_.cols()),
-                        Array::Constant(allowed_.rows(), allowed_.cols(),
-                                        -std::numeric_limits<Scalar>::infinity()));
+    visibleAsOne_ = allowed_.template cast<Scalar>().matrix();
+    hiddenAsMinusInfinity_ = allowed_
+                                 .select(Array::Zero(allowed_.rows(), allowed_.cols()),
+                                         Array::Constant(allowed_.rows(), allowed_.cols(),
+                                                         -std::numeric_limits<Scalar>::infinity()))
+                                 .matrix();
 }
 
 template <typename Scalar>
 WorkFrom AttentionEngine<Scalar>::pendingWork() const {
-    switch (dirtyFrom_) {
-        case kPrepare:
-            return WorkFrom::Inputs;
-        case kProject:
-            return WorkFrom::Projections;
-        case kScores:
-            return WorkFrom::Scores;
-        case kScale:
-            return editedQueryRows_.empty() && editedSourceRows_.empty() ? WorkFrom::Scaling
-                                                                         : WorkFrom::EditedRows;
-        case kSoftmax:
-            return WorkFrom::Softmax;
-        case kContext:
-            return WorkFrom::Context;
-        case kOutput:
-            return WorkFrom::Output;
-        case kDone:
-            break;
-    }
-    return WorkFrom::Nothing;
+    // Edited rows are recorded with Scaling onwards out of date: the rows come first.
+    const bool editedRows = !editedQueryRows_.empty() || !editedSourceRows_.empty();
+    return dirtyFrom_ == WorkFrom::Scaling && editedRows ? WorkFrom::EditedRows : dirtyFrom_;
 }
 
 template <typename Scalar>
@@ -259,36 +221,37 @@ void AttentionEngine<Scalar>::compute(const ComputeControl& control) {
         if (control.progress) control.progress(1.0 - pendingFlops() / total, stage);
     };
     checkCancel();
-    if (dirtyFrom_ > kPrepare && (!editedQueryRows_.empty() || !editedSourceRows_.empty())) {
+    if (dirtyFrom_ > WorkFrom::Inputs &&
+        (!editedQueryRows_.empty() || !editedSourceRows_.empty())) {
         report("edited rows");
         updateEditedRows();
     }
     editedQueryRows_.clear();
     editedSourceRows_.clear();
     divisor_ = scene_.divisor();
-    if (dirtyFrom_ <= kPrepare) {
+    if (dirtyFrom_ <= WorkFrom::Inputs) {
         checkCancel();
         report("inputs");
         prepareAll();
-        dirtyFrom_ = kProject;
+        dirtyFrom_ = WorkFrom::Projections;
     }
-    if (dirtyFrom_ <= kProject) {
+    if (dirtyFrom_ <= WorkFrom::Projections) {
         checkCancel();
         report("projections");
         projectAll();
-        dirtyFrom_ = kScores;
+        dirtyFrom_ = WorkFrom::Scores;
     }
-    if (dirtyFrom_ <= kContext) {
+    if (dirtyFrom_ <= WorkFrom::Context) {
         checkCancel();
         // May throw on overflow or cancel; dirtyFrom_ then stays where it was.
         computeHeads(dirtyFrom_, control, total - pendingFlops(), total);
-        dirtyFrom_ = kOutput;
+        dirtyFrom_ = WorkFrom::Output;
     }
-    if (dirtyFrom_ <= kOutput) {
+    if (dirtyFrom_ <= WorkFrom::Output) {
         checkCancel();
         report("output");
         computeOutput();
-        dirtyFrom_ = kDone;
+        dirtyFrom_ = WorkFrom::Nothing;
     }
     report("done");
 }
@@ -371,7 +334,7 @@ void AttentionEngine<Scalar>::updateEditedRows() {
         }
     };
     // New weights are due (a full projection pass follows): only X's rows are brought up to date.
-    const bool projectRows = dirtyFrom_ > kProject;
+    const bool projectRows = dirtyFrom_ > WorkFrom::Projections;
     for (int i : editedQueryRows_) {
         x_.row(i) =
             prepareInputs(scene_, scene_.embeddings.middleRows(i, 1), i).template cast<Scalar>();
@@ -407,7 +370,7 @@ void AttentionEngine<Scalar>::updateEditedRows() {
     requireFiniteRows(q_, editedQueryRows_, "scores");
     if (scene_.hasSource || separate) requireFiniteRows(k_, sourceRows, "scores");
     requireFiniteRows(v_, sourceRows, "context");
-    if (dirtyFrom_ <= kScores) return;  // the scores are recomputed in full anyway
+    if (dirtyFrom_ <= WorkFrom::Scores) return;  // the scores are recomputed in full anyway
     // One query row changes a row of each score matrix; one key row changes a column.
     const std::vector<int>& keyRows = scene_.hasSource ? editedSourceRows_ : editedQueryRows_;
     for (int h = 0; h < scene_.heads; ++h) {
@@ -421,8 +384,8 @@ void AttentionEngine<Scalar>::updateEditedRows() {
 }
 
 template <typename Scalar>
-void AttentionEngine<Scalar>::computeHeads(Stage from, const ComputeControl& control, double done,
-                                           double total) {
+void AttentionEngine<Scalar>::computeHeads(WorkFrom from, const ComputeControl& control,
+                                           double done, double total) {
     const int heads = scene_.heads;
     const double headFlops =
         (pendingFlops() - estimatedComputeFlops(scene_, WorkFrom::Output)) / heads;
@@ -434,9 +397,9 @@ void AttentionEngine<Scalar>::computeHeads(Stage from, const ComputeControl& con
         scaled_.resize(heads);
         weights_.resize(heads);
     }
-    if (from <= kScores) ++counters_.scorePasses;
-    if (from <= kScale) ++counters_.scalePasses;
-    if (from <= kSoftmax) ++counters_.softmaxPasses;
+    if (from <= WorkFrom::Scores) ++counters_.scorePasses;
+    if (from <= WorkFrom::Scaling) ++counters_.scalePasses;
+    if (from <= WorkFrom::Softmax) ++counters_.softmaxPasses;
     concat_.resize(scene_.queryCount(), dProj_);
     const int dh = dHead();
     const Scalar divisor = static_cast<Scalar>(divisor_);
@@ -456,20 +419,24 @@ void AttentionEngine<Scalar>::computeHeads(Stage from, const ComputeControl& con
         Matrix& scores = scores_[h];
         Matrix& scaled = scaled_[h];
         Matrix& weights = weights_[h];
-        if (from <= kScores)
+        if (from <= WorkFrom::Scores)
             scores.noalias() = headQuery(h) * headKey(h).transpose();  // (Lq,dHead)·(dHead,Lk)
-        if (from <= kSoftmax) {
+        if (from <= WorkFrom::Softmax) {
             scaled.resize(scores.rows(), scores.cols());
             weights.resize(scores.rows(), scores.cols());
             for (Eigen::Index i = 0; i < scores.rows(); ++i) {
-                if (from <= kScale) {
+                if (from <= WorkFrom::Scaling) {
                     scaled.row(i) = scores.row(i) / divisor;
                     if (!allFiniteFast(scaled.row(i))) overflow = true;
                 }
-                softmaxRow(scaled, weights, i);
+                ops::maskedSoftmaxRow<Scalar>(
+                    scaled.row(i), weights.row(i),
+                    {everyKeyVisible_, rowSeesAKey_[static_cast<size_t>(i)], visibleAsOne_.row(i),
+                     hiddenAsMinusInfinity_.row(i)},
+                    scene_.maskFill);
             }
         }
-        if (from <= kContext && !overflow) {
+        if (from <= WorkFrom::Context && !overflow) {
             auto context = concat_.middleCols(h * dh, dh);
             context.noalias() = weights * headValue(h);  // (Lq,Lk)·(Lk,dHead)
             // Checked while this head's block is in cache. Finite weights times a value that
@@ -484,32 +451,29 @@ void AttentionEngine<Scalar>::computeHeads(Stage from, const ComputeControl& con
 }
 
 template <typename Scalar>
-void AttentionEngine<Scalar>::softmaxRow(const Matrix& scaled, Matrix& weights,
-                                         Eigen::Index i) const {
-    auto in = scaled.row(i).array();
-    auto out = weights.row(i).array();
-    if (everyKeyVisible_) {
-        out = (in - in.maxCoeff()).exp();
-    } else if (std::isinf(scene_.maskFill)) {
-        if (!rowSeesAKey_[static_cast<size_t>(i)]) {
-            out.setZero();  // no key to attend to: no attention, rather than 0/0
-            return;
-        }
-        const Scalar rowMax = (in + hiddenAsMinusInfinity_.row(i)).maxCoeff();
-        // Hidden cells may hold scores above the visible maximum: cap their exponent at 0 so they
-        // cannot overflow, then zero them exactly (Eigen's vectorised exp also turns -inf into
-        // ~1e-39 rather than 0 in float, so exp(-inf) is never trusted).
-        out = (in - rowMax).min(Scalar(0)).exp() * visibleAsOne_.row(i);
-    } else {
-        // A finite fill beyond this scalar's range would turn into -inf and change the semantics.
-        const Scalar fill = static_cast<Scalar>(
-            std::clamp(scene_.maskFill, static_cast<double>(std::numeric_limits<Scalar>::lowest()),
-                       static_cast<double>(std::numeric_limits<Scalar>::max())));
-        // visible ? score : fill, in arithmetic: exact, since 0·score = 0 and 0·fill = 0.
-        out = in * visibleAsOne_.row(i) + fill * (Scalar(1) - visibleAsOne_.row(i));
-        out = (out - out.maxCoeff()).exp();
+typename AttentionEngine<Scalar>::ConstBlock AttentionEngine<Scalar>::stageMatrix(Stage stage,
+                                                                                  int head) const {
+    switch (stage) {
+        case Stage::Query:
+            return headQuery(head);
+        case Stage::Key:
+            return headKey(head);
+        case Stage::Value:
+            return headValue(head);
+        case Stage::Scores:
+            return scores(head);
+        case Stage::Scaled:
+            return scaled(head);
+        case Stage::Weights:
+            return weights(head);
+        case Stage::Context:
+            return context(head);
+        case Stage::Concat:
+            return concat();
+        case Stage::Output:
+            return output();
     }
-    out *= Scalar(1) / out.sum();
+    return weights(head);
 }
 
 template <typename Scalar>

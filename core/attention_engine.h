@@ -26,6 +26,7 @@
 
 #include "scene.h"
 #include "scene_error.h"
+#include "stages.h"
 
 namespace ae {
 
@@ -41,7 +42,9 @@ struct EngineCounters {
     long softmaxPasses = 0;
 };
 
-// Where a computation starts: the earliest stage that is out of date, in pipeline order.
+// Where a computation starts: the earliest stage that is out of date, in pipeline order. The
+// engine records what it must redo as one of these too (never EditedRows: it keeps the rows and
+// marks Scaling, which pendingWork() reports as EditedRows).
 // EditedRows: single embedding rows pushed through X, Q, K, V and the scores, then Scaling onwards.
 enum class WorkFrom {
     Inputs,
@@ -117,7 +120,7 @@ public:
     void forgetInit() { scene_.init.reset(); }
 
     // Forgets every cached stage, so the next compute() is a full pass (benchmarks, tests).
-    void invalidateAll() { invalidateFrom(kPrepare); }
+    void invalidateAll() { invalidateFrom(WorkFrom::Inputs); }
 
     // Brings every stage up to date. Numbers that are not finite in Scalar are refused with
     // SceneError("<stage>", "overflow (values too large to represent)"), as soon as they appear:
@@ -151,6 +154,11 @@ public:
     const Matrix& concat() const { return concat_; }  // Lq x dProj
     bool hasOutput() const { return scene_.projections.hasOutput; }
     const Matrix& output() const { return output_; }  // Lq x dOut
+    // The matrix of a stage of the table in stages.h, for head `head` (ignored when the stage is
+    // not per head): a view, in the stage's shape.
+    ConstBlock stageMatrix(Stage stage, int head) const;
+    // Whether this layer has the stage (output only with an output projection).
+    bool hasStage(Stage stage) const { return stage != Stage::Output || hasOutput(); }
 
     const EngineCounters& counters() const { return counters_; }
     // Bytes of every matrix this engine holds now (its scene copy included, token texts not):
@@ -158,25 +166,22 @@ public:
     double heldBytes() const;
 
 private:
-    // Pipeline order: a change marks the earliest stage it invalidates.
-    enum Stage { kPrepare, kProject, kScores, kScale, kSoftmax, kContext, kOutput, kDone };
-
     bool separateKeys() const { return scene_.projections.mode == ProjectionMode::Separate; }
-    void invalidateFrom(Stage stage);
+    // A change marks the earliest stage it invalidates.
+    void invalidateFrom(WorkFrom stage);
     void convertWeights();
     void prepareAll();
     void projectAll();
     void updateEditedRows();
     // `done` and `total`: flops finished before the heads and of the whole compute, for progress.
-    void computeHeads(Stage from, const ComputeControl& control, double done, double total);
+    void computeHeads(WorkFrom from, const ComputeControl& control, double done, double total);
     // Throws SceneError(stage, "overflow ...") unless every value of `m` is finite.
     static void requireFinite(const Matrix& m, const char* stage);
-    void softmaxRow(const Matrix& scaled, Matrix& weights, Eigen::Index row) const;
     void computeOutput();
     void refreshMask();
 
     Scene scene_;
-    Stage dirtyFrom_ = kPrepare;
+    WorkFrom dirtyFrom_ = WorkFrom::Inputs;
     std::vector<int> editedQueryRows_, editedSourceRows_;
 
     int dProj_ = 0;
@@ -185,8 +190,9 @@ private:
     bool everyKeyVisible_ = true;
     std::vector<int> fullyMaskedRows_;
     std::vector<bool> rowSeesAKey_;
-    Array visibleAsOne_;           // Lq x Lk: 1 where visible, 0 where hidden
-    Array hiddenAsMinusInfinity_;  // Lq x Lk: 0 where visible, -inf where hidden
+    // The mask as numbers for ops::maskedSoftmaxRow.
+    Matrix visibleAsOne_;           // Lq x Lk: 1 where visible, 0 where hidden
+    Matrix hiddenAsMinusInfinity_;  // Lq x Lk: 0 where visible, -inf where hidden
 
     Matrix wq_, wk_, wv_, wo_;
     Vector bq_, bk_, bv_, bo_;
@@ -202,9 +208,7 @@ extern template class AttentionEngine<double>;
 // X for one stream: embeddings plus positions, then layer norm.  rows x dModel -> rows x dModel.
 // `firstRow` is the position of the first row, so one edited row can be prepared on its own.
 MatrixD prepareInputs(const Scene& scene, const MatrixD& embeddings, int firstRow = 0);
-
-// PE[pos, 2i] = sin(pos / base^(2i/d)), PE[pos, 2i+1] = cos(pos / base^(2i/d)).
-// rows x dModel for positions firstRow .. firstRow + rows - 1.
-MatrixD sinusoidalPositions(int firstRow, int rows, int dModel, double base);
+// The same before the norm: embeddings plus positions.  rows x dModel -> rows x dModel.
+MatrixD inputsWithPositions(const Scene& scene, const MatrixD& embeddings, int firstRow = 0);
 
 }  // namespace ae

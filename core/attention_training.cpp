@@ -7,6 +7,7 @@
 
 #include "attention_engine.h"
 #include "init_draw.h"
+#include "ops.h"
 #include "scene_error.h"
 
 namespace ae {
@@ -125,29 +126,15 @@ ForwardPass forwardPass(const Scene& config, const LayerParameters& p) {
     }
     ForwardPass f;
     const int L = static_cast<int>(p.embeddings.rows());
-    const int d = static_cast<int>(p.embeddings.cols());
     f.allowed = allowedMatrix(config.mask, L, L);
 
     // 1. X0 = embeddings + positions, X = norm(X0).  L x dModel
     f.x0 = p.embeddings;
-    if (config.positional.kind == PositionalKind::Sinusoidal) {
-        f.x0 += sinusoidalPositions(0, L, d, config.positional.base);
-    } else if (config.positional.kind == PositionalKind::Learned) {
-        f.x0 += p.positions.topRows(L);
-    }
+    ops::addPositions(f.x0, config.positional.kind, config.positional.base, p.positions, 0);
+    f.x = f.x0;
     if (config.norm.enabled) {
-        f.xHat.resize(L, d);
-        f.inverseDeviation.resize(L);
-        for (int i = 0; i < L; ++i) {
-            const double mean = f.x0.row(i).mean();
-            const double variance = (f.x0.row(i).array() - mean).square().mean();  // biased
-            f.inverseDeviation(i) = 1.0 / std::sqrt(variance + config.norm.eps);
-            f.xHat.row(i) = (f.x0.row(i).array() - mean) * f.inverseDeviation(i);
-        }
-        f.x = f.xHat * p.normWeight.asDiagonal();
-        f.x.rowwise() += p.normBias.transpose();
-    } else {
-        f.x = f.x0;
+        ops::layerNormRows(f.x, p.normWeight, p.normBias, config.norm.eps, &f.xHat,
+                           &f.inverseDeviation);
     }
 
     // 2. Q, K, V.  L x dProj
@@ -173,7 +160,8 @@ ForwardPass forwardPass(const Scene& config, const LayerParameters& p) {
     const int dh = dProj / config.heads;
     const double divisor = config.divisor();
     const bool everyKeyVisible = f.allowed.all();
-    const bool hardMask = std::isinf(config.maskFill);
+    // One query row's mask as numbers, as the engine keeps it (1 x L each).
+    ops::RowVector<double> visibleAsOne(L), hiddenAsMinusInfinity(L);
     f.weights.resize(config.heads);
     f.concat.resize(L, dProj);
     for (int h = 0; h < config.heads; ++h) {
@@ -183,24 +171,17 @@ ForwardPass forwardPass(const Scene& config, const LayerParameters& p) {
         MatrixD& a = f.weights[h];
         a.resize(L, L);
         for (int i = 0; i < L; ++i) {
-            auto in = z.row(i).array();
-            auto out = a.row(i).array();
-            const auto visible = f.allowed.row(i);
-            if (everyKeyVisible) {
-                out = (in - in.maxCoeff()).exp();
-            } else if (hardMask) {
-                if (!visible.any()) {
-                    out.setZero();  // nothing to attend to: the row contributes no context
-                    continue;
+            if (!everyKeyVisible) {
+                for (int j = 0; j < L; ++j) {
+                    visibleAsOne(j) = f.allowed(i, j) ? 1.0 : 0.0;
+                    hiddenAsMinusInfinity(j) =
+                        f.allowed(i, j) ? 0.0 : -std::numeric_limits<double>::infinity();
                 }
-                const double rowMax =
-                    visible.select(in, -std::numeric_limits<double>::infinity()).maxCoeff();
-                out = visible.select((in - rowMax).exp(), 0.0);
-            } else {
-                const auto filled = visible.select(in, config.maskFill);
-                out = (filled - filled.maxCoeff()).exp();
             }
-            out /= out.sum();
+            ops::maskedSoftmaxRow<double>(
+                z.row(i), a.row(i),
+                {everyKeyVisible, f.allowed.row(i).any(), visibleAsOne, hiddenAsMinusInfinity},
+                config.maskFill);
         }
         f.concat.middleCols(h * dh, dh).noalias() = a * f.v.middleCols(h * dh, dh);
     }
@@ -487,12 +468,12 @@ Trainer::Trainer(const Scene& scene, TrainingTask task, const TrainingOptions& o
                         (positional.kind == PositionalKind::None ? "none" : "sinusoidal") +
                         " -> learned table, initialised to the sinusoidal encoding, trained.");
         positional.kind = PositionalKind::Learned;
-        positional.table = sinusoidalPositions(0, length, dModel, base);
+        positional.table.resize(length, dModel);
+        ops::sinusoidalPositions(positional.table, 0, base);
     } else if (positional.table.rows() < length) {
         const int have = static_cast<int>(positional.table.rows());
         positional.table.conservativeResize(length, dModel);
-        positional.table.bottomRows(length - have) =
-            sinusoidalPositions(have, length - have, dModel, positional.base);
+        ops::sinusoidalPositions(positional.table.bottomRows(length - have), have, positional.base);
         notes.push_back("positions: learned table extended to " + std::to_string(length) +
                         " rows with sinusoidal values.");
     }

@@ -76,27 +76,20 @@ QByteArray resultJson(const AttentionEngine<double>& engine) {
     out.append(",\n\"heads\": [");
     for (int h = 0; h < engine.heads(); ++h) {
         out.append(h ? ",\n{" : "\n{");
-        out.append("\"q\": ");
-        appendMatrix(out, engine.headQuery(h));
-        out.append(",\n \"k\": ");
-        appendMatrix(out, engine.headKey(h));
-        out.append(",\n \"v\": ");
-        appendMatrix(out, engine.headValue(h));
-        out.append(",\n \"scores\": ");
-        appendMatrix(out, engine.scores(h));
-        out.append(",\n \"scaled\": ");
-        appendMatrix(out, engine.scaled(h));
-        out.append(",\n \"weights\": ");
-        appendMatrix(out, engine.weights(h));
-        out.append(",\n \"context\": ");
-        appendMatrix(out, engine.context(h));
+        bool first = true;
+        for (const StageInfo& stage : kStages) {
+            if (!stage.perHead) continue;
+            out.append(first ? "\"" : ",\n \"").append(stage.key).append("\": ");
+            appendMatrix(out, engine.stageMatrix(stage.stage, h));
+            first = false;
+        }
         out.append('}');
     }
-    out.append("],\n\"concat\": ");
-    appendMatrix(out, engine.concat());
-    if (engine.hasOutput()) {
-        out.append(",\n\"output\": ");
-        appendMatrix(out, engine.output());
+    out.append(']');
+    for (const StageInfo& stage : kStages) {
+        if (stage.perHead || !engine.hasStage(stage.stage)) continue;
+        out.append(",\n\"").append(stage.key).append("\": ");
+        appendMatrix(out, engine.stageMatrix(stage.stage, 0));
     }
     out.append("}\n");
     return out;
@@ -163,16 +156,15 @@ std::vector<std::pair<std::string, MatrixD>> resultMatrices(const AttentionEngin
     if (engine.scene().hasSource) list.emplace_back("x_source", engine.xSource());
     for (int h = 0; h < engine.heads(); ++h) {
         const std::string prefix = "head" + std::to_string(h) + "_";
-        list.emplace_back(prefix + "q", engine.headQuery(h));
-        list.emplace_back(prefix + "k", engine.headKey(h));
-        list.emplace_back(prefix + "v", engine.headValue(h));
-        list.emplace_back(prefix + "scores", engine.scores(h));
-        list.emplace_back(prefix + "scaled", engine.scaled(h));
-        list.emplace_back(prefix + "weights", engine.weights(h));
-        list.emplace_back(prefix + "context", engine.context(h));
+        for (const StageInfo& stage : kStages) {
+            if (stage.perHead)
+                list.emplace_back(prefix + stage.key, engine.stageMatrix(stage.stage, h));
+        }
     }
-    list.emplace_back("concat", engine.concat());
-    if (engine.hasOutput()) list.emplace_back("output", engine.output());
+    for (const StageInfo& stage : kStages) {
+        if (!stage.perHead && engine.hasStage(stage.stage))
+            list.emplace_back(stage.key, engine.stageMatrix(stage.stage, 0));
+    }
     list.emplace_back("allowed", allowedAsMatrix(engine.allowed()));
     return list;
 }

@@ -27,8 +27,9 @@ QByteArray npyBytes(const MatrixD& m);
 QByteArray csvBytes(const MatrixD& m);
 
 enum class MatrixFormat { Npy, Csv };
-// Writes x, x_source, head{h}_{q,k,v,scores,scaled,weights,context}, concat, output and allowed
-// into `directory` (created if missing), each as NAME.npy or NAME.csv.
+// Writes x, x_source, head{h}_{KEY} for every per-head stage of core/stages.h (q, k, v, scores,
+// scaled, weights, context), then the others (concat, output) and allowed into `directory`
+// (created if missing), each as NAME.npy or NAME.csv.
 void writeMatrixDirectory(const AttentionEngine<double>& engine, const QString& directory,
                           MatrixFormat format);
 

@@ -1,7 +1,6 @@
 #pragma once
-// The stages of the attention pipeline the window can show, and how each one is read from the
-// engine. A stage's matrix is Lq x Lk (scores, scaled, weights), L x width (Q, K, V, context,
-// concat, output), always row-major with one token per row.
+// The stages of the attention pipeline the window can show, as Qt strings: a thin layer over the
+// table in core/stages.h (keys, labels, per head or not, shapes), which io/ reads too.
 
 #include <QString>
 #include <optional>
@@ -12,8 +11,8 @@ namespace ae::ui {
 
 using EngineF = AttentionEngine<float>;
 
-enum class Stage { Query, Key, Value, Scores, Scaled, Weights, Context, Concat, Output };
-constexpr int kStageCount = 9;
+using ae::kStageCount;
+using ae::Stage;
 
 QString stageName(Stage stage);
 // Short names for files and arguments, as in the result format: q, k, v, scores, scaled,

@@ -10,6 +10,7 @@
 #include "color_maps.h"
 #include "heatmap_controller.h"
 #include "heatmap_grid.h"
+#include "ops.h"
 #include "qcustomplot.h"
 
 namespace ae::ui {
@@ -50,9 +51,7 @@ QStringList indices(Eigen::Index count) {
 
 // X before the layer norm: embeddings plus positions, as the engine prepares them.
 MatrixD inputsBeforeNorm(const Scene& scene) {
-    Scene plain = scene;
-    plain.norm.enabled = false;
-    return prepareInputs(plain, scene.embeddings);
+    return inputsWithPositions(scene, scene.embeddings);
 }
 
 }  // namespace
@@ -287,8 +286,9 @@ void WalkthroughPanel::refresh() {
                        "unchanged. Open the gpt2-style example to see it at work.");
             } else {
                 const MatrixD before = inputsBeforeNorm(scene);
-                const double mean = before.row(i).mean();
-                const double sd = std::sqrt((before.row(i).array() - mean).square().mean());
+                const ops::RowMoments moments = ops::rowMoments(before.row(i));
+                const double mean = moments.mean;
+                const double sd = std::sqrt(moments.variance);
                 const auto after = engine.x().row(i);
                 const double meanAfter = after.cast<double>().mean();
                 text = tr("Each token's row is rescaled on its own, so no token shouts louder "

@@ -1,0 +1,185 @@
+#pragma once
+// The operations of the forward pass, one home for each: the engine (attention_engine.cpp), the
+// trainer (attention_training.cpp) and the walkthrough (ui/walkthrough_panel.cpp) call these and
+// write none of them out again. Small named kernels in the style of llm.c: each states its shapes,
+// takes Eigen::Ref in and out, and is templated on Scalar where the engine needs both float (the
+// window) and double (export, tests, training).
+//
+// Sections follow the pipeline: positions, norms, the masked softmax. A whole model's operations
+// sit next to their relatives: RMS norm beside layer norm, rotary positions beside the sinusoidal
+// ones; none of the two is used by the engine yet. Each op has a test against a hand computation
+// in tests/test_ops.cpp.
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "scene.h"
+
+namespace ae::ops {
+
+template <typename Scalar>
+using RowMajorMatrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename Scalar>
+using RowVector = Eigen::Matrix<Scalar, 1, Eigen::Dynamic>;
+template <typename Scalar>
+using ColumnVector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+
+// ---- Positions ----
+
+// PE[pos, 2i] = sin(pos / base^(2i/d)), PE[pos, 2i+1] = cos(pos / base^(2i/d)).
+// pe: rows x d, filled for positions firstRow .. firstRow + rows - 1.
+inline void sinusoidalPositions(Eigen::Ref<RowMajorMatrix<double>> pe, int firstRow, double base) {
+    const Eigen::Index d = pe.cols();
+    for (Eigen::Index c = 0; c < d; ++c) {
+        // Columns 2i and 2i+1 share the frequency base^(-2i/d).
+        const double frequency =
+            1.0 / std::pow(base, static_cast<double>(c - c % 2) / static_cast<double>(d));
+        for (Eigen::Index r = 0; r < pe.rows(); ++r) {
+            const double angle = static_cast<double>(firstRow + r) * frequency;
+            pe(r, c) = (c % 2 == 0) ? std::sin(angle) : std::cos(angle);
+        }
+    }
+}
+
+// x: rows x d, in place: x += PE of positions firstRow .. firstRow + rows - 1.
+inline void addSinusoidalPositions(Eigen::Ref<RowMajorMatrix<double>> x, int firstRow,
+                                   double base) {
+    RowMajorMatrix<double> pe(x.rows(), x.cols());
+    sinusoidalPositions(pe, firstRow, base);
+    x += pe;
+}
+
+// x: rows x d, in place: x += table rows firstRow .. firstRow + rows - 1 (table: >= that x d).
+inline void addLearnedPositions(Eigen::Ref<RowMajorMatrix<double>> x, int firstRow,
+                                Eigen::Ref<const RowMajorMatrix<double>> table) {
+    x += table.middleRows(firstRow, x.rows());
+}
+
+// x: rows x d, in place: adds the positions `kind` gives rows firstRow .. firstRow + rows - 1
+// (sinusoidal with `base`, or rows of `learnedTable`; nothing for none).
+inline void addPositions(Eigen::Ref<RowMajorMatrix<double>> x, PositionalKind kind, double base,
+                         Eigen::Ref<const RowMajorMatrix<double>> learnedTable, int firstRow) {
+    if (kind == PositionalKind::Sinusoidal) {
+        addSinusoidalPositions(x, firstRow, base);
+    } else if (kind == PositionalKind::Learned) {
+        addLearnedPositions(x, firstRow, learnedTable);
+    }
+}
+
+// Rotary positions, rotate-half layout (GPT-NeoX, Llama), applied to a head's queries and keys
+// instead of adding positions to X. For the row at position p and each i < d/2, θ_i = base^(−2i/d):
+//   (x_i, x_{i+d/2}) ← (x_i·cos pθ_i − x_{i+d/2}·sin pθ_i,  x_{i+d/2}·cos pθ_i + x_i·sin pθ_i).
+// x: rows x d (one head's columns, d even), in place, rows at positions firstRow ..
+// firstRow+rows−1.
+template <typename Scalar>
+void rotateHalf(Eigen::Ref<RowMajorMatrix<Scalar>> x, int firstRow, double base) {
+    const Eigen::Index half = x.cols() / 2;
+    for (Eigen::Index i = 0; i < half; ++i) {
+        const double frequency =
+            1.0 / std::pow(base, static_cast<double>(2 * i) / static_cast<double>(x.cols()));
+        for (Eigen::Index r = 0; r < x.rows(); ++r) {
+            const double angle = static_cast<double>(firstRow + r) * frequency;
+            const double c = std::cos(angle), s = std::sin(angle);
+            const double first = x(r, i), second = x(r, i + half);
+            x(r, i) = static_cast<Scalar>(first * c - second * s);
+            x(r, i + half) = static_cast<Scalar>(second * c + first * s);
+        }
+    }
+}
+
+// ---- Norms ----
+
+// Mean and biased variance (as torch.nn.LayerNorm) of one row of d values.
+struct RowMoments {
+    double mean;
+    double variance;
+};
+template <typename Derived>
+RowMoments rowMoments(const Eigen::MatrixBase<Derived>& row) {
+    const double mean = row.mean();
+    const double variance = (row.array() - mean).square().mean();
+    return {mean, variance};
+}
+
+// Layer norm of every row:  x_r = (x_r − mean_r) / √(var_r + eps) ⊙ γ + β.
+// x: rows x d, in place; gamma, beta: d. If given, normalised (rows x d) receives x̂ before γ and
+// β, and inverseDeviation (rows) 1/√(var_r + eps): what the backward pass needs.
+inline void layerNormRows(Eigen::Ref<RowMajorMatrix<double>> x,
+                          Eigen::Ref<const ColumnVector<double>> gamma,
+                          Eigen::Ref<const ColumnVector<double>> beta, double eps,
+                          RowMajorMatrix<double>* normalised = nullptr,
+                          ColumnVector<double>* inverseDeviation = nullptr) {
+    const Eigen::Index rows = x.rows();
+    if (normalised) normalised->resize(rows, x.cols());
+    if (inverseDeviation) inverseDeviation->resize(rows);
+    for (Eigen::Index r = 0; r < rows; ++r) {
+        const RowMoments moments = rowMoments(x.row(r));
+        const double inverse = 1.0 / std::sqrt(moments.variance + eps);
+        if (normalised) normalised->row(r) = (x.row(r).array() - moments.mean) * inverse;
+        if (inverseDeviation) (*inverseDeviation)(r) = inverse;
+        x.row(r) = ((x.row(r).array() - moments.mean) * inverse * gamma.transpose().array() +
+                    beta.transpose().array())
+                       .matrix();
+    }
+}
+
+// RMS norm of every row (Llama's):  x_r = x_r / √(mean(x_r²) + eps) ⊙ γ; no mean taken out, no β.
+// x: rows x d, in place; gamma: d.
+inline void rmsNormRows(Eigen::Ref<RowMajorMatrix<double>> x,
+                        Eigen::Ref<const ColumnVector<double>> gamma, double eps) {
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        const double meanSquare = x.row(r).squaredNorm() / static_cast<double>(x.cols());
+        const double inverse = 1.0 / std::sqrt(meanSquare + eps);
+        x.row(r) = (x.row(r).array() * inverse * gamma.transpose().array()).matrix();
+    }
+}
+
+// ---- Masked softmax ----
+
+// Which keys one query row may see, as numbers so the softmax runs on SIMD lanes: a bool select
+// falls back to scalar code (and scalar expf). The rows are views (of the engine's Lq x Lk arrays,
+// or of a row the trainer builds); neither is read when every key of the matrix is visible.
+template <typename Scalar>
+struct SoftmaxMaskRow {
+    bool everyKeyVisible;  // no key hidden from any row: the plain softmax
+    bool seesAKey;         // this row sees at least one key
+    Eigen::Ref<const RowVector<Scalar>> visibleAsOne;           // 1 x Lk: 1 visible, 0 hidden
+    Eigen::Ref<const RowVector<Scalar>> hiddenAsMinusInfinity;  // 1 x Lk: 0 visible, −inf hidden
+};
+
+// weights = softmax(mask(scaled, fill)) for one query row.  scaled, weights: 1 x Lk.
+// fill −∞ hides a key (weight exactly 0); a row that sees no key gets all zeros, never 0/0. A
+// finite fill stands in for the hidden scores (weight close to 0), as torch's masked_fill does.
+template <typename Scalar>
+void maskedSoftmaxRow(Eigen::Ref<const RowVector<Scalar>> scaled,
+                      Eigen::Ref<RowVector<Scalar>> weights, const SoftmaxMaskRow<Scalar>& mask,
+                      double fill) {
+    auto in = scaled.array();
+    auto out = weights.array();
+    if (mask.everyKeyVisible) {
+        out = (in - in.maxCoeff()).exp();
+    } else if (std::isinf(fill)) {
+        if (!mask.seesAKey) {
+            out.setZero();  // no key to attend to: no attention, rather than 0/0
+            return;
+        }
+        const Scalar rowMax = (in + mask.hiddenAsMinusInfinity.array()).maxCoeff();
+        // Hidden cells may hold scores above the visible maximum: cap their exponent at 0 so they
+        // cannot overflow, then zero them exactly (Eigen's vectorised exp also turns -inf into
+        // ~1e-39 rather than 0 in float, so exp(-inf) is never trusted).
+        out = (in - rowMax).min(Scalar(0)).exp() * mask.visibleAsOne.array();
+    } else {
+        // A finite fill beyond this scalar's range would turn into -inf and change the semantics.
+        const Scalar clamped = static_cast<Scalar>(
+            std::clamp(fill, static_cast<double>(std::numeric_limits<Scalar>::lowest()),
+                       static_cast<double>(std::numeric_limits<Scalar>::max())));
+        // visible ? score : fill, in arithmetic: exact, since 0·score = 0 and 0·fill = 0.
+        out = in * mask.visibleAsOne.array() + clamped * (Scalar(1) - mask.visibleAsOne.array());
+        out = (out - out.maxCoeff()).exp();
+    }
+    out *= Scalar(1) / out.sum();
+}
+
+}  // namespace ae::ops
