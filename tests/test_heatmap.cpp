@@ -64,6 +64,7 @@ private slots:
     void maskedWeightTooltipNamesTheMask();
     void finiteFillTooltipUsesTheFill();
     void largeMapIsPooledToItsPixels();
+    void tokenLabelsTurnUprightBeforeTheyThin();
 };
 
 void TestHeatmap::initTestCase() {
@@ -344,3 +345,33 @@ void TestHeatmap::largeMapIsPooledToItsPixels() {
 
 QTEST_MAIN(TestHeatmap)
 #include "test_heatmap.moc"
+
+// Across every width from roomy to cramped, token labels lying flat are all there: a map turns
+// them upright before it drops any (at 1024x768 the default scene's cells once fell in the two
+// pixels where "The cat sat on the mat" lay flat with every other word missing).
+void TestHeatmap::tokenLabelsTurnUprightBeforeTheyThin() {
+    const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
+    const QStringList words = {"The", "cat", "sat", "on", "the", "mat"};
+    int flat = 0, upright = 0;
+    for (int width = 520; width >= 200; width -= 2) {
+        HeatmapController c;
+        c.setLabels(words, words, true);
+        c.setMatrix(engine.weights(0));
+        render(c, width, 360);
+        const QCPAxis* keys = c.colorMap()->keyAxis();
+        auto* ticker = dynamic_cast<QCPAxisTickerText*>(keys->ticker().data());
+        QVERIFY(ticker);
+        if (keys->tickLabelRotation() == 0) {
+            ++flat;
+            QVERIFY2(ticker->ticks().size() == words.size(),
+                     qPrintable(QStringLiteral("%1 px: %2 of 6 labels lying flat")
+                                    .arg(width)
+                                    .arg(ticker->ticks().size())));
+        } else {
+            ++upright;
+        }
+    }
+    // The sweep crossed the point where the labels turn.
+    QVERIFY(flat > 0);
+    QVERIFY(upright > 0);
+}

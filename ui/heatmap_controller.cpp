@@ -563,8 +563,11 @@ void HeatmapController::updateTicks() {
         return available <= 0 ? 1 : std::max(1, static_cast<int>(std::ceil(needed / available)));
     };
     const int rowStep = stepFor(lineHeight, cellHeight);
-    const bool upright = columnsAreTokens_ && widestColumnLabel_ + 6 > cellWidth;
-    const int columnStep = stepFor(upright ? lineHeight : widestColumnLabel_ + 8, cellWidth);
+    // Token labels turn upright as soon as they would not all fit side by side (one rule for
+    // both, or a cell a pixel or two short of the widest label's room drops every other one).
+    const int labelRoom = widestColumnLabel_ + 8;
+    const bool upright = columnsAreTokens_ && labelRoom > cellWidth;
+    const int columnStep = stepFor(upright ? lineHeight : labelRoom, cellWidth);
     if (rowStep == rowStep_ && columnStep == columnStep_ && upright == columnsUpright_) return;
     rowStep_ = rowStep;
     columnStep_ = columnStep;

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Takes the window's screenshots in docs/: the default scene at 1024x768 (a projector) and
+# 1920x1080, in normal and in presentation mode, each in a real window under Xvfb with fresh
+# settings; then the README tour's screenshots (tests/test_classroom's tour()).
+# Look at every PNG before committing it. Not part of the test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(xvfb xauth xdotool imagemagick)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    "${sudo[@]}" apt-get update -q
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+bash scripts/setup.sh
+app=$PWD/${BUILD_DIR:-build}/app/attention-explorer
+out=${1:-docs}
+
+# shot SIZE OUT.png [KEY...]: the app on its default scene, the window filling the screen (bare
+# Xvfb has no window manager, so F11 cannot make it full screen: xdotool sizes it instead).
+shot() {
+    local size=$1 png=$2
+    shift 2
+    local config
+    config=$(mktemp -d)
+    # As after a first start: the examples gallery, which opens once, already seen.
+    mkdir -p "$config/attention-explorer"
+    printf '[classroom]\ngalleryShown=true\n' >"$config/attention-explorer/attention-explorer.conf"
+    XDG_CONFIG_HOME=$config XDG_DATA_HOME=$config LC_ALL=C.UTF-8 \
+        xvfb-run -a -s "-screen 0 ${size}x24" bash -c '
+        app=$1 png=$2 width=$3 height=$4
+        shift 4
+        "$app" >/dev/null 2>&1 &
+        pid=$!
+        sleep 5
+        window=$(xdotool search --name "Attention Explorer" | head -1)
+        xdotool windowsize "$window" "$width" "$height" windowmove "$window" 0 0
+        sleep 1
+        # Keys reach Qt only as real input to the window under the pointer (no window manager
+        # gives focus): the pointer rests on the empty end of the menu bar.
+        xdotool mousemove $((width - 60)) 10 click 1
+        sleep 1
+        for key in "$@"; do xdotool key "$key"; sleep 1; done
+        xdotool windowsize "$window" "$width" "$height" windowmove "$window" 0 0
+        sleep 2
+        import -window root "$png"
+        kill "$pid"' _ "$app" "$png" "${size%x*}" "${size#*x}" "$@"
+    rm -rf "$config"
+    echo "wrote $png"
+}
+
+shot 1024x768 "$out/window-1024x768.png"
+shot 1920x1080 "$out/window-1920x1080.png"
+shot 1024x768 "$out/presentation-1024x768.png" F11
+shot 1920x1080 "$out/presentation-1920x1080.png" F11
+
+AE_TOUR_DIR=$PWD/$out QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1600x1000x24" \
+    "${BUILD_DIR:-build}/tests/test_classroom" tour >/dev/null
+echo "wrote the tour's screenshots to $out/"
