@@ -74,6 +74,10 @@ protected:
 
 }  // namespace
 
+void useSameDecimalsTicks(QCPAxis* axis) {
+    axis->setTicker(QSharedPointer<QCPAxisTicker>(new SameDecimalsTicker));
+}
+
 // Drawn above a colour map, clipped to its axis rect: hatching over masked cells (their colour
 // still shows the real value underneath; the hatching leaves each number's box clear, so masked
 // numbers stay readable), numbers in cells that are large enough, all in one format per map, an
@@ -386,7 +390,7 @@ HeatmapController::HeatmapController(QWidget* parent) : plot_(new QCustomPlot(pa
     scale_ = new QCPColorScale(plot_);
     scale_->setType(QCPAxis::atRight);
     scale_->setBarWidth(10);
-    scale_->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new SameDecimalsTicker));
+    useSameDecimalsTicks(scale_->axis());
     // Top and bottom margins shared, so the bar and the strip line up with the map's cells.
     auto* margins = new QCPMarginGroup(plot_);
     for (QCPLayoutElement* e :

@@ -36,6 +36,10 @@ class FocusFrame;
 // -1 beyond, where numbers are written as 2.5e+05.
 int automaticDecimals(double largest);
 
+// Colour bar labels with one count of decimals (0.0, 0.2 … 1.0), for every bar: the maps' own
+// and the grid's shared one.
+void useSameDecimalsTicks(QCPAxis* axis);
+
 // How a map with more cells than pixels is reduced for display.
 enum class Pooling { Max, Mean };
 

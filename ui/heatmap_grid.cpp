@@ -97,6 +97,7 @@ HeatmapGrid::HeatmapGrid(AttentionDocument* document, QWidget* parent)
     sharedBar_->plotLayout()->clear();
     sharedScale_ = new QCPColorScale(sharedBar_);
     sharedScale_->setType(QCPAxis::atRight);
+    useSameDecimalsTicks(sharedScale_->axis());
     sharedBar_->plotLayout()->addElement(0, 0, sharedScale_);
     sharedBar_->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Expanding);
     sharedBar_->hide();
@@ -379,6 +380,9 @@ void HeatmapGrid::updateSharedBar() {
     const QFontMetrics metrics(sharedScale_->axis()->tickLabelFont());
     const int bar = std::max(14, metrics.height());
     sharedScale_->setBarWidth(bar);
+    // Room above and below the bar for half a label, or the end labels (0.0 and 1.0 of the
+    // weights) have nowhere to go and are left out.
+    sharedScale_->setMinimumMargins(QMargins(0, metrics.height(), 0, metrics.height()));
     sharedBar_->setFixedWidth(bar + metrics.horizontalAdvance(QStringLiteral("-0.00")) +
                               QFontMetrics(sharedScale_->axis()->labelFont()).height() + 40);
     sharedBar_->replot(QCustomPlot::rpQueuedReplot);
