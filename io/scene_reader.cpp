@@ -10,106 +10,31 @@
 #include <QSet>
 #include <QStringList>
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
+#include <optional>
 #include <string>
 
 #include "init_draw.h"
+#include "scene_json_text.h"
 
+// Reading: every check in the reference's order, so a bad scene gets the same message.
 namespace ae::io {
 namespace {
 
+using scene_text::child;
+using scene_text::isNonFinite;
+using scene_text::withReadableNumbers;
+
 [[noreturn]] void fail(const QString& path, const QString& problem) {
     throw SceneError(path.toStdString(), problem.toStdString());
-}
-
-QString child(const QString& path, const QString& key) {
-    return path.isEmpty() ? key : path + "." + key;
 }
 
 QString index(const QString& path, qsizetype i) {
     return QStringLiteral("%1[%2]").arg(path).arg(i);
 }
 
-// Numbers JSON cannot hold as a finite double (NaN, Infinity, -Infinity, 1e400), which the
-// reference's reader takes as non-finite floats, stand in the document as this one-key object.
-// It is not a number, not a string and not an object to the checks below, so each field reports
-// what the reference reports for a non-finite value.
-const char kNonFiniteText[] = "{\"\\u0000non-finite\": 0}";
-
-bool isNonFinite(const QJsonValue& v) {
-    if (!v.isObject()) return false;
-    const QJsonObject o = v.toObject();
-    static const QString key = QChar(0) + QStringLiteral("non-finite");
-    return o.size() == 1 && o.contains(key);
-}
-
 bool isObject(const QJsonValue& v) {
     return v.isObject() && !isNonFinite(v);
-}
-
-// The text with each number QJsonDocument refuses but the reference reads replaced: NaN and
-// infinities, and numbers beyond the double range, by the stand-in above, numbers that underflow
-// by 0 (as Python reads them). Outside strings only; everything else is copied as it is.
-QByteArray withReadableNumbers(const QByteArray& text) {
-    QByteArray out;
-    out.reserve(text.size());
-    const char* p = text.constData();
-    const char* const end = p + text.size();
-    const auto isNumberChar = [](char c) {
-        return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-    };
-    while (p < end) {
-        const char c = *p;
-        if (c == '"') {  // a string, copied with its escapes
-            const char* start = p++;
-            while (p < end && *p != '"')
-                p += (*p == '\\') ? 2 : 1;
-            p = std::min(p + 1, end);
-            out.append(start, p - start);
-        } else if (c == 'N' && end - p >= 3 && std::memcmp(p, "NaN", 3) == 0) {
-            out.append(kNonFiniteText);
-            p += 3;
-        } else if (c == 'I' && end - p >= 8 && std::memcmp(p, "Infinity", 8) == 0) {
-            out.append(kNonFiniteText);
-            p += 8;
-        } else if (c == '-' && end - p >= 9 && std::memcmp(p, "-Infinity", 9) == 0) {
-            out.append(kNonFiniteText);
-            p += 9;
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            const char* start = p;
-            while (p < end && isNumberChar(*p))
-                ++p;
-            double value = 0;
-            const auto [next, ec] = std::from_chars(start, p, value);
-            if (ec == std::errc::result_out_of_range && next == p) {
-                // Over- or underflow: the decimal exponent of the first significant digit says.
-                const char* mantissa = start + (*start == '-');
-                const char* e =
-                    std::find_if(mantissa, p, [](char d) { return d == 'e' || d == 'E'; });
-                const long exponent =
-                    e == p ? 0 : std::strtol(std::string(e + 1, p).c_str(), nullptr, 10);
-                const char* point = std::find(mantissa, e, '.');
-                const char* firstSignificant =
-                    std::find_if(mantissa, e, [](char d) { return d >= '1' && d <= '9'; });
-                const long position = firstSignificant < point ? point - firstSignificant - 1
-                                                               : -(firstSignificant - point);
-                // strtol clamps an exponent beyond long to LONG_MAX or LONG_MIN, so the sum could
-                // overflow (found by fuzz_scene): compare without adding. |position| is bounded by
-                // the text's length.
-                const bool underflow = exponent < -position;
-                out.append(underflow ? QByteArray("0") : QByteArray(kNonFiniteText));
-            } else {
-                out.append(start, p - start);
-            }
-        } else {
-            out.append(c);
-            ++p;
-        }
-    }
-    return out;
 }
 
 // "true" JSON numbers only: booleans are not numbers here, as in the reference.
@@ -120,78 +45,6 @@ bool isNumber(const QJsonValue& v) {
 // The text being parsed, while parseScene runs: QJsonObject sorts its keys, but with several
 // unknown fields the reference names the first one in document order.
 thread_local const QByteArray* tSceneText = nullptr;
-
-// Walks JSON text that QJsonDocument has already accepted and lists the keys of the object at
-// `target` (a path of object keys such as "projections.bias"; objects inside lists are never
-// targets) in the order they are written.
-class KeyOrderScanner {
-public:
-    KeyOrderScanner(const QByteArray& text, const QString& target)
-        : p_(text.constData()), end_(text.constData() + text.size()), target_(target) {}
-
-    QStringList keys() {
-        value(QString(), false);
-        return keys_;
-    }
-
-private:
-    static bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-    void skipSpace() {
-        while (p_ < end_ && isSpace(*p_))
-            ++p_;
-    }
-    QString string() {
-        const char* start = p_++;
-        while (p_ < end_ && *p_ != '"')
-            p_ += (*p_ == '\\') ? 2 : 1;
-        ++p_;
-        // Let Qt decode the escapes, exactly as it did for the keys of the object.
-        const QByteArray list = '[' + QByteArray(start, p_ - start) + ']';
-        return QJsonDocument::fromJson(list).array().first().toString();
-    }
-    void value(const QString& path, bool inList) {
-        skipSpace();
-        if (p_ >= end_) return;
-        if (*p_ == '{') {
-            ++p_;
-            skipSpace();
-            const bool wanted = !inList && path == target_ && !found_;
-            while (p_ < end_ && *p_ != '}') {
-                const QString key = string();
-                if (wanted && !keys_.contains(key)) keys_ << key;
-                skipSpace();
-                ++p_;  // ':'
-                value(inList ? QString() : child(path, key), inList);
-                skipSpace();
-                if (p_ < end_ && *p_ == ',') ++p_;
-                skipSpace();
-            }
-            ++p_;
-            if (wanted) found_ = true;
-        } else if (*p_ == '[') {
-            ++p_;
-            skipSpace();
-            while (p_ < end_ && *p_ != ']') {
-                value(QString(), true);
-                skipSpace();
-                if (p_ < end_ && *p_ == ',') ++p_;
-                skipSpace();
-            }
-            ++p_;
-        } else if (*p_ == '"') {
-            string();
-        } else {
-            while (p_ < end_ && *p_ != ',' && *p_ != '}' && *p_ != ']' && !isSpace(*p_))
-                ++p_;
-        }
-    }
-
-    const char* p_;
-    const char* end_;
-    QString target_;
-    QStringList keys_;
-    bool found_ = false;
-};
 
 QJsonObject onlyKeys(const QJsonValue& value, const QString& path,
                      std::initializer_list<const char*> allowed) {
@@ -207,7 +60,7 @@ QJsonObject onlyKeys(const QJsonValue& value, const QString& path,
     if (unknown.isEmpty()) return object;
     if (unknown.size() > 1 && tSceneText) {
         // Rare: only then is the text scanned for the order the keys were written in.
-        for (const QString& key : KeyOrderScanner(*tSceneText, path).keys()) {
+        for (const QString& key : scene_text::keysInWrittenOrder(*tSceneText, path)) {
             if (unknown.contains(key)) fail(child(path, key), "unknown field");
         }
     }
@@ -697,207 +550,6 @@ Scene loadSceneFile(const QString& fileName) {
     if (QFileInfo(fileName).isDir()) fail("", "cannot open: is a directory");
     if (!file.open(QIODevice::ReadOnly)) fail("", "cannot open: " + file.errorString());
     return parseScene(file.readAll());
-}
-
-}  // namespace ae::io
-
-namespace ae::io {
-namespace {
-
-QJsonArray toJson(const MatrixD& m) {
-    QJsonArray rows;
-    for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        QJsonArray row;
-        for (Eigen::Index j = 0; j < m.cols(); ++j)
-            row.append(m(i, j));
-        rows.append(row);
-    }
-    return rows;
-}
-
-QJsonArray toJson(const VectorD& v) {
-    QJsonArray list;
-    for (Eigen::Index i = 0; i < v.size(); ++i)
-        list.append(v(i));
-    return list;
-}
-
-QJsonArray toJson(const std::vector<std::string>& strings) {
-    QJsonArray list;
-    for (const std::string& s : strings)
-        list.append(QString::fromStdString(s));
-    return list;
-}
-
-QString modeName(ProjectionMode mode) {
-    switch (mode) {
-        case ProjectionMode::Separate:
-            return "separate";
-        case ProjectionMode::SharedQK:
-            return "shared_qk";
-        case ProjectionMode::Identity:
-            return "identity";
-    }
-    return "separate";
-}
-
-// JSON numbers here are qint64 or double, so a seed of 2^63 or more is written as a double, which
-// holds it exactly only when it is a multiple of its spacing there (2048). Every such seed read
-// from a file is: it is a double's value modulo 2^64. Another one must not be written as `init`
-// (it would come back as a different seed); the matrices are written instead.
-bool seedIsWritable(std::uint64_t seed) {
-    return seed < (1ULL << 63) || seed % 2048 == 0;
-}
-
-QJsonObject initToJson(const InitSpec& init) {
-    QJsonObject o;
-    // Seeds of 2^63 and more were written as negative qint64s, which the reader refuses.
-    o["seed"] = init.seed < (1ULL << 63) ? QJsonValue(static_cast<qint64>(init.seed))
-                                         : QJsonValue(static_cast<double>(init.seed));
-    switch (init.distribution) {
-        case InitDistribution::Normal:
-            o["distribution"] = "normal";
-            o["std"] = init.std;
-            break;
-        case InitDistribution::Uniform:
-            o["distribution"] = "uniform";
-            o["low"] = init.low;
-            o["high"] = init.high;
-            break;
-        case InitDistribution::Integers:
-            o["distribution"] = "integers";
-            o["low"] = static_cast<qint64>(init.low);
-            o["high"] = static_cast<qint64>(init.high);
-            break;
-    }
-    if (init.dModel) o["d_model"] = *init.dModel;
-    if (init.dProj) o["d_proj"] = *init.dProj;
-    o["mode"] = modeName(init.mode);
-    o["output"] = init.output;
-    o["bias"] = init.bias;
-    return o;
-}
-
-}  // namespace
-
-QByteArray sceneToJson(const Scene& s) {
-    QJsonObject o;
-    o["format"] = "attention-explorer/scene";
-    o["version"] = 1;
-    if (!s.title.empty()) o["title"] = QString::fromStdString(s.title);
-    if (!s.viewJson.empty())
-        o["view"] = QJsonDocument::fromJson(QByteArray::fromStdString(s.viewJson)).object();
-    o["tokens"] = toJson(s.tokens);
-    // Drawn embeddings are written as the init that draws them; everything else explicitly.
-    const bool writeInit = s.init && seedIsWritable(s.init->seed);
-    const bool drawnEmbeddings = writeInit && s.init->dModel;
-    if (!drawnEmbeddings) o["embeddings"] = toJson(s.embeddings);
-    if (s.hasSource) {
-        QJsonObject source;
-        source["tokens"] = toJson(s.sourceTokens);
-        // Given explicitly next to drawn embeddings, they must stay explicit: drawing them
-        // would also shift every later draw.
-        if (!drawnEmbeddings || !s.init->drawnSource)
-            source["embeddings"] = toJson(s.sourceEmbeddings);
-        o["source"] = source;
-    }
-    if (s.positional.kind == PositionalKind::Sinusoidal) {
-        o["positional"] = QJsonObject{{"kind", "sinusoidal"}, {"base", s.positional.base}};
-    } else if (s.positional.kind == PositionalKind::Learned) {
-        o["positional"] = QJsonObject{{"kind", "learned"}, {"table", toJson(s.positional.table)}};
-    }
-    if (s.norm.enabled) {
-        o["norm"] = QJsonObject{{"kind", "layernorm"},
-                                {"weight", toJson(s.norm.weight)},
-                                {"bias", toJson(s.norm.bias)},
-                                {"eps", s.norm.eps}};
-    }
-    if (writeInit) {
-        o["init"] = initToJson(*s.init);
-    } else {
-        const Projections& p = s.projections;
-        QJsonObject proj{{"mode", modeName(p.mode)}};
-        QJsonObject bias;
-        if (p.mode != ProjectionMode::Identity) {
-            proj["query"] = toJson(p.query);
-            if (p.mode == ProjectionMode::Separate) proj["key"] = toJson(p.key);
-            proj["value"] = toJson(p.value);
-            if (!p.queryBias.isZero(0)) bias["query"] = toJson(p.queryBias);
-            if (p.mode == ProjectionMode::Separate && !p.keyBias.isZero(0))
-                bias["key"] = toJson(p.keyBias);
-            if (!p.valueBias.isZero(0)) bias["value"] = toJson(p.valueBias);
-        }
-        if (p.hasOutput) {
-            proj["output"] = toJson(p.output);
-            if (!p.outputBias.isZero(0)) bias["output"] = toJson(p.outputBias);
-        }
-        if (!bias.isEmpty()) proj["bias"] = bias;
-        o["projections"] = proj;
-    }
-    o["heads"] = s.heads;
-    QJsonObject mask;
-    if (s.mask.causal) mask["causal"] = true;
-    if (s.mask.window) mask["window"] = *s.mask.window;
-    if (!s.mask.padding.empty()) {
-        QJsonArray pad;
-        for (bool p : s.mask.padding)
-            pad.append(p);
-        mask["padding"] = pad;
-    }
-    if (s.mask.allowed) {
-        QJsonArray rows;
-        for (Eigen::Index i = 0; i < s.mask.allowed->rows(); ++i) {
-            QJsonArray row;
-            for (Eigen::Index j = 0; j < s.mask.allowed->cols(); ++j)
-                row.append((*s.mask.allowed)(i, j) ? 1 : 0);
-            rows.append(row);
-        }
-        mask["allowed"] = rows;
-    }
-    if (!mask.isEmpty()) o["mask"] = mask;
-    if (std::isinf(s.maskFill)) {
-        o["mask_fill"] = "-inf";
-    } else {
-        o["mask_fill"] = s.maskFill;
-    }
-    static const char* kScaleNames[] = {"sqrt_dk", "sqrt_dmodel", "none", "divisor"};
-    QJsonObject scale{{"kind", kScaleNames[static_cast<int>(s.scale.kind)]}};
-    if (s.scale.kind == ScaleKind::Divisor) scale["divisor"] = s.scale.divisor;
-    o["scale"] = scale;
-    return QJsonDocument(o).toJson(QJsonDocument::Indented);
-}
-
-namespace {
-// Built-in scenes: resources/presets/NAME.scene.json, compiled in. The order is the gallery's.
-const char* const kPresetNames[] = {
-    "default",    "journey", "four-words", "journey-causal", "tutorial-variant", "bert-base",
-    "gpt2-style", "cross",   "identity",   "shared-qk",      "cross-sentences",  "why-scale"};
-}  // namespace
-
-QList<PresetInfo> presets() {
-    QList<PresetInfo> list;
-    for (const char* name : kPresetNames) {
-        // Only the title: parsing would draw every init matrix.
-        const QJsonObject scene =
-            QJsonDocument::fromJson(presetJson(QString::fromLatin1(name))).object();
-        list.append({QString::fromLatin1(name), scene["title"].toString()});
-    }
-    return list;
-}
-
-QByteArray presetJson(const QString& name) {
-    QFile file(":/presets/" + name + ".scene.json");
-    if (!file.open(QIODevice::ReadOnly)) {
-        QStringList names;
-        for (const char* n : kPresetNames)
-            names << QString::fromLatin1(n);
-        fail("preset", QStringLiteral("unknown preset %1 (known: %2)").arg(name, names.join(", ")));
-    }
-    return file.readAll();
-}
-
-Scene loadPreset(const QString& name) {
-    return parseScene(presetJson(name));
 }
 
 }  // namespace ae::io
