@@ -286,7 +286,9 @@ void TestWindow::sliderDragIsOneUndoStep() {
 void TestWindow::sliderDragBackToItsStartIsNoUndoStep() {
     auto* scale = window_->findChild<QSlider*>(QStringLiteral("scaleSlider"));
     scale->setValue(150);  // a divisor the slider holds exactly, one step
-    document()->undoStack()->setClean();
+    document()->markSaved();
+    QVERIFY(!document()->isModified());
+    QSignalSpy modified(document(), &AttentionDocument::modifiedChanged);
     const Scene before = document()->scene();
     const int steps = document()->undoStack()->count();
     scale->setSliderDown(true);
@@ -294,7 +296,7 @@ void TestWindow::sliderDragBackToItsStartIsNoUndoStep() {
         scale->setValue(position);
     scale->setSliderDown(false);
     QCOMPARE(document()->undoStack()->count(), steps);
-    QVERIFY(document()->undoStack()->isClean());
+    QVERIFY(!document()->isModified());
     QCOMPARE(document()->scene().scale.divisor, before.scale.divisor);
     QCOMPARE(document()->undoStack()->undoText(),
              QStringLiteral("Change scaling"));  // the earlier step
@@ -305,7 +307,10 @@ void TestWindow::sliderDragBackToItsStartIsNoUndoStep() {
         scale->setValue(position);
     scale->setSliderDown(false);
     QCOMPARE(document()->undoStack()->count(), steps + 1);
-    QVERIFY(!document()->undoStack()->isClean());
+    QVERIFY(document()->isModified());
+    QVERIFY(window_->isWindowModified());
+    QCOMPARE(modified.count(), 3);  // away from, back to, and away from the saved state
+    QCOMPARE(modified.last().at(0).toBool(), true);
 
     auto* heads = window_->findChild<QSlider*>(QStringLiteral("headSlider"));
     const int headsPosition = heads->value();

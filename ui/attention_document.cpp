@@ -52,6 +52,8 @@ AttentionDocument::AttentionDocument(QObject* parent)
     : QObject(parent), shown_(std::make_unique<EngineF>()), progressTimer_(new QTimer(this)) {
     progressTimer_->setInterval(50);
     connect(progressTimer_, &QTimer::timeout, this, &AttentionDocument::updateProgress);
+    connect(&undoStack_, &QUndoStack::cleanChanged, this,
+            [this](bool clean) { emit modifiedChanged(!clean); });
 }
 
 AttentionDocument::~AttentionDocument() {

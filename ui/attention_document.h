@@ -46,6 +46,13 @@ public:
     double lastComputeMilliseconds() const { return lastComputeMs_; }
     QString fileName() const { return fileName_; }
     void setFileName(const QString& fileName);
+    // Whether the scene differs from its saved state: undoing back to the saved step makes it
+    // unmodified again. resetScene() starts unmodified.
+    bool isModified() const { return !undoStack_.isClean(); }
+    // After a save: the current step is the saved one.
+    void markSaved() { undoStack_.setClean(); }
+    // Unsaved with no undo step leading back to a saved state (a restored autosave).
+    void markUnsaved() { undoStack_.resetClean(); }
 
     // Replaces everything and clears the undo history (open, new, preset). Throws
     // SceneError("scene", "too large: ...") before anything changes if the window could not hold
@@ -114,6 +121,7 @@ signals:
     void structureChanged();  // sizes, tokens, heads or modes changed: rebuild views
     void resultsChanged();    // new numbers (or a new errorText)
     void fileNameChanged(const QString& fileName);
+    void modifiedChanged(bool modified);
     void computingChanged(bool computing);
     // Only once the progress delay has passed; `stage` is the engine's ("heads", "projections").
     void progressChanged(double fraction, const QString& stage);
