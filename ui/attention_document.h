@@ -153,6 +153,18 @@ private:
         double milliseconds = 0.0;
     };
 
+    // One number of the scene edited through setEmbeddingValue or setWeightValue.
+    struct CellEdit {
+        std::function<double&(Scene&)> cell;
+        std::function<void(double)> apply;  // records the value, no undo step
+        // Puts the value back into an engine's copy only (a refused edit taken back).
+        std::function<void(AttentionEngine<float>&, double)> restoreOnEngine;
+        std::function<QUndoCommand*(double old, double value)> command;
+    };
+    // The one path of both value edits: refuses a non-finite value, checks the new value, and
+    // pushes its undo command once it stands.
+    bool setCellValue(const CellEdit& edit, double value, QString* error);
+
     // Applies an edit to scene() and brings the results up to date (now or in the background).
     void record(std::function<void(Scene&)> onScene,
                 std::function<void(AttentionEngine<float>&)> onEngine, WorkFrom from,
