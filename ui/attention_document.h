@@ -86,14 +86,13 @@ public:
     void endInteraction();
     int interactionSerial() const { return interactionSerial_; }
 
-    // Used by the undo commands: apply without pushing anything.
-    void applyHeads(int heads);
-    void applyScale(const Scale& scale);
-    void applyMask(const Mask& mask);
-    void applyMaskFill(double fill);
-    void applyEmbeddingValue(Stream stream, int row, int column, double value);
-    void applyWeightValue(WeightMatrix which, int row, int column, double value);
-    void applyScene(const Scene& scene);
+    // Edits that are no undo step: training's steps (many a second would bury the user's own
+    // edits) and a batch export's frames on its own document. Unchecked: the caller passes
+    // values the scene can take.
+    void setHeadsWithoutUndo(int heads) { applyHeads(heads); }
+    void setScaleWithoutUndo(const Scale& scale) { applyScale(scale); }
+    void setMaskWithoutUndo(const Mask& mask) { applyMask(mask); }
+    void setSceneWithoutUndo(const Scene& scene) { applyScene(scene); }
 
     static double weightValue(const Scene& scene, WeightMatrix which, int row, int column);
     // Called by a checked edit's undo command when it is deleted.
@@ -129,6 +128,18 @@ signals:
     void editRefused(const QString& message);
 
 private:
+    // The undo commands apply their values through these, pushing nothing.
+    friend class EmbeddingValueCommand;
+    friend class WeightValueCommand;
+    friend class ReplaceSceneCommand;
+    void applyHeads(int heads);
+    void applyScale(const Scale& scale);
+    void applyMask(const Mask& mask);
+    void applyMaskFill(double fill);
+    void applyEmbeddingValue(Stream stream, int row, int column, double value);
+    void applyWeightValue(WeightMatrix which, int row, int column, double value);
+    void applyScene(const Scene& scene);
+
     // The verdict a value or structural edit is waiting for when its compute runs in the
     // background: how to take it back.
     struct PendingCheck {
