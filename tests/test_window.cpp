@@ -51,6 +51,7 @@ private slots:
     void hoverSetsTheExplanation();
     void clickSelectsARowInEveryMap();
     void sliderDragIsOneUndoStep();
+    void sliderDragBackToItsStartIsNoUndoStep();
     void errorKeepsTheMapsUnderABanner();
     void allStagesForOneHead();
     void bertShapedChangesAreInstant();
@@ -280,6 +281,47 @@ void TestWindow::sliderDragIsOneUndoStep() {
     QVERIFY(engine().weights(1) == weightsAfter);
     QCOMPARE(weightsTile(1)->colorMap()->data()->cell(2, 2),
              static_cast<double>(weightsAfter(2, 2)));
+}
+
+void TestWindow::sliderDragBackToItsStartIsNoUndoStep() {
+    auto* scale = window_->findChild<QSlider*>(QStringLiteral("scaleSlider"));
+    scale->setValue(150);  // a divisor the slider holds exactly, one step
+    document()->markSaved();
+    QVERIFY(!document()->isModified());
+    QSignalSpy modified(document(), &AttentionDocument::modifiedChanged);
+    const Scene before = document()->scene();
+    const int steps = document()->undoStack()->count();
+    scale->setSliderDown(true);
+    for (int position : {40, 90, 150})
+        scale->setValue(position);
+    scale->setSliderDown(false);
+    QCOMPARE(document()->undoStack()->count(), steps);
+    QVERIFY(!document()->isModified());
+    QCOMPARE(document()->scene().scale.divisor, before.scale.divisor);
+    QCOMPARE(document()->undoStack()->undoText(),
+             QStringLiteral("Change scaling"));  // the earlier step
+
+    // Not every drag back is dropped: one that ends elsewhere is still one step.
+    scale->setSliderDown(true);
+    for (int position : {40, 151})
+        scale->setValue(position);
+    scale->setSliderDown(false);
+    QCOMPARE(document()->undoStack()->count(), steps + 1);
+    QVERIFY(document()->isModified());
+    QVERIFY(window_->isWindowModified());
+    QCOMPARE(modified.count(), 3);  // away from, back to, and away from the saved state
+    QCOMPARE(modified.last().at(0).toBool(), true);
+
+    auto* heads = window_->findChild<QSlider*>(QStringLiteral("headSlider"));
+    const int headsPosition = heads->value();
+    const int headsBefore = document()->scene().heads;
+    heads->setSliderDown(true);
+    heads->setValue(headsPosition == 0 ? 1 : 0);
+    QVERIFY(document()->scene().heads != headsBefore);
+    heads->setValue(headsPosition);
+    heads->setSliderDown(false);
+    QCOMPARE(document()->scene().heads, headsBefore);
+    QCOMPARE(document()->undoStack()->count(), steps + 1);
 }
 
 void TestWindow::errorKeepsTheMapsUnderABanner() {

@@ -52,6 +52,8 @@ AttentionDocument::AttentionDocument(QObject* parent)
     : QObject(parent), shown_(std::make_unique<EngineF>()), progressTimer_(new QTimer(this)) {
     progressTimer_->setInterval(50);
     connect(progressTimer_, &QTimer::timeout, this, &AttentionDocument::updateProgress);
+    connect(&undoStack_, &QUndoStack::cleanChanged, this,
+            [this](bool clean) { emit modifiedChanged(!clean); });
 }
 
 AttentionDocument::~AttentionDocument() {
@@ -385,9 +387,8 @@ void AttentionDocument::setMaskFill(double fill) {
         fill, tr("Change mask fill")));
 }
 
-bool AttentionDocument::setEmbeddingValue(Stream stream, int row, int column, double value,
-                                          QString* error) {
-    const double old = embeddingCell(scene_, stream, row, column);
+bool AttentionDocument::setCellValue(const CellEdit& edit, double value, QString* error) {
+    const double old = edit.cell(scene_);
     if (!std::isfinite(value)) {
         if (error) *error = tr("%1 is not a finite number; kept %2").arg(value).arg(old);
         return false;
@@ -397,55 +398,52 @@ bool AttentionDocument::setEmbeddingValue(Stream stream, int row, int column, do
     check->reason = [value, old](const QString& why) {
         return tr("%1 refused: %2; kept %3").arg(value).arg(why).arg(old);
     };
-    check->takeBackNow = [=] { applyEmbeddingValue(stream, row, column, old); };
-    check->takeBackOnEngine = [=](EngineF& engine) {
-        engine.setEmbeddingValue(stream, row, column, old);
+    check->takeBackNow = [apply = edit.apply, old] { apply(old); };
+    check->takeBackOnEngine = [restore = edit.restoreOnEngine, old](EngineF& engine) {
+        restore(engine, old);
     };
-    check->takeBackOnScene = [=](Scene& s, long) {
+    check->takeBackOnScene = [cell = edit.cell, value, old](Scene& s, long) {
         // Only while the cell still holds the refused value: a later edit of it stands.
-        if (embeddingCell(s, stream, row, column) == value)
-            embeddingCell(s, stream, row, column) = old;
+        if (cell(s) == value) cell(s) = old;
     };
     checkToAttach_ = check;
-    applyEmbeddingValue(stream, row, column, value);
+    edit.apply(value);
     if (!standsOrTakenBack(*check, error)) return false;
     nextSerial();
-    auto* command = new EmbeddingValueCommand(this, stream, row, column, old, value);
+    QUndoCommand* command = edit.command(old, value);
     check->command = command;
     undoStack_.push(command);
     return true;
 }
 
+bool AttentionDocument::setEmbeddingValue(Stream stream, int row, int column, double value,
+                                          QString* error) {
+    CellEdit edit;
+    edit.cell = [=](Scene& s) -> double& { return embeddingCell(s, stream, row, column); };
+    edit.apply = [=](double v) { applyEmbeddingValue(stream, row, column, v); };
+    edit.restoreOnEngine = [=](EngineF& engine, double v) {
+        engine.setEmbeddingValue(stream, row, column, v);
+    };
+    edit.command = [=](double old, double v) -> QUndoCommand* {
+        return new EmbeddingValueCommand(this, stream, row, column, old, v);
+    };
+    return setCellValue(edit, value, error);
+}
+
 bool AttentionDocument::setWeightValue(WeightMatrix which, int row, int column, double value,
                                        QString* error) {
-    const double old = weightValue(scene_, which, row, column);
-    if (!std::isfinite(value)) {
-        if (error) *error = tr("%1 is not a finite number; kept %2").arg(value).arg(old);
-        return false;
-    }
-    if (value == old) return true;
-    auto check = std::make_shared<PendingCheck>();
-    check->reason = [value, old](const QString& why) {
-        return tr("%1 refused: %2; kept %3").arg(value).arg(why).arg(old);
-    };
-    check->takeBackNow = [=] { applyWeightValue(which, row, column, old); };
-    check->takeBackOnEngine = [=](EngineF& engine) {
+    CellEdit edit;
+    edit.cell = [=](Scene& s) -> double& { return weightCell(s.projections, which, row, column); };
+    edit.apply = [=](double v) { applyWeightValue(which, row, column, v); };
+    edit.restoreOnEngine = [=](EngineF& engine, double v) {
         Projections p = engine.scene().projections;
-        weightCell(p, which, row, column) = old;
+        weightCell(p, which, row, column) = v;
         engine.setProjections(p);
     };
-    check->takeBackOnScene = [=](Scene& s, long) {
-        if (weightCell(s.projections, which, row, column) == value)
-            weightCell(s.projections, which, row, column) = old;
+    edit.command = [=](double old, double v) -> QUndoCommand* {
+        return new WeightValueCommand(this, which, row, column, old, v);
     };
-    checkToAttach_ = check;
-    applyWeightValue(which, row, column, value);
-    if (!standsOrTakenBack(*check, error)) return false;
-    nextSerial();
-    auto* command = new WeightValueCommand(this, which, row, column, old, value);
-    check->command = command;
-    undoStack_.push(command);
-    return true;
+    return setCellValue(edit, value, error);
 }
 
 bool AttentionDocument::replaceScene(const Scene& newScene, const QString& description,

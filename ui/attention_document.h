@@ -46,6 +46,13 @@ public:
     double lastComputeMilliseconds() const { return lastComputeMs_; }
     QString fileName() const { return fileName_; }
     void setFileName(const QString& fileName);
+    // Whether the scene differs from its saved state: undoing back to the saved step makes it
+    // unmodified again. resetScene() starts unmodified.
+    bool isModified() const { return !undoStack_.isClean(); }
+    // After a save: the current step is the saved one.
+    void markSaved() { undoStack_.setClean(); }
+    // Unsaved with no undo step leading back to a saved state (a restored autosave).
+    void markUnsaved() { undoStack_.resetClean(); }
 
     // Replaces everything and clears the undo history (open, new, preset). Throws
     // SceneError("scene", "too large: ...") before anything changes if the window could not hold
@@ -79,14 +86,13 @@ public:
     void endInteraction();
     int interactionSerial() const { return interactionSerial_; }
 
-    // Used by the undo commands: apply without pushing anything.
-    void applyHeads(int heads);
-    void applyScale(const Scale& scale);
-    void applyMask(const Mask& mask);
-    void applyMaskFill(double fill);
-    void applyEmbeddingValue(Stream stream, int row, int column, double value);
-    void applyWeightValue(WeightMatrix which, int row, int column, double value);
-    void applyScene(const Scene& scene);
+    // Edits that are no undo step: training's steps (many a second would bury the user's own
+    // edits) and a batch export's frames on its own document. Unchecked: the caller passes
+    // values the scene can take.
+    void setHeadsWithoutUndo(int heads) { applyHeads(heads); }
+    void setScaleWithoutUndo(const Scale& scale) { applyScale(scale); }
+    void setMaskWithoutUndo(const Mask& mask) { applyMask(mask); }
+    void setSceneWithoutUndo(const Scene& scene) { applyScene(scene); }
 
     static double weightValue(const Scene& scene, WeightMatrix which, int row, int column);
     // Called by a checked edit's undo command when it is deleted.
@@ -114,6 +120,7 @@ signals:
     void structureChanged();  // sizes, tokens, heads or modes changed: rebuild views
     void resultsChanged();    // new numbers (or a new errorText)
     void fileNameChanged(const QString& fileName);
+    void modifiedChanged(bool modified);
     void computingChanged(bool computing);
     // Only once the progress delay has passed; `stage` is the engine's ("heads", "projections").
     void progressChanged(double fraction, const QString& stage);
@@ -121,6 +128,18 @@ signals:
     void editRefused(const QString& message);
 
 private:
+    // The undo commands apply their values through these, pushing nothing.
+    friend class EmbeddingValueCommand;
+    friend class WeightValueCommand;
+    friend class ReplaceSceneCommand;
+    void applyHeads(int heads);
+    void applyScale(const Scale& scale);
+    void applyMask(const Mask& mask);
+    void applyMaskFill(double fill);
+    void applyEmbeddingValue(Stream stream, int row, int column, double value);
+    void applyWeightValue(WeightMatrix which, int row, int column, double value);
+    void applyScene(const Scene& scene);
+
     // The verdict a value or structural edit is waiting for when its compute runs in the
     // background: how to take it back.
     struct PendingCheck {
@@ -144,6 +163,18 @@ private:
         QString error;
         double milliseconds = 0.0;
     };
+
+    // One number of the scene edited through setEmbeddingValue or setWeightValue.
+    struct CellEdit {
+        std::function<double&(Scene&)> cell;
+        std::function<void(double)> apply;  // records the value, no undo step
+        // Puts the value back into an engine's copy only (a refused edit taken back).
+        std::function<void(AttentionEngine<float>&, double)> restoreOnEngine;
+        std::function<QUndoCommand*(double old, double value)> command;
+    };
+    // The one path of both value edits: refuses a non-finite value, checks the new value, and
+    // pushes its undo command once it stands.
+    bool setCellValue(const CellEdit& edit, double value, QString* error);
 
     // Applies an edit to scene() and brings the results up to date (now or in the background).
     void record(std::function<void(Scene&)> onScene,

@@ -211,7 +211,7 @@ Autosave::Autosave(MainWindow* window, const QString& directory, AutosaveTiming 
     // Every edit (a merged slider step too) recomputes; undo and redo move the index.
     connect(document, &AttentionDocument::resultsChanged, this, &Autosave::documentEdited);
     connect(document->undoStack(), &QUndoStack::indexChanged, this, &Autosave::documentEdited);
-    connect(document->undoStack(), &QUndoStack::cleanChanged, this, &Autosave::cleanChanged);
+    connect(document, &AttentionDocument::modifiedChanged, this, &Autosave::modifiedChanged);
 }
 
 // The file stays (it is unsaved work) and the lock goes: the next start offers it.
@@ -223,7 +223,7 @@ void Autosave::setTiming(AutosaveTiming timing) {
 }
 
 bool Autosave::documentModified() const {
-    return !window_->document()->undoStack()->isClean();
+    return window_->document()->isModified();
 }
 
 void Autosave::documentEdited() {
@@ -233,8 +233,8 @@ void Autosave::documentEdited() {
     if (!periodicTimer_->isActive()) periodicTimer_->start();
 }
 
-void Autosave::cleanChanged(bool clean) {
-    if (clean) {
+void Autosave::modifiedChanged(bool modified) {
+    if (!modified) {
         removeFile();
         periodicTimer_->stop();
     } else if (!periodicTimer_->isActive()) {

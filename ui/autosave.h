@@ -102,7 +102,7 @@ signals:
 
 private:
     void documentEdited();
-    void cleanChanged(bool clean);
+    void modifiedChanged(bool modified);
     bool documentModified() const;
 
     MainWindow* window_;

@@ -31,11 +31,11 @@ QString applySweepValue(AttentionDocument& document, SweepParameter parameter, d
     const Scene& scene = document.scene();
     switch (parameter) {
         case SweepParameter::Divisor:
-            document.applyScale({ScaleKind::Divisor, value});
+            document.setScaleWithoutUndo({ScaleKind::Divisor, value});
             return QStringLiteral("scores ÷ %1").arg(value, 0, 'g', 3);
         case SweepParameter::Heads: {
             const int heads = static_cast<int>(value);
-            document.applyHeads(heads);
+            document.setHeadsWithoutUndo(heads);
             return QStringLiteral("%1 head%2 of width %3")
                 .arg(heads)
                 .arg(heads == 1 ? "" : "s")
@@ -44,7 +44,7 @@ QString applySweepValue(AttentionDocument& document, SweepParameter parameter, d
         case SweepParameter::Window: {
             Mask mask = scene.mask;
             mask.window = static_cast<int>(value);
-            document.applyMask(mask);
+            document.setMaskWithoutUndo(mask);
             return QStringLiteral("window ±%1").arg(static_cast<int>(value));
         }
     }

@@ -177,7 +177,7 @@ bool FileActions::saveTo(const QString& fileName, QString* error) {
         return false;
     }
     document()->setFileName(fileName);
-    document()->undoStack()->setClean();
+    document()->markSaved();
     kSceneFolder.write(QFileInfo(fileName).absolutePath());
     return true;
 }
@@ -210,7 +210,7 @@ bool FileActions::saveAs() {
 }
 
 bool FileActions::maybeSave() {
-    if (document()->undoStack()->isClean()) return true;
+    if (!document()->isModified()) return true;
     const QString name = document()->fileName().isEmpty()
                              ? tr("This scene")
                              : QFileInfo(document()->fileName()).fileName();

@@ -105,8 +105,7 @@ MainWindow::MainWindow(QWidget* parent)
             [this](const QString& text) { statusBar()->showMessage(text, 6000); });
     connect(controls_, &ControlsPanel::messageRequested, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
-    connect(document_->undoStack(), &QUndoStack::cleanChanged, this,
-            [this](bool clean) { setWindowModified(!clean); });
+    connect(document_, &AttentionDocument::modifiedChanged, this, &MainWindow::setWindowModified);
     connect(autosave_, &Autosave::failed, this, &MainWindow::showStatusMessage);
 }
 
@@ -444,7 +443,7 @@ void MainWindow::restoreAutosave(OrphanedAutosave orphan) {
         applyViewState(
             QJsonDocument::fromJson(QByteArray::fromStdString(contents.scene.viewJson)).object());
     // Unsaved until the user saves: no undo step leads back to a clean state.
-    document_->undoStack()->resetClean();
+    document_->markUnsaved();
     autosave_->adopt(std::move(orphan));
 }
 

@@ -247,7 +247,7 @@ void TrainingPanel::applySnapshot(const std::shared_ptr<const TrainingSnapshot>&
     worker_->snapshotTaken();
     if (snapshot->generation != generation_) return;
     applying_ = true;
-    document_->applyScene(snapshot->scene);
+    document_->setSceneWithoutUndo(snapshot->scene);
     applying_ = false;
     trainedTokens_ = snapshot->scene.tokens;
 
@@ -271,11 +271,11 @@ void TrainingPanel::commitRun() {
     // before it to the one now shown.
     const Scene trained = document_->scene();
     applying_ = true;
-    document_->applyScene(*runStart_);
+    document_->setSceneWithoutUndo(*runStart_);
     QString error;
     if (!document_->replaceScene(
             trained, tr("Training: steps %1–%2").arg(runStartStep_).arg(stepCount_), &error)) {
-        document_->applyScene(trained);
+        document_->setSceneWithoutUndo(trained);
         showFailure(error);
     }
     applying_ = false;

@@ -5,8 +5,8 @@
 // document as they come, so the heatmaps move while the weights learn.
 //
 // How snapshots reach the document: while running, each snapshot goes through
-// AttentionDocument::applyScene(), which is not undoable: twenty undo steps a second would bury
-// every real edit, and resetScene() would also wipe the history and the file name. When a run
+// AttentionDocument::setSceneWithoutUndo(), which is not undoable: twenty undo steps a second would
+// bury every real edit, and resetScene() would also wipe the history and the file name. When a run
 // stops (Pause, Step, Reset), the whole run becomes one undo step ("Training: steps 0–250"), from
 // the scene before the run to the one after, so Ctrl+Z takes a class back to before training.
 

@@ -11,8 +11,28 @@ namespace ae::ui {
 
 enum CommandId { kHeadsCommand = 1, kScaleCommand, kMaskCommand, kMaskFillCommand };
 
+// Whether two values of a merging command are the same setting: a drag that comes back to its
+// start is then no undo step.
+inline bool sameValue(int a, int b) {
+    return a == b;
+}
+inline bool sameValue(double a, double b) {
+    return a == b;
+}
+inline bool sameValue(const Scale& a, const Scale& b) {
+    return a.kind == b.kind && a.divisor == b.divisor;
+}
+inline bool sameValue(const Mask& a, const Mask& b) {
+    if (a.causal != b.causal || a.window != b.window || a.padding != b.padding) return false;
+    if (a.allowed.has_value() != b.allowed.has_value()) return false;
+    if (!a.allowed) return true;
+    return a.allowed->rows() == b.allowed->rows() && a.allowed->cols() == b.allowed->cols() &&
+           (*a.allowed == *b.allowed).all();
+}
+
 // One value of type T, set through `apply`; merges with the next command of the same id pushed
-// in the same interaction.
+// in the same interaction. A merged command back at its start value makes itself obsolete, so
+// QUndoStack drops it (and the stack is clean again if it was before the drag).
 template <typename T>
 class ChangeValueCommand : public QUndoCommand {
 public:
@@ -32,6 +52,7 @@ public:
         const auto* next = static_cast<const ChangeValueCommand*>(other);
         if (next->serial_ != serial_) return false;
         new_ = next->new_;
+        setObsolete(sameValue(old_, new_));
         return true;
     }
 
