@@ -9,9 +9,9 @@
 #include <type_traits>
 
 #include "attention_engine.h"
+#include "result_check.h"
 #include "scene.h"
 #include "scene_file.h"
-#include "result_check.h"
 
 Q_DECLARE_METATYPE(ae::ProjectionMode)
 
