@@ -35,7 +35,7 @@ using namespace ae::ui;
 using ae::test::sceneDifference;
 using ae::test::verifyEngineMatchesRecompute;
 
-class TestWeightsEditor : public QObject {
+class TestWeightsEditor : public QObject, private ae::test::EditorFixture {
     Q_OBJECT
 private slots:
     void initTestCase();
@@ -53,20 +53,6 @@ private slots:
     void rerollSameSeedSameMatrices();
     void rerolledSceneSavesAndLoadsBack();
     void undoRedoRestoreExactly();
-
-private:
-    void load(const char* preset);
-    TokenTableModel* queryModel() const;
-    template <typename T>
-    T* child(QWidget* parent, const char* name) const {
-        T* found = parent->findChild<T*>(QString::fromLatin1(name));
-        if (!found) qFatal("no child %s", name);
-        return found;
-    }
-
-    std::unique_ptr<AttentionDocument> document_;
-    std::unique_ptr<TokensEditor> tokens_;
-    std::unique_ptr<WeightsEditor> weights_;
 };
 
 void TestWeightsEditor::initTestCase() {
@@ -75,28 +61,11 @@ void TestWeightsEditor::initTestCase() {
 }
 
 void TestWeightsEditor::init() {
-    document_ = std::make_unique<AttentionDocument>();
-    load("four-words");
-    tokens_ = std::make_unique<TokensEditor>(document_.get());
-    weights_ = std::make_unique<WeightsEditor>(document_.get());
+    setUp();
 }
 
 void TestWeightsEditor::cleanup() {
-    tokens_.reset();
-    weights_.reset();
-    document_.reset();
-}
-
-void TestWeightsEditor::load(const char* preset) {
-    document_->resetScene(io::loadPreset(QString::fromLatin1(preset)));
-    QVERIFY2(document_->errorText().isEmpty(), qPrintable(document_->errorText()));
-}
-
-TokenTableModel* TestWeightsEditor::queryModel() const {
-    auto* model = qobject_cast<TokenTableModel*>(
-        tokens_->findChild<QTableView*>(QStringLiteral("queryTable"))->model());
-    if (!model) qFatal("no query model");
-    return model;
+    tearDown();
 }
 
 // --- weights editor ------------------------------------------------------------------------------

@@ -1,19 +1,63 @@
 #pragma once
-// Shared by the editor tests (test_editors for the tokens editor, test_weights_editor): exact
-// comparison of two scenes, and the document's engine against a fresh recompute.
+// Shared by the editor tests (test_editors for the tokens editor, test_weights_editor): the
+// document and editors they start from, exact comparison of two scenes, and the document's
+// engine against a fresh recompute.
 
 #include <QString>
+#include <QTableView>
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <string>
 
 #include "attention_document.h"
 #include "scene.h"
+#include "scene_file.h"
+#include "token_table_model.h"
+#include "tokens_editor.h"
+#include "weights_editor.h"
 
 namespace ae::test {
+
+// A document on the four-words preset with both editors on it, made anew for every test function
+// (the test class calls setUp from init() and tearDown from cleanup()).
+class EditorFixture {
+protected:
+    void setUp() {
+        document_ = std::make_unique<ui::AttentionDocument>();
+        load("four-words");
+        tokens_ = std::make_unique<ui::TokensEditor>(document_.get());
+        weights_ = std::make_unique<ui::WeightsEditor>(document_.get());
+    }
+    void tearDown() {
+        tokens_.reset();
+        weights_.reset();
+        document_.reset();
+    }
+    void load(const char* preset) {
+        document_->resetScene(io::loadPreset(QString::fromLatin1(preset)));
+        QVERIFY2(document_->errorText().isEmpty(), qPrintable(document_->errorText()));
+    }
+    ui::TokenTableModel* queryModel() const {
+        auto* model = qobject_cast<ui::TokenTableModel*>(
+            tokens_->findChild<QTableView*>(QStringLiteral("queryTable"))->model());
+        if (!model) qFatal("no query model");
+        return model;
+    }
+    template <typename T>
+    T* child(QWidget* parent, const char* name) const {
+        T* found = parent->findChild<T*>(QString::fromLatin1(name));
+        if (!found) qFatal("no child %s", name);
+        return found;
+    }
+
+    std::unique_ptr<ui::AttentionDocument> document_;
+    std::unique_ptr<ui::TokensEditor> tokens_;
+    std::unique_ptr<ui::WeightsEditor> weights_;
+};
 
 inline std::string shape(const MatrixD& m) {
     return std::to_string(m.rows()) + "x" + std::to_string(m.cols());
