@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "scene.h"
 
@@ -68,17 +69,58 @@ inline void addPositions(Eigen::Ref<RowMajorMatrix<double>> x, PositionalKind ki
     }
 }
 
+// Rotary positions: the scaling a checkpoint's config asks for (Hugging Face's rope_type).
+enum class RopeScaling { None, Linear, Llama3 };
+struct RopeParameters {
+    double theta = 10000.0;  // rope_theta
+    RopeScaling scaling = RopeScaling::None;
+    double factor = 1.0;                   // linear and llama3
+    double lowFrequencyFactor = 1.0;       // llama3
+    double highFrequencyFactor = 4.0;      // llama3, > lowFrequencyFactor
+    double originalMaxPositions = 8192.0;  // llama3: original_max_position_embeddings
+};
+
+// θ_i for i < headDim/2: θ_i = theta^(−2i/headDim), then scaled. Linear divides every θ by factor.
+// Llama 3 divides long wavelengths (2π/θ > original/low) by factor, keeps short ones
+// (< original/high) and interpolates between (transformers' _compute_llama3_parameters).
+// Returns headDim/2 values, in double whatever the engine computes in.
+inline std::vector<double> ropeInverseFrequencies(int headDim, const RopeParameters& rope) {
+    std::vector<double> inverse(static_cast<std::size_t>(headDim / 2));
+    const double pi = 3.14159265358979323846;
+    for (int i = 0; i < headDim / 2; ++i) {
+        double theta =
+            1.0 / std::pow(rope.theta, static_cast<double>(2 * i) / static_cast<double>(headDim));
+        if (rope.scaling == RopeScaling::Linear) {
+            theta /= rope.factor;
+        } else if (rope.scaling == RopeScaling::Llama3) {
+            const double wavelength = 2.0 * pi / theta;
+            const double lowWavelength = rope.originalMaxPositions / rope.lowFrequencyFactor;
+            const double highWavelength = rope.originalMaxPositions / rope.highFrequencyFactor;
+            if (wavelength > lowWavelength) {
+                theta /= rope.factor;
+            } else if (wavelength >= highWavelength) {
+                const double smooth =
+                    (rope.originalMaxPositions / wavelength - rope.lowFrequencyFactor) /
+                    (rope.highFrequencyFactor - rope.lowFrequencyFactor);
+                theta = (1.0 - smooth) * theta / rope.factor + smooth * theta;
+            }
+        }
+        inverse[static_cast<std::size_t>(i)] = theta;
+    }
+    return inverse;
+}
+
 // Rotary positions, rotate-half layout (GPT-NeoX, Llama), applied to a head's queries and keys
-// instead of adding positions to X. For the row at position p and each i < d/2, θ_i = base^(−2i/d):
+// instead of adding positions to X. For the row at position p and each i < d/2:
 //   (x_i, x_{i+d/2}) ← (x_i·cos pθ_i − x_{i+d/2}·sin pθ_i,  x_{i+d/2}·cos pθ_i + x_i·sin pθ_i).
-// x: rows x d (one head's columns, d even), in place, rows at positions firstRow ..
-// firstRow+rows−1.
+// x: rows x d (one head's columns, d even), in place; row r sits at position firstRow + r;
+// inverseFrequencies: d/2 values θ_i (ropeInverseFrequencies).
 template <typename Scalar>
-void rotateHalf(Eigen::Ref<RowMajorMatrix<Scalar>> x, int firstRow, double base) {
+void rotateHalf(Eigen::Ref<RowMajorMatrix<Scalar>> x, int firstRow,
+                const std::vector<double>& inverseFrequencies) {
     const Eigen::Index half = x.cols() / 2;
     for (Eigen::Index i = 0; i < half; ++i) {
-        const double frequency =
-            1.0 / std::pow(base, static_cast<double>(2 * i) / static_cast<double>(x.cols()));
+        const double frequency = inverseFrequencies[static_cast<std::size_t>(i)];
         for (Eigen::Index r = 0; r < x.rows(); ++r) {
             const double angle = static_cast<double>(firstRow + r) * frequency;
             const double c = std::cos(angle), s = std::sin(angle);
@@ -87,6 +129,37 @@ void rotateHalf(Eigen::Ref<RowMajorMatrix<Scalar>> x, int firstRow, double base)
             x(r, i + half) = static_cast<Scalar>(second * c + first * s);
         }
     }
+}
+
+// The unscaled rotation with base theta: θ_i = base^(−2i/d).
+template <typename Scalar>
+void rotateHalf(Eigen::Ref<RowMajorMatrix<Scalar>> x, int firstRow, double base) {
+    RopeParameters rope;
+    rope.theta = base;
+    rotateHalf<Scalar>(x, firstRow, ropeInverseFrequencies(static_cast<int>(x.cols()), rope));
+}
+
+// ---- Activations (transformers' ACT2FN), element-wise on any Eigen array ----
+
+// "gelu": exact, 0.5·x·(1 + erf(x/√2)) (BERT).
+template <typename Derived>
+void geluExact(Eigen::ArrayBase<Derived>& x) {
+    x = x.unaryExpr([](auto v) {
+        return decltype(v)(0.5) * v *
+               (decltype(v)(1) + std::erf(v * decltype(v)(0.70710678118654752440)));
+    });
+}
+// "gelu_new" / "gelu_pytorch_tanh": 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (GPT-2).
+template <typename Derived>
+void geluTanh(Eigen::ArrayBase<Derived>& x) {
+    using S = typename Derived::Scalar;
+    x = S(0.5) * x * (S(1) + (S(0.79788456080286535588) * (x + S(0.044715) * x.cube())).tanh());
+}
+// "silu" / "swish": x·σ(x) (Llama's SwiGLU gate).
+template <typename Derived>
+void silu(Eigen::ArrayBase<Derived>& x) {
+    using S = typename Derived::Scalar;
+    x = x / (S(1) + (-x).exp());
 }
 
 // ---- Norms ----

@@ -173,6 +173,63 @@ private slots:
         QVERIFY(wide.leftCols(4).isZero(0));
     }
 
+    void ropeScalingFollowsTheConfigsRopeType() {
+        // head_dim 8, theta 500000: θ_i = 500000^(−2i/8) for i = 0..3 (computed in Python's math).
+        ae::ops::RopeParameters rope;
+        rope.theta = 500000.0;
+        const std::vector<double> plain = ae::ops::ropeInverseFrequencies(8, rope);
+        const double expectedPlain[4] = {1.0, 0.03760603093086393, 0.001414213562373095,
+                                         5.318295896944989e-05};
+        for (int i = 0; i < 4; ++i)
+            QVERIFY(std::abs(plain[i] - expectedPlain[i]) <= 1e-15 * expectedPlain[i]);
+        rope.scaling = ae::ops::RopeScaling::Linear;
+        rope.factor = 4.0;
+        const std::vector<double> linear = ae::ops::ropeInverseFrequencies(8, rope);
+        for (int i = 0; i < 4; ++i)
+            QCOMPARE(linear[i], plain[i] / 4.0);
+        // Llama 3 with factor 8, low 1, high 4, original 16: wavelengths 2π/θ are 6.3 (between
+        // 16/4 and 16/1: interpolated), 167, 4443 and 118143 (above 16: divided by 8).
+        rope.scaling = ae::ops::RopeScaling::Llama3;
+        rope.factor = 8.0;
+        rope.lowFrequencyFactor = 1.0;
+        rope.highFrequencyFactor = 4.0;
+        rope.originalMaxPositions = 16.0;
+        const std::vector<double> llama3 = ae::ops::ropeInverseFrequencies(8, rope);
+        const double expectedLlama3[4] = {0.5760564010955116, 0.004700753866357992,
+                                          0.00017677669529663688, 6.647869871181236e-06};
+        for (int i = 0; i < 4; ++i)
+            QVERIFY(std::abs(llama3[i] - expectedLlama3[i]) <= 1e-14 * expectedLlama3[i]);
+        // Original 32: 6.3 is now below 32/4 = 8, a short wavelength, kept as it is.
+        rope.originalMaxPositions = 32.0;
+        QCOMPARE(ae::ops::ropeInverseFrequencies(8, rope)[0], 1.0);
+    }
+
+    void activationsMatchTheirFormulas() {
+        // x, exact gelu, tanh gelu, silu (Python's math.erf, math.tanh, math.exp).
+        const double table[5][4] = {
+            {-3.0, -0.00404969409489031, -0.0036373920817729943, -0.14227761953270035},
+            {-0.5, -0.15426876936299344, -0.15428599017485606, -0.1887703343990727},
+            {0.0, 0.0, 0.0, 0.0},
+            {0.7, 0.5306254434438489, 0.5305701347051167, 0.46773144051771626},
+            {2.5, 2.4844758366855597, 2.484915733910001, 2.3103545499468914}};
+        Eigen::ArrayXd x(5);
+        for (int i = 0; i < 5; ++i)
+            x(i) = table[i][0];
+        Eigen::ArrayXd exact = x, tanhApproximation = x, swish = x;
+        ae::ops::geluExact(exact);
+        ae::ops::geluTanh(tanhApproximation);
+        ae::ops::silu(swish);
+        for (int i = 0; i < 5; ++i) {
+            QVERIFY(std::abs(exact(i) - table[i][1]) <= 1e-15);
+            QVERIFY(std::abs(tanhApproximation(i) - table[i][2]) <= 1e-15);
+            QVERIFY(std::abs(swish(i) - table[i][3]) <= 1e-15);
+        }
+        // In float too (the window's engine).
+        Eigen::ArrayXf xf = x.cast<float>();
+        ae::ops::geluTanh(xf);
+        QVERIFY(std::abs(xf(4) - 2.484915733910001f) <= 1e-6f);
+    }
+
     void softmaxWithEveryKeyVisibleIsTheTextbookFormula() {
         const std::vector<double> scores = {1.0, -2.0, 0.5, 3.0};
         const std::vector<bool> visible(4, true);
