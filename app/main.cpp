@@ -1,4 +1,4 @@
-#include "command_line.h"
+#include "app/command_line.h"
 
 int main(int argc, char** argv) {
     return ae::cli::run(argc, argv);

@@ -1,4 +1,4 @@
-#include "import_command.h"
+#include "cli/import_command.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "command_line.h"
-#include "model_import.h"
-#include "result_export.h"
-#include "safetensors.h"
-#include "scene_file.h"
+#include "cli/command_support.h"
+#include "io/model_import.h"
+#include "io/result_export.h"
+#include "io/safetensors.h"
+#include "io/scene_file.h"
 
 namespace ae::cli {
 namespace {}  // namespace

@@ -1,4 +1,4 @@
-#include "render_command.h"
+#include "cli/render_command.h"
 
 #include <QCommandLineParser>
 #include <QFont>
@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "color_maps.h"
-#include "command_line.h"
-#include "image_export.h"
-#include "result_export.h"
-#include "scene_file.h"
+#include "cli/command_support.h"
+#include "io/result_export.h"
+#include "io/scene_file.h"
+#include "plot/color_maps.h"
+#include "plot/image_export.h"
 
 namespace ae::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "train_command.h"
+#include "cli/train_command.h"
 
 #include <QCommandLineParser>
 #include <QString>
@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "attention_training.h"
-#include "command_line.h"
-#include "result_export.h"
-#include "scene_file.h"
+#include "cli/command_support.h"
+#include "core/attention_training.h"
+#include "io/result_export.h"
+#include "io/scene_file.h"
 
 namespace ae::cli {
 namespace {

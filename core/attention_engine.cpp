@@ -1,6 +1,6 @@
-#include "attention_engine.h"
-#include "ops.h"
-#include "parallel_product.h"
+#include "core/attention_engine.h"
+#include "core/ops.h"
+#include "core/parallel_product.h"
 
 #include <algorithm>
 #include <cmath>

@@ -24,9 +24,9 @@
 #include <functional>
 #include <vector>
 
-#include "scene.h"
-#include "scene_error.h"
-#include "stages.h"
+#include "core/scene.h"
+#include "core/scene_error.h"
+#include "core/stages.h"
 
 namespace ae {
 

@@ -1,14 +1,14 @@
-#include "attention_training.h"
+#include "core/attention_training.h"
 
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "attention_engine.h"
-#include "init_draw.h"
-#include "ops.h"
-#include "scene_error.h"
+#include "core/attention_engine.h"
+#include "core/init_draw.h"
+#include "core/ops.h"
+#include "core/scene_error.h"
 
 namespace ae {
 

@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "init_draw.h"
-#include "scene.h"
+#include "core/init_draw.h"
+#include "core/scene.h"
 
 namespace ae {
 

@@ -1,4 +1,4 @@
-#include "init_draw.h"
+#include "core/init_draw.h"
 
 #include <cmath>
 #include <string>

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "scene.h"
+#include "core/scene.h"
 
 namespace ae {
 

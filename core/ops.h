@@ -16,7 +16,7 @@
 #include <limits>
 #include <vector>
 
-#include "scene.h"
+#include "core/scene.h"
 
 namespace ae::ops {
 

@@ -1,10 +1,10 @@
-#include "scaling_study.h"
+#include "core/scaling_study.h"
 
 #include <cmath>
 #include <string>
 
-#include "attention_engine.h"
-#include "init_draw.h"
+#include "core/attention_engine.h"
+#include "core/init_draw.h"
 
 namespace ae {
 namespace {

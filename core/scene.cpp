@@ -1,4 +1,4 @@
-#include "scene.h"
+#include "core/scene.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -44,7 +44,7 @@ BoolMatrix allowedMatrix(const Mask& mask, int queryCount, int keyCount) {
 #include <unistd.h>
 #include <cstdio>
 
-#include "scene_error.h"
+#include "core/scene_error.h"
 
 namespace ae {
 

@@ -1,12 +1,12 @@
-#include "scene_edit.h"
+#include "core/scene_edit.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
 
-#include "init_draw.h"
-#include "word_vectors.h"
+#include "core/init_draw.h"
+#include "core/word_vectors.h"
 
 namespace ae {
 namespace {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "attention_engine.h"
+#include "core/attention_engine.h"
 
 namespace ae {
 

@@ -1,4 +1,4 @@
-#include "stages.h"
+#include "core/stages.h"
 
 namespace ae {
 

@@ -1,6 +1,6 @@
-#include "word_vectors.h"
+#include "core/word_vectors.h"
 
-#include "init_draw.h"
+#include "core/init_draw.h"
 
 namespace ae {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "scene.h"
+#include "core/scene.h"
 
 namespace ae {
 

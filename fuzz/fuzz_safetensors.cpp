@@ -12,9 +12,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "model_import.h"
-#include "safetensors.h"
-#include "scene_error.h"
+#include "core/scene_error.h"
+#include "io/model_import.h"
+#include "io/safetensors.h"
 
 namespace {
 

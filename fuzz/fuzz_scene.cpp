@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "attention_engine.h"
-#include "scene_file.h"
+#include "core/attention_engine.h"
+#include "io/scene_file.h"
 
 namespace {
 

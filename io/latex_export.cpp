@@ -1,4 +1,4 @@
-#include "latex_export.h"
+#include "io/latex_export.h"
 
 #include <QStringList>
 #include <cmath>

@@ -1,7 +1,7 @@
 #pragma once
 #include <QString>
 
-#include "scene.h"
+#include "core/scene.h"
 
 namespace ae::io {
 // A LaTeX `bmatrix` (amsmath) of `m`, every value with `decimals` digits after the point, rows

@@ -1,4 +1,4 @@
-#include "matrix_files.h"
+#include "io/matrix_files.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "scene_file.h"
+#include "io/scene_file.h"
 
 namespace ae::io {
 namespace {

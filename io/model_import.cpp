@@ -1,4 +1,4 @@
-#include "model_import.h"
+#include "io/model_import.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -9,7 +9,7 @@
 #include <QStringList>
 #include <cmath>
 
-#include "safetensors.h"
+#include "io/safetensors.h"
 
 namespace ae::io {
 namespace {

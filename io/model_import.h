@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "matrix_files.h"
-#include "scene.h"
+#include "core/scene.h"
+#include "io/matrix_files.h"
 
 namespace ae::io {
 

@@ -1,4 +1,4 @@
-#include "result_export.h"
+#include "io/result_export.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -5,7 +5,7 @@
 #include <QByteArray>
 #include <QString>
 
-#include "attention_engine.h"
+#include "core/attention_engine.h"
 
 namespace ae::io {
 

@@ -1,4 +1,4 @@
-#include "safetensors.h"
+#include "io/safetensors.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -13,7 +13,7 @@
 #include <cstring>
 #include <limits>
 
-#include "scene_file.h"
+#include "io/scene_file.h"
 
 namespace ae::io {
 namespace {

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "matrix_files.h"
-#include "scene.h"
+#include "core/scene.h"
+#include "io/matrix_files.h"
 
 class QFile;
 

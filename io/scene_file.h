@@ -7,8 +7,8 @@
 #include <QList>
 #include <QString>
 
-#include "scene.h"
-#include "scene_error.h"
+#include "core/scene.h"
+#include "core/scene_error.h"
 
 namespace ae::io {
 

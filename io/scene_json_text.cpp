@@ -1,4 +1,4 @@
-#include "scene_json_text.h"
+#include "io/scene_json_text.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,4 +1,4 @@
-#include "scene_file.h"
+#include "io/scene_file.h"
 
 #include <QFile>
 #include <QJsonDocument>

@@ -1,4 +1,4 @@
-#include "scene_file.h"
+#include "io/scene_file.h"
 
 #include <QDir>
 #include <QFile>
@@ -14,8 +14,8 @@
 #include <optional>
 #include <string>
 
-#include "init_draw.h"
-#include "scene_json_text.h"
+#include "core/init_draw.h"
+#include "io/scene_json_text.h"
 
 // Reading: every check in the reference's order, so a bad scene gets the same message.
 namespace ae::io {

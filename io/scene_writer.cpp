@@ -1,4 +1,4 @@
-#include "scene_file.h"
+#include "io/scene_file.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

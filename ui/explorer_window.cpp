@@ -1,11 +1,11 @@
-#include "explorer_window.h"
+#include "ui/explorer_window.h"
 
 #include <QApplication>
 #include <cstdio>
 
-#include "attention_document.h"
-#include "classroom.h"
-#include "main_window.h"
+#include "document/attention_document.h"
+#include "ui/classroom/classroom.h"
+#include "ui/window/main_window.h"
 
 namespace ae::ui {
 

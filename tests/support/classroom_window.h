@@ -10,7 +10,7 @@
 #include <QtTest>
 #include <memory>
 
-#include "main_window.h"
+#include "ui/window/main_window.h"
 
 namespace ae::test {
 

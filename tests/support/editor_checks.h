@@ -13,12 +13,12 @@
 #include <sstream>
 #include <string>
 
-#include "attention_document.h"
-#include "scene.h"
-#include "scene_file.h"
-#include "token_table_model.h"
-#include "tokens_editor.h"
-#include "weights_editor.h"
+#include "core/scene.h"
+#include "document/attention_document.h"
+#include "io/scene_file.h"
+#include "ui/editors/token_table_model.h"
+#include "ui/editors/tokens_editor.h"
+#include "ui/editors/weights_editor.h"
 
 namespace ae::test {
 

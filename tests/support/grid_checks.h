@@ -5,8 +5,8 @@
 #include <QtTest>
 #include <cmath>
 
-#include "heatmap_controller.h"
-#include "heatmap_grid.h"
+#include "plot/heatmap_controller.h"
+#include "plot/heatmap_grid.h"
 #include "qcustomplot.h"
 
 namespace ae::test {

@@ -8,10 +8,10 @@
 #include <cstring>
 #include <type_traits>
 
-#include "attention_engine.h"
+#include "core/attention_engine.h"
+#include "core/scene.h"
+#include "io/scene_file.h"
 #include "result_check.h"
-#include "scene.h"
-#include "scene_file.h"
 
 Q_DECLARE_METATYPE(ae::ProjectionMode)
 

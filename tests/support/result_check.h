@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "attention_engine.h"
-#include "scene.h"
+#include "core/attention_engine.h"
+#include "core/scene.h"
 
 namespace aetest {
 

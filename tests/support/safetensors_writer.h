@@ -12,7 +12,7 @@
 #include <cstring>
 #include <vector>
 
-#include "scene.h"
+#include "core/scene.h"
 
 namespace ae::testing {
 

@@ -1,0 +1,173 @@
+#include "bench/benchmark.h"
+
+#include <QCommandLineParser>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <stdexcept>
+#include <vector>
+
+#include "core/attention_engine.h"
+#include "core/init_draw.h"
+#include "core/parallel_product.h"
+
+namespace ae::cli {
+namespace {
+
+double medianMilliseconds(int reps, const std::function<void()>& work) {
+    work();  // warm-up: first-touch allocations are not what is measured
+    std::vector<double> times;
+    for (int r = 0; r < reps; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        work();
+        times.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+// The same layer as the NumPy peer: X ~ N(0,1), W ~ N(0,1)/sqrt(d), no biases, an output
+// projection.
+Scene benchmarkScene(int length, int d, int heads) {
+    InitSpec spec;
+    spec.seed = 0;
+    spec.std = 1.0;
+    spec.output = true;
+    SplitMix64 rng(spec.seed);
+    Scene scene;
+    for (int i = 0; i < length; ++i)
+        scene.tokens.push_back("t" + std::to_string(i));
+    scene.embeddings = drawMatrix(rng, spec, length, d);
+    spec.std = 1.0 / std::sqrt(static_cast<double>(d));
+    scene.projections = drawProjections(rng, spec, d);
+    scene.heads = heads;
+    return scene;
+}
+
+double sgemmGflops(int reps) {
+    const int n = 2048;
+    using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const Matrix a = Matrix::Random(n, n), b = Matrix::Random(n, n);
+    Matrix c(n, n);
+    // On every core, as the engine's own products run.
+    const double ms = medianMilliseconds(reps, [&] { product(a, b, c); });
+    return 2.0 * n * n * static_cast<double>(n) / (ms * 1e6);
+}
+
+QByteArray jsonLine(const QJsonObject& object) {
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+}  // namespace
+
+int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measureWindow) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Benchmark the engine (float) against nothing but itself.");
+    parser.addHelpOption();
+    parser.addOption({"sizes", "Sequence lengths L, comma-separated.", "list", "64,512,2048"});
+    parser.addOption({"d", "Model width d.", "d", "768"});
+    parser.addOption({"heads", "Number of heads.", "n", "12"});
+    parser.addOption({"reps", "Timed repetitions per figure (median).", "n", "7"});
+    parser.addOption({"ui", "Measure the window instead: change-to-repaint latency, offscreen."});
+    parser.addOption({"n", "With --ui: changes measured per figure (at least 50).", "n", "60"});
+    if (!parser.parse(arguments))
+        throw std::invalid_argument("bench: " + parser.errorText().toStdString());
+    if (parser.isSet("help")) {
+        std::fputs(parser.helpText().toLocal8Bit().constData(), stdout);
+        return 0;
+    }
+    auto positive = [&](const QString& text, const char* what) {
+        bool good = false;
+        const int value = text.toInt(&good);
+        if (!good || value < 1)
+            throw std::invalid_argument(std::string("bench: --") + what +
+                                        ": expected a positive integer, got " + text.toStdString());
+        return value;
+    };
+    const int d = positive(parser.value("d"), "d");
+    const int heads = positive(parser.value("heads"), "heads");
+    const int reps = positive(parser.value("reps"), "reps");
+    if (d % heads != 0) throw std::invalid_argument("bench: --heads must divide --d");
+    std::vector<int> sizes;
+    for (const QString& s : parser.value("sizes").split(','))
+        sizes.push_back(positive(s, "sizes"));
+
+    if (parser.isSet("ui")) {
+        const int samples = positive(parser.value("n"), "n");
+        if (samples < 50) throw std::invalid_argument("bench: --n: at least 50 changes per figure");
+        const QString uiSizes =
+            parser.isSet("sizes") ? parser.value("sizes") : QStringLiteral("128,512");
+        for (const QString& s : uiSizes.split(',')) {
+            for (const LatencyFigures& f : measureWindow(positive(s, "sizes"), samples)) {
+                const QJsonObject line{{"L", f.length},
+                                       {"change", f.change},
+                                       {"n", f.samples},
+                                       {"p50_ms", std::round(f.p50Ms * 1000.0) / 1000.0},
+                                       {"p95_ms", std::round(f.p95Ms * 1000.0) / 1000.0}};
+                std::printf("%s\n", jsonLine(line).constData());
+                std::fflush(stdout);
+            }
+        }
+        return 0;
+    }
+    // Every size is checked before the first is measured, from the sizes alone: nothing is drawn
+    // or timed for a list that ends in a size this machine cannot hold.
+    for (int length : sizes) {
+        try {
+            checkFitsInMemory(selfAttentionEngineBytes(length, d, d, heads, d, sizeof(float)),
+                              "the layer in float");
+        } catch (const SceneError& error) {
+            throw std::invalid_argument("bench: --sizes " + std::to_string(length) + ": " +
+                                        error.what());
+        }
+    }
+    for (int length : sizes) {
+        const Scene scene = benchmarkScene(length, d, heads);
+        AttentionEngine<float> engine(scene);
+        engine.compute();
+        QJsonObject line{{"L", length}, {"d", d}, {"heads", heads}};
+        line["full_ms"] = medianMilliseconds(reps, [&] {
+            engine.invalidateAll();
+            engine.compute();
+        });
+        int step = 0;
+        line["rescale_ms"] = medianMilliseconds(reps, [&] {
+            engine.setScale({ScaleKind::Divisor, 1.5 + 0.1 * (++step % 2)});
+            engine.compute();
+        });
+        line["mask_ms"] = medianMilliseconds(reps, [&] {
+            Mask mask;
+            mask.causal = (++step % 2) == 0;
+            engine.setMask(mask);
+            engine.compute();
+        });
+        const int otherHeads = heads % 2 == 0 ? heads / 2 : 1;
+        line["heads_ms"] = medianMilliseconds(reps, [&] {
+            engine.setHeads((++step % 2) ? otherHeads : heads);
+            engine.compute();
+        });
+        engine.setHeads(heads);
+        engine.compute();
+        line["edit_ms"] = medianMilliseconds(reps, [&] {
+            engine.setEmbeddingValue(Stream::Query, length / 2, 0, 0.25 * (++step % 4));
+            engine.compute();
+        });
+        for (const char* key : {"full_ms", "rescale_ms", "mask_ms", "heads_ms", "edit_ms"}) {
+            line[key] = std::round(line[key].toDouble() * 1000.0) / 1000.0;
+        }
+        std::printf("%s\n", jsonLine(line).constData());
+        std::fflush(stdout);
+    }
+    std::printf("%s\n",
+                jsonLine(QJsonObject{{"sgemm_gflops", std::round(sgemmGflops(reps) * 10.0) / 10.0}})
+                    .constData());
+    return 0;
+}
+
+}  // namespace ae::cli

@@ -1,0 +1,15 @@
+#pragma once
+// What every sub-command shares: the exit statuses scripts rely on, one-line output, and the
+// refusal of bad input (app/command_line.cpp prints it and exits with kInvalidInput).
+#include <QString>
+#include <cstdio>
+
+namespace ae::cli {
+enum ExitStatus { kSuccess = 0, kInternalError = 1, kInvalidInput = 2 };
+
+// One line of text on stdout or stderr.
+void printLine(FILE* stream, const QString& text);
+// An invalid-input refusal: the dispatcher prints `message` as one line and exits with
+// kInvalidInput.
+[[noreturn]] void refuse(const QString& message);
+}  // namespace ae::cli

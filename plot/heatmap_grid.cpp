@@ -1,0 +1,710 @@
+#include "plot/heatmap_grid.h"
+
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTimer>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "plot/cell_explanation.h"
+#include "plot/heatmap_controller.h"
+#include "qcustomplot.h"
+
+namespace ae::ui {
+namespace {
+
+constexpr int kMinTileWidth = 220;
+constexpr int kMinTileHeight = 190;
+
+QStringList tokenLabels(const std::vector<std::string>& tokens) {
+    QStringList labels;
+    for (const std::string& t : tokens)
+        labels << QString::fromStdString(t);
+    return labels;
+}
+
+QStringList indexLabels(int count) {
+    QStringList labels;
+    for (int i = 0; i < count; ++i)
+        labels << QString::number(i);
+    return labels;
+}
+
+// Largest |value|, for a colour range symmetric about 0; 1 for an all-zero matrix.
+double maxAbs(const EngineF::ConstBlock& m) {
+    const double a = m.size() ? static_cast<double>(m.cwiseAbs().maxCoeff()) : 0.0;
+    return std::isfinite(a) && a > 0.0 ? a : 1.0;
+}
+
+// H_i = -Σ_j w_ij log2 w_ij in bits; 0·log 0 counts as 0 (masked keys, fully masked rows).
+// Lq x Lk -> Lq. In float on SIMD lanes (a scalar log2 per cell was a tenth of a repaint at
+// L = 512): w·log(max(w, FLT_MIN)) is exactly 0 for w = 0, so no select is needed, and the sum
+// of a row in float is good to about 1e-6 relative, far below the two decimals shown.
+std::vector<double> rowEntropyBits(const EngineF::ConstBlock& weights) {
+    std::vector<double> bits(static_cast<size_t>(weights.rows()), 0.0);
+    const float bitsPerNat = static_cast<float>(1.0 / std::log(2.0));
+    for (Eigen::Index i = 0; i < weights.rows(); ++i) {
+        const auto w = weights.row(i).array();
+        const float nats = -(w * w.max(std::numeric_limits<float>::min()).log()).sum();
+        bits[static_cast<size_t>(i)] = static_cast<double>(nats * bitsPerNat);
+    }
+    return bits;
+}
+
+}  // namespace
+
+HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent) {
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->setSpacing(0);
+    banner_ = new QLabel(this);
+    banner_->setObjectName(QStringLiteral("errorBanner"));
+    banner_->setWordWrap(true);
+    banner_->setStyleSheet(QStringLiteral(
+        "QLabel { background: #b71c1c; color: white; font-weight: bold; padding: 8px; }"));
+    banner_->hide();
+    note_ = new QLabel(this);
+    note_->setWordWrap(true);
+    note_->setStyleSheet(QStringLiteral("QLabel { background: #fff3c4; padding: 4px; }"));
+    note_->hide();
+    computing_ =
+        new QLabel(tr("Computing… the maps show the previous results until it is done."), this);
+    computing_->setObjectName(QStringLiteral("computingNote"));
+    computing_->setStyleSheet(
+        QStringLiteral("QLabel { background: #e3f2fd; color: #0d47a1; padding: 4px; }"));
+    computing_->hide();
+    scroll_ = new QScrollArea(this);
+    scroll_->setWidgetResizable(true);
+    scroll_->setFrameShape(QFrame::NoFrame);
+    canvas_ = new QWidget;
+    layout_ = new QGridLayout(canvas_);
+    layout_->setContentsMargins(4, 4, 4, 4);
+    layout_->setSpacing(6);
+    scroll_->setWidget(canvas_);
+    scroll_->viewport()->installEventFilter(this);
+    // Presentation mode's one colour bar for every map, right of the scroll area so it stays in
+    // view while the maps scroll.
+    sharedBar_ = new QCustomPlot(this);
+    sharedBar_->setObjectName(QStringLiteral("sharedColorBar"));
+    sharedBar_->plotLayout()->clear();
+    sharedScale_ = new QCPColorScale(sharedBar_);
+    sharedScale_->setType(QCPAxis::atRight);
+    useSameDecimalsTicks(sharedScale_->axis());
+    sharedBar_->plotLayout()->addElement(0, 0, sharedScale_);
+    sharedBar_->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Expanding);
+    sharedBar_->hide();
+    auto* maps = new QHBoxLayout;
+    maps->setContentsMargins(0, 0, 0, 0);
+    maps->setSpacing(0);
+    maps->addWidget(scroll_, 1);
+    maps->addWidget(sharedBar_);
+    outer->addWidget(banner_);
+    outer->addWidget(note_);
+    outer->addWidget(computing_);
+    outer->addLayout(maps, 1);
+}
+
+int bestGridColumns(int tiles, QSize cells, QSize area) {
+    // What a tile spends around its cells on titles, labels, the entropy strip and colour bar.
+    constexpr double kChromeWidth = 170.0, kChromeHeight = 80.0;
+    int best = 1;
+    double bestSide = -1e9;
+    for (int columns = 1; columns <= tiles; ++columns) {
+        const int rows = (tiles + columns - 1) / columns;
+        const double side =
+            std::min((area.width() / double(columns) - kChromeWidth) / std::max(1, cells.width()),
+                     (area.height() / double(rows) - kChromeHeight) / std::max(1, cells.height()));
+        if (side > bestSide + 1e-9) {
+            bestSide = side;
+            best = columns;
+        }
+    }
+    return best;
+}
+
+// Nothing to show before the first results, or while the engine's stages are not all valid.
+bool HeatmapGrid::canShow() const {
+    return engine_ && !engine_->scene().tokens.empty() && error_.isEmpty();
+}
+
+QString HeatmapGrid::errorBanner() const {
+    return banner_->isHidden() ? QString() : banner_->text();
+}
+
+HeatmapController* HeatmapGrid::tile(Stage stage, int head) const {
+    for (const HeatmapTile& t : tiles_) {
+        if (t.stage == stage && (t.meanOverHeads ? -1 : t.head) == head) return t.controller;
+    }
+    return nullptr;
+}
+
+void HeatmapGrid::showResults(const EngineF* engine) {
+    engine_ = engine;
+    error_.clear();
+    banner_->hide();
+    if (!canShow()) return;
+    if (structurePending_) {
+        rebuild();
+    } else {
+        refill();
+    }
+}
+
+void HeatmapGrid::markStructureChanged() {
+    structurePending_ = true;
+}
+
+void HeatmapGrid::showError(const QString& message) {
+    error_ = message;
+    banner_->setText(
+        tr("Cannot compute this: %1. The maps show the last valid results.").arg(message));
+    banner_->show();
+}
+
+void HeatmapGrid::setComputing(bool computing) {
+    computing_->setVisible(computing);
+}
+
+void HeatmapGrid::rebuild() {
+    structurePending_ = false;
+    const EngineF& engine = *engine_;
+    const int heads = engine.heads();
+    head_ = std::clamp(head_, 0, heads - 1);
+    if (selectedRow_ >= engine.scene().queryCount()) selectedRow_ = -1;
+    if (!stageAvailable(engine, stage_)) stage_ = Stage::Weights;
+
+    std::vector<HeatmapTile> wanted;
+    QString note;
+    if (mode_ == ViewMode::AllHeads) {
+        if (!isPerHead(stage_)) {
+            wanted.push_back({nullptr, stage_, 0, false});
+        } else {
+            const int shown = std::min(heads, kMaxTiles);
+            for (int h = 0; h < shown; ++h)
+                wanted.push_back({nullptr, stage_, h, false});
+            if (stage_ == Stage::Weights && heads > 1) wanted.push_back({nullptr, stage_, 0, true});
+            if (shown < heads) {
+                note =
+                    tr("Showing heads 0–%1 of %2. Use View › One head, all stages to see any head.")
+                        .arg(shown - 1)
+                        .arg(heads);
+            }
+        }
+    } else {
+        for (int s = 0; s < kStageCount; ++s) {
+            const Stage stage = static_cast<Stage>(s);
+            if (stageAvailable(engine, stage)) wanted.push_back({nullptr, stage, head_, false});
+        }
+    }
+    note_->setText(note);
+    note_->setVisible(!note.isEmpty());
+
+    // Plots are reused: creating one costs far more than refilling it.
+    while (pool_.size() < wanted.size()) {
+        auto* controller = new HeatmapController(canvas_);
+        controller->setPooling(pooling_);
+        const size_t index = pool_.size();
+        connect(controller, &HeatmapController::cellHovered, this, [this, index](int r, int c) {
+            if (index < tiles_.size()) hovered(tiles_[index], r, c);
+        });
+        connect(controller, &HeatmapController::cellClicked, this, [this, index](int r, int c) {
+            lastUsed_ = static_cast<int>(index);
+            if (index < tiles_.size()) clicked(tiles_[index], r, c);
+        });
+        // Presentation sizes tiles from what the plots spend round their cells, known after
+        // their layout: once that settles, arrange again (nothing moves if nothing changed).
+        connect(controller, &HeatmapController::chromeChanged, this, [this] {
+            if (!presentation_ || arrangePending_) return;
+            arrangePending_ = true;
+            QTimer::singleShot(0, this, [this] {
+                arrangePending_ = false;
+                arrangeTiles();
+            });
+        });
+        connect(controller, &HeatmapController::focused, this,
+                [this, index] { lastUsed_ = static_cast<int>(index); });
+        connect(controller, &HeatmapController::enlargeRequested, this, [this, index] {
+            if (index < tiles_.size()) setEnlargedTile(static_cast<int>(index));
+        });
+        connect(controller, &HeatmapController::cursorMoved, this, [this, index](int r, int c) {
+            if (index >= tiles_.size()) return;
+            hovered(tiles_[index], r, c);
+            // The explanation a pointer would get, beside the keyboard's cell.
+            QCustomPlot* plot = tiles_[index].controller->plot();
+            const QPointF centre = tiles_[index].controller->cellCenter(r, c);
+            if (plot->isVisible() && !plot->toolTip().isEmpty()) {
+                QToolTip::showText(plot->mapToGlobal(centre.toPoint()), plot->toolTip(), plot);
+            }
+        });
+        pool_.push_back(controller);
+    }
+    for (size_t i = 0; i < pool_.size(); ++i) {
+        layout_->removeWidget(pool_[i]->plot());
+        pool_[i]->plot()->setVisible(i < wanted.size());
+    }
+    tiles_ = wanted;
+    enlarged_ = -1;
+    if (lastUsed_ >= static_cast<int>(tiles_.size())) lastUsed_ = -1;
+    for (size_t i = 0; i < tiles_.size(); ++i) {
+        tiles_[i].controller = pool_[i];
+        configureTile(tiles_[i]);
+    }
+    refill();
+    arrangedColumns_ = 0;
+    arrangeTiles();
+}
+
+// As many columns as make the cells largest in the visible area. In presentation mode the cells
+// must also stay large enough for their numbers and every label: when the maps cannot all be
+// that large on one screen, as many columns as keep them so, one map never taller than the
+// screen, and the grid scrolls.
+void HeatmapGrid::arrangeTiles() {
+    const int n = static_cast<int>(tiles_.size());
+    if (n == 0) return;
+    const bool alone = enlarged_ >= 0 && enlarged_ < n;
+    int cellRows = 1, cellColumns = 1, readable = 0;
+    QSize chrome(0, 0);
+    for (const HeatmapTile& t : tiles_) {
+        cellRows = std::max(cellRows, t.controller->rows());
+        cellColumns = std::max(cellColumns, t.controller->columns());
+        if (presentation_) {
+            chrome = chrome.expandedTo(t.controller->chromeSize());
+            readable = std::max(readable, t.controller->readableCellSide());
+        }
+    }
+    const QSize area = scroll_->viewport()->size();
+    int best = 1;
+    QSize minimum(kMinTileWidth, kMinTileHeight);
+    if (alone) {
+        minimum = QSize(kMinTileWidth, kMinTileHeight);
+    } else if (presentation_) {
+        // The cell side with `columns` columns; fitHeight: every row of maps on one screen.
+        const double slack = 2.0 * layout_->spacing() + 8.0;
+        const auto side = [&](int columns, bool fitHeight) {
+            const int rows = (n + columns - 1) / columns;
+            const double across =
+                (area.width() / double(columns) - chrome.width() - slack) / cellColumns;
+            const double down =
+                ((fitHeight ? area.height() / double(rows) : double(area.height())) -
+                 chrome.height() - slack) /
+                cellRows;
+            return std::min(across, down);
+        };
+        double bestSide = -1.0;
+        for (int columns = 1; columns <= n; ++columns) {
+            const double s = side(columns, true);
+            if (s >= readable && s > bestSide + 1e-9) {
+                bestSide = s;
+                best = columns;
+            }
+        }
+        if (bestSide >= 0.0) {
+            minimum = QSize(chrome.width() + readable * cellColumns,
+                            chrome.height() + readable * cellRows);
+        } else {
+            for (int columns = 1; columns <= n; ++columns) {
+                if (side(columns, false) >= readable) best = columns;
+            }
+            const int cell = std::max(readable, static_cast<int>(side(best, false)));
+            minimum =
+                QSize(chrome.width() + readable * cellColumns, chrome.height() + cell * cellRows);
+        }
+    } else {
+        best = bestGridColumns(n, QSize(cellColumns, cellRows), area);
+        best = std::max(1, std::min(best, std::max(1, area.width() / kMinTileWidth)));
+    }
+    const int key = alone ? -1 - enlarged_ : best;
+    if (key == arrangedColumns_ && minimum == arrangedMinimum_) return;
+    arrangedColumns_ = key;
+    arrangedMinimum_ = minimum;
+    for (const HeatmapTile& t : tiles_)
+        layout_->removeWidget(t.controller->plot());
+    int placed = 0;
+    for (int i = 0; i < n; ++i) {
+        QWidget* plot = tiles_[static_cast<size_t>(i)].controller->plot();
+        const bool shown = !alone || i == enlarged_;
+        plot->setVisible(shown);
+        if (!shown) continue;
+        plot->setMinimumSize(minimum);
+        layout_->addWidget(plot, placed / best, placed % best);
+        ++placed;
+    }
+    for (int c = 0; c < layout_->columnCount(); ++c)
+        layout_->setColumnStretch(c, c < best ? 1 : 0);
+    const int rows = (placed + best - 1) / best;
+    for (int r = 0; r < layout_->rowCount(); ++r)
+        layout_->setRowStretch(r, r < rows ? 1 : 0);
+}
+
+void HeatmapGrid::setPresentationLayout(bool on) {
+    presentation_ = on;
+    for (const HeatmapTile& t : tiles_)
+        t.controller->setSquareCells(on);
+    arrangedColumns_ = 0;
+    arrangeTiles();
+    updateSharedBar();
+}
+
+bool HeatmapGrid::sharedColorBarShown() const {
+    return !sharedBar_->isHidden();
+}
+
+// One bar for the grid when it says the same for every map: the same colours and the same range
+// (weights always, other stages with View › Shared colour range).
+void HeatmapGrid::updateSharedBar() {
+    std::vector<const HeatmapTile*> shown;
+    for (size_t i = 0; i < tiles_.size(); ++i) {
+        if (enlarged_ < 0 || static_cast<int>(i) == enlarged_) shown.push_back(&tiles_[i]);
+    }
+    bool shared = presentation_ && shown.size() > 1;
+    for (const HeatmapTile* t : shown) {
+        const HeatmapTile& first = *shown.front();
+        shared =
+            shared && (t->stage == Stage::Weights) == (first.stage == Stage::Weights) &&
+            t->controller->colorMap()->dataRange() == first.controller->colorMap()->dataRange();
+    }
+    for (const HeatmapTile& t : tiles_)
+        t.controller->setColorScaleShown(!shared);
+    sharedBar_->setVisible(shared);
+    if (!shared) return;
+    const HeatmapTile& first = *shown.front();
+    sharedScale_->setGradient(
+        colorGradient(first.stage == Stage::Weights ? weightsMap_ : signedMap_));
+    sharedScale_->setDataRange(first.controller->colorMap()->dataRange());
+    sharedScale_->axis()->setLabel(stageName(first.stage));
+    const QFontMetrics metrics(sharedScale_->axis()->tickLabelFont());
+    const int bar = std::max(14, metrics.height());
+    sharedScale_->setBarWidth(bar);
+    // Room above and below the bar for half a label, or the end labels (0.0 and 1.0 of the
+    // weights) have nowhere to go and are left out.
+    sharedScale_->setMinimumMargins(QMargins(0, metrics.height(), 0, metrics.height()));
+    sharedBar_->setFixedWidth(bar + metrics.horizontalAdvance(QStringLiteral("-0.00")) +
+                              QFontMetrics(sharedScale_->axis()->labelFont()).height() + 40);
+    sharedBar_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int HeatmapGrid::currentTile() const {
+    const int n = static_cast<int>(tiles_.size());
+    for (int i = 0; i < n; ++i) {
+        if (tiles_[static_cast<size_t>(i)].controller->plot()->hasFocus()) return i;
+    }
+    if (enlarged_ >= 0 && enlarged_ < n) return enlarged_;
+    if (lastUsed_ >= 0 && lastUsed_ < n) return lastUsed_;
+    for (int i = 0; i < n; ++i) {
+        if (tiles_[static_cast<size_t>(i)].controller->isHighlighted()) return i;
+    }
+    return n > 0 ? 0 : -1;
+}
+
+void HeatmapGrid::setEnlargedTile(int index) {
+    const int n = static_cast<int>(tiles_.size());
+    enlarged_ = (index == enlarged_ || index < 0 || index >= n) ? -1 : index;
+    if (enlarged_ >= 0) lastUsed_ = enlarged_;
+    arrangedColumns_ = 0;
+    arrangeTiles();
+    updateSharedBar();
+    if (enlarged_ < 0) {
+        scrollToHighlighted();
+        if (lastUsed_ >= 0 && lastUsed_ < n) {
+            QWidget* plot = tiles_[static_cast<size_t>(lastUsed_)].controller->plot();
+            QTimer::singleShot(0, plot, [this, plot] { scroll_->ensureWidgetVisible(plot, 0, 0); });
+        }
+    }
+}
+
+void HeatmapGrid::toggleEnlargeCurrent() {
+    setEnlargedTile(enlarged_ >= 0 ? -1 : currentTile());
+}
+
+void HeatmapGrid::revealHighlighted() {
+    // After the layout the step's switch of mode started: the tiles' places are not known yet.
+    QTimer::singleShot(0, this, &HeatmapGrid::scrollToHighlighted);
+}
+
+// The smallest scroll that shows every marked map; the top ones first when they cannot all be
+// in view at once.
+void HeatmapGrid::scrollToHighlighted() {
+    layout_->activate();
+    QRect marked;
+    for (const HeatmapTile& t : tiles_) {
+        QWidget* plot = t.controller->plot();
+        if (t.controller->isHighlighted() && !plot->isHidden()) marked |= plot->geometry();
+    }
+    if (marked.isEmpty()) return;
+    QScrollBar* bar = scroll_->verticalScrollBar();
+    const int height = scroll_->viewport()->height();
+    int top = bar->value();
+    if (marked.height() > height || marked.top() < top) {
+        top = marked.top();
+    } else if (marked.bottom() >= top + height) {
+        top = marked.bottom() + 1 - height;
+    }
+    bar->setValue(top);
+    QScrollBar* across = scroll_->horizontalScrollBar();
+    const int width = scroll_->viewport()->width();
+    if (marked.left() < across->value() || marked.width() > width) {
+        across->setValue(marked.left());
+    } else if (marked.right() >= across->value() + width) {
+        across->setValue(marked.right() + 1 - width);
+    }
+}
+
+bool HeatmapGrid::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == scroll_->viewport() && event->type() == QEvent::Resize) arrangeTiles();
+    return QWidget::eventFilter(watched, event);
+}
+
+void HeatmapGrid::configureTile(const HeatmapTile& tile) {
+    const EngineF& engine = *engine_;
+    const Scene& scene = engine.scene();
+    HeatmapController* c = tile.controller;
+    QString title;
+    if (tile.meanOverHeads) {
+        title = tr("mean over %1 heads").arg(engine.heads());
+    } else if (mode_ == ViewMode::AllHeads && isPerHead(tile.stage)) {
+        title = tr("head %1 · %2").arg(tile.head).arg(stageName(tile.stage));
+    } else {
+        title = isPerHead(tile.stage) ? tr("%1 · head %2").arg(stageName(tile.stage)).arg(tile.head)
+                                      : tr("%1 (all heads)").arg(stageName(tile.stage));
+    }
+    c->setTitle(title);
+    const QString rowTitle = rowsAreKeys(tile.stage) ? tr("key") : tr("query");
+    c->setAxisTitles(rowTitle, isAttentionMatrix(tile.stage) ? tr("key") : tr("dimension"));
+    const QStringList rows =
+        tokenLabels(rowsAreKeys(tile.stage) ? scene.keyTokens() : scene.tokens);
+    if (isAttentionMatrix(tile.stage)) {
+        c->setLabels(rows, tokenLabels(scene.keyTokens()), true);
+    } else {
+        const int width = static_cast<int>(stageMatrix(engine, tile.stage, tile.head).cols());
+        c->setLabels(rows, indexLabels(width), false);
+    }
+    const bool probabilities = tile.stage == Stage::Weights;
+    c->setGradient(colorGradient(probabilities ? weightsMap_ : signedMap_));
+    c->setShowValues(showValues_);
+    c->setColumnGroupWidth(tile.stage == Stage::Concat && engine.heads() > 1 ? engine.dHead() : 0);
+    c->setSelectedRow(rowsAreKeys(tile.stage) ? -1 : selectedRow_);
+    c->setHighlighted(highlighted_.contains(tile.stage) && !tile.meanOverHeads);
+    c->setSquareCells(presentation_);
+}
+
+void HeatmapGrid::refill() {
+    if (!canShow()) return;
+    const EngineF& engine = *engine_;
+    bool needMean = false;
+    for (const HeatmapTile& t : tiles_)
+        needMean = needMean || t.meanOverHeads;
+    if (needMean) {
+        meanWeights_ = engine.weights(0);
+        for (int h = 1; h < engine.heads(); ++h)
+            meanWeights_ += engine.weights(h);
+        meanWeights_ /= static_cast<float>(engine.heads());
+    }
+    // Copying, pooling and the entropies are most of a repaint's work at L >= 512 and touch only
+    // each map's own data, so the maps are filled on every core; ranges (which emit signals),
+    // entropy strips (which lay out) and replots stay on this thread.
+    const int count = static_cast<int>(tiles_.size());
+    std::vector<TileNumbers> numbers(tiles_.size());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int i = 0; i < count; ++i)
+        numbers[static_cast<size_t>(i)] = fillNumbers(tiles_[static_cast<size_t>(i)]);
+    std::map<Stage, double> sharedMaxima;  // per stage, over every head, computed once
+    for (int i = 0; i < count; ++i) {
+        const HeatmapTile& t = tiles_[static_cast<size_t>(i)];
+        HeatmapController* c = t.controller;
+        if (t.stage == Stage::Weights) {
+            c->setDataRange(0.0, 1.0);
+            c->setRowEntropy(
+                showEntropy_ ? numbers[static_cast<size_t>(i)].entropyBits : std::vector<double>(),
+                std::log2(static_cast<double>(c->columns())));
+        } else {
+            double m = numbers[static_cast<size_t>(i)].maxAbs;
+            if (sharedRange_ && isPerHead(t.stage)) {
+                auto found = sharedMaxima.find(t.stage);
+                if (found == sharedMaxima.end()) {
+                    double all = 0.0;
+                    for (int h = 0; h < engine.heads(); ++h)
+                        all = std::max(all, maxAbs(stageMatrix(engine, t.stage, h)));
+                    found = sharedMaxima.emplace(t.stage, all).first;
+                }
+                m = std::max(m, found->second);
+            }
+            c->setDataRange(-m, m);
+            c->setRowEntropy({}, 0.0);
+        }
+        c->replot();
+    }
+    updateSharedBar();
+}
+
+HeatmapGrid::TileNumbers HeatmapGrid::fillNumbers(const HeatmapTile& tile) {
+    const EngineF& engine = *engine_;
+    HeatmapController* c = tile.controller;
+    const EngineF::ConstBlock matrix = tile.meanOverHeads
+                                           ? EngineF::ConstBlock(meanWeights_)
+                                           : stageMatrix(engine, tile.stage, tile.head);
+    c->setMatrix(matrix);
+    c->setAllowed(isAttentionMatrix(tile.stage) ? engine.allowed() : BoolMatrix());
+    if (tile.stage == Stage::Weights) return {rowEntropyBits(matrix), 1.0};
+    return {{}, maxAbs(matrix)};
+}
+
+void HeatmapGrid::hovered(const HeatmapTile& tile, int row, int column) {
+    QCustomPlot* plot = tile.controller->plot();
+    if (row < 0 || !canShow()) {
+        plot->setToolTip(QString());
+        return;
+    }
+    const EngineF& engine = *engine_;
+    QString text = tile.meanOverHeads ? explainMeanWeight(engine, row, column)
+                                      : explainCell(engine, tile.stage, tile.head, row, column);
+    if (maskEdit_ && isAttentionMatrix(tile.stage)) {
+        text += hiddenByFixedMask(engine.scene().mask, row, column)
+                    ? tr("\nMask editing: this pair stays hidden (causal, window or padding).")
+                    : tr("\nMask editing: click to hide or show this pair.");
+    }
+    plot->setToolTip(text);
+    if (QToolTip::isVisible()) QToolTip::showText(QCursor::pos(), text, plot);
+}
+
+void HeatmapGrid::clicked(const HeatmapTile& tile, int row, int column) {
+    if (maskEdit_ && isAttentionMatrix(tile.stage)) {
+        emit maskCellClicked(row, column);
+    } else if (!rowsAreKeys(tile.stage)) {
+        setSelectedRow(row == selectedRow_ ? -1 : row);
+    }
+}
+
+void HeatmapGrid::setViewMode(ViewMode mode) {
+    if (mode == mode_) return;
+    mode_ = mode;
+    structurePending_ = true;
+    if (canShow()) rebuild();
+}
+
+void HeatmapGrid::setStage(Stage stage) {
+    if (stage == stage_) return;
+    stage_ = stage;
+    if (mode_ == ViewMode::AllHeads) {
+        structurePending_ = true;
+        if (canShow()) rebuild();
+    }
+}
+
+void HeatmapGrid::setHead(int head) {
+    if (head == head_) return;
+    head_ = head;
+    if (mode_ == ViewMode::AllStages) {
+        structurePending_ = true;
+        if (canShow()) rebuild();
+    }
+}
+
+GridView HeatmapGrid::view() const {
+    return {mode_,        stage_,      head_,        weightsMap_, signedMap_,
+            sharedRange_, showValues_, selectedRow_, showEntropy_};
+}
+
+void HeatmapGrid::setView(const GridView& view) {
+    mode_ = view.mode;
+    stage_ = view.stage;
+    head_ = view.head;
+    weightsMap_ = view.weightsMap;
+    signedMap_ = view.signedMap;
+    sharedRange_ = view.sharedRange;
+    showValues_ = view.showValues;
+    selectedRow_ = view.selectedRow;
+    showEntropy_ = view.showEntropy;
+    structurePending_ = true;
+    if (canShow()) rebuild();
+    emit selectedRowChanged(selectedRow_);
+}
+
+void HeatmapGrid::setWeightsMap(ColorMap map) {
+    weightsMap_ = map;
+    for (const HeatmapTile& t : tiles_) {
+        if (t.stage == Stage::Weights) {
+            t.controller->setGradient(colorGradient(map));
+            t.controller->replot();
+        }
+    }
+    updateSharedBar();
+}
+
+void HeatmapGrid::setSignedMap(ColorMap map) {
+    signedMap_ = map;
+    for (const HeatmapTile& t : tiles_) {
+        if (t.stage != Stage::Weights) {
+            t.controller->setGradient(colorGradient(map));
+            t.controller->replot();
+        }
+    }
+    updateSharedBar();
+}
+
+void HeatmapGrid::setSharedRange(bool shared) {
+    sharedRange_ = shared;
+    refill();
+}
+
+void HeatmapGrid::setPooling(Pooling pooling) {
+    pooling_ = pooling;
+    for (HeatmapController* c : pool_) {
+        c->setPooling(pooling);
+        c->replot();
+    }
+}
+
+void HeatmapGrid::setShowValues(bool show) {
+    showValues_ = show;
+    for (const HeatmapTile& t : tiles_) {
+        t.controller->setShowValues(show);
+        t.controller->replot();
+    }
+}
+
+void HeatmapGrid::setShowEntropy(bool show) {
+    if (show == showEntropy_) return;
+    showEntropy_ = show;
+    refill();
+    arrangedColumns_ = 0;
+    arrangeTiles();
+}
+
+void HeatmapGrid::setMaskEditMode(bool on) {
+    maskEdit_ = on;
+}
+
+void HeatmapGrid::setHighlightedStages(const QList<Stage>& stages) {
+    highlighted_ = stages;
+    for (const HeatmapTile& t : tiles_) {
+        t.controller->setHighlighted(stages.contains(t.stage) && !t.meanOverHeads);
+        t.controller->replot();
+    }
+}
+
+void HeatmapGrid::restyle() {
+    if (!canShow()) return;
+    for (const HeatmapTile& t : tiles_)
+        configureTile(t);
+    refill();
+    arrangedColumns_ = 0;
+    arrangeTiles();
+}
+
+void HeatmapGrid::setSelectedRow(int row) {
+    if (row == selectedRow_) return;
+    selectedRow_ = row;
+    for (const HeatmapTile& t : tiles_) {
+        t.controller->setSelectedRow(rowsAreKeys(t.stage) ? -1 : row);
+        t.controller->replot();
+    }
+    emit selectedRowChanged(row);
+}
+
+}  // namespace ae::ui

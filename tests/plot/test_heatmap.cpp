@@ -1,0 +1,377 @@
+// The heatmap controller and the cell explanations, without a window: the plot's data and its
+// pixels, checked against the float engine's numbers.
+
+#include <QApplication>
+#include <QStandardPaths>
+#include <QtTest>
+#include <charconv>
+#include <cmath>
+
+#include "io/scene_file.h"
+#include "plot/cell_explanation.h"
+#include "plot/color_maps.h"
+#include "plot/heatmap_controller.h"
+#include "qcustomplot.h"
+
+using namespace ae;
+using namespace ae::ui;
+
+namespace {
+
+EngineF computed(const Scene& scene) {
+    EngineF engine(scene);
+    engine.compute();
+    return engine;
+}
+
+// Lays the plot out at its own size and renders it, so coordToPixel matches the image.
+QImage render(HeatmapController& c, int width = 420, int height = 360) {
+    c.plot()->resize(width, height);
+    c.plot()->replot();
+    c.plot()->replot();  // tick labels settle in the second pass
+    return c.plot()->toPixmap(width, height).toImage();
+}
+
+bool near(QRgb a, QRgb b, int tolerance = 2) {
+    return std::abs(qRed(a) - qRed(b)) <= tolerance &&
+           std::abs(qGreen(a) - qGreen(b)) <= tolerance &&
+           std::abs(qBlue(a) - qBlue(b)) <= tolerance;
+}
+
+QRect cellPixels(const HeatmapController& c, int row, int column) {
+    const QCPAxis* x = c.colorMap()->keyAxis();
+    const QCPAxis* y = c.colorMap()->valueAxis();
+    return QRectF(QPointF(x->coordToPixel(column - 0.5), y->coordToPixel(row - 0.5)),
+                  QPointF(x->coordToPixel(column + 0.5), y->coordToPixel(row + 0.5)))
+        .normalized()
+        .toAlignedRect();
+}
+
+}  // namespace
+
+class TestHeatmap : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void cellsHoldTheEngineValues();
+    void queryZeroAtTopAndCellsOnIntegers();
+    void oneWideMapIsDrawn();
+    void renderedCellHasTheGradientColour();
+    void maskedCellsAreHatched();
+    void hoverFindsTheRoundedCell();
+    void selectedRowIsOutlined();
+    void weightTooltipShowsTheArithmetic();
+    void maskedWeightTooltipNamesTheMask();
+    void finiteFillTooltipUsesTheFill();
+    void largeMapIsPooledToItsPixels();
+    void tokenLabelsTurnUprightBeforeTheyThin();
+};
+
+void TestHeatmap::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication::setFont(QFont(QStringLiteral("DejaVu Sans"), 9));
+}
+
+void TestHeatmap::cellsHoldTheEngineValues() {
+    const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
+    HeatmapController c;
+    c.setMatrix(engine.weights(2));
+    const QCPColorMapData* data = c.colorMap()->data();
+    QCOMPARE(data->keySize(), 6);
+    QCOMPARE(data->valueSize(), 6);
+    for (int q = 0; q < 6; ++q) {
+        for (int k = 0; k < 6; ++k) {
+            QCOMPARE(const_cast<QCPColorMapData*>(data)->cell(k, q),
+                     static_cast<double>(engine.weights(2)(q, k)));
+        }
+    }
+    // Q of one head: L x d_head, dimensions across.
+    c.setMatrix(engine.headQuery(1));
+    QCOMPARE(c.colorMap()->data()->keySize(), engine.dHead());
+    QCOMPARE(c.colorMap()->data()->cell(1, 4), static_cast<double>(engine.headQuery(1)(4, 1)));
+}
+
+void TestHeatmap::queryZeroAtTopAndCellsOnIntegers() {
+    const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
+    HeatmapController c;
+    c.setMatrix(engine.weights(0));
+    c.setLabels({"a", "b", "c", "d", "e", "f"}, {"a", "b", "c", "d", "e", "f"}, true);
+    render(c);
+    QVERIFY(c.colorMap()->valueAxis()->rangeReversed());
+    QCOMPARE(c.colorMap()->interpolate(), false);
+    QCOMPARE(c.colorMap()->data()->keyRange(), QCPRange(0, 5));
+    QCOMPARE(c.colorMap()->keyAxis()->range(), QCPRange(-0.5, 5.5));
+    // Row 0 above row 5 on screen.
+    QVERIFY(c.cellCenter(0, 0).y() < c.cellCenter(5, 0).y());
+}
+
+void TestHeatmap::oneWideMapIsDrawn() {
+    Scene scene = io::loadPreset(QStringLiteral("default"));
+    scene.heads = 8;  // d_head = 1: Q of a head is one column wide
+    const EngineF engine = computed(scene);
+    HeatmapController c;
+    c.setGradient(divergingGradient());
+    c.setMatrix(engine.headQuery(3));
+    c.setDataRange(-3, 3);
+    c.setLabels({"a", "b", "c", "d", "e", "f"}, {"0"}, false);
+    QCOMPARE(c.colorMap()->data()->keyRange(), QCPRange(-0.5, 0.5));
+    const QImage image = render(c);
+    QCPColorGradient gradient = divergingGradient();
+    for (int row = 0; row < 6; ++row) {
+        const QPoint centre = c.cellCenter(row, 0).toPoint();
+        const QRgb expected = gradient.color(engine.headQuery(3)(row, 0), QCPRange(-3, 3));
+        QVERIFY2(near(image.pixel(centre), expected),
+                 qPrintable(QStringLiteral("row %1: %2 instead of %3")
+                                .arg(row)
+                                .arg(QColor(image.pixel(centre)).name(), QColor(expected).name())));
+    }
+}
+
+void TestHeatmap::renderedCellHasTheGradientColour() {
+    const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
+    HeatmapController c;
+    QCPColorGradient gradient = colorGradient(ColorMap::Viridis);
+    c.setGradient(gradient);
+    c.setMatrix(engine.weights(3));
+    c.setDataRange(0, 1);
+    c.setLabels({"a", "b", "c", "d", "e", "f"}, {"a", "b", "c", "d", "e", "f"}, true);
+    const QImage image = render(c);
+    // The brightest cell of head 3 and a dark one: both colours must be where coordToPixel says.
+    for (const auto& [q, k] : {std::pair{1, 1}, std::pair{1, 0}, std::pair{4, 5}}) {
+        const QPoint centre = c.cellCenter(q, k).toPoint();
+        const QRgb expected = gradient.color(engine.weights(3)(q, k), QCPRange(0, 1));
+        QVERIFY2(near(image.pixel(centre), expected),
+                 qPrintable(QStringLiteral("cell (%1, %2): %3 instead of %4")
+                                .arg(q)
+                                .arg(k)
+                                .arg(QColor(image.pixel(centre)).name(), QColor(expected).name())));
+    }
+    QVERIFY(!near(image.pixel(c.cellCenter(1, 1).toPoint()),
+                  image.pixel(c.cellCenter(1, 0).toPoint()), 20));
+}
+
+void TestHeatmap::maskedCellsAreHatched() {
+    Scene scene = io::loadPreset(QStringLiteral("default"));
+    scene.mask.causal = true;
+    const EngineF engine = computed(scene);
+    HeatmapController c;
+    c.setGradient(colorGradient(ColorMap::Viridis));
+    c.setMatrix(engine.weights(0));
+    c.setDataRange(0, 1);
+    c.setAllowed(engine.allowed());
+    c.setLabels({"a", "b", "c", "d", "e", "f"}, {"a", "b", "c", "d", "e", "f"}, true);
+    QVERIFY(c.isMarkedMasked(0, 3));
+    QVERIFY(!c.isMarkedMasked(3, 0));
+    const QImage image = render(c);
+    const auto countOff = [&](int row, int column) {
+        const QRect r = cellPixels(c, row, column).adjusted(3, 3, -3, -3);
+        const QRgb base = image.pixel(r.center());
+        int off = 0;
+        for (int y = r.top(); y <= r.bottom(); ++y) {
+            for (int x = r.left(); x <= r.right(); ++x)
+                off += !near(image.pixel(x, y), base, 12);
+        }
+        return double(off) / (r.width() * r.height());
+    };
+    QVERIFY2(countOff(3, 0) == 0.0, "a visible cell is one flat colour");
+    QVERIFY2(countOff(0, 3) > 0.05, "a masked cell is hatched");
+    // The hatch is drawn over the cell's real value, 0 under -inf: viridis' first colour shows.
+    const QRect masked = cellPixels(c, 0, 3);
+    const QRgb zero = colorGradient(ColorMap::Viridis).color(0.0, QCPRange(0, 1));
+    bool zeroSeen = false;
+    for (int x = masked.left() + 2; x < masked.right() - 2 && !zeroSeen; ++x) {
+        zeroSeen = near(image.pixel(x, masked.center().y()), zero);
+    }
+    QVERIFY(zeroSeen);
+}
+
+void TestHeatmap::hoverFindsTheRoundedCell() {
+    const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
+    HeatmapController c;
+    c.setMatrix(engine.weights(0));
+    c.setLabels({"a", "b", "c", "d", "e", "f"}, {"a", "b", "c", "d", "e", "f"}, true);
+    render(c);
+    const QRect cell = cellPixels(c, 2, 4);
+    // Just inside the cell's left edge: truncation of pixelToCoord would give column 3.
+    QCOMPARE(c.cellAt(QPointF(cell.left() + 2, cell.center().y())),
+             std::optional<QPoint>(QPoint(4, 2)));
+    QCOMPARE(c.cellAt(QPointF(cell.right() - 2, cell.top() + 2)),
+             std::optional<QPoint>(QPoint(4, 2)));
+    QCOMPARE(c.cellAt(QPointF(2, 2)), std::nullopt);
+
+    QSignalSpy clicks(&c, &HeatmapController::cellClicked);
+    QTest::mouseClick(c.plot(), Qt::LeftButton, {}, c.cellCenter(5, 1).toPoint());
+    QCOMPARE(clicks.count(), 1);
+    QCOMPARE(clicks.first().at(0).toInt(), 5);
+    QCOMPARE(clicks.first().at(1).toInt(), 1);
+}
+
+void TestHeatmap::selectedRowIsOutlined() {
+    const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
+    HeatmapController c;
+    c.setGradient(colorGradient(ColorMap::Viridis));
+    c.setMatrix(engine.weights(0));
+    c.setDataRange(0, 1);
+    c.setLabels({"a", "b", "c", "d", "e", "f"}, {"a", "b", "c", "d", "e", "f"}, true);
+    const auto yellowNearTop = [&](const QImage& image, int row) {
+        const QRect r = cellPixels(c, row, 2);
+        for (int y = r.top(); y < r.top() + 5; ++y) {
+            if (near(image.pixel(r.center().x(), y), qRgb(255, 200, 0), 30)) return true;
+        }
+        return false;
+    };
+    QVERIFY(!yellowNearTop(render(c), 2));
+    c.setSelectedRow(2);
+    const QImage image = render(c);
+    QVERIFY(yellowNearTop(image, 2));
+    QVERIFY(!yellowNearTop(image, 4));
+}
+
+void TestHeatmap::weightTooltipShowsTheArithmetic() {
+    const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
+    const int h = 1, q = 2, k = 4;
+    // The softmax by hand, from the engine's float numbers.
+    double rowMax = -INFINITY, sum = 0.0;
+    for (int j = 0; j < 6; ++j)
+        rowMax = std::max(rowMax, double(engine.scaled(h)(q, j)));
+    for (int j = 0; j < 6; ++j)
+        sum += std::exp(double(engine.scaled(h)(q, j)) - rowMax);
+    const double scaled = engine.scaled(h)(q, k);
+    const auto g5 = [](double v) { return QString::number(v, 'g', 5); };
+    char buffer[32];
+    const float weight = engine.weights(h)(q, k);
+    const auto end = std::to_chars(buffer, buffer + 32, weight).ptr;
+    const QString text = explainCell(engine, Stage::Weights, h, q, k);
+    const QStringList lines = text.split('\n');
+    QCOMPARE(lines.size(), 4);
+    QCOMPARE(lines[0], QStringLiteral("head 1 · softmax weights, query 2 “sat” → key 4 “the”"));
+    QCOMPARE(lines[1], QStringLiteral("value ") + QString::fromLatin1(buffer, end - buffer));
+    QCOMPARE(lines[2], QStringLiteral("q_2·k_4 = %1, ÷ %2 = %3")
+                           .arg(g5(engine.scores(h)(q, k)), g5(std::sqrt(2.0)), g5(scaled)));
+    QCOMPARE(
+        lines[3],
+        QStringLiteral("exp(%1 − %2) / %3 = %4").arg(g5(scaled), g5(rowMax), g5(sum), g5(weight)));
+}
+
+void TestHeatmap::maskedWeightTooltipNamesTheMask() {
+    Scene scene = io::loadPreset(QStringLiteral("default"));
+    scene.mask.causal = true;
+    scene.mask.window = 1;
+    const EngineF engine = computed(scene);
+    const QString text = explainCell(engine, Stage::Weights, 0, 1, 4);
+    QVERIFY2(text.contains(QStringLiteral("value 0\n")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("causal (key 4 comes after query 1)")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("window (|1 − 4| = 3 > 1)")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("exactly 0")), qPrintable(text));
+    QVERIFY(!explainCell(engine, Stage::Weights, 0, 4, 3).contains(QStringLiteral("masked")));
+    QVERIFY(maskReasons(scene.mask, 4, 1).size() == 1);  // window only
+    QVERIFY(hiddenByFixedMask(scene.mask, 0, 2));
+}
+
+void TestHeatmap::finiteFillTooltipUsesTheFill() {
+    Scene scene = io::loadPreset(QStringLiteral("default"));
+    scene.mask.causal = true;
+    scene.maskFill = 0.0;
+    const EngineF engine = computed(scene);
+    const float weight = engine.weights(2)(0, 5);
+    QVERIFY(weight > 0.0f);  // a fill of 0 gives the masked key real weight
+    const QString text = explainCell(engine, Stage::Weights, 2, 0, 5);
+    QVERIFY2(text.contains(QStringLiteral("replaced by the fill 0: exp(0 − ")), qPrintable(text));
+    QVERIFY2(text.endsWith(QStringLiteral(" = ") + QString::number(weight, 'g', 5)),
+             qPrintable(text));
+}
+
+// A 600 x 600 map in a plot a few hundred pixels wide shows one cell per pixel: each shown cell
+// is the max (or mean) of its pool, hit testing still finds matrix cells, and masked cells are
+// still marked.
+void TestHeatmap::largeMapIsPooledToItsPixels() {
+    EngineF::Matrix m(600, 600);
+    for (int i = 0; i < 600; ++i)
+        for (int j = 0; j < 600; ++j)
+            m(i, j) = static_cast<float>((i * 7 + j * 13) % 101) / 100.0f;
+    QStringList labels;
+    for (int i = 0; i < 600; ++i)
+        labels << QString::number(i);
+    HeatmapController c;
+    c.setMatrix(m);
+    c.setLabels(labels, labels, true);
+    c.setDataRange(0.0, 1.0);
+    render(c, 420, 360);
+    const int ry = c.rowsPerCell(), rx = c.columnsPerCell();
+    QVERIFY2(ry > 1 && rx > 1, qPrintable(QStringLiteral("%1 x %2").arg(ry).arg(rx)));
+    QCPColorMapData* data = c.colorMap()->data();
+    QCOMPARE(data->keySize(), (600 + rx - 1) / rx);
+    QCOMPARE(data->valueSize(), (600 + ry - 1) / ry);
+    QCOMPARE(data->cell(3, 2), double(m.block(2 * ry, 3 * rx, ry, rx).maxCoeff()));
+    c.setPooling(Pooling::Mean);
+    QCOMPARE(float(data->cell(3, 2)), m.block(2 * ry, 3 * rx, ry, rx).mean());
+    // The axes still count matrix cells.
+    QCOMPARE(c.rows(), 600);
+    const QPointF centre = c.cellCenter(300, 123);
+    QCOMPARE(c.cellAt(centre), std::optional<QPoint>(QPoint(123, 300)));
+    // A causal mask over the pooled map veils the upper triangle.
+    BoolMatrix allowed(600, 600);
+    for (int i = 0; i < 600; ++i)
+        for (int j = 0; j < 600; ++j)
+            allowed(i, j) = j <= i;
+    const QImage plain = render(c);
+    c.setAllowed(allowed);
+    const QImage veiled = render(c);
+    const QPoint upper = c.cellCenter(50, 550).toPoint(), lower = c.cellCenter(550, 50).toPoint();
+    QVERIFY(plain.pixel(upper) != veiled.pixel(upper));
+    QCOMPARE(plain.pixel(lower), veiled.pixel(lower));
+
+    // Maps share one veil per mask: a second map with the opposite mask, painted in between,
+    // must not lend the first its veil, nor take the first's.
+    HeatmapController other;
+    other.setPooling(Pooling::Mean);
+    other.setMatrix(m);
+    other.setLabels(labels, labels, true);
+    other.setDataRange(0.0, 1.0);
+    const BoolMatrix opposite = allowed.unaryExpr([](bool a) { return !a; });
+    other.setAllowed(opposite);
+    const QImage otherVeiled = render(other);
+    QCOMPARE(otherVeiled.pixel(upper), plain.pixel(upper));
+    QVERIFY(otherVeiled.pixel(lower) != plain.pixel(lower));
+    const QImage again = render(c);
+    QCOMPARE(again.pixel(upper), veiled.pixel(upper));
+    QCOMPARE(again.pixel(lower), plain.pixel(lower));
+    // A new mask on the same map moves its veil.
+    c.setAllowed(opposite);
+    const QImage moved = render(c);
+    QCOMPARE(moved.pixel(upper), plain.pixel(upper));
+    QCOMPARE(moved.pixel(lower), otherVeiled.pixel(lower));
+}
+
+QTEST_MAIN(TestHeatmap)
+#include "test_heatmap.moc"
+
+// Across every width from roomy to cramped, token labels lying flat are all there: a map turns
+// them upright before it drops any (at 1024x768 the default scene's cells once fell in the two
+// pixels where "The cat sat on the mat" lay flat with every other word missing).
+void TestHeatmap::tokenLabelsTurnUprightBeforeTheyThin() {
+    const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
+    const QStringList words = {"The", "cat", "sat", "on", "the", "mat"};
+    int flat = 0, upright = 0;
+    for (int width = 520; width >= 200; width -= 2) {
+        HeatmapController c;
+        c.setLabels(words, words, true);
+        c.setMatrix(engine.weights(0));
+        render(c, width, 360);
+        const QCPAxis* keys = c.colorMap()->keyAxis();
+        auto* ticker = dynamic_cast<QCPAxisTickerText*>(keys->ticker().data());
+        QVERIFY(ticker);
+        if (keys->tickLabelRotation() == 0) {
+            ++flat;
+            QVERIFY2(ticker->ticks().size() == words.size(),
+                     qPrintable(QStringLiteral("%1 px: %2 of 6 labels lying flat")
+                                    .arg(width)
+                                    .arg(ticker->ticks().size())));
+        } else {
+            ++upright;
+        }
+    }
+    // The sweep crossed the point where the labels turn.
+    QVERIFY(flat > 0);
+    QVERIFY(upright > 0);
+}

@@ -1,0 +1,282 @@
+#include "ui/editors/controls_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QVBoxLayout>
+#include <cmath>
+#include <limits>
+
+#include "document/attention_document.h"
+
+namespace ae::ui {
+namespace {
+
+constexpr double kBigNegativeFill = -1e20;
+
+int divisorToPosition(double divisor) {
+    const double p = (std::log10(divisor) - std::log10(ControlsPanel::kMinDivisor)) * 100.0;
+    return std::clamp(static_cast<int>(std::lround(p)), 0, ControlsPanel::kScaleSteps);
+}
+
+double positionToDivisor(int position) {
+    return ControlsPanel::kMinDivisor * std::pow(10.0, position / 100.0);
+}
+
+QSlider* makeSlider(const QString& name, QWidget* parent) {
+    auto* slider = new QSlider(Qt::Horizontal, parent);
+    slider->setObjectName(name);
+    slider->setPageStep(1);
+    return slider;
+}
+
+// The numbers under the scaling slider's ticks (one a decade): the first flush left, the last
+// flush right and the middle ones centred under their ticks, as the slider's handle travels.
+QWidget* makeDecadeLabels(QWidget* parent) {
+    auto* row = new QWidget(parent);
+    row->setObjectName(QStringLiteral("scaleTickLabels"));
+    auto* layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    const int decades = ControlsPanel::kScaleSteps / 100;
+    for (int d = 0; d <= decades; ++d) {
+        const double divisor = positionToDivisor(d * 100);
+        auto* label = new QLabel(QString::number(divisor, 'g', 3), row);
+        label->setObjectName(QStringLiteral("scaleTick%1").arg(d));
+        label->setAlignment(d == 0         ? Qt::AlignLeft
+                            : d == decades ? Qt::AlignRight
+                                           : Qt::AlignHCenter);
+        // Equal stretch for the middle labels, half for the ends: centres fall on the ticks.
+        layout->addWidget(label, d == 0 || d == decades ? 1 : 2);
+    }
+    return row;
+}
+
+}  // namespace
+
+ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
+    : QWidget(parent), document_(document) {
+    auto* layout = new QVBoxLayout(this);
+
+    auto* headsBox = new QGroupBox(tr("Heads"), this);
+    auto* headsLayout = new QVBoxLayout(headsBox);
+    heads_ = makeSlider(QStringLiteral("headSlider"), headsBox);
+    heads_->setTickPosition(QSlider::TicksBelow);
+    heads_->setToolTip(
+        tr("Number of heads: only divisors of d_proj, so every head is d_proj / H wide"));
+    headsLabel_ = new QLabel(headsBox);
+    headsLabel_->setObjectName(QStringLiteral("headsLabel"));
+    headsMessage_ = new QLabel(headsBox);
+    headsMessage_->setObjectName(QStringLiteral("headsMessage"));
+    headsMessage_->setWordWrap(true);
+    headsMessage_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    headsMessage_->setStyleSheet(
+        QStringLiteral("QLabel { background: #fff4ce; color: #3b2f00; border: 1px solid #d8b94a; "
+                       "padding: 4px; }"));
+    headsMessage_->hide();
+    headsLayout->addWidget(headsLabel_);
+    headsLayout->addWidget(heads_);
+    headsLayout->addWidget(headsMessage_);
+    layout->addWidget(headsBox);
+
+    auto* scaleBox = new QGroupBox(tr("Scaling"), this);
+    auto* scaleLayout = new QVBoxLayout(scaleBox);
+    scaleLabel_ = new QLabel(scaleBox);
+    scale_ = makeSlider(QStringLiteral("scaleSlider"), scaleBox);
+    scale_->setRange(0, kScaleSteps);
+    scale_->setPageStep(10);
+    scale_->setTickPosition(QSlider::TicksBelow);
+    scale_->setTickInterval(100);  // one tick per decade: 0.1, 1, 10, 100
+    scale_->setToolTip(
+        tr("Divisor of the scores, 0.1 to 100 on a log scale (ticks at 0.1, 1, 10, 100)"));
+    auto* buttons = new QHBoxLayout;
+    sqrtDk_ = new QPushButton(QStringLiteral("√d_k"), scaleBox);
+    sqrtDmodel_ = new QPushButton(QStringLiteral("√d_model"), scaleBox);
+    none_ = new QPushButton(QStringLiteral("1"), scaleBox);
+    sqrtDk_->setToolTip(tr("Divide by √d_k (d_k = d_head), as in the Transformer paper"));
+    sqrtDmodel_->setToolTip(tr("Divide by √d_model"));
+    none_->setToolTip(tr("No scaling: divide by 1"));
+    for (QPushButton* b : {sqrtDk_, sqrtDmodel_, none_}) {
+        b->setCheckable(true);
+        buttons->addWidget(b);
+    }
+    scaleLayout->addWidget(scaleLabel_);
+    scaleLayout->addWidget(scale_);
+    scaleLayout->addWidget(makeDecadeLabels(scaleBox));
+    scaleLayout->addLayout(buttons);
+    layout->addWidget(scaleBox);
+
+    auto* maskBox = new QGroupBox(tr("Mask"), this);
+    auto* maskLayout = new QFormLayout(maskBox);
+    causal_ = new QCheckBox(tr("causal (no looking ahead)"), maskBox);
+    causal_->setObjectName(QStringLiteral("causalCheck"));
+    window_ = makeSlider(QStringLiteral("windowSlider"), maskBox);
+    window_->setToolTip(tr("Each query sees keys at most this far away; leftmost is off"));
+    windowLabel_ = new QLabel(maskBox);
+    fill_ = new QComboBox(maskBox);
+    fill_->setObjectName(QStringLiteral("fillCombo"));
+    fill_->addItem(QStringLiteral("−inf"));
+    fill_->addItem(QStringLiteral("−1e20"));
+    fill_->addItem(tr("custom value"));
+    fill_->setToolTip(tr("What masked scores become before the softmax"));
+    fillValue_ = new QDoubleSpinBox(maskBox);
+    fillValue_->setObjectName(QStringLiteral("fillSpin"));
+    fillValue_->setRange(-1e9, 1e9);
+    fillValue_->setDecimals(2);
+    fillValue_->setKeyboardTracking(false);  // one edit per typed number, not per keystroke
+    clearCustom_ = new QPushButton(tr("Clear custom mask"), maskBox);
+    clearCustom_->setToolTip(tr("Forget the cells hidden in mask edit mode"));
+    maskLayout->addRow(causal_);
+    maskLayout->addRow(windowLabel_);
+    maskLayout->addRow(window_);
+    maskLayout->addRow(tr("Fill"), fill_);
+    maskLayout->addRow(tr("Value"), fillValue_);
+    maskLayout->addRow(clearCustom_);
+    layout->addWidget(maskBox);
+    layout->addStretch(1);
+
+    for (QSlider* s : {heads_, scale_, window_})
+        connectDrag(s);
+    connect(heads_, &QSlider::valueChanged, this, &ControlsPanel::applyHeads);
+    connect(scale_, &QSlider::valueChanged, this, &ControlsPanel::applyDivisor);
+    connect(window_, &QSlider::valueChanged, this, &ControlsPanel::applyWindow);
+    connect(sqrtDk_, &QPushButton::clicked, this, [this] {
+        document_->setScale({ScaleKind::SqrtDk, 1.0});
+    });
+    connect(sqrtDmodel_, &QPushButton::clicked, this, [this] {
+        document_->setScale({ScaleKind::SqrtDmodel, 1.0});
+    });
+    connect(none_, &QPushButton::clicked, this, [this] {
+        document_->setScale({ScaleKind::None, 1.0});
+    });
+    connect(causal_, &QCheckBox::toggled, this, [this](bool on) {
+        Mask mask = document_->scene().mask;
+        mask.causal = on;
+        document_->setMask(mask);
+    });
+    connect(clearCustom_, &QPushButton::clicked, this, [this] {
+        Mask mask = document_->scene().mask;
+        mask.allowed.reset();
+        document_->setMask(mask);
+    });
+    connect(fill_, &QComboBox::currentIndexChanged, this, &ControlsPanel::applyFill);
+    connect(fillValue_, &QDoubleSpinBox::valueChanged, this, &ControlsPanel::applyFill);
+    connect(document_, &AttentionDocument::resultsChanged, this, &ControlsPanel::syncFromDocument);
+    // A refused head count is about the scene it was refused for: a new structure clears it.
+    connect(document_, &AttentionDocument::structureChanged, headsMessage_, [this] {
+        headsMessage_->clear();
+        headsMessage_->hide();
+    });
+    syncFromDocument();
+}
+
+void ControlsPanel::connectDrag(QSlider* slider) {
+    connect(slider, &QSlider::sliderPressed, document_, &AttentionDocument::beginInteraction);
+    connect(slider, &QSlider::sliderReleased, document_, &AttentionDocument::endInteraction);
+}
+
+QString ControlsPanel::headsMessage() const {
+    return headsMessage_->text();
+}
+
+void ControlsPanel::applyHeads(int position) {
+    if (position < 0 || position >= static_cast<int>(headChoices_.size())) return;
+    const int heads = headChoices_[static_cast<size_t>(position)];
+    if (heads == document_->scene().heads) return;
+    QString error;
+    if (document_->setHeads(heads, &error)) {
+        headsMessage_->clear();
+        headsMessage_->hide();
+        return;
+    }
+    if (error.isEmpty()) return;
+    const QString message = tr("%1 heads refused: %2").arg(heads).arg(error);
+    headsMessage_->setText(message);
+    headsMessage_->show();
+    emit messageRequested(message);
+    syncFromDocument();  // the slider goes back to the head count the scene still has
+}
+
+void ControlsPanel::applyDivisor(int position) {
+    document_->setScale({ScaleKind::Divisor, positionToDivisor(position)});
+}
+
+void ControlsPanel::applyWindow(int position) {
+    Mask mask = document_->scene().mask;
+    mask.window = position == 0 ? std::nullopt : std::optional<int>(position - 1);
+    document_->setMask(mask);
+}
+
+void ControlsPanel::applyFill() {
+    const int choice = fill_->currentIndex();
+    fillValue_->setEnabled(choice == 2);
+    const double fill = choice == 0   ? -std::numeric_limits<double>::infinity()
+                        : choice == 1 ? kBigNegativeFill
+                                      : fillValue_->value();
+    if (fill != document_->scene().maskFill) document_->setMaskFill(fill);
+}
+
+void ControlsPanel::syncFromDocument() {
+    const Scene& scene = document_->scene();
+    if (scene.tokens.empty()) return;
+    const QSignalBlocker b1(heads_), b2(scale_), b3(window_), b4(causal_), b5(fill_),
+        b6(fillValue_), b7(sqrtDk_), b8(sqrtDmodel_), b9(none_);
+
+    headChoices_.clear();
+    const int dProj = scene.dProj();
+    for (int h = 1; h <= dProj; ++h) {
+        if (dProj % h == 0) headChoices_.push_back(h);
+    }
+    heads_->setRange(0, static_cast<int>(headChoices_.size()) - 1);
+    const auto at = std::find(headChoices_.begin(), headChoices_.end(), scene.heads);
+    heads_->setValue(static_cast<int>(at - headChoices_.begin()));
+    headsLabel_->setText(tr("<b>%1</b> head%2 · d_head = <b>%3</b> (d_proj = %4)")
+                             .arg(scene.heads)
+                             .arg(scene.heads == 1 ? QString() : QStringLiteral("s"))
+                             .arg(scene.dHead())
+                             .arg(dProj));
+
+    const double divisor = scene.divisor();
+    scale_->setValue(divisorToPosition(divisor));
+    QString kind;
+    switch (scene.scale.kind) {
+        case ScaleKind::SqrtDk:
+            kind = QStringLiteral(" = √d_k = √%1").arg(scene.dHead());
+            break;
+        case ScaleKind::SqrtDmodel:
+            kind = QStringLiteral(" = √d_model = √%1").arg(scene.dModel());
+            break;
+        case ScaleKind::None:
+            kind = tr(" (no scaling)");
+            break;
+        case ScaleKind::Divisor:
+            break;
+    }
+    scaleLabel_->setText(
+        tr("Divide scores by <b>%1</b>%2").arg(QString::number(divisor, 'g', 4), kind));
+    sqrtDk_->setChecked(scene.scale.kind == ScaleKind::SqrtDk);
+    sqrtDmodel_->setChecked(scene.scale.kind == ScaleKind::SqrtDmodel);
+    none_->setChecked(scene.scale.kind == ScaleKind::None);
+
+    causal_->setChecked(scene.mask.causal);
+    const int longest = std::max(scene.queryCount(), scene.keyCount());
+    window_->setRange(0, longest);
+    window_->setValue(scene.mask.window ? std::min(*scene.mask.window + 1, longest) : 0);
+    windowLabel_->setText(scene.mask.window
+                              ? tr("Window: keys within <b>±%1</b>").arg(*scene.mask.window)
+                              : tr("Window: <b>off</b>"));
+    const double fill = scene.maskFill;
+    const int choice = std::isinf(fill) ? 0 : fill == kBigNegativeFill ? 1 : 2;
+    fill_->setCurrentIndex(choice);
+    if (choice == 2) fillValue_->setValue(fill);
+    fillValue_->setEnabled(choice == 2);
+    clearCustom_->setEnabled(scene.mask.allowed.has_value());
+}
+
+}  // namespace ae::ui

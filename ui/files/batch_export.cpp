@@ -1,0 +1,227 @@
+#include "ui/files/batch_export.h"
+
+#include <gif_lib.h>
+
+#include <QBuffer>
+#include <QDir>
+#include <cmath>
+#include <stdexcept>
+
+#include "document/attention_document.h"
+#include "io/result_export.h"
+#include "plot/heatmap_controller.h"
+#include "ui/window/document_maps.h"
+
+namespace ae::ui {
+namespace {
+
+QString parameterName(SweepParameter parameter) {
+    switch (parameter) {
+        case SweepParameter::Divisor:
+            return QStringLiteral("divisor");
+        case SweepParameter::Heads:
+            return QStringLiteral("heads");
+        case SweepParameter::Window:
+            break;
+    }
+    return QStringLiteral("window");
+}
+
+// Applies one value to the private document; the caption says what the frame shows.
+QString applySweepValue(AttentionDocument& document, SweepParameter parameter, double value) {
+    const Scene& scene = document.scene();
+    switch (parameter) {
+        case SweepParameter::Divisor:
+            document.setScaleWithoutUndo({ScaleKind::Divisor, value});
+            return QStringLiteral("scores ÷ %1").arg(value, 0, 'g', 3);
+        case SweepParameter::Heads: {
+            const int heads = static_cast<int>(value);
+            document.setHeadsWithoutUndo(heads);
+            return QStringLiteral("%1 head%2 of width %3")
+                .arg(heads)
+                .arg(heads == 1 ? "" : "s")
+                .arg(scene.dProj() / heads);
+        }
+        case SweepParameter::Window: {
+            Mask mask = scene.mask;
+            mask.window = static_cast<int>(value);
+            document.setMaskWithoutUndo(mask);
+            return QStringLiteral("window ±%1").arg(static_cast<int>(value));
+        }
+    }
+    return {};
+}
+
+int appendBytes(GifFileType* gif, const GifByteType* data, int length) {
+    static_cast<QByteArray*>(gif->UserData)->append(reinterpret_cast<const char*>(data), length);
+    return length;
+}
+
+[[noreturn]] void gifFailed(int code) {
+    throw io::WriteError(
+        QStringLiteral("GIF: %1").arg(QString::fromLatin1(GifErrorString(code))).toStdString());
+}
+
+}  // namespace
+
+QStringList exportEveryHead(AttentionDocument* document, const GridView& view,
+                            const QString& folder, const QString& base, ImageFormat format,
+                            const ImageOptions& options) {
+    if (!QDir().mkpath(folder)) {
+        throw io::WriteError(
+            QStringLiteral("%1: cannot create the directory").arg(folder).toStdString());
+    }
+    const int heads = document->scene().heads;
+    const int digits = heads >= 100 ? 3 : 2;
+    HeatmapGrid grid;
+    DocumentMaps gridFollowsDocument(document, &grid);
+    QStringList files;
+    for (int h = 0; h < heads; ++h) {
+        GridView one = figureView(view);
+        one.mode = ViewMode::AllStages;  // holds every head's maps, past the grid's 48 too
+        one.head = h;
+        grid.setView(one);
+        const QString file = QDir(folder).filePath(QStringLiteral("%1-%2-head%3.%4")
+                                                       .arg(base, stageKey(view.stage))
+                                                       .arg(h, digits, 10, QLatin1Char('0'))
+                                                       .arg(imageFormatSuffix(format)));
+        saveImage(file, {grid.tile(view.stage, h)}, options);
+        files << file;
+    }
+    return files;
+}
+
+std::vector<double> sweepValues(const Scene& scene, const SweepRequest& request) {
+    const double low = std::min(request.from, request.to);
+    const double high = std::max(request.from, request.to);
+    std::vector<double> values;
+    switch (request.parameter) {
+        case SweepParameter::Divisor: {
+            // Log-spaced: each step multiplies the divisor by the same factor, as the slider does.
+            if (low <= 0.0) return values;
+            const int steps = std::max(2, request.steps);
+            for (int i = 0; i < steps; ++i)
+                values.push_back(low * std::pow(high / low, i / double(steps - 1)));
+            break;
+        }
+        case SweepParameter::Heads:
+            for (int h = std::max(1, static_cast<int>(std::ceil(low))); h <= high; ++h) {
+                if (scene.dProj() % h == 0) values.push_back(h);
+            }
+            break;
+        case SweepParameter::Window:
+            for (int w = std::max(0, static_cast<int>(std::ceil(low))); w <= high; ++w)
+                values.push_back(w);
+            break;
+    }
+    return values;
+}
+
+QStringList exportSweep(const Scene& scene, const GridView& view, const SweepRequest& request,
+                        const QString& folder, const QString& base, ImageOptions options) {
+    const std::vector<double> values = sweepValues(scene, request);
+    if (values.empty()) throw std::invalid_argument("the sweep's range holds no usable value");
+    if (!QDir().mkpath(folder)) {
+        throw io::WriteError(
+            QStringLiteral("%1: cannot create the directory").arg(folder).toStdString());
+    }
+    AttentionDocument document;
+    document.resetScene(scene);
+    document.waitForResults();  // a large scene computes on the worker thread
+    HeatmapGrid grid;
+    DocumentMaps gridFollowsDocument(&document, &grid);
+    grid.setView(figureView(view));
+    const QString name = parameterName(request.parameter);
+    QStringList files;
+    std::vector<QImage> frames;
+    for (size_t i = 0; i < values.size(); ++i) {
+        options.caption = applySweepValue(document, request.parameter, values[i]);
+        document.waitForResults();
+        if (!document.errorText().isEmpty()) {
+            throw std::invalid_argument(
+                QStringLiteral("%1: %2").arg(options.caption, document.errorText()).toStdString());
+        }
+        if (options.size.isEmpty())
+            options.size = naturalImageSize(static_cast<int>(grid.tiles().size()));
+        const QImage frame = renderImage(gridTiles(grid), options);
+        const QString file = QDir(folder).filePath(
+            QStringLiteral("%1-%2-%3.png").arg(base, name).arg(i, 3, 10, QLatin1Char('0')));
+        QByteArray bytes;
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        frame.save(&buffer, "PNG");
+        io::writeFileAtomically(file, bytes);
+        files << file;
+        if (request.gif) frames.push_back(frame);
+    }
+    if (request.gif) {
+        const QString file = QDir(folder).filePath(QStringLiteral("%1-%2.gif").arg(base, name));
+        io::writeFileAtomically(file, gifBytes(frames, 80));
+        files << file;
+    }
+    return files;
+}
+
+QByteArray gifBytes(const std::vector<QImage>& frames, int delayCentiseconds) {
+    QByteArray bytes;
+    if (frames.empty()) return bytes;
+    const int width = frames.front().width(), height = frames.front().height();
+    int error = 0;
+    GifFileType* gif = EGifOpen(&bytes, appendBytes, &error);
+    if (!gif) gifFailed(error);
+    EGifSetGifVersion(gif, true);  // GIF89a: delays and looping
+    const auto check = [&](int result) {
+        if (result == GIF_ERROR) {
+            const int code = gif->Error;
+            EGifCloseFile(gif, &error);
+            gifFailed(code);
+        }
+    };
+    check(EGifPutScreenDesc(gif, width, height, 8, 0, nullptr));
+    // The Netscape extension: loop forever, as a slide expects.
+    check(EGifPutExtensionLeader(gif, APPLICATION_EXT_FUNC_CODE));
+    check(EGifPutExtensionBlock(gif, 11, "NETSCAPE2.0"));
+    const unsigned char loop[3] = {1, 0, 0};
+    check(EGifPutExtensionBlock(gif, 3, loop));
+    check(EGifPutExtensionTrailer(gif));
+
+    const size_t pixels = static_cast<size_t>(width) * static_cast<size_t>(height);
+    std::vector<GifByteType> red(pixels), green(pixels), blue(pixels), indices(pixels);
+    for (const QImage& frame : frames) {
+        const QImage rgb = frame.convertToFormat(QImage::Format_RGB32);
+        if (rgb.size() != QSize(width, height)) {
+            EGifCloseFile(gif, &error);
+            throw io::WriteError("GIF: frames differ in size");
+        }
+        for (int y = 0; y < height; ++y) {
+            const QRgb* line = reinterpret_cast<const QRgb*>(rgb.constScanLine(y));
+            for (int x = 0; x < width; ++x) {
+                const size_t i = static_cast<size_t>(y) * width + x;
+                red[i] = qRed(line[x]);
+                green[i] = qGreen(line[x]);
+                blue[i] = qBlue(line[x]);
+            }
+        }
+        int colours = 256;
+        GifColorType palette[256];
+        if (GifQuantizeBuffer(width, height, &colours, red.data(), green.data(), blue.data(),
+                              indices.data(), palette) == GIF_ERROR) {
+            EGifCloseFile(gif, &error);
+            throw io::WriteError("GIF: cannot reduce a frame to 256 colours");
+        }
+        GraphicsControlBlock control{DISPOSE_DO_NOT, false, delayCentiseconds,
+                                     NO_TRANSPARENT_COLOR};
+        GifByteType extension[4];
+        EGifGCBToExtension(&control, extension);
+        check(EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, 4, extension));
+        ColorMapObject* map = GifMakeMapObject(256, palette);
+        const int described = EGifPutImageDesc(gif, 0, 0, width, height, false, map);
+        GifFreeMapObject(map);
+        check(described);
+        check(EGifPutLine(gif, indices.data(), static_cast<int>(pixels)));
+    }
+    if (EGifCloseFile(gif, &error) == GIF_ERROR) gifFailed(error);
+    return bytes;
+}
+
+}  // namespace ae::ui

@@ -1,0 +1,45 @@
+#pragma once
+// Exports of many images at once: one file per head, and sweeps that step one control across a
+// range (a numbered PNG sequence plus an animated GIF). Each frame is drawn by a hidden grid, like
+// every other export, so the user's document and undo history are never touched.
+
+#include <QImage>
+#include <QStringList>
+#include <vector>
+
+#include "plot/image_export.h"
+
+namespace ae::ui {
+
+class AttentionDocument;
+
+// `<base>-<stage>-head03.<ext>` in `folder` for every head of view.stage (two digits, three from
+// 100 heads on). Returns the files written; throws io::WriteError.
+QStringList exportEveryHead(AttentionDocument* document, const GridView& view,
+                            const QString& folder, const QString& base, ImageFormat format,
+                            const ImageOptions& options);
+
+enum class SweepParameter { Divisor, Heads, Window };
+
+struct SweepRequest {
+    SweepParameter parameter = SweepParameter::Divisor;
+    double from = 0.5, to = 8.0;  // divisor: log-spaced; heads: the divisors of d_proj in range
+    int steps = 12;               // divisor only; heads and window take every value in range
+    bool gif = true;
+};
+
+// The values a sweep steps through, in order (never empty for a valid range).
+std::vector<double> sweepValues(const Scene& scene, const SweepRequest& request);
+
+// `<base>-<parameter>-000.png`, … in `folder`, each captioned with its value, all of one size
+// (options.size, else the first frame's natural size), and `<base>-<parameter>.gif` when asked.
+// Returns the files written. Throws io::WriteError; std::invalid_argument for an empty range or a
+// value the scene cannot compute.
+QStringList exportSweep(const Scene& scene, const GridView& view, const SweepRequest& request,
+                        const QString& folder, const QString& base, ImageOptions options);
+
+// An animated GIF (looping, `delayCentiseconds` a frame) of frames of one size, each reduced to
+// its own 256-colour palette by giflib's median cut. Throws io::WriteError.
+QByteArray gifBytes(const std::vector<QImage>& frames, int delayCentiseconds);
+
+}  // namespace ae::ui

@@ -1,0 +1,68 @@
+#pragma once
+// File › Export image…, Export every head… and Export a sweep…: what to draw, the format, the
+// size and the scale for print, and where. Remembers the last folder and format; a failed write
+// shows the writer's own reason and keeps the dialog open.
+
+#include <QDialog>
+
+#include "plot/image_export.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLineEdit;
+class QSpinBox;
+
+namespace ae::ui {
+
+class MainWindow;
+
+class ExportDialog : public QDialog {
+    Q_OBJECT
+public:
+    enum class Mode { Image, EveryHead, Sweep };
+    ExportDialog(MainWindow* window, Mode mode);
+
+    // Exports with the current fields; false with *error (the writer's reason) on failure.
+    bool exportNow(QString* error);
+    // The file (Image) or folder (EveryHead, Sweep) written to.
+    QString target() const;
+    void setTarget(const QString& path);
+
+    void accept() override;
+
+private:
+    void browse();
+    void formatChanged();
+    void paperChanged();
+    QString baseName() const;
+    // How many maps one file holds, for a paper layout.
+    int mapsPerFile() const;
+    FigureStyle style() const;
+
+    MainWindow* window_;
+    Mode mode_;
+    QComboBox* maps_ = nullptr;
+    QComboBox* format_ = nullptr;
+    QSpinBox* width_;
+    QSpinBox* height_;
+    QDoubleSpinBox* scale_;
+    QLineEdit* target_;
+    QLineEdit* base_ = nullptr;
+    QComboBox* parameter_ = nullptr;
+    QDoubleSpinBox* from_ = nullptr;
+    QDoubleSpinBox* to_ = nullptr;
+    QSpinBox* steps_ = nullptr;
+    QCheckBox* gif_ = nullptr;
+    QComboBox* paper_;
+    QComboBox* titleMode_;
+    QLineEdit* title_;
+    QCheckBox* entropy_;
+    QLineEdit* colorBarLabel_;
+    QComboBox* range_;
+    QDoubleSpinBox* rangeLow_;
+    QDoubleSpinBox* rangeHigh_;
+    QSpinBox* decimals_;
+};
+
+}  // namespace ae::ui

@@ -1,0 +1,485 @@
+#include "ui/files/file_actions.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QSpinBox>
+#include <QUndoStack>
+
+#include "io/latex_export.h"
+#include "io/matrix_files.h"
+#include "io/result_export.h"
+#include "io/scene_file.h"
+#include "plot/heatmap_grid.h"
+#include "plot/image_export.h"
+#include "ui/files/export_dialog.h"
+#include "ui/files/model_import_dialog.h"
+#include "ui/files/scene_import.h"
+#include "ui/setting.h"
+#include "ui/window/document_maps.h"
+#include "ui/window/main_window.h"
+
+namespace ae::ui {
+namespace {
+
+const Setting<QStringList> kRecentFiles{"files/recent", {}};
+const Setting<QString> kSceneFolder{"files/sceneFolder", {}};
+const Setting<QString> kImportFolder{"files/importFolder", {}};
+const Setting<QString> kMatrixFolder{"files/matrixFolder", {}};
+const Setting<int> kLatexDecimals{"files/latexDecimals", 2};
+constexpr int kMaxRecent = 8;
+
+QString localJsonFile(const QMimeData* mime) {
+    if (!mime || !mime->hasUrls() || mime->urls().size() != 1) return {};
+    const QString file = mime->urls().first().toLocalFile();
+    return file.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) ? file : QString();
+}
+
+// The result's names for a stage: head{h}_{key} per head, or the key itself.
+bool belongsTo(const std::string& name, Stage stage) {
+    const std::string key = stageKey(stage).toStdString();
+    if (!isPerHead(stage)) return name == key;
+    return name.rfind("head", 0) == 0 && name.size() > key.size() + 1 &&
+           name.compare(name.size() - key.size() - 1, std::string::npos, "_" + key) == 0;
+}
+
+AttentionEngine<double> computedInDouble(const Scene& scene) {
+    checkFitsInMemory(scene, sizeof(double));
+    AttentionEngine<double> engine(scene);
+    engine.compute();
+    return engine;
+}
+
+}  // namespace
+
+FileActions::FileActions(MainWindow* window) : QObject(window), window_(window) {
+    window_->setAcceptDrops(true);
+    window_->installEventFilter(this);
+}
+
+AttentionDocument* FileActions::document() const {
+    return window_->document();
+}
+
+void FileActions::addOpenActions(QMenu* file) {
+    QAction* open = file->addAction(tr("&Open scene…"), this, &FileActions::openDialog);
+    open->setShortcut(QKeySequence::Open);
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    connect(recentMenu_, &QMenu::aboutToShow, this, &FileActions::fillRecentMenu);
+    connect(document(), &AttentionDocument::fileNameChanged, this, &FileActions::rememberRecent);
+}
+
+void FileActions::addSaveAndExportActions(QMenu* file) {
+    file->addSeparator();
+    file->addAction(tr("&Save"), this, &FileActions::save)->setShortcut(QKeySequence::Save);
+    file->addAction(tr("Save &as…"), this, &FileActions::saveAs)->setShortcut(QKeySequence::SaveAs);
+    file->addSeparator();
+    // Not named `import`: clang-format takes that for a C++20 module import and mangles the block.
+    QMenu* importMenu = file->addMenu(tr("&Import"));
+    importMenu->addAction(tr("&Embeddings (.npy or CSV)…"), this,
+                          [this] { importEmbeddingsDialog(false); });
+    importMenu->addAction(tr("&Tokens (text) and embeddings…"), this,
+                          [this] { importEmbeddingsDialog(true); });
+    importMenu->addSeparator();
+    const std::pair<WeightMatrix, const char*> weights[] = {{WeightMatrix::Query, "W_Q"},
+                                                            {WeightMatrix::Key, "W_K"},
+                                                            {WeightMatrix::Value, "W_V"},
+                                                            {WeightMatrix::Output, "W_O"}};
+    for (const auto& [which, name] : weights) {
+        importMenu->addAction(tr("%1…").arg(QLatin1String(name)), this,
+                              [this, which = which] { importWeightDialog(which); });
+    }
+    file->addAction(tr("Import &model weights…"), this, [this] {
+        ModelImportDialog dialog(document(), window_);
+        dialog.exec();
+    });
+    file->addSeparator();
+    file->addAction(tr("Export &image…"), this,
+                    [this] { ExportDialog(window_, ExportDialog::Mode::Image).exec(); });
+    file->addAction(tr("Export every &head…"), this,
+                    [this] { ExportDialog(window_, ExportDialog::Mode::EveryHead).exec(); });
+    file->addAction(tr("Export a s&weep…"), this,
+                    [this] { ExportDialog(window_, ExportDialog::Mode::Sweep).exec(); });
+    file->addAction(tr("Export &matrices…"), this, &FileActions::exportMatricesDialog);
+}
+
+void FileActions::addCopyActions(QMenu* edit) {
+    QAction* copy = edit->addAction(tr("Copy &image"), this, &FileActions::copyImage);
+    copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    edit->addAction(tr("Copy as &LaTeX…"), this, &FileActions::copyLatexDialog);
+}
+
+void FileActions::fail(const QString& text) {
+    window_->showProblem(text);
+}
+
+bool FileActions::open(const QString& fileName) {
+    if (!maybeSave()) return false;
+    QString error;
+    if (!window_->openSceneFile(fileName, &error)) {
+        fail(QStringLiteral("%1: %2").arg(fileName, error));
+        return false;
+    }
+    return true;
+}
+
+bool FileActions::openPreset(const QString& name) {
+    if (!maybeSave()) return false;
+    try {
+        window_->openPreset(name);
+    } catch (const SceneError& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    }
+    return true;
+}
+
+void FileActions::openDialog() {
+    const QString start = document()->fileName().isEmpty()
+                              ? kSceneFolder.read()
+                              : QFileInfo(document()->fileName()).absolutePath();
+    const QString fileName = QFileDialog::getOpenFileName(window_, tr("Open scene"), start,
+                                                          tr("Scenes (*.json);;All files (*)"));
+    if (!fileName.isEmpty()) open(fileName);
+}
+
+Scene FileActions::sceneForSaving() const {
+    Scene scene = document()->scene();
+    // Keys this window does not know (from a newer version, or added by hand) stay.
+    QJsonObject view = QJsonDocument::fromJson(QByteArray::fromStdString(scene.viewJson)).object();
+    const QJsonObject state = window_->viewState();
+    for (auto it = state.begin(); it != state.end(); ++it)
+        view[it.key()] = it.value();
+    scene.viewJson = QJsonDocument(view).toJson(QJsonDocument::Compact).toStdString();
+    return scene;
+}
+
+bool FileActions::saveTo(const QString& fileName, QString* error) {
+    try {
+        io::writeFileAtomically(fileName, io::sceneToJson(sceneForSaving()));
+    } catch (const io::WriteError& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+    document()->setFileName(fileName);
+    document()->markSaved();
+    kSceneFolder.write(QFileInfo(fileName).absolutePath());
+    return true;
+}
+
+bool FileActions::save() {
+    if (document()->fileName().isEmpty()) return saveAs();
+    QString error;
+    if (saveTo(document()->fileName(), &error)) return true;
+    fail(error);
+    return false;
+}
+
+bool FileActions::saveAs() {
+    QString start = document()->fileName();
+    if (start.isEmpty()) {
+        QString title = QString::fromStdString(document()->scene().title);
+        start = QDir(kSceneFolder.read())
+                    .filePath((title.isEmpty() ? tr("scene") : title)
+                                  .replace(QLatin1Char('/'), QLatin1Char('-')) +
+                              QStringLiteral(".json"));
+    }
+    QString fileName =
+        QFileDialog::getSaveFileName(window_, tr("Save scene"), start, tr("Scenes (*.json)"));
+    if (fileName.isEmpty()) return false;
+    if (QFileInfo(fileName).suffix().isEmpty()) fileName += QStringLiteral(".json");
+    QString error;
+    if (saveTo(fileName, &error)) return true;
+    fail(error);
+    return false;
+}
+
+bool FileActions::maybeSave() {
+    if (!document()->isModified()) return true;
+    const QString name = document()->fileName().isEmpty()
+                             ? tr("This scene")
+                             : QFileInfo(document()->fileName()).fileName();
+    UnsavedChoice answer = UnsavedChoice::Cancel;
+    if (askUnsaved_) {
+        answer = askUnsaved_(name);
+    } else {
+        switch (QMessageBox::warning(
+            window_, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(name),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save)) {
+            case QMessageBox::Save:
+                answer = UnsavedChoice::Save;
+                break;
+            case QMessageBox::Discard:
+                answer = UnsavedChoice::Discard;
+                break;
+            default:
+                break;
+        }
+    }
+    if (answer == UnsavedChoice::Save) return save();
+    return answer == UnsavedChoice::Discard;
+}
+
+QStringList FileActions::recentFiles() const {
+    return kRecentFiles.read();
+}
+
+void FileActions::rememberRecent(const QString& fileName) {
+    if (fileName.isEmpty()) return;
+    const QString path = QFileInfo(fileName).absoluteFilePath();
+    QStringList recent = kRecentFiles.read();
+    recent.removeAll(path);
+    recent.prepend(path);
+    kRecentFiles.write(recent.mid(0, kMaxRecent));
+}
+
+void FileActions::fillRecentMenu() {
+    recentMenu_->clear();
+    const QStringList recent = kRecentFiles.read();
+    for (int i = 0; i < recent.size(); ++i) {
+        const QString& path = recent[i];
+        QAction* a = recentMenu_->addAction(
+            QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()), this,
+            [this, path] { open(path); });
+        a->setToolTip(path);
+        a->setStatusTip(path);
+    }
+    if (recent.isEmpty()) recentMenu_->addAction(tr("(none yet)"))->setEnabled(false);
+}
+
+bool FileActions::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == window_ && event->type() == QEvent::DragEnter) {
+        auto* drag = static_cast<QDragEnterEvent*>(event);
+        if (!localJsonFile(drag->mimeData()).isEmpty()) drag->acceptProposedAction();
+        return true;
+    }
+    if (watched == window_ && event->type() == QEvent::Drop) {
+        auto* drop = static_cast<QDropEvent*>(event);
+        const QString file = localJsonFile(drop->mimeData());
+        if (file.isEmpty()) return false;
+        drop->acceptProposedAction();
+        open(file);
+        return true;
+    }
+    return QObject::eventFilter(watched, event);
+}
+
+bool FileActions::importEmbeddings(const QString& matrixFile, const QString& tokenFile,
+                                   QString* error) {
+    try {
+        const MatrixD embeddings = io::readMatrixFile(matrixFile);
+        std::vector<std::string> tokens;
+        if (!tokenFile.isEmpty()) tokens = io::readTokenFile(tokenFile);
+        const Scene scene = withEmbeddings(document()->scene(), embeddings,
+                                           tokenFile.isEmpty() ? nullptr : &tokens);
+        return document()->replaceScene(scene, tr("Import embeddings"), error);
+    } catch (const io::MatrixFileError& e) {
+        if (error) *error = QString::fromStdString(e.what());
+    }
+    return false;
+}
+
+bool FileActions::importWeight(WeightMatrix which, const QString& matrixFile, QString* error) {
+    try {
+        const Scene scene = withWeight(document()->scene(), which, io::readMatrixFile(matrixFile));
+        return document()->replaceScene(scene, tr("Import weights"), error);
+    } catch (const io::MatrixFileError& e) {
+        if (error) *error = QString::fromStdString(e.what());
+    }
+    return false;
+}
+
+void FileActions::importEmbeddingsDialog(bool withTokens) {
+    QString tokens;
+    if (withTokens) {
+        tokens =
+            QFileDialog::getOpenFileName(window_, tr("Tokens, one per line"), kImportFolder.read(),
+                                         tr("Text (*.txt);;All files (*)"));
+        if (tokens.isEmpty()) return;
+        kImportFolder.write(QFileInfo(tokens).absolutePath());
+    }
+    const QString matrix =
+        QFileDialog::getOpenFileName(window_, tr("Embeddings"), kImportFolder.read(),
+                                     tr("Matrices (*.npy *.csv *.tsv *.txt);;All files (*)"));
+    if (matrix.isEmpty()) return;
+    kImportFolder.write(QFileInfo(matrix).absolutePath());
+    QString error;
+    if (!importEmbeddings(matrix, tokens, &error)) fail(error);
+}
+
+void FileActions::importWeightDialog(WeightMatrix which) {
+    const QString matrix =
+        QFileDialog::getOpenFileName(window_, tr("Weight matrix"), kImportFolder.read(),
+                                     tr("Matrices (*.npy *.csv *.tsv *.txt);;All files (*)"));
+    if (matrix.isEmpty()) return;
+    kImportFolder.write(QFileInfo(matrix).absolutePath());
+    QString error;
+    if (!importWeight(which, matrix, &error)) fail(error);
+}
+
+QStringList FileActions::exportMatrices(const Scene& scene, std::optional<Stage> stage,
+                                        MatrixExportFormat format, const QString& target) {
+    const AttentionEngine<double> engine = computedInDouble(scene);
+    if (format == MatrixExportFormat::ResultJson) {
+        io::writeFileAtomically(target, io::resultJson(engine));
+        return {target};
+    }
+    const bool npy = format == MatrixExportFormat::Npy;
+    if (!stage) {
+        io::writeMatrixDirectory(engine, target,
+                                 npy ? io::MatrixFormat::Npy : io::MatrixFormat::Csv);
+        QStringList files;
+        for (const auto& [name, m] : io::resultMatrices(engine))
+            files << QDir(target).filePath(QString::fromStdString(name) + (npy ? ".npy" : ".csv"));
+        return files;
+    }
+    if (!QDir().mkpath(target)) {
+        throw io::WriteError(
+            QStringLiteral("%1: cannot create the directory").arg(target).toStdString());
+    }
+    QStringList files;
+    for (const auto& [name, m] : io::resultMatrices(engine)) {
+        if (!belongsTo(name, *stage)) continue;
+        const QString file =
+            QDir(target).filePath(QString::fromStdString(name) + (npy ? ".npy" : ".csv"));
+        io::writeFileAtomically(file, npy ? io::npyBytes(m) : io::csvBytes(m));
+        files << file;
+    }
+    return files;
+}
+
+QString FileActions::latexForStage(const Scene& scene, Stage stage, int head, int decimals) {
+    const AttentionEngine<double> engine = computedInDouble(scene);
+    const std::string wanted =
+        isPerHead(stage) ? "head" + std::to_string(head) + "_" + stageKey(stage).toStdString()
+                         : stageKey(stage).toStdString();
+    for (const auto& [name, m] : io::resultMatrices(engine)) {
+        if (name == wanted) return io::latexBmatrix(m, decimals);
+    }
+    return {};
+}
+
+void FileActions::exportMatricesDialog() {
+    QDialog dialog(window_);
+    dialog.setWindowTitle(tr("Export matrices"));
+    auto* form = new QFormLayout(&dialog);
+    auto* scope = new QComboBox;
+    const Stage stage = window_->grid()->stage();
+    scope->addItem(tr("%1, every head").arg(stageName(stage)));
+    scope->addItem(tr("Every stage"));
+    auto* format = new QComboBox;
+    format->addItems({tr("CSV files in a folder"), tr("NPY files in a folder"),
+                      tr("Result JSON (every stage)")});
+    connect(format, &QComboBox::currentIndexChanged, scope, [scope](int index) {
+        // The result format is the whole result; a part of it would not be one.
+        if (index == 2) scope->setCurrentIndex(1);
+        scope->setEnabled(index != 2);
+    });
+    form->addRow(tr("Matrices"), scope);
+    form->addRow(tr("Format"), format);
+    form->addRow(new QLabel(tr("Computed in double precision, as the export command does.")));
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted) return;
+
+    const auto chosen = static_cast<MatrixExportFormat>(format->currentIndex());
+    const QString base = QFileInfo(document()->fileName()).completeBaseName();
+    QString target;
+    if (chosen == MatrixExportFormat::ResultJson) {
+        target = QFileDialog::getSaveFileName(
+            window_, tr("Result file"),
+            QDir(kMatrixFolder.read())
+                .filePath((base.isEmpty() ? tr("scene") : base) + QStringLiteral("-result.json")),
+            tr("JSON (*.json)"));
+    } else {
+        target = QFileDialog::getExistingDirectory(window_, tr("Folder for the matrices"),
+                                                   kMatrixFolder.read());
+    }
+    if (target.isEmpty()) return;
+    kMatrixFolder.write(chosen == MatrixExportFormat::ResultJson ? QFileInfo(target).absolutePath()
+                                                                 : target);
+    try {
+        const QStringList files =
+            exportMatrices(document()->scene(),
+                           scope->currentIndex() == 0 ? std::optional<Stage>(stage) : std::nullopt,
+                           chosen, target);
+        window_->showStatusMessage(
+            tr("Wrote %n file(s) to %1", nullptr, static_cast<int>(files.size()))
+                .arg(QDir::toNativeSeparators(target)));
+    } catch (const io::WriteError& e) {
+        fail(QString::fromStdString(e.what()));
+    } catch (const SceneError& e) {
+        fail(QString::fromStdString(e.what()));
+    }
+}
+
+void FileActions::copyImage() {
+    HeatmapGrid grid;
+    DocumentMaps gridFollowsDocument(document(), &grid);
+    grid.setView(window_->grid()->view());
+    ImageOptions options;
+    options.size = window_->grid()->size();
+    QApplication::clipboard()->setImage(renderImage(gridTiles(grid), options));
+    window_->showStatusMessage(tr("Copied the maps as an image"));
+}
+
+void FileActions::copyLatexDialog() {
+    const Stage stage = window_->grid()->stage();
+    const Scene& scene = document()->scene();
+    QDialog dialog(window_);
+    dialog.setWindowTitle(tr("Copy as LaTeX"));
+    auto* form = new QFormLayout(&dialog);
+    auto* head = new QSpinBox;
+    head->setRange(0, scene.heads - 1);
+    head->setValue(std::min(window_->grid()->head(), scene.heads - 1));
+    head->setEnabled(isPerHead(stage));
+    auto* decimals = new QSpinBox;
+    decimals->setRange(0, 8);
+    decimals->setValue(kLatexDecimals.read());
+    auto* preview = new QPlainTextEdit;
+    preview->setReadOnly(true);
+    preview->setMinimumSize(480, 220);
+    const auto update = [&] {
+        try {
+            preview->setPlainText(latexForStage(scene, stage, head->value(), decimals->value()));
+        } catch (const SceneError& e) {
+            preview->setPlainText(QString::fromStdString(e.what()));
+        }
+    };
+    connect(head, &QSpinBox::valueChanged, &dialog, update);
+    connect(decimals, &QSpinBox::valueChanged, &dialog, update);
+    update();
+    form->addRow(tr("Stage"), new QLabel(stageName(stage)));
+    form->addRow(tr("Head"), head);
+    form->addRow(tr("Decimals"), decimals);
+    form->addRow(preview);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel);
+    buttons->addButton(tr("Copy"), QDialogButtonBox::AcceptRole);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted) return;
+    kLatexDecimals.write(decimals->value());
+    QApplication::clipboard()->setText(preview->toPlainText());
+    window_->showStatusMessage(tr("Copied a bmatrix of %1").arg(stageName(stage)));
+}
+
+}  // namespace ae::ui

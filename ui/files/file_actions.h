@@ -1,0 +1,98 @@
+#pragma once
+// The File and Edit menu entries that move scenes, images and matrices in and out of the window:
+// open, save (atomic, with the window's view), recent files, dropped files, unsaved-changes
+// prompts, image and matrix exports, imports, and copies to the clipboard.
+
+#include <QObject>
+#include <QStringList>
+#include <functional>
+#include <optional>
+
+#include "document/attention_document.h"
+#include "plot/stage.h"
+
+class QMenu;
+
+namespace ae::ui {
+
+class MainWindow;
+
+enum class MatrixExportFormat { Csv, Npy, ResultJson };
+
+// The answer to "NAME has unsaved changes. Save them?".
+enum class UnsavedChoice { Save, Discard, Cancel };
+// Asks it about the scene named `sceneName`; tests answer in place of the message box.
+using UnsavedQuestion = std::function<UnsavedChoice(const QString& sceneName)>;
+
+class FileActions : public QObject {
+    Q_OBJECT
+public:
+    // Also accepts .json files dropped onto the window.
+    explicit FileActions(MainWindow* window);
+
+    void addOpenActions(QMenu* file);           // Open…, Open recent
+    void addSaveAndExportActions(QMenu* file);  // Save, Save As, Import, Export…
+    void addCopyActions(QMenu* edit);           // Copy image, Copy as LaTeX
+
+    // Every path that puts a new scene in the window and clears Undo (Open, Open recent, a
+    // dropped file, Open preset, the examples gallery, and any later one such as opening a model)
+    // goes through maybeSave() first: with unsaved changes the user chooses Save, Discard or
+    // Cancel, and Cancel leaves the scene and its undo history untouched. Imports and training
+    // are undo steps instead, so they take nothing away and do not ask.
+    //
+    // Opens a scene file after asking about unsaved changes; a file that does not load leaves the
+    // scene as it was and shows `FILE: field.path: problem`.
+    bool open(const QString& fileName);
+    // Opens a built-in scene (io::presets) after asking about unsaved changes.
+    bool openPreset(const QString& name);
+    // Save, Save As. False when cancelled or failed (the failure is shown).
+    bool save();
+    bool saveAs();
+    // The document's scene with the window's view, written atomically; on success the document
+    // takes the name and is clean. On failure *error is `FILE: cannot write: reason` and the old
+    // file is untouched.
+    bool saveTo(const QString& fileName, QString* error = nullptr);
+    // The scene as Save writes it: `view` holds the window's view (other keys kept).
+    Scene sceneForSaving() const;
+    // True when there is nothing unsaved, or the user chose Save (and it worked) or Discard.
+    bool maybeSave();
+    // Replaces the message box maybeSave() shows (an empty function brings it back).
+    void setUnsavedQuestion(UnsavedQuestion ask) { askUnsaved_ = std::move(ask); }
+    QStringList recentFiles() const;
+
+    // Reads a matrix (.npy or CSV) and, for embeddings, optional tokens (one per line), and
+    // replaces the scene through the document (one undo step). False with *error for unreadable
+    // files and shapes that do not fit.
+    bool importEmbeddings(const QString& matrixFile, const QString& tokenFile = {},
+                          QString* error = nullptr);
+    bool importWeight(WeightMatrix which, const QString& matrixFile, QString* error = nullptr);
+
+    // Computes the scene in double (as `export` does) and writes the stage's matrices (every
+    // head's), or every matrix: CSV or NPY into a directory, or the result JSON into a file.
+    // Returns the files written. Throws io::WriteError, or SceneError when it cannot compute.
+    static QStringList exportMatrices(const Scene& scene, std::optional<Stage> stage,
+                                      MatrixExportFormat format, const QString& target);
+    // A bmatrix of `stage` for `head`, computed in double.
+    static QString latexForStage(const Scene& scene, Stage stage, int head, int decimals);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void openDialog();
+    void rememberRecent(const QString& fileName);
+    void fillRecentMenu();
+    void importEmbeddingsDialog(bool withTokens);
+    void importWeightDialog(WeightMatrix which);
+    void exportMatricesDialog();
+    void copyImage();
+    void copyLatexDialog();
+    void fail(const QString& text);
+    AttentionDocument* document() const;
+
+    MainWindow* window_;
+    QMenu* recentMenu_ = nullptr;
+    UnsavedQuestion askUnsaved_;
+};
+
+}  // namespace ae::ui

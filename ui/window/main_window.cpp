@@ -1,0 +1,463 @@
+#include "ui/window/main_window.h"
+
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QScreen>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QUndoStack>
+
+#include "document/attention_document.h"
+#include "io/scene_file.h"
+#include "plot/heatmap_controller.h"
+#include "plot/heatmap_grid.h"
+#include "ui/classroom/classroom.h"
+#include "ui/editors/controls_panel.h"
+#include "ui/editors/tokens_editor.h"
+#include "ui/editors/weights_editor.h"
+#include "ui/files/autosave.h"
+#include "ui/files/file_actions.h"
+#include "ui/screen_fit.h"
+#include "ui/setting.h"
+#include "ui/training/training_panel.h"
+#include "ui/window/document_maps.h"
+#include "ui/window/presentation_mode.h"
+
+namespace ae::ui {
+namespace {
+
+const Setting<QByteArray> kGeometry{"window/geometry", {}};
+const Setting<QByteArray> kDockState{"window/state", {}};
+const Setting<QString> kColourMap{"view/colourMap", QStringLiteral("viridis")};
+const Setting<bool> kSharedRange{"view/sharedRange", false};
+const Setting<bool> kShowValues{"view/showValues", true};
+const Setting<QString> kLastScene{"scene/lastFile", {}};
+const Setting<bool> kOneHeadView{"view/oneHead", false};
+const Setting<int> kStage{"view/stage", static_cast<int>(Stage::Weights)};
+
+const char* const kDefaultPreset = "default";
+
+// Where each dock sits on a first start (and after View › Reset layout). Docks in one group
+// share a place as tabs, the first one in front.
+struct DockPlace {
+    const char* name;
+    Qt::DockWidgetArea area;
+    bool shown;
+};
+const DockPlace kDefaultDocks[] = {
+    {"controlsDock", Qt::LeftDockWidgetArea, true},
+    {"tokensDock", Qt::LeftDockWidgetArea, true},
+    {"weightsDock", Qt::LeftDockWidgetArea, true},
+    {"trainingDock", Qt::RightDockWidgetArea, false},
+    {"walkthroughDock", Qt::RightDockWidgetArea, false},
+    {"neuronDock", Qt::BottomDockWidgetArea, false},
+    {"pinDock", Qt::BottomDockWidgetArea, false},
+};
+const std::initializer_list<const char*> kTabGroups[] = {
+    {"tokensDock", "weightsDock"},
+    {"walkthroughDock", "trainingDock"},
+    {"neuronDock", "pinDock"},
+};
+// A dock asks for its contents' width up to this, then scrolls: the left column, the right one
+// and the maps still fit side by side on 1024 pixels.
+constexpr int kWidestDockMinimum = 310;
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      document_(new AttentionDocument(this)),
+      grid_(new HeatmapGrid(this)),
+      controls_(new ControlsPanel(document_, this)),
+      fileActions_(new FileActions(this)),
+      autosave_(new Autosave(this)) {
+    auto* maps = new DocumentMaps(document_, grid_);
+    connect(maps, &DocumentMaps::statusMessage, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 6000); });
+    setCentralWidget(grid_);
+    setWindowTitle(tr("Attention Explorer"));
+    createActions();
+    createDocks();
+    createStatusBar();
+    classroom_ = new Classroom(this);
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        // The training panel fits as it is (356x359), and test_training_panel reaches it as the
+        // dock's widget.
+        if (dock->objectName() != QLatin1String("trainingDock"))
+            makeDockScrollable(dock, kWidestDockMinimum);
+    }
+    resetLayout();
+    qApp->installEventFilter(new DialogScreenFit(this));
+    readSettings();
+    connect(document_, &AttentionDocument::structureChanged, this, &MainWindow::updateHeadChoices);
+    connect(document_, &AttentionDocument::fileNameChanged, this, &MainWindow::updateHeadChoices);
+    connect(document_, &AttentionDocument::resultsChanged, this, &MainWindow::updateStatus);
+    connect(grid_, &HeatmapGrid::statusMessage, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 6000); });
+    connect(controls_, &ControlsPanel::messageRequested, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+    connect(document_, &AttentionDocument::modifiedChanged, this, &MainWindow::setWindowModified);
+    connect(autosave_, &Autosave::failed, this, &MainWindow::showStatusMessage);
+}
+
+MainWindow::~MainWindow() {
+    // The autosave goes first: the undo stack clears itself when the document is destroyed, which
+    // would look like a return to the saved state and delete the copy of unsaved work. A window
+    // destroyed without closing (the application ending any other way) leaves its copy.
+    delete autosave_;
+}
+
+void MainWindow::createActions() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    fileActions_->addOpenActions(file);
+    QMenu* presets = file->addMenu(tr("Open &preset"));
+    for (const io::PresetInfo& preset : io::presets()) {
+        QAction* a = presets->addAction(preset.name + QStringLiteral(" — ") + preset.description);
+        connect(a, &QAction::triggered, this,
+                [this, name = preset.name] { fileActions_->openPreset(name); });
+    }
+    fileActions_->addSaveAndExportActions(file);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    fileActions_->addCopyActions(edit);
+    edit->addSeparator();
+    maskEdit_ = edit->addAction(tr("Edit &mask by clicking cells"));
+    maskEdit_->setObjectName(QStringLiteral("maskEditAction"));
+    maskEdit_->setCheckable(true);
+    maskEdit_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
+    maskEdit_->setToolTip(tr("Click a score or weight cell to hide or show that query–key pair"));
+    connect(maskEdit_, &QAction::toggled, grid_, &HeatmapGrid::setMaskEditMode);
+
+    QMenu* view = viewMenu_ = menuBar()->addMenu(tr("&View"));
+    auto* modes = new QActionGroup(this);
+    allHeads_ = view->addAction(tr("One stage, &all heads"));
+    allHeads_->setObjectName(QStringLiteral("viewAllHeadsAction"));
+    allStages_ = view->addAction(tr("One head, all &stages"));
+    allStages_->setObjectName(QStringLiteral("viewAllStagesAction"));
+    for (QAction* a : {allHeads_, allStages_}) {
+        a->setCheckable(true);
+        modes->addAction(a);
+    }
+    allHeads_->setChecked(true);
+    connect(allHeads_, &QAction::toggled, this, [this](bool on) {
+        grid_->setViewMode(on ? ViewMode::AllHeads : ViewMode::AllStages);
+        stageCombo_->setEnabled(on);
+        headSpin_->setEnabled(!on);
+        kOneHeadView.write(!on);
+    });
+    view->addSeparator();
+    QMenu* colours = view->addMenu(tr("&Colour map for weights"));
+    colourGroup_ = new QActionGroup(this);
+    for (const QString& name : colorMapNames()) {
+        QAction* a = colours->addAction(name);
+        a->setCheckable(true);
+        a->setData(name);
+        colourGroup_->addAction(a);
+        connect(a, &QAction::triggered, this, [this, name] {
+            grid_->setWeightsMap(colorMapFromName(name).value_or(ColorMap::Viridis));
+            kColourMap.write(name);
+        });
+    }
+    sharedRange_ = view->addAction(tr("&Shared colour range across heads"));
+    sharedRange_->setCheckable(true);
+    sharedRange_->setToolTip(
+        tr("Signed maps: one range for all heads of a stage, so heads compare"));
+    connect(sharedRange_, &QAction::toggled, this, [this](bool on) {
+        grid_->setSharedRange(on);
+        kSharedRange.write(on);
+    });
+    QMenu* pooling = view->addMenu(tr("Large maps: &pooling"));
+    pooling->setToolTip(tr("A map with more cells than pixels shows one cell per pixel"));
+    auto* poolingGroup = new QActionGroup(this);
+    for (const auto& [label, mode] : {std::pair{tr("&Max (keeps peaks)"), Pooling::Max},
+                                      std::pair{tr("M&ean (keeps averages)"), Pooling::Mean}}) {
+        QAction* a = pooling->addAction(label);
+        a->setCheckable(true);
+        a->setChecked(mode == Pooling::Max);
+        poolingGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, mode = mode] { grid_->setPooling(mode); });
+    }
+    showValues_ = view->addAction(tr("&Numbers in cells"));
+    showValues_->setCheckable(true);
+    connect(showValues_, &QAction::toggled, this, [this](bool on) {
+        grid_->setShowValues(on);
+        kShowValues.write(on);
+    });
+    view->addSeparator();
+
+    QToolBar* bar = toolBar_ = addToolBar(tr("View"));
+    bar->setObjectName(QStringLiteral("viewToolBar"));
+    bar->addAction(allHeads_);
+    bar->addAction(allStages_);
+    bar->addSeparator();
+    bar->addWidget(new QLabel(tr(" Stage ")));
+    stageCombo_ = new QComboBox(bar);
+    stageCombo_->setObjectName(QStringLiteral("stageCombo"));
+    for (int s = 0; s < kStageCount; ++s)
+        stageCombo_->addItem(stageName(static_cast<Stage>(s)), s);
+    stageCombo_->setCurrentIndex(static_cast<int>(Stage::Weights));
+    connect(stageCombo_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        grid_->setStage(static_cast<Stage>(index));
+        kStage.write(index);
+    });
+    bar->addWidget(stageCombo_);
+    bar->addWidget(new QLabel(tr("  Head ")));
+    headSpin_ = new QSpinBox(bar);
+    headSpin_->setObjectName(QStringLiteral("headSpin"));
+    headSpin_->setEnabled(false);
+    connect(headSpin_, &QSpinBox::valueChanged, grid_, &HeatmapGrid::setHead);
+    bar->addWidget(headSpin_);
+    bar->addSeparator();
+    bar->addAction(showValues_);
+    bar->addAction(maskEdit_);
+    view->addAction(bar->toggleViewAction());
+}
+
+void MainWindow::createDocks() {
+    controlsDock_ = new QDockWidget(tr("Controls"), this);
+    controlsDock_->setObjectName(QStringLiteral("controlsDock"));
+    controlsDock_->setWidget(controls_);
+    controlsDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, controlsDock_);
+
+    auto* tokensEditor = new TokensEditor(document_);
+    auto* weightsEditor = new WeightsEditor(document_);
+    // Refusals and notes from the editors also reach the status bar, where the eye goes.
+    connect(tokensEditor, &TokensEditor::messageRequested, this, &MainWindow::showStatusMessage);
+    connect(weightsEditor, &WeightsEditor::messageRequested, this, &MainWindow::showStatusMessage);
+    tokensDock_ = new QDockWidget(tr("Tokens and embeddings"), this);
+    tokensDock_->setObjectName(QStringLiteral("tokensDock"));
+    tokensDock_->setWidget(tokensEditor);
+    weightsDock_ = new QDockWidget(tr("Weights"), this);
+    weightsDock_->setObjectName(QStringLiteral("weightsDock"));
+    weightsDock_->setWidget(weightsEditor);
+    addDockWidget(Qt::LeftDockWidgetArea, tokensDock_);
+    addDockWidget(Qt::LeftDockWidgetArea, weightsDock_);
+
+    for (QDockWidget* dock : {controlsDock_, tokensDock_, weightsDock_}) {
+        viewMenu_->addAction(dock->toggleViewAction());
+    }
+    addTrainingDock(this, document_, viewMenu_);
+    QAction* reset = viewMenu_->addAction(tr("Reset &layout"), this, &MainWindow::resetLayout);
+    reset->setObjectName(QStringLiteral("resetLayoutAction"));
+    reset->setToolTip(tr("Every panel back in its first-start place, and the window on screen"));
+}
+
+void MainWindow::resetLayout() {
+    // The layout is the normal window's: presentation mode ends first, or leaving it later would
+    // bring back the panels it had hidden, over the reset.
+    if (classroom_ && classroom_->presentation()->isActive())
+        classroom_->presentation()->setActive(false);
+    for (const DockPlace& place : kDefaultDocks) {
+        auto* dock = findChild<QDockWidget*>(QLatin1String(place.name));
+        if (!dock) continue;
+        dock->setFloating(false);
+        addDockWidget(place.area, dock);
+        dock->setVisible(place.shown);
+    }
+    for (const auto& group : kTabGroups) {
+        QDockWidget* first = findChild<QDockWidget*>(QLatin1String(*group.begin()));
+        for (const char* name : group) {
+            QDockWidget* other = findChild<QDockWidget*>(QLatin1String(name));
+            if (first && other && other != first) tabifyDockWidget(first, other);
+        }
+        if (first) first->raise();
+    }
+    removeToolBar(toolBar_);
+    addToolBar(Qt::TopToolBarArea, toolBar_);
+    toolBar_->show();
+    // The maps get most of the width: the left column takes 30% of the window, no less than its
+    // panels need and no more than the editors would like.
+    const int leftColumn = std::clamp(
+        width() * 3 / 10, controlsDock_->minimumSizeHint().width(),
+        std::max(controlsDock_->minimumSizeHint().width(), tokensDock_->sizeHint().width()));
+    resizeDocks({controlsDock_}, {leftColumn}, Qt::Horizontal);
+    fitToScreen();
+}
+
+void MainWindow::fitToScreen() {
+    if (!isMaximized() && !isFullScreen()) fitWindowToScreen(this);
+}
+
+void MainWindow::showStatusMessage(const QString& text) {
+    statusBar()->showMessage(text, 8000);
+}
+
+void MainWindow::createStatusBar() {
+    maskMode_ = new QLabel(tr(" MASK EDIT: click a score or weight cell "));
+    maskMode_->setObjectName(QStringLiteral("maskModeLabel"));
+    maskMode_->setStyleSheet(QStringLiteral(
+        "QLabel { background: #e65100; color: white; font-weight: bold; border-radius: 3px; }"));
+    maskMode_->hide();
+    stats_ = new QLabel;
+    stats_->setObjectName(QStringLiteral("statsLabel"));
+    // The line grows with the scene (L_q and L_k, wide numbers); on a narrow screen its end is
+    // cut (the whole line is in the tooltip) rather than the window growing wider than the screen.
+    stats_->setMinimumWidth(stats_->fontMetrics().averageCharWidth() * 24);
+    // A background compute past the progress delay: how far it is, under the maps that still
+    // show the last results.
+    computeProgress_ = new QProgressBar;
+    computeProgress_->setObjectName(QStringLiteral("computeProgress"));
+    computeProgress_->setRange(0, 1000);
+    computeProgress_->setMaximumWidth(260);
+    computeProgress_->hide();
+    statusBar()->addPermanentWidget(maskMode_);
+    statusBar()->addPermanentWidget(computeProgress_);
+    statusBar()->addPermanentWidget(stats_);
+    connect(maskEdit_, &QAction::toggled, maskMode_, &QWidget::setVisible);
+    connect(document_, &AttentionDocument::progressChanged, this,
+            [this](double fraction, const QString& stage) {
+                computeProgress_->setValue(static_cast<int>(fraction * 1000.0));
+                computeProgress_->setFormat(tr("Computing %1… %p%").arg(stage));
+                computeProgress_->show();
+            });
+    connect(document_, &AttentionDocument::computingChanged, this, [this](bool computing) {
+        if (!computing) computeProgress_->hide();
+    });
+    connect(document_, &AttentionDocument::editRefused, this, &MainWindow::showStatusMessage);
+}
+
+void MainWindow::readSettings() {
+    const QByteArray geometry = kGeometry.read();
+    if (geometry.isEmpty() || !restoreGeometry(geometry)) {
+        const QScreen* screen = QGuiApplication::primaryScreen();
+        resize(screen ? screen->availableSize() * 0.9 : QSize(1400, 900));
+    }
+    // No saved layout: the first-start one, sized for this window.
+    if (!restoreState(kDockState.read())) resetLayout();
+    fitToScreen();
+    for (QAction* a : colourGroup_->actions()) {
+        if (a->data().toString() == kColourMap.read()) a->trigger();
+    }
+    if (!colourGroup_->checkedAction()) colourGroup_->actions().constFirst()->trigger();
+    sharedRange_->setChecked(kSharedRange.read());
+    showValues_->setChecked(kShowValues.read());
+    grid_->setSharedRange(sharedRange_->isChecked());
+    stageCombo_->setCurrentIndex(std::clamp(kStage.read(), 0, kStageCount - 1));
+    (kOneHeadView.read() ? allStages_ : allHeads_)->setChecked(true);
+    grid_->setShowValues(showValues_->isChecked());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!fileActions_->maybeSave()) {
+        event->ignore();
+        return;
+    }
+    // Saved, or the user chose Discard: nothing left to restore.
+    autosave_->removeFile();
+    kGeometry.write(saveGeometry());
+    kDockState.write(saveState());
+    event->accept();
+}
+
+void MainWindow::updateHeadChoices() {
+    const int heads = document_->scene().heads;
+    headSpin_->setRange(0, heads - 1);
+    const QString title = QString::fromStdString(document_->scene().title);
+    const QString file = QFileInfo(document_->fileName()).fileName();
+    setWindowTitle(tr("%1[*] — Attention Explorer")
+                       .arg(file.isEmpty() ? (title.isEmpty() ? tr("untitled") : title) : file));
+}
+
+void MainWindow::updateStatus() {
+    const Scene& scene = document_->scene();
+    QString lengths = scene.hasSource
+                          ? tr("L_q %1 · L_k %2").arg(scene.queryCount()).arg(scene.keyCount())
+                          : tr("L %1").arg(scene.queryCount());
+    stats_->setText(
+        tr("%1 · d_model %2 · d_proj %3 · heads %4 · d_head %5 · divisor %6 · computed in %7 ms ")
+            .arg(lengths)
+            .arg(scene.dModel())
+            .arg(scene.dProj())
+            .arg(scene.heads)
+            .arg(scene.dHead())
+            .arg(QString::number(scene.divisor(), 'g', 4))
+            .arg(QString::number(document_->lastComputeMilliseconds(), 'f', 2)));
+    stats_->setToolTip(stats_->text());
+}
+
+bool MainWindow::openSceneFile(const QString& fileName, QString* error) {
+    try {
+        const Scene scene = io::loadSceneFile(fileName);
+        document_->resetScene(scene, fileName);
+        if (!scene.viewJson.empty())
+            applyViewState(
+                QJsonDocument::fromJson(QByteArray::fromStdString(scene.viewJson)).object());
+    } catch (const SceneError& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+    kLastScene.write(QFileInfo(fileName).absoluteFilePath());
+    return true;
+}
+
+void MainWindow::openPreset(const QString& name) {
+    document_->resetScene(io::loadPreset(name));
+    setWindowModified(false);
+    kLastScene.write(QString());
+}
+
+void MainWindow::openStartupScene() {
+    const QString last = kLastScene.read();
+    if (!last.isEmpty() && openSceneFile(last)) return;
+    openPreset(QString::fromLatin1(kDefaultPreset));
+}
+
+bool MainWindow::offerAutosaveRestore(const RestoreQuestion& ask) {
+    AutosaveScan scan = scanForOrphanedAutosaves(autosave_->directory());
+    if (!scan.problems.isEmpty()) showProblem(scan.problems.join(QLatin1Char('\n')));
+    for (OrphanedAutosave& orphan : scan.orphans) {
+        const RestoreChoice choice = ask ? ask(orphan) : askAboutAutosave(this, orphan);
+        if (choice == RestoreChoice::Restore) {
+            restoreAutosave(std::move(orphan));
+            return true;
+        }
+        if (choice == RestoreChoice::Discard) QFile::remove(orphan.file);
+    }
+    return false;  // the scan's locks are released here: Later leaves the files for next time
+}
+
+void MainWindow::restoreAutosave(OrphanedAutosave orphan) {
+    const AutosaveContents& contents = orphan.contents;
+    document_->resetScene(contents.scene, contents.originalFile);
+    if (!contents.scene.viewJson.empty())
+        applyViewState(
+            QJsonDocument::fromJson(QByteArray::fromStdString(contents.scene.viewJson)).object());
+    // Unsaved until the user saves: no undo step leads back to a clean state.
+    document_->markUnsaved();
+    autosave_->adopt(std::move(orphan));
+}
+
+void MainWindow::showProblem(const QString& text) {
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Attention Explorer"), text,
+                                QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setModal(false);
+    box->show();
+    statusBar()->showMessage(text, 15000);
+}
+
+}  // namespace ae::ui

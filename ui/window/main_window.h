@@ -1,0 +1,113 @@
+#pragma once
+// The explorer's main window: the heatmap grid in the middle, the controls and the editors in
+// docks, Edit › Undo/Redo from the document's stack, view options in the View menu and the
+// scene's shape in the status bar. Window state and view options persist in QSettings.
+
+#include <QMainWindow>
+
+#include "ui/files/autosave.h"
+
+class QAction;
+class QActionGroup;
+class QComboBox;
+class QDockWidget;
+class QJsonObject;
+class QLabel;
+class QProgressBar;
+class QMenu;
+class QSpinBox;
+class QToolBar;
+
+namespace ae::ui {
+
+class AttentionDocument;
+class Autosave;
+class Classroom;
+class ControlsPanel;
+class FileActions;
+class HeatmapGrid;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    AttentionDocument* document() const { return document_; }
+    HeatmapGrid* grid() const { return grid_; }
+    ControlsPanel* controls() const { return controls_; }
+    QAction* maskEditAction() const { return maskEdit_; }
+    // Gallery, walkthrough, neuron view, comparisons, presentation mode (ui/classroom.h).
+    Classroom* classroom() const { return classroom_; }
+
+    // These two replace the scene and empty Undo without asking (start-up, tests); a user's
+    // action goes through FileActions::open / openPreset, which ask about unsaved changes first.
+    //
+    // Opens a scene file; on failure returns false with *error = "field.path: problem" and
+    // keeps the current scene.
+    bool openSceneFile(const QString& fileName, QString* error = nullptr);
+    // Throws SceneError for an unknown name (the built-in ones always load).
+    void openPreset(const QString& name);
+    // The last scene file if it still loads, else the default preset.
+    void openStartupScene();
+    // A problem worth telling but not worth blocking for (a start-up file that did not load).
+    void showProblem(const QString& text);
+    // A transient note in the status bar (editor refusals, head-count adjustments).
+    void showStatusMessage(const QString& text);
+    // The scene file's `view` object: mode, stage, head, query, colour map, panels
+    // (ui/window_view.cpp).
+    QJsonObject viewState() const;
+    void applyViewState(const QJsonObject& view);
+    FileActions* fileActions() const { return fileActions_; }
+    Autosave* autosave() const { return autosave_; }
+    // Looks for autosave files left by processes that are gone (ui/autosave.h) and asks about
+    // each, newest first (`ask` replaces the dialog in tests). Unreadable ones are set aside and
+    // shown. Returns true when one was restored: it is then the open scene, unsaved, with its
+    // original file name; the others wait for the next start.
+    bool offerAutosaveRestore(const RestoreQuestion& ask = {});
+    // Opens an orphan's scene and view as modified (Save writes to its original file) and
+    // continues autosaving into its file, which stays until the scene is saved.
+    void restoreAutosave(OrphanedAutosave orphan);
+    // View › Reset layout: every dock back in its first-start place (docked, tabbed and shown or
+    // hidden as on a first start), the toolbar shown, and the window inside its screen.
+    void resetLayout();
+    // Brings the window's normal geometry inside the available area of its screen (restored
+    // settings may come from a larger screen, or from a window that grew).
+    void fitToScreen();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createActions();
+    void createDocks();
+    void createStatusBar();
+    void readSettings();
+    void updateStatus();
+    void updateHeadChoices();
+
+    AttentionDocument* document_;
+    HeatmapGrid* grid_;
+    ControlsPanel* controls_;
+    FileActions* fileActions_;
+    Autosave* autosave_;
+    QToolBar* toolBar_ = nullptr;
+    QDockWidget* controlsDock_ = nullptr;
+    QDockWidget* tokensDock_ = nullptr;
+    QDockWidget* weightsDock_ = nullptr;
+    QMenu* viewMenu_ = nullptr;
+    QActionGroup* colourGroup_ = nullptr;
+    QAction* sharedRange_ = nullptr;
+    QAction* showValues_ = nullptr;
+    QAction* allHeads_ = nullptr;
+    QAction* allStages_ = nullptr;
+    QAction* maskEdit_ = nullptr;
+    QComboBox* stageCombo_ = nullptr;
+    QSpinBox* headSpin_ = nullptr;
+    QLabel* stats_ = nullptr;
+    QProgressBar* computeProgress_ = nullptr;
+    QLabel* maskMode_ = nullptr;
+    Classroom* classroom_ = nullptr;
+};
+
+}  // namespace ae::ui

@@ -1,0 +1,201 @@
+#include "ui/window/presentation_mode.h"
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QMainWindow>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTimer>
+
+#include "qcustomplot.h"
+
+namespace ae::ui {
+namespace {
+
+const char* const kScaleKey = "presentation/fontScale";
+const char* const kPlotScaleProperty = "aeFontScale";
+const char* const kBaseSizeProperty = "aeBasePointSize";
+// The docks that edit the scene: a lecture shows results, and keys drive the rest.
+const char* const kEditorDocks[] = {"tokensDock", "weightsDock", "controlsDock"};
+
+QFont scaled(QFont font, double ratio) {
+    font.setPointSizeF(font.pointSizeF() * ratio);
+    return font;
+}
+
+void scalePlotFonts(QCustomPlot* plot, double ratio) {
+    const auto scaleAxis = [ratio](QCPAxis* axis) {
+        axis->setTickLabelFont(scaled(axis->tickLabelFont(), ratio));
+        axis->setLabelFont(scaled(axis->labelFont(), ratio));
+    };
+    for (QCPLayoutElement* element : plot->plotLayout()->elements(true)) {
+        if (auto* text = qobject_cast<QCPTextElement*>(element)) {
+            text->setFont(scaled(text->font(), ratio));
+        } else if (auto* rect = qobject_cast<QCPAxisRect*>(element)) {
+            for (QCPAxis* axis : rect->axes())
+                scaleAxis(axis);
+            for (QCPLayoutElement* inset : rect->insetLayout()->elements(true)) {
+                if (auto* legend = qobject_cast<QCPLegend*>(inset))
+                    legend->setFont(scaled(legend->font(), ratio));
+            }
+        } else if (auto* bar = qobject_cast<QCPColorScale*>(element)) {
+            scaleAxis(bar->axis());
+        }
+    }
+}
+
+// Black, thicker axes and black labels: grey hairlines vanish on a washed-out projector.
+void contrastPlot(QCustomPlot* plot, bool on) {
+    const QPen pen(QColor(0, 0, 0), on ? 2.0 : 0.0);
+    const QColor label = on ? QColor(0, 0, 0) : QColor(90, 90, 90);
+    for (QCPAxisRect* rect : plot->axisRects()) {
+        for (QCPAxis* axis : rect->axes()) {
+            axis->setBasePen(pen);
+            axis->setTickPen(pen);
+            axis->setLabelColor(label);
+            axis->setTickLabelColor(QColor(0, 0, 0));
+            QFont font = axis->tickLabelFont();
+            font.setBold(on);
+            axis->setTickLabelFont(font);
+        }
+    }
+}
+
+QPalette highContrastPalette() {
+    QPalette p;
+    p.setColor(QPalette::Window, Qt::white);
+    p.setColor(QPalette::WindowText, Qt::black);
+    p.setColor(QPalette::Base, Qt::white);
+    p.setColor(QPalette::AlternateBase, QColor(235, 235, 235));
+    p.setColor(QPalette::Text, Qt::black);
+    p.setColor(QPalette::Button, QColor(230, 230, 230));
+    p.setColor(QPalette::ButtonText, Qt::black);
+    p.setColor(QPalette::Highlight, QColor(0, 0, 160));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::ToolTipBase, Qt::white);
+    p.setColor(QPalette::ToolTipText, Qt::black);
+    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(90, 90, 90));
+    p.setColor(QPalette::Disabled, QPalette::Text, QColor(90, 90, 90));
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(90, 90, 90));
+    return p;
+}
+
+}  // namespace
+
+PresentationMode::PresentationMode(QMainWindow* window)
+    : QObject(window), window_(window), baseFont_(QApplication::font()) {}
+
+void PresentationMode::setActive(bool active) {
+    if (active == active_) return;
+    active_ = active;
+    if (active) {
+        wasMaximized_ = window_->isMaximized();
+        savedState_ = window_->saveState();
+        savedGeometry_ = window_->geometry();
+        normalScale_ = applied_;
+        hiddenDocks_.clear();
+        for (const char* name : kEditorDocks) {
+            auto* dock = window_->findChild<QDockWidget*>(QLatin1String(name));
+            if (dock && dock->isVisible()) {
+                dock->hide();
+                hiddenDocks_ << dock;
+            }
+        }
+        // The status bar's compute times mean nothing to a class; its line goes to the maps.
+        statusBarWasShown_ = window_->statusBar()->isVisibleTo(window_);
+        window_->statusBar()->hide();
+        window_->showFullScreen();
+        applyScale(QSettings().value(QLatin1String(kScaleKey), kDefaultScale).toDouble());
+    } else {
+        // Fonts first: docks shown while the text is still large would size themselves to it.
+        applyScale(normalScale_);
+        for (QDockWidget* dock : hiddenDocks_)
+            dock->show();
+        window_->statusBar()->setVisible(statusBarWasShown_);
+        hiddenDocks_.clear();
+        if (wasMaximized_) {
+            window_->showMaximized();
+        } else {
+            window_->showNormal();
+        }
+        // The docks' minimum sizes follow the smaller fonts only once their layouts have run:
+        // restored before that, the window would be held at the large text's minimum size.
+        // Once more when the events of leaving full screen are through: the platform hands the
+        // window back the normal geometry it grew to while the text was large.
+        const auto restore = [this] {
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+            window_->restoreState(savedState_);
+            if (!wasMaximized_) window_->setGeometry(savedGeometry_);
+        };
+        restore();
+        QTimer::singleShot(0, this, [this, restore] {
+            if (!active_) restore();
+        });
+    }
+    emit activeChanged(active);
+}
+
+void PresentationMode::enlarge() {
+    applyScale(std::min(applied_ * kStep, kMaxScale));
+}
+
+void PresentationMode::shrink() {
+    applyScale(std::max(applied_ / kStep, kMinScale));
+}
+
+void PresentationMode::resetScale() {
+    applyScale(active_ ? kDefaultScale : 1.0);
+}
+
+void PresentationMode::applyScale(double factor) {
+    if (active_) QSettings().setValue(QLatin1String(kScaleKey), factor);
+    if (factor == applied_) return;
+    const double previous = applied_;
+    applied_ = factor;
+    scaleOwnFonts(previous, factor);
+    // A plot without a mark was made at the factor in effect until now.
+    for (QCustomPlot* plot : window_->findChildren<QCustomPlot*>()) {
+        const QVariant made = plot->property(kPlotScaleProperty);
+        const double from = made.isValid() ? made.toDouble() : previous;
+        scalePlotFonts(plot, factor / from);
+        plot->setProperty(kPlotScaleProperty, factor);
+    }
+    for (QCustomPlot* plot : window_->findChildren<QCustomPlot*>()) {
+        if (highContrast_) contrastPlot(plot, true);  // bold ticks follow the new fonts
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+    emit fontsChanged();
+}
+
+void PresentationMode::scaleOwnFonts(double previous, double factor) {
+    // Sizes at scale 1 are read before the application font changes: a widget whose font only
+    // looks explicit may follow the application font and would be counted as already scaled.
+    QList<QWidget*> own;
+    for (QWidget* w : window_->findChildren<QWidget*>()) {
+        if (!w->testAttribute(Qt::WA_SetFont) || qobject_cast<QCustomPlot*>(w)) continue;
+        if (!w->property(kBaseSizeProperty).isValid()) {
+            const double size = w->font().pointSizeF();
+            if (size <= 0.0) continue;  // a pixel size: not ours to scale
+            w->setProperty(kBaseSizeProperty, size / previous);
+        }
+        own << w;
+    }
+    QApplication::setFont(scaled(baseFont_, factor));
+    for (QWidget* w : own) {
+        QFont font = w->font();
+        font.setPointSizeF(w->property(kBaseSizeProperty).toDouble() * factor);
+        w->setFont(font);
+    }
+}
+
+void PresentationMode::setHighContrast(bool on) {
+    highContrast_ = on;
+    QApplication::setPalette(on ? highContrastPalette() : QApplication::style()->standardPalette());
+    for (QCustomPlot* plot : window_->findChildren<QCustomPlot*>()) {
+        contrastPlot(plot, on);
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+}  // namespace ae::ui
