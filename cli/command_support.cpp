@@ -1,6 +1,10 @@
 #include "cli/command_support.h"
 
+#include <QCommandLineParser>
 #include <stdexcept>
+
+#include "core/scene_error.h"
+#include "io/scene_file.h"
 
 namespace ae::cli {
 
@@ -11,6 +15,25 @@ void printLine(FILE* stream, const QString& text) {
 
 void refuse(const QString& message) {
     throw std::invalid_argument(message.toStdString());
+}
+
+void addSceneArguments(QCommandLineParser& parser) {
+    parser.addPositionalArgument("scene", "The scene file (format attention-explorer/scene).");
+    parser.addOption({"preset", "A built-in scene instead of a file.", "name"});
+}
+
+Scene readSceneArgument(const QCommandLineParser& parser, const QString& command, QString& label) {
+    const QStringList positional = parser.positionalArguments();
+    const bool hasPreset = parser.isSet("preset");
+    if (hasPreset == !positional.isEmpty() || positional.size() > 1)
+        refuse(command + ": give one SCENE.json or --preset NAME");
+    label = hasPreset ? "preset " + parser.value("preset") : positional.first();
+    try {
+        return hasPreset ? io::loadPreset(parser.value("preset"))
+                         : io::loadSceneFile(positional.first());
+    } catch (const SceneError& error) {
+        refuse(label + ": " + QString::fromStdString(error.what()));
+    }
 }
 
 }  // namespace ae::cli

@@ -18,28 +18,11 @@ int presetsCommand(const QStringList& arguments) {
     return kSuccess;
 }
 
-// Reads SCENE.json or --preset NAME; `label` is what error lines start with.
-Scene readSceneArgument(const QCommandLineParser& parser, const QString& command, QString& label) {
-    const QStringList positional = parser.positionalArguments();
-    const bool hasPreset = parser.isSet("preset");
-    if (hasPreset == !positional.isEmpty() || positional.size() > 1) {
-        refuse(command + ": give one SCENE.json or --preset NAME");
-    }
-    label = hasPreset ? "preset " + parser.value("preset") : positional.first();
-    try {
-        return hasPreset ? io::loadPreset(parser.value("preset"))
-                         : io::loadSceneFile(positional.first());
-    } catch (const SceneError& error) {
-        refuse(label + ": " + QString::fromStdString(error.what()));
-    }
-}
-
 int exportCommand(const QStringList& arguments) {
     QCommandLineParser parser;
     parser.setApplicationDescription("Compute every stage of a scene and write the result.");
     parser.addHelpOption();
-    parser.addPositionalArgument("scene", "The scene file (format attention-explorer/scene v1).");
-    parser.addOption({"preset", "A built-in scene instead of a file.", "name"});
+    addSceneArguments(parser);
     parser.addOption({{"o", "output"}, "Result file (json) or directory (npy, csv).", "out"});
     parser.addOption({"format", "json (default), npy or csv.", "format", "json"});
     if (!parser.parse(arguments)) refuse("export: " + parser.errorText());

@@ -38,8 +38,7 @@ int renderCommand(const QStringList& arguments) {
     QCommandLineParser parser;
     parser.setApplicationDescription("Draw a scene's heatmaps into an image, as the window does.");
     parser.addHelpOption();
-    parser.addPositionalArgument("scene", "The scene file (format attention-explorer/scene v1).");
-    parser.addOption({"preset", "A built-in scene instead of a file.", "name"});
+    addSceneArguments(parser);
     parser.addOption({{"o", "output"}, "The image: .png, .jpg, .pdf or .svg.", "out"});
     parser.addOption({"stage", QString::fromStdString(stageKeyList()) + " (default: weights).",
                       "stage", "weights"});
@@ -157,18 +156,8 @@ int renderCommand(const QStringList& arguments) {
     if (!paper && !hasWidth && !hasHeight && *format == ui::ImageFormat::Pdf)
         paper = ui::PaperWidth::Column;
 
-    const QStringList positional = parser.positionalArguments();
-    const bool hasPreset = parser.isSet("preset");
-    if (hasPreset == !positional.isEmpty() || positional.size() > 1)
-        refuse("render: give one SCENE.json or --preset NAME");
-    const QString label = hasPreset ? "preset " + parser.value("preset") : positional.first();
-    Scene scene;
-    try {
-        scene = hasPreset ? io::loadPreset(parser.value("preset"))
-                          : io::loadSceneFile(positional.first());
-    } catch (const SceneError& error) {
-        refuse(label + ": " + QString::fromStdString(error.what()));
-    }
+    QString label;
+    const Scene scene = readSceneArgument(parser, "render", label);
 
     // Without a size the maps get their natural room; one side given keeps that shape.
     const bool perHead = ui::isPerHead(request.stage) && !request.head;

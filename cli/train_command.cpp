@@ -25,8 +25,7 @@ int trainCommand(const QStringList& arguments) {
     parser.setApplicationDescription(
         "Train the layer's weights by backpropagation so its attention learns a toy task.");
     parser.addHelpOption();
-    parser.addPositionalArgument("scene", "The scene file (format attention-explorer/scene v1).");
-    parser.addOption({"preset", "A built-in scene instead of a file.", "name"});
+    addSceneArguments(parser);
     parser.addOption({"task", "previous-token, match or first-token.", "task"});
     parser.addOption({"steps",
                       QStringLiteral("Adam steps (default %1).").arg(kDefaultTrainingSteps), "n",
@@ -67,16 +66,10 @@ int trainCommand(const QStringList& arguments) {
     options.totalSteps = static_cast<int>(steps);
     if (!parser.isSet("output")) refuse("train: -o TRAINED.json is required");
 
-    const QStringList positional = parser.positionalArguments();
-    const bool hasPreset = parser.isSet("preset");
-    if (hasPreset == !positional.isEmpty() || positional.size() > 1) {
-        refuse("train: give one SCENE.json or --preset NAME");
-    }
-    const QString label = hasPreset ? "preset " + parser.value("preset") : positional.first();
+    QString label;
+    const Scene scene = readSceneArgument(parser, "train", label);
     std::optional<Trainer> trainer;
     try {
-        const Scene scene = hasPreset ? io::loadPreset(parser.value("preset"))
-                                      : io::loadSceneFile(positional.first());
         trainer.emplace(scene, *task, options);
     } catch (const SceneError& error) {
         refuse(label + ": " + QString::fromStdString(error.what()));
