@@ -17,6 +17,7 @@
 #include "import_command.h"
 #include "render_command.h"
 #include "result_export.h"
+#include "run_command.h"
 #include "scene_file.h"
 #include "train_command.h"
 
@@ -38,6 +39,8 @@ constexpr const char* kUsage =
     "       attention-explorer import MODEL.safetensors (--qkv NAME | --query NAME --key NAME\n"
     "                          --value NAME) --embeddings NAME --rows IDS --heads H\n"
     "                          -o SCENE.json   (import --help for every option)\n"
+    "       attention-explorer run MODEL_DIR (--text TEXT | --ids 1,2,3) [--attention-mask 1,1,0]\n"
+    "                          -o RESULT.json [--double] [--format json|npy]\n"
     "       attention-explorer --help | --version\n"
     "\n"
     "Sub-commands need no display. Exit status: 0 success, 2 invalid input or arguments,\n"
@@ -129,6 +132,7 @@ const std::map<QString, std::function<int(const QStringList&)>>& commands() {
     static const std::map<QString, std::function<int(const QStringList&)>> table = {
         {"export", exportCommand}, {"presets", presetsCommand}, {"bench", benchCommand},
         {"train", trainCommand},   {"render", renderCommand},   {"import", importCommand},
+        {"run", runModelCommand},
     };
     return table;
 }
