@@ -1,14 +1,15 @@
 #pragma once
 // The operations of the forward pass, one home for each: the engine (attention_engine.cpp), the
-// trainer (attention_training.cpp) and the walkthrough (ui/walkthrough_panel.cpp) call these and
-// write none of them out again. Small named kernels in the style of llm.c: each states its shapes,
-// takes Eigen::Ref in and out, and is templated on Scalar where the engine needs both float (the
-// window) and double (export, tests, training).
+// trainer (attention_training.cpp), the whole-model forward pass (model_forward.cpp) and the
+// walkthrough (ui/walkthrough_panel.cpp) call these and write none of them out again. Small named
+// kernels in the style of llm.c: each states its shapes, takes Eigen::Ref in and out, and is
+// templated on Scalar where the engine needs both float (the window) and double (export, tests,
+// training).
 //
 // Sections follow the pipeline: positions, norms, the masked softmax. A whole model's operations
 // sit next to their relatives: RMS norm beside layer norm, rotary positions beside the sinusoidal
-// ones; none of the two is used by the engine yet. Each op has a test against a hand computation
-// in tests/test_ops.cpp.
+// ones (the whole-model pass uses them; the one-layer engine does not yet). Each op has a test
+// against a hand computation in tests/test_ops.cpp.
 
 #include <Eigen/Core>
 #include <algorithm>
