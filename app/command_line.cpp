@@ -17,8 +17,12 @@
 #include "cli/export_command.h"
 #include "cli/import_command.h"
 #include "cli/render_command.h"
+#include "cli/run_command.h"
 #include "cli/train_command.h"
+#include "core/attention_engine.h"
 #include "core/scene_error.h"
+#include "io/result_export.h"
+#include "io/scene_file.h"
 #include "ui/explorer_window.h"
 
 namespace ae::cli {
@@ -39,6 +43,8 @@ constexpr const char* kUsage =
     "       attention-explorer import MODEL.safetensors (--qkv NAME | --query NAME --key NAME\n"
     "                          --value NAME) --embeddings NAME --rows IDS --heads H\n"
     "                          -o SCENE.json   (import --help for every option)\n"
+    "       attention-explorer run MODEL_DIR (--text TEXT | --ids 1,2,3) [--attention-mask 1,1,0]\n"
+    "                          -o RESULT.json [--double] [--format json|npy]\n"
     "       attention-explorer --help | --version\n"
     "\n"
     "Sub-commands need no display. Exit status: 0 success, 2 invalid input or arguments,\n"
@@ -70,6 +76,7 @@ const std::map<QString, std::function<int(const QStringList&)>>& commands() {
     static const std::map<QString, std::function<int(const QStringList&)>> table = {
         {"export", exportCommand}, {"presets", presetsCommand}, {"bench", benchWithWindow},
         {"train", trainCommand},   {"render", renderCommand},   {"import", importCommand},
+        {"run", runModelCommand},
     };
     return table;
 }

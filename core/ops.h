@@ -1,14 +1,15 @@
 #pragma once
 // The operations of the forward pass, one home for each: the engine (attention_engine.cpp), the
-// trainer (attention_training.cpp) and the walkthrough (ui/walkthrough_panel.cpp) call these and
-// write none of them out again. Small named kernels in the style of llm.c: each states its shapes,
-// takes Eigen::Ref in and out, and is templated on Scalar where the engine needs both float (the
-// window) and double (export, tests, training).
+// trainer (attention_training.cpp), the whole-model forward pass (model_forward.cpp) and the
+// walkthrough (ui/walkthrough_panel.cpp) call these and write none of them out again. Small named
+// kernels in the style of llm.c: each states its shapes, takes Eigen::Ref in and out, and is
+// templated on Scalar where the engine needs both float (the window) and double (export, tests,
+// training).
 //
 // Sections follow the pipeline: positions, norms, the masked softmax. A whole model's operations
 // sit next to their relatives: RMS norm beside layer norm, rotary positions beside the sinusoidal
-// ones; none of the two is used by the engine yet. Each op has a test against a hand computation
-// in tests/test_ops.cpp.
+// ones (the whole-model pass uses them; the one-layer engine does not yet). Each op has a test
+// against a hand computation in tests/test_ops.cpp.
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -161,6 +162,12 @@ void silu(Eigen::ArrayBase<Derived>& x) {
     using S = typename Derived::Scalar;
     x = x / (S(1) + (-x).exp());
 }
+// "relu": max(x, 0).
+template <typename Derived>
+void relu(Eigen::ArrayBase<Derived>& x) {
+    using S = typename Derived::Scalar;
+    x = x.max(S(0));
+}
 
 // ---- Norms ----
 
@@ -177,36 +184,53 @@ RowMoments rowMoments(const Eigen::MatrixBase<Derived>& row) {
 }
 
 // Layer norm of every row:  x_r = (x_r − mean_r) / √(var_r + eps) ⊙ γ + β.
-// x: rows x d, in place; gamma, beta: d. If given, normalised (rows x d) receives x̂ before γ and
-// β, and inverseDeviation (rows) 1/√(var_r + eps): what the backward pass needs.
+// x: rows x d, in place; gamma, beta: d. Moments are taken in double whatever Scalar is. If given,
+// normalised (rows x d) receives x̂ before γ and β, and inverseDeviation (rows) 1/√(var_r + eps):
+// what the backward pass needs (double only).
+template <typename Scalar>
+void layerNormRows(Eigen::Ref<RowMajorMatrix<Scalar>> x,
+                   Eigen::Ref<const ColumnVector<Scalar>> gamma,
+                   Eigen::Ref<const ColumnVector<Scalar>> beta, double eps,
+                   RowMajorMatrix<Scalar>* normalised = nullptr,
+                   ColumnVector<Scalar>* inverseDeviation = nullptr) {
+    const Eigen::Index rows = x.rows();
+    if (normalised) normalised->resize(rows, x.cols());
+    if (inverseDeviation) inverseDeviation->resize(rows);
+    for (Eigen::Index r = 0; r < rows; ++r) {
+        const RowMoments moments = rowMoments(x.row(r).template cast<double>());
+        const auto mean = static_cast<Scalar>(moments.mean);
+        const auto inverse = static_cast<Scalar>(1.0 / std::sqrt(moments.variance + eps));
+        if (normalised) normalised->row(r) = (x.row(r).array() - mean) * inverse;
+        if (inverseDeviation) (*inverseDeviation)(r) = inverse;
+        x.row(r) = ((x.row(r).array() - mean) * inverse * gamma.transpose().array() +
+                    beta.transpose().array())
+                       .matrix();
+    }
+}
+// The double version under its old name, for callers that pass plain matrices (no deduction).
 inline void layerNormRows(Eigen::Ref<RowMajorMatrix<double>> x,
                           Eigen::Ref<const ColumnVector<double>> gamma,
                           Eigen::Ref<const ColumnVector<double>> beta, double eps,
                           RowMajorMatrix<double>* normalised = nullptr,
                           ColumnVector<double>* inverseDeviation = nullptr) {
-    const Eigen::Index rows = x.rows();
-    if (normalised) normalised->resize(rows, x.cols());
-    if (inverseDeviation) inverseDeviation->resize(rows);
-    for (Eigen::Index r = 0; r < rows; ++r) {
-        const RowMoments moments = rowMoments(x.row(r));
-        const double inverse = 1.0 / std::sqrt(moments.variance + eps);
-        if (normalised) normalised->row(r) = (x.row(r).array() - moments.mean) * inverse;
-        if (inverseDeviation) (*inverseDeviation)(r) = inverse;
-        x.row(r) = ((x.row(r).array() - moments.mean) * inverse * gamma.transpose().array() +
-                    beta.transpose().array())
-                       .matrix();
-    }
+    layerNormRows<double>(x, gamma, beta, eps, normalised, inverseDeviation);
 }
 
 // RMS norm of every row (Llama's):  x_r = x_r / √(mean(x_r²) + eps) ⊙ γ; no mean taken out, no β.
-// x: rows x d, in place; gamma: d.
-inline void rmsNormRows(Eigen::Ref<RowMajorMatrix<double>> x,
-                        Eigen::Ref<const ColumnVector<double>> gamma, double eps) {
+// x: rows x d, in place (a block of a wider matrix too: one head's columns); gamma: d.
+template <typename Scalar>
+void rmsNormRows(Eigen::Ref<RowMajorMatrix<Scalar>> x, Eigen::Ref<const ColumnVector<Scalar>> gamma,
+                 double eps) {
     for (Eigen::Index r = 0; r < x.rows(); ++r) {
-        const double meanSquare = x.row(r).squaredNorm() / static_cast<double>(x.cols());
-        const double inverse = 1.0 / std::sqrt(meanSquare + eps);
+        const double meanSquare =
+            x.row(r).template cast<double>().squaredNorm() / static_cast<double>(x.cols());
+        const auto inverse = static_cast<Scalar>(1.0 / std::sqrt(meanSquare + eps));
         x.row(r) = (x.row(r).array() * inverse * gamma.transpose().array()).matrix();
     }
+}
+inline void rmsNormRows(Eigen::Ref<RowMajorMatrix<double>> x,
+                        Eigen::Ref<const ColumnVector<double>> gamma, double eps) {
+    rmsNormRows<double>(x, gamma, eps);
 }
 
 // ---- Masked softmax ----

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/tensor_data.h"
 #include "io/scene_file.h"
 
 namespace ae::io {
@@ -27,26 +28,6 @@ int itemSize(const QString& dtype) {
                                              {"BF16", 2},    {"I32", 4}, {"U32", 4}, {"F32", 4},
                                              {"F64", 8},     {"I64", 8}, {"U64", 8}};
     return sizes.value(dtype, 0);
-}
-
-// IEEE binary16 → double, exactly: every half is a double with few mantissa bits.
-double halfToDouble(quint16 h) {
-    const int exponent = (h >> 10) & 0x1f;
-    const int mantissa = h & 0x3ff;
-    const double sign = (h & 0x8000) ? -1.0 : 1.0;
-    if (exponent == 0) return sign * std::ldexp(mantissa, -24);  // zero and subnormals
-    if (exponent == 31) {
-        return mantissa == 0 ? sign * HUGE_VAL : std::numeric_limits<double>::quiet_NaN();
-    }
-    return sign * std::ldexp(mantissa | 0x400, exponent - 25);
-}
-
-// bfloat16 is the top half of a float32, so shifting it back up gives the float exactly.
-double bfloat16ToDouble(quint16 b) {
-    const quint32 bits = static_cast<quint32>(b) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
 }
 
 }  // namespace
@@ -211,8 +192,9 @@ const TensorInfo& SafetensorsFile::readable(const QString& name, long long* rows
     const TensorInfo* info = find(name);
     if (!info) refuse("no tensor named " + name);
     const QString where = "tensor " + name;
-    if (info->dtype != "F32" && info->dtype != "F16" && info->dtype != "BF16") {
-        refuse(QStringLiteral("%1: unsupported dtype %2 (F32, F16 or BF16 expected)")
+    DType dtype;
+    if (!dtypeFromName(info->dtype.toStdString(), &dtype)) {
+        refuse(QStringLiteral("%1: unsupported dtype %2 (F32, F16, BF16 or F64 expected)")
                    .arg(where, info->dtype));
     }
     *rows = 1;
@@ -239,22 +221,9 @@ std::pair<long long, long long> SafetensorsFile::matrixShape(const QString& name
 
 void SafetensorsFile::convert(const TensorInfo& info, long long first, long long count,
                               double* out) const {
-    const int size = info.dtype == "F32" ? 4 : 2;
-    const unsigned char* p = data_ + info.begin + first * size;
-    if (info.dtype == "F32") {
-        for (long long k = 0; k < count; ++k) {
-            const quint32 bits = qFromLittleEndian<quint32>(p + 4 * k);
-            float f;
-            std::memcpy(&f, &bits, 4);
-            out[k] = f;
-        }
-    } else if (info.dtype == "F16") {
-        for (long long k = 0; k < count; ++k)
-            out[k] = halfToDouble(qFromLittleEndian<quint16>(p + 2 * k));
-    } else {
-        for (long long k = 0; k < count; ++k)
-            out[k] = bfloat16ToDouble(qFromLittleEndian<quint16>(p + 2 * k));
-    }
+    DType dtype = DType::F32;
+    dtypeFromName(info.dtype.toStdString(), &dtype);  // readable() accepted it
+    convertElements(data_ + info.begin, dtype, first, count, out);
 }
 
 void SafetensorsFile::requireFinite(const TensorInfo& info, long long row, long long cols,

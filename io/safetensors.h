@@ -51,9 +51,11 @@ public:
     const QMap<QString, QString>& metadata() const { return metadata_; }
     // nullptr if there is no tensor of that name.
     const TensorInfo* find(const QString& name) const;
+    // The tensor's first byte in the mapped file (valid while this object lives).
+    const unsigned char* tensorData(const TensorInfo& info) const { return data_ + info.begin; }
 
     // One tensor as doubles: a 0-D tensor as 1x1, 1-D [n] as one row 1 x n, 2-D [r, c] as r x c.
-    // Refuses other ranks, dtypes other than F32, F16 and BF16 (naming the dtype), a missing
+    // Refuses other ranks, dtypes other than F32, F16, BF16 and F64 (naming the dtype), a missing
     // name and values that are not finite (naming the first such index).
     MatrixD matrix(const QString& name) const;
     // The shape matrix() would return (rows, cols), from the header alone; the same refusals.

@@ -1,0 +1,16 @@
+#pragma once
+#include <QString>
+#include <QStringList>
+#include <vector>
+
+namespace ae::cli {
+// `attention-explorer run MODEL_DIR (--text TEXT | --ids 1,2,3) [--attention-mask 1,1,0]
+// -o RESULT.json [--double] [--format json|npy]`: runs a whole model (core/model.h) on one
+// sequence and writes what every layer and head computed (io/model_result.h). Exit status 2 with
+// one line on stderr for anything refused: arguments, the model folder, the ids, the memory.
+int runModelCommand(const QStringList& arguments);
+
+// The token ids of `text` for the model in `modelDirectory`, special tokens as its tokenizer's
+// post-processor adds them: the one place `run --text` meets the tokenizer.
+std::vector<long long> tokenizeForRun(const QString& modelDirectory, const QString& text);
+}  // namespace ae::cli

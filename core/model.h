@@ -1,0 +1,210 @@
+#pragma once
+// Whole transformer models (issue 15): the four families a Hugging Face model folder may hold
+// (gpt2, bert, llama, qwen3), their weights as they lie in a memory-mapped file, and the forward
+// pass that keeps what the explorer shows: per layer the residual input, and per head q, k, v,
+// scores and weights; then the logits (decoders) or the last hidden state (bert).
+//
+// The specification is shared/reference/model_reference.py (PyTorch, float64): what it accepts
+// and refuses, this accepts and refuses, and its result JSON is what io/model_result.h writes.
+// No Qt here: io/model_folder.h reads config.json and the safetensors files into a Model.
+//
+// Weights are never copied at open: a TensorRef points into the mapped file. A layer reads its
+// weights when it runs; those already stored as the compute type (F32 in a float run, F64 in a
+// double one) are used in place, the others are converted for that layer only and dropped after
+// it (docs/models.md, "Memory", has the measurements behind that choice).
+
+#include <Eigen/Core>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/ops.h"
+#include "core/tensor_data.h"
+
+namespace ae::model {
+
+// A model folder, config or input the engine refuses: one line naming the file, the field or
+// tensor, and the shapes or values involved.
+class ModelError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+enum class Family { Gpt2, Bert, Llama, Qwen3 };
+// As config.json's model_type spells it.
+const char* familyName(Family family);
+// "gpt2, bert, llama, qwen3".
+const char* supportedFamilies();
+
+enum class Activation { GeluExact, GeluTanh, Silu, Relu };
+
+// What config.json says, with Hugging Face's defaults filled in (io/model_folder.cpp).
+struct Config {
+    Family family = Family::Gpt2;
+    int hidden = 0;  // d
+    int layers = 0;
+    int heads = 0;         // query heads
+    int kvHeads = 0;       // key/value heads (GQA); = heads for gpt2 and bert
+    int headDim = 0;       // hd; heads·hd may differ from d (llama with head_dim, qwen3)
+    int vocab = 0;         // V
+    int intermediate = 0;  // the MLP's width
+    int positions = 0;     // rows of the learned position table (gpt2, bert); 0: rotary, no limit
+    int tokenTypes = 0;    // bert's token-type table rows
+    Activation activation = Activation::GeluTanh;
+    double normEps = 1e-5;
+    bool scaleAttentionWeights = true;  // gpt2: divide scores by √hd
+    bool scaleByInverseLayer = false;   // gpt2: and by (layer + 1)
+    bool tieWordEmbeddings = true;      // LM head = the token table
+    bool attentionBias = false;         // llama/qwen3 q, k, v, o biases
+    bool mlpBias = false;               // llama gate, up, down biases
+    bool qkNorm = false;                // qwen3
+    ops::RopeParameters rope;           // llama/qwen3
+
+    bool isDecoder() const { return family != Family::Bert; }
+    bool rotary() const { return family == Family::Llama || family == Family::Qwen3; }
+    int kvHeadOf(int head) const { return head / (heads / kvHeads); }
+    // The factor scores are multiplied by before the softmax, in layer `layer` (from 0).
+    double attentionScale(int layer) const;
+};
+
+// One stored tensor: where its bytes lie in a mapped file, as rows x cols (a vector is 1 x n).
+struct TensorRef {
+    std::string name;  // as stored, with its prefix
+    std::string file;  // the file holding it, for messages
+    DType dtype = DType::F32;
+    long long rows = 0, cols = 0;
+    const unsigned char* data = nullptr;  // little-endian, not necessarily aligned
+
+    bool present() const { return !name.empty(); }
+    long long count() const { return rows * cols; }
+    double bytes() const { return static_cast<double>(count()) * dtypeSize(dtype); }
+};
+
+// Each family fills the slots it has. Layouts: gpt2's Conv1D weights are [in, out] (y = x·W + b);
+// every other projection is nn.Linear's [out, in] (y = x·Wᵀ + b).
+struct LayerWeights {
+    // gpt2: ln_1 / ln_2 (pre-norm). bert: attention.output.LayerNorm / output.LayerNorm (post).
+    // llama: input_layernorm / post_attention_layernorm (RMS, no bias).
+    TensorRef norm1, norm1Bias, norm2, norm2Bias;
+    TensorRef qkv, qkvBias;                                      // gpt2 c_attn [d, 3d]
+    TensorRef query, queryBias, key, keyBias, value, valueBias;  // bert, llama
+    TensorRef output, outputBias;  // gpt2 c_proj [d, d]; bert attention.output.dense; llama o_proj
+    TensorRef queryNorm, keyNorm;  // qwen3 [hd]
+    // gpt2: up = c_fc [d, I], down = c_proj [I, d]. bert: up = intermediate, down = output.dense.
+    // llama: gate, up, down.
+    TensorRef gate, gateBias, up, upBias, down, downBias;
+};
+struct ModelWeights {
+    TensorRef tokenEmbedding;                    // V x d
+    TensorRef positionEmbedding;                 // gpt2, bert: positions x d
+    TensorRef tokenTypeEmbedding;                // bert: types x d
+    TensorRef embeddingNorm, embeddingNormBias;  // bert
+    TensorRef finalNorm, finalNormBias;          // gpt2 ln_f, llama norm
+    TensorRef lmHead;                            // decoders, V x d (= tokenEmbedding when tied)
+    std::vector<LayerWeights> layers;
+};
+
+// A tensor the family needs: its name after the prefix (or at the top level), an older name it
+// may have instead, its shape, and the slot it fills.
+struct TensorSpec {
+    std::string name;
+    std::string alias;  // e.g. LayerNorm.gamma for LayerNorm.weight; empty: none
+    std::vector<long long> shape;
+    bool topLevel = false;  // lm_head.weight: never prefixed
+    TensorRef* slot = nullptr;
+};
+// Every tensor `config` needs, in a fixed order, with slots in `weights` (its layers are sized
+// here). The tied LM head is not listed: the caller points it at the token table.
+std::vector<TensorSpec> tensorSpecs(const Config& config, ModelWeights& weights);
+// The prefixes a family's names may carry, tried in order ("transformer.", ""), and the tensor
+// whose presence decides which one a file uses.
+std::vector<std::string> weightPrefixes(Family family);
+std::string prefixProbe(Family family);
+
+struct Model {
+    Config config;
+    ModelWeights weights;
+    std::string folder;      // for messages
+    double storedBytes = 0;  // every weight tensor the model reads, as stored
+};
+
+// ---- Running ----
+
+template <typename Scalar>
+using Matrix = ops::RowMajorMatrix<Scalar>;
+
+template <typename Scalar>
+struct LayerRecord {
+    Matrix<Scalar> hiddenIn;  // T x d: the residual stream entering the layer
+    Matrix<Scalar> query;  // T x (heads·hd): after bias, q-norm and rotation; head h = cols h·hd
+    Matrix<Scalar> key;    // T x (kvHeads·hd), after k-norm and rotation
+    Matrix<Scalar> value;  // T x (kvHeads·hd)
+    std::vector<Matrix<Scalar>> scores;   // per head, T x T: q·kᵀ before scaling and masking
+    std::vector<Matrix<Scalar>> weights;  // per head, T x T: the softmax; hidden keys exactly 0
+};
+
+template <typename Scalar>
+struct ModelRun {
+    Config config;
+    std::vector<long long> tokens;
+    std::vector<int> attentionMask;  // empty: none given
+    std::vector<LayerRecord<Scalar>> layers;
+    Matrix<Scalar> logits;      // decoders: T x V
+    Matrix<Scalar> lastHidden;  // bert: T x d
+
+    // Head h's views (k and v: of the kv head it reads), T x hd.
+    auto q(int layer, int head) const {
+        return layers[layer].query.middleCols(head * config.headDim, config.headDim);
+    }
+    auto k(int layer, int head) const {
+        return layers[layer].key.middleCols(config.kvHeadOf(head) * config.headDim, config.headDim);
+    }
+    auto v(int layer, int head) const {
+        return layers[layer].value.middleCols(config.kvHeadOf(head) * config.headDim,
+                                              config.headDim);
+    }
+};
+
+struct RunOptions {
+    std::vector<int> attentionMask;  // empty, or one 0/1 a token (1 attend, 0 padding)
+    int positionOffset = 0;          // position of the first token
+};
+
+// Refuses ids outside the vocabulary, a text longer than a learned position table, a mask of
+// the wrong length or values, and a query that would see no key (left padding in a decoder).
+void checkInputs(const Config& config, const std::vector<long long>& ids,
+                 const RunOptions& options);
+
+// The memory rule (docs/errors.md, "Whole models"): a run needs the weights as stored (mapped,
+// so their pages count once they are read), plus the largest layer's weights converted to the
+// compute type if they are stored in another (a layer is converted as it runs, then dropped),
+// plus everything kept (every layer's residual input, q, k, v, scores and weights, and the
+// logits or last hidden state) and the working buffers of one layer.
+struct RunMemory {
+    double storedWeights = 0;
+    double convertedLayer = 0;
+    double kept = 0;  // bytes of the kept matrices
+    double working = 0;
+    double keptNumbers = 0;  // numbers in the kept matrices (a result file writes each)
+    double total() const { return storedWeights + convertedLayer + kept + working; }
+};
+RunMemory runMemory(const Model& model, long long tokens, int scalarSize);
+// Throws ModelError("FOLDER: too large: needs about 61.2 GiB (what), this machine has 23.4 GiB")
+// when `bytes` exceed `available` (physicalMemoryBytes() when negative).
+void checkRunFitsInMemory(const Model& model, double bytes, const std::string& what,
+                          double available = -1);
+
+// The forward pass on one sequence: checkInputs, the memory check (runMemory, plus nothing for
+// the caller's result file: callers writing one check themselves first), then every layer.
+// Scalar is float or double. A result that overflows (a non-finite hidden state) is refused,
+// naming the layer.
+template <typename Scalar>
+ModelRun<Scalar> runModel(const Model& model, const std::vector<long long>& ids,
+                          const RunOptions& options = {});
+
+extern template ModelRun<float> runModel<float>(const Model&, const std::vector<long long>&,
+                                                const RunOptions&);
+extern template ModelRun<double> runModel<double>(const Model&, const std::vector<long long>&,
+                                                  const RunOptions&);
+
+}  // namespace ae::model

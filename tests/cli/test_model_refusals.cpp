@@ -1,0 +1,422 @@
+// What a model folder, a config or an input the engine refuses, and how: one line naming the
+// file, the field or tensor, and the shapes or values. And `attention-explorer run` end to end:
+// its JSON and npy outputs, exit statuses 0 and 2.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <functional>
+
+#include "core/model.h"
+#include "io/matrix_files.h"
+#include "io/model_folder.h"
+#include "io/safetensors.h"
+#include "support/model_checks.h"
+#include "support/run_binary.h"
+#include "support/safetensors_writer.h"
+
+using namespace ae;
+using namespace ae::testing;
+
+namespace {
+
+// A copy of a golden model in a temporary folder, to break.
+struct ModelCopy {
+    QTemporaryDir temp;
+    QString dir;
+    explicit ModelCopy(const QString& name) : dir(temp.path()) {
+        for (const QString& f : QDir(goldenModelDir(name)).entryList(QDir::Files))
+            QFile::copy(goldenModelDir(name) + "/" + f, dir + "/" + f);
+    }
+    QString path(const QString& file) const { return dir + "/" + file; }
+
+    // config.json with `change` applied.
+    void editConfig(const std::function<void(QJsonObject&)>& change) const {
+        QJsonObject config = readJsonFile(path("config.json"));
+        change(config);
+        QFile::remove(path("config.json"));
+        writeBytes(path("config.json"), QJsonDocument(config).toJson());
+    }
+    // model.safetensors rewritten with `change` applied to its tensors.
+    void editTensors(const std::function<void(std::vector<TestTensor>&)>& change) const {
+        std::vector<TestTensor> tensors;
+        {
+            const io::SafetensorsFile file(path("model.safetensors"));
+            for (const io::TensorInfo& info : file.tensors()) {
+                tensors.push_back({info.name, info.dtype, info.shape,
+                                   QByteArray(reinterpret_cast<const char*>(file.tensorData(info)),
+                                              info.end - info.begin)});
+            }
+        }
+        change(tensors);
+        QFile::remove(path("model.safetensors"));
+        writeSafetensors(path("model.safetensors"), tensors);
+    }
+};
+
+// The message of the ModelError that opening `dir` throws ("" if it opens).
+QString openError(const QString& dir) {
+    try {
+        const io::ModelFolder folder(dir);
+    } catch (const model::ModelError& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+QString runError(const QString& dir, const std::vector<long long>& ids,
+                 const model::RunOptions& options = {}) {
+    try {
+        const io::ModelFolder folder(dir);
+        model::runModel<float>(folder.model(), ids, options);
+    } catch (const model::ModelError& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+#define QVERIFY_MESSAGE(message, ...)                                                          \
+    do {                                                                                       \
+        const QString m_ = (message);                                                          \
+        QVERIFY2(!m_.isEmpty(), "not refused");                                                \
+        QVERIFY2(!m_.contains('\n'), qPrintable(m_));                                          \
+        for (const char* part : {__VA_ARGS__})                                                 \
+            QVERIFY2(m_.contains(QString::fromUtf8(part)), qPrintable(m_ + " lacks " + part)); \
+    } while (0)
+
+}  // namespace
+
+class TestModelRefusals : public QObject {
+    Q_OBJECT
+
+private slots:
+    void missingFiles() {
+        ModelCopy m("gpt2-tiny");
+        QFile::remove(m.path("model.safetensors"));
+        QVERIFY_MESSAGE(openError(m.dir),
+                        "neither model.safetensors nor "
+                        "model.safetensors.index.json");
+        QFile::remove(m.path("config.json"));
+        QVERIFY_MESSAGE(openError(m.dir), "config.json: missing");
+        QVERIFY_MESSAGE(openError(m.dir + "/nowhere"), "nowhere: not a folder");
+    }
+
+    void onlyPytorchBin() {
+        ModelCopy m("gpt2-tiny");
+        QFile::rename(m.path("model.safetensors"), m.path("pytorch_model.bin"));
+        QVERIFY_MESSAGE(openError(m.dir), "only pytorch_model.bin",
+                        "only safetensors weights are read", "save_pretrained",
+                        "safe_serialization=True");
+    }
+
+    void unknownModelType() {
+        ModelCopy m("gpt2-tiny");
+        m.editConfig([](QJsonObject& c) { c["model_type"] = "t5"; });
+        QVERIFY_MESSAGE(openError(m.dir), "config.json: model_type \"t5\" is not supported",
+                        "(gpt2, bert, llama, qwen3)");
+        m.editConfig([](QJsonObject& c) { c.remove("model_type"); });
+        QVERIFY_MESSAGE(openError(m.dir), "model_type null is not supported");
+    }
+
+    void badConfigValues_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QJsonValue>("value");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("heads do not divide")
+            << "gpt2-tiny"
+            << "n_head" << QJsonValue(5) << "n_embd 32 is not a multiple of n_head 5";
+        QTest::newRow("text for a number")
+            << "gpt2-tiny"
+            << "n_layer" << QJsonValue("two") << "n_layer must be a positive integer, got \"two\"";
+        QTest::newRow("fraction") << "bert-tiny"
+                                  << "num_hidden_layers" << QJsonValue(1.5)
+                                  << "num_hidden_layers must be a positive integer, got 1.5";
+        QTest::newRow("zero") << "bert-tiny"
+                              << "hidden_size" << QJsonValue(0)
+                              << "hidden_size must be a positive integer, got 0";
+        QTest::newRow("bool for a number")
+            << "llama-tiny-gqa"
+            << "rms_norm_eps" << QJsonValue(true) << "rms_norm_eps must be a number, got true";
+        QTest::newRow("activation")
+            << "llama-tiny-gqa"
+            << "hidden_act" << QJsonValue("mish") << "hidden_act \"mish\" is not supported";
+        QTest::newRow("gqa") << "llama-tiny-gqa"
+                             << "num_key_value_heads" << QJsonValue(3)
+                             << "num_attention_heads 4 is not a multiple of num_key_value_heads 3";
+        QTest::newRow("odd head_dim")
+            << "qwen3-tiny"
+            << "head_dim" << QJsonValue(15) << "head_dim 15 must be even for RoPE";
+        QTest::newRow("rope type")
+            << "llama-tiny-gqa"
+            << "rope_scaling" << QJsonValue(QJsonObject{{"rope_type", "yarn"}, {"factor", 2}})
+            << "rope type \"yarn\" is not supported (default, linear, llama3)";
+        QTest::newRow("llama3 field")
+            << "llama-tiny-gqa"
+            << "rope_scaling" << QJsonValue(QJsonObject{{"rope_type", "llama3"}, {"factor", 8}})
+            << "rope_scaling.low_freq_factor is missing";
+        QTest::newRow("sliding") << "qwen3-tiny"
+                                 << "use_sliding_window" << QJsonValue(true)
+                                 << "sliding-window attention is not supported";
+        QTest::newRow("bert positions") << "bert-tiny"
+                                        << "position_embedding_type" << QJsonValue("relative_key")
+                                        << "only \"absolute\" is supported";
+    }
+    void badConfigValues() {
+        QFETCH(QString, model);
+        QFETCH(QString, field);
+        QFETCH(QJsonValue, value);
+        QFETCH(QString, expected);
+        ModelCopy m(model);
+        m.editConfig([&](QJsonObject& c) { c[field] = value; });
+        QVERIFY_MESSAGE(openError(m.dir), "config.json: ", qPrintable(expected));
+    }
+
+    // Python reads 2.0 as a float, and the reference refuses it where an integer belongs; Qt
+    // keeps it as the integer 2, so the reader looks at the text.
+    void integralFloatIsNotAnInteger() {
+        ModelCopy m("gpt2-tiny");
+        QFile f(m.path("config.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QByteArray text = f.readAll();
+        f.close();
+        QVERIFY(text.contains("\"n_layer\": 2,"));
+        text.replace("\"n_layer\": 2,", "\"n_layer\": 2.0,");
+        QFile::remove(m.path("config.json"));
+        QVERIFY(writeBytes(m.path("config.json"), text));
+        QVERIFY_MESSAGE(openError(m.dir), "config.json: n_layer must be a positive integer, got 2");
+        text.replace("\"n_layer\": 2.0,", "\"n_layer\": 2, \"n_layer\": 2,");
+        QFile::remove(m.path("config.json"));
+        QVERIFY(writeBytes(m.path("config.json"), text));
+        QCOMPARE(openError(m.dir), QString());
+        // Nested objects do not confuse the scan: a float inside rope_scaling is its own.
+        QCOMPARE(openError(goldenModelDir("llama-tiny-rope-scaled")), QString());
+    }
+
+    void notJson() {
+        ModelCopy m("bert-tiny");
+        QFile::remove(m.path("config.json"));
+        writeBytes(m.path("config.json"), "{\"model_type\": \"bert\",");
+        QVERIFY_MESSAGE(openError(m.dir), "config.json: not JSON");
+    }
+
+    void missingTensor() {
+        ModelCopy m("gpt2-tiny");
+        m.editTensors([](std::vector<TestTensor>& t) {
+            t.erase(std::remove_if(
+                        t.begin(), t.end(),
+                        [](const TestTensor& x) { return x.name == "transformer.h.1.ln_2.bias"; }),
+                    t.end());
+        });
+        QVERIFY_MESSAGE(openError(m.dir),
+                        "model.safetensors: missing tensor "
+                        "transformer.h.1.ln_2.bias (expected [32])");
+    }
+
+    void noTokenTable() {
+        ModelCopy m("llama-tiny-gqa");
+        m.editTensors([](std::vector<TestTensor>& t) {
+            for (TestTensor& x : t)
+                if (x.name == "model.embed_tokens.weight") x.name = "embeddings";
+        });
+        QVERIFY_MESSAGE(openError(m.dir),
+                        "model.safetensors: no model.embed_tokens.weight or embed_tokens.weight");
+    }
+
+    void misshapenTensor() {
+        ModelCopy m("gpt2-tiny");
+        m.editTensors([](std::vector<TestTensor>& t) {
+            for (TestTensor& x : t)
+                if (x.name == "transformer.h.0.attn.c_attn.weight") x.shape = {96, 32};
+        });
+        QVERIFY_MESSAGE(openError(m.dir),
+                        "model.safetensors: tensor "
+                        "transformer.h.0.attn.c_attn.weight has shape [96, 32], "
+                        "expected [32, 96]");
+    }
+
+    void integerTensorWhereWeightsBelong() {
+        ModelCopy m("bert-tiny");
+        m.editTensors([](std::vector<TestTensor>& t) {
+            for (TestTensor& x : t)
+                if (x.name == "embeddings.LayerNorm.bias") x.dtype = "I32";
+        });
+        QVERIFY_MESSAGE(openError(m.dir),
+                        "tensor embeddings.LayerNorm.bias has dtype I32, "
+                        "expected F32, F16, BF16 or F64");
+    }
+
+    void nonFiniteWeight() {
+        ModelCopy m("qwen3-tiny");
+        m.editTensors([](std::vector<TestTensor>& t) {
+            for (TestTensor& x : t) {
+                if (x.name == "model.layers.1.self_attn.k_norm.weight") {
+                    const float nan = std::numeric_limits<float>::quiet_NaN();
+                    std::memcpy(x.bytes.data() + 12, &nan, 4);
+                }
+            }
+        });
+        QVERIFY_MESSAGE(openError(m.dir),
+                        "tensor model.layers.1.self_attn.k_norm.weight [16] "
+                        "has a non-finite value at element 3");
+    }
+
+    void textLongerThanPositionTable() {
+        // gpt2-tiny has n_positions 32; bert-tiny its max_position_embeddings.
+        QVERIFY_MESSAGE(runError(goldenModelDir("gpt2-tiny"), std::vector<long long>(33, 1)),
+                        "33 tokens exceed the model's 32 learned positions (n_positions)");
+        QCOMPARE(runError(goldenModelDir("gpt2-tiny"), std::vector<long long>(32, 1)), QString());
+        const int bertPositions =
+            readJsonFile(goldenModelDir("bert-tiny") + "/config.json")["max_position_embeddings"]
+                .toInt();
+        QVERIFY_MESSAGE(
+            runError(goldenModelDir("bert-tiny"), std::vector<long long>(bertPositions + 1, 1)),
+            "learned positions (max_position_embeddings)");
+    }
+
+    void badIdsAndMasks() {
+        const QString gpt2 = goldenModelDir("gpt2-tiny");
+        QVERIFY_MESSAGE(runError(gpt2, {1, 64}), "token ids[1]: 64 is not in [0, 64) (vocab_size)");
+        QVERIFY_MESSAGE(runError(gpt2, {}), "token ids: expected at least one");
+        model::RunOptions left;
+        left.attentionMask = {0, 1, 1};
+        QVERIFY_MESSAGE(runError(gpt2, {1, 2, 3}, left), "query position 0 sees no key",
+                        "left padding", "pad on the right");
+        // bert has no causal mask: left padding is fine there, all padding is not.
+        QCOMPARE(runError(goldenModelDir("bert-tiny"), {1, 2, 3}, left), QString());
+        model::RunOptions none;
+        none.attentionMask = {0, 0};
+        QVERIFY_MESSAGE(runError(goldenModelDir("bert-tiny"), {1, 2}, none),
+                        "query position 0 sees no key");
+        model::RunOptions shortMask;
+        shortMask.attentionMask = {1};
+        QVERIFY_MESSAGE(runError(gpt2, {1, 2}, shortMask), "attention mask: 1 values for 2 tokens");
+    }
+
+    // A text too long for this machine is refused before anything its size exists, naming the
+    // memory it would need.
+    void tooLargeRefusedBeforeAllocating() {
+        const double memory = physicalMemoryBytes();
+        if (memory <= 0) QSKIP("physical memory unknown on this machine");
+        // 2 layers x 4 heads x 2 T x T matrices of 400000^2 floats: ~10 TB.
+        QVERIFY_MESSAGE(
+            runError(goldenModelDir("llama-tiny-gqa"), std::vector<long long>(400000, 1)),
+            "llama-tiny-gqa: too large: needs about ",
+            "GiB (the model in float), "
+            "this machine has ");
+    }
+
+    // The limit follows the stored size: a BF16 checkpoint counts its 2-byte weights plus one
+    // layer converted at a time, so it fits where a float32 copy of the same model would not.
+    void bf16LimitFollowsStoredSize() {
+        const io::ModelFolder bf16(goldenModelDir("llama-tiny-bf16"));
+        const io::ModelFolder f32(goldenModelDir("llama-tiny-gqa"));
+        const model::RunMemory asStored = model::runMemory(bf16.model(), 7, sizeof(float));
+        const model::RunMemory copy = model::runMemory(f32.model(), 7, sizeof(float));
+        QCOMPARE(asStored.storedWeights * 2, copy.storedWeights);
+        QVERIFY(asStored.convertedLayer > 0);
+        QVERIFY(asStored.convertedLayer < copy.storedWeights / 2);
+        QCOMPARE(asStored.kept, copy.kept);
+        QVERIFY(asStored.total() < copy.total());
+        // A machine with exactly the BF16 run's need opens it, and refuses the float32 copy.
+        model::checkRunFitsInMemory(bf16.model(), asStored.total(), "x", asStored.total());
+        QVERIFY_EXCEPTION_THROWN(
+            model::checkRunFitsInMemory(f32.model(), copy.total(), "x", asStored.total()),
+            model::ModelError);
+    }
+
+    // ------------------------------------------------------------ the command line
+    void runWritesTheReferenceJson() {
+        QTemporaryDir temp;
+        const QString out = temp.filePath("result.json");
+        const auto r =
+            test::runBinary({"run", goldenModelDir("bert-tiny"), "--ids", "7,41,3,59,22,0,0",
+                             "--attention-mask", "1,1,1,1,1,0,0", "--double", "-o", out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject result = readJsonFile(out);
+        const QJsonObject expected =
+            readJsonFile(goldenModelDir("bert-tiny") + "/expected-ids-B.json");
+        for (const char* key : {"format", "version", "family", "tokens", "attention_mask"})
+            QCOMPARE(result.value(key), expected.value(key));
+        QVERIFY(!result.contains("logits"));
+        // Every number of the file within the reference's tolerance of the expected one.
+        double worst = 0;
+        const QJsonArray layers = result["layers"].toArray(), want = expected["layers"].toArray();
+        QCOMPARE(layers.size(), want.size());
+        std::function<void(const QJsonValue&, const QJsonValue&)> walk = [&](const QJsonValue& a,
+                                                                             const QJsonValue& b) {
+            if (a.isArray()) {
+                QCOMPARE(a.toArray().size(), b.toArray().size());
+                for (int i = 0; i < a.toArray().size(); ++i)
+                    walk(a.toArray()[i], b.toArray()[i]);
+            } else if (a.isObject()) {
+                QCOMPARE(a.toObject().keys(), b.toObject().keys());
+                for (const QString& k : a.toObject().keys())
+                    walk(a.toObject()[k], b.toObject()[k]);
+            } else {
+                worst = std::max(
+                    worst, std::fabs(a.toDouble() - b.toDouble()) / (1 + std::fabs(b.toDouble())));
+            }
+        };
+        walk(result["layers"], expected["layers"]);
+        walk(result["last_hidden"], expected["last_hidden"]);
+        QVERIFY2(worst <= 1e-4, qPrintable(QString::number(worst)));
+    }
+
+    void runWritesNpyFiles() {
+        QTemporaryDir temp;
+        const QString out = temp.filePath("npy");
+        const auto r = test::runBinary(
+            {"run", goldenModelDir("qwen3-tiny"), "--ids", "7,41,3", "--format", "npy", "-o", out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QDir dir(out);
+        // 1 tokens + 2 layers x (1 + 4 heads x 5) + logits
+        QCOMPARE(dir.entryList({"*.npy"}, QDir::Files).size(), 1 + 2 * (1 + 4 * 5) + 1);
+        QCOMPARE(io::readNpyInfo(dir.filePath("layer1_head3_k.npy")).shape,
+                 (std::vector<long long>{3, 16}));
+        QCOMPARE(io::readNpyInfo(dir.filePath("layer0_head0_weights.npy")).dtype,
+                 QStringLiteral("float32"));
+        QCOMPARE(io::readNpyInfo(dir.filePath("logits.npy")).shape,
+                 (std::vector<long long>{3, 64}));
+        QVERIFY(dir.exists("tokens.npy") && !dir.exists("last_hidden.npy"));
+        // Head 3 reads kv head 1 (GQA, 4 heads on 2): its k is head 2's.
+        QCOMPARE(io::readMatrixFile(dir.filePath("layer1_head3_k.npy")),
+                 io::readMatrixFile(dir.filePath("layer1_head2_k.npy")));
+        QVERIFY(io::readMatrixFile(dir.filePath("layer1_head3_k.npy")) !=
+                io::readMatrixFile(dir.filePath("layer1_head1_k.npy")));
+    }
+
+    void runExitStatuses() {
+        QTemporaryDir temp;
+        const QString out = temp.filePath("r.json");
+        const QString gpt2 = goldenModelDir("gpt2-tiny");
+        struct Case {
+            QStringList arguments;
+            const char* message;
+        };
+        const std::vector<Case> cases = {
+            {{"run", gpt2, "-o", out}, "run: give --text TEXT or --ids 1,2,3"},
+            {{"run", gpt2, "--ids", "1,x", "-o", out}, "--ids: expected comma-separated integers"},
+            {{"run", gpt2, "--ids", "1,2"}, "run: -o OUT is required"},
+            {{"run", gpt2, "--ids", "1,99", "-o", out}, "gpt2-tiny: token ids[1]: 99 is not in"},
+            {{"run", gpt2, "--ids", "1,2", "--format", "csv", "-o", out}, "expected json or npy"},
+            {{"run", gpt2, "--ids", "1,2", "--attention-mask", "0,1", "-o", out}, "sees no key"},
+            {{"run", gpt2 + "-missing", "--ids", "1", "-o", out}, "not a folder"},
+            {{"run", gpt2, "--text", "hello", "-o", out}, "--text needs the tokenizer"},
+        };
+        for (const Case& c : cases) {
+            const auto r = test::runBinary(c.arguments);
+            QVERIFY2(r.exitCode == 2, qPrintable(c.arguments.join(' ') + ": " + r.err));
+            QVERIFY2(r.err.contains(c.message), r.err.constData());
+            QCOMPARE(r.err.count('\n'), 1);
+        }
+        QVERIFY(!QFile::exists(out));
+        const auto ok = test::runBinary({"run", gpt2, "--ids", "1,2", "-o", out});
+        QVERIFY2(ok.exitCode == 0, ok.err.constData());
+        QVERIFY(QFile::exists(out));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModelRefusals)
+#include "test_model_refusals.moc"

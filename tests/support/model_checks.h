@@ -1,0 +1,135 @@
+#pragma once
+// Comparing a whole model's run (core/model.h) with a result JSON of
+// shared/reference/model_reference.py (the golden models' expected-ids-*.json), field by field
+// with the reference's own measure: |a − b| / (1 + |b|).
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QString>
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/model.h"
+
+namespace ae::testing {
+
+inline QString goldenModelDir(const QString& name) {
+    return QStringLiteral(AE_TEST_DATA_DIR "/models/") + name;
+}
+
+inline QJsonObject readJsonFile(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+inline std::vector<long long> jsonIds(const QJsonArray& a) {
+    std::vector<long long> ids;
+    for (const QJsonValue& v : a)
+        ids.push_back(v.toInteger());
+    return ids;
+}
+
+struct Difference {
+    double worst = 0;  // inf when a shape differs
+    QString where;
+};
+
+// A T x n JSON matrix against `m`: the worst relative error so far is kept in `d`.
+template <typename Derived>
+void compareMatrix(const QJsonValue& expected, const Eigen::MatrixBase<Derived>& m,
+                   const QString& name, Difference& d) {
+    const QJsonArray rows = expected.toArray();
+    if (rows.size() != m.rows() || (m.rows() > 0 && rows[0].toArray().size() != m.cols())) {
+        d.worst = INFINITY;
+        d.where = name + QStringLiteral(": shape %1 x %2").arg(m.rows()).arg(m.cols());
+        return;
+    }
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        const QJsonArray row = rows[static_cast<int>(i)].toArray();
+        for (Eigen::Index j = 0; j < m.cols(); ++j) {
+            const double b = row[static_cast<int>(j)].toDouble();
+            const double a = static_cast<double>(m(i, j));
+            const double e = std::isfinite(a) ? std::fabs(a - b) / (1.0 + std::fabs(b)) : INFINITY;
+            if (e > d.worst) {
+                d.worst = e;
+                d.where = name + QStringLiteral("[%1][%2] (got %3, expected %4)")
+                                     .arg(i)
+                                     .arg(j)
+                                     .arg(a, 0, 'g', 17)
+                                     .arg(b, 0, 'g', 17);
+            }
+        }
+    }
+}
+
+// Every numeric field of the reference result against the run.
+template <typename Scalar>
+Difference compareWithReference(const model::ModelRun<Scalar>& run, const QJsonObject& expected) {
+    Difference d;
+    const QJsonArray layers = expected.value("layers").toArray();
+    if (layers.size() != static_cast<int>(run.layers.size())) {
+        d.worst = INFINITY;
+        d.where = "layers";
+        return d;
+    }
+    for (int l = 0; l < layers.size(); ++l) {
+        const QJsonObject layer = layers[l].toObject();
+        const QString p = QStringLiteral("layers[%1].").arg(l);
+        compareMatrix(layer.value("hidden_in"), run.layers[l].hiddenIn, p + "hidden_in", d);
+        const QJsonArray heads = layer.value("heads").toArray();
+        if (heads.size() != run.config.heads) {
+            d.worst = INFINITY;
+            d.where = p + "heads";
+            return d;
+        }
+        for (int h = 0; h < heads.size(); ++h) {
+            const QJsonObject head = heads[h].toObject();
+            const QString ph = p + QStringLiteral("heads[%1].").arg(h);
+            compareMatrix(head.value("q"), run.q(l, h), ph + "q", d);
+            compareMatrix(head.value("k"), run.k(l, h), ph + "k", d);
+            compareMatrix(head.value("v"), run.v(l, h), ph + "v", d);
+            compareMatrix(head.value("scores"), run.layers[l].scores[h], ph + "scores", d);
+            compareMatrix(head.value("weights"), run.layers[l].weights[h], ph + "weights", d);
+        }
+    }
+    if (expected.contains("logits")) {
+        compareMatrix(expected.value("logits"), run.logits, "logits", d);
+    } else {
+        compareMatrix(expected.value("last_hidden"), run.lastHidden, "last_hidden", d);
+    }
+    return d;
+}
+
+// The worst relative error between two runs of the same model (float against double).
+template <typename A, typename B>
+double worstBetween(const model::ModelRun<A>& a, const model::ModelRun<B>& b) {
+    double worst = 0;
+    auto update = [&](const auto& x, const auto& y) {
+        const auto xd = x.template cast<double>();
+        const auto yd = y.template cast<double>();
+        worst = std::max(worst, ((xd - yd).array().abs() / (1.0 + yd.array().abs())).maxCoeff());
+    };
+    for (std::size_t l = 0; l < a.layers.size(); ++l) {
+        update(a.layers[l].hiddenIn, b.layers[l].hiddenIn);
+        for (int h = 0; h < a.config.heads; ++h) {
+            const int li = static_cast<int>(l);
+            update(a.q(li, h), b.q(li, h));
+            update(a.k(li, h), b.k(li, h));
+            update(a.v(li, h), b.v(li, h));
+            update(a.layers[l].scores[h], b.layers[l].scores[h]);
+            update(a.layers[l].weights[h], b.layers[l].weights[h]);
+        }
+    }
+    if (a.config.isDecoder()) {
+        update(a.logits, b.logits);
+    } else {
+        update(a.lastHidden, b.lastHidden);
+    }
+    return worst;
+}
+
+}  // namespace ae::testing
