@@ -469,6 +469,14 @@ ModelFolder::ModelFolder(const QString& directory) : directory_(directory) {
             names << QString::fromStdString(p + probe);
         fail(weightsLabel + ": no " + names.join(" or "));
     }
+    // Every layer has at least two tensors: a config asking for more layers than that is refused
+    // before a slot is made for each (n_layer may say a billion).
+    if (static_cast<double>(c.layers) * 2 > static_cast<double>(where.size())) {
+        fail(QStringLiteral("%1: %2 tensors cannot hold the %3 layers config.json asks for")
+                 .arg(weightsLabel)
+                 .arg(where.size())
+                 .arg(c.layers));
+    }
     model::ModelWeights& w = model_.weights;
     std::map<const unsigned char*, bool> counted;  // a tensor read twice is stored once
     for (const model::TensorSpec& spec : model::tensorSpecs(c, w)) {
