@@ -10,6 +10,7 @@
 #include <QMap>
 #include <QSet>
 #include <QVariant>
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -183,7 +184,9 @@ void readGpt2(const ConfigReader& r, const QString& file, Config& c) {
     c.heads = r.integer({"n_head", "num_attention_heads"}, 12);
     c.positions = r.integer({"n_positions", "max_position_embeddings"}, 1024);
     c.vocab = r.integer({"vocab_size"}, 50257);
-    c.intermediate = r.integer({"n_inner"}, 4 * c.hidden);
+    // 4·n_embd, kept in int's range (a larger one cannot match any file's shapes anyway).
+    c.intermediate =
+        r.integer({"n_inner"}, static_cast<int>(std::min(4LL * c.hidden, 2'000'000'000LL)));
     const QString act = r.string({"activation_function"}, "gelu_new");
     c.normEps = r.number({"layer_norm_epsilon"}, 1e-5);
     c.scaleAttentionWeights = r.boolean({"scale_attn_weights"}, true);
