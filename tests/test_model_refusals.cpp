@@ -397,6 +397,18 @@ private slots:
                  io::readMatrixFile(dir.filePath("layer1_head2_k.npy")));
         QVERIFY(io::readMatrixFile(dir.filePath("layer1_head3_k.npy")) !=
                 io::readMatrixFile(dir.filePath("layer1_head1_k.npy")));
+
+        // bert in double: float64 files and its last hidden state instead of logits.
+        const QString bertOut = temp.filePath("bert");
+        const auto b = test::runBinary({"run", goldenModelDir("bert-tiny"), "--ids", "7,41,3",
+                                        "--double", "--format", "npy", "-o", bertOut});
+        QVERIFY2(b.exitCode == 0, b.err.constData());
+        const QDir bert(bertOut);
+        QVERIFY(bert.exists("last_hidden.npy") && !bert.exists("logits.npy"));
+        QCOMPARE(io::readNpyInfo(bert.filePath("last_hidden.npy")).dtype,
+                 QStringLiteral("float64"));
+        QCOMPARE(io::readNpyInfo(bert.filePath("layer0_hidden_in.npy")).shape,
+                 (std::vector<long long>{3, 32}));
     }
 
     void runExitStatuses() {
