@@ -11,10 +11,12 @@
 namespace ae::cli {
 namespace {
 
-// "1,2,3" → {1, 2, 3}; spaces around the numbers are allowed, nothing else.
+// "1,2,3" → {1, 2, 3}; spaces around the numbers and empty parts ("1,2,") are allowed, as the
+// reference's --ids reads them; nothing else.
 std::vector<long long> integerList(const QString& text, const QString& option) {
     std::vector<long long> values;
     for (const QString& part : text.split(',')) {
+        if (part.trimmed().isEmpty()) continue;
         bool ok = false;
         const long long v = part.trimmed().toLongLong(&ok);
         if (!ok) {

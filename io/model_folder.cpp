@@ -10,6 +10,7 @@
 #include <QMap>
 #include <QSet>
 #include <QVariant>
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -183,7 +184,9 @@ void readGpt2(const ConfigReader& r, const QString& file, Config& c) {
     c.heads = r.integer({"n_head", "num_attention_heads"}, 12);
     c.positions = r.integer({"n_positions", "max_position_embeddings"}, 1024);
     c.vocab = r.integer({"vocab_size"}, 50257);
-    c.intermediate = r.integer({"n_inner"}, 4 * c.hidden);
+    // 4·n_embd, kept in int's range (a larger one cannot match any file's shapes anyway).
+    c.intermediate =
+        r.integer({"n_inner"}, static_cast<int>(std::min(4LL * c.hidden, 2'000'000'000LL)));
     const QString act = r.string({"activation_function"}, "gelu_new");
     c.normEps = r.number({"layer_norm_epsilon"}, 1e-5);
     c.scaleAttentionWeights = r.boolean({"scale_attn_weights"}, true);
@@ -468,6 +471,14 @@ ModelFolder::ModelFolder(const QString& directory) : directory_(directory) {
         for (const std::string& p : prefixes)
             names << QString::fromStdString(p + probe);
         fail(weightsLabel + ": no " + names.join(" or "));
+    }
+    // Every layer has at least two tensors: a config asking for more layers than that is refused
+    // before a slot is made for each (n_layer may say a billion).
+    if (static_cast<double>(c.layers) * 2 > static_cast<double>(where.size())) {
+        fail(QStringLiteral("%1: %2 tensors cannot hold the %3 layers config.json asks for")
+                 .arg(weightsLabel)
+                 .arg(where.size())
+                 .arg(c.layers));
     }
     model::ModelWeights& w = model_.weights;
     std::map<const unsigned char*, bool> counted;  // a tensor read twice is stored once

@@ -28,8 +28,9 @@ std::vector<std::pair<QString, QString>> parseSafetensorsIndex(const QByteArray&
 
 class ModelFolder {
 public:
-    // Reads and checks everything but the values' finiteness... and that too: every weight
-    // the model reads is scanned for ±inf and NaN once here (at memory speed, no conversion).
+    // Reads config.json, maps the weights and checks every tensor the family needs: present,
+    // of the expected shape and a float dtype, and finite (its exponent bits are scanned once
+    // here, at memory speed, without converting anything). Throws model::ModelError.
     explicit ModelFolder(const QString& directory);
     ~ModelFolder();
     ModelFolder(const ModelFolder&) = delete;

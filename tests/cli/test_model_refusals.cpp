@@ -194,6 +194,18 @@ private slots:
         QCOMPARE(openError(goldenModelDir("llama-tiny-rope-scaled")), QString());
     }
 
+    // A billion layers are refused from the tensor count, before a slot is made for each.
+    void moreLayersThanTensors() {
+        ModelCopy m("llama-tiny-gqa");
+        m.editConfig([](QJsonObject& c) { c["num_hidden_layers"] = 1000000000; });
+        QVERIFY_MESSAGE(openError(m.dir), "model.safetensors: ",
+                        "tensors cannot hold the 1000000000 layers config.json asks for");
+        m.editConfig([](QJsonObject& c) { c["num_hidden_layers"] = 3; });
+        QVERIFY_MESSAGE(openError(m.dir),
+                        "missing tensor model.layers.2.input_layernorm.weight "
+                        "(expected [32])");
+    }
+
     void notJson() {
         ModelCopy m("bert-tiny");
         QFile::remove(m.path("config.json"));
@@ -385,6 +397,18 @@ private slots:
                  io::readMatrixFile(dir.filePath("layer1_head2_k.npy")));
         QVERIFY(io::readMatrixFile(dir.filePath("layer1_head3_k.npy")) !=
                 io::readMatrixFile(dir.filePath("layer1_head1_k.npy")));
+
+        // bert in double: float64 files and its last hidden state instead of logits.
+        const QString bertOut = temp.filePath("bert");
+        const auto b = test::runBinary({"run", goldenModelDir("bert-tiny"), "--ids", "7,41,3",
+                                        "--double", "--format", "npy", "-o", bertOut});
+        QVERIFY2(b.exitCode == 0, b.err.constData());
+        const QDir bert(bertOut);
+        QVERIFY(bert.exists("last_hidden.npy") && !bert.exists("logits.npy"));
+        QCOMPARE(io::readNpyInfo(bert.filePath("last_hidden.npy")).dtype,
+                 QStringLiteral("float64"));
+        QCOMPARE(io::readNpyInfo(bert.filePath("layer0_hidden_in.npy")).shape,
+                 (std::vector<long long>{3, 32}));
     }
 
     void runExitStatuses() {
@@ -399,6 +423,7 @@ private slots:
             {{"run", gpt2, "-o", out}, "run: give --text TEXT or --ids 1,2,3"},
             {{"run", gpt2, "--ids", "1,x", "-o", out}, "--ids: expected comma-separated integers"},
             {{"run", gpt2, "--ids", "1,2"}, "run: -o OUT is required"},
+            {{"run", gpt2, "--ids", " , ", "-o", out}, "token ids: expected at least one"},
             {{"run", gpt2, "--ids", "1,99", "-o", out}, "gpt2-tiny: token ids[1]: 99 is not in"},
             {{"run", gpt2, "--ids", "1,2", "--format", "csv", "-o", out}, "expected json or npy"},
             {{"run", gpt2, "--ids", "1,2", "--attention-mask", "0,1", "-o", out}, "sees no key"},
@@ -412,9 +437,9 @@ private slots:
             QCOMPARE(r.err.count('\n'), 1);
         }
         QVERIFY(!QFile::exists(out));
-        const auto ok = test::runBinary({"run", gpt2, "--ids", "1,2", "-o", out});
+        const auto ok = test::runBinary({"run", gpt2, "--ids", "1, 2,", "-o", out});
         QVERIFY2(ok.exitCode == 0, ok.err.constData());
-        QVERIFY(QFile::exists(out));
+        QCOMPARE(readJsonFile(out).value("tokens").toArray(), (QJsonArray{1, 2}));
     }
 };
 

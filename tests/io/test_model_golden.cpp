@@ -203,6 +203,48 @@ private slots:
         }
     }
 
+    // The same weights stored as F64, and (rounded to values a half holds exactly) as F16
+    // beside F32, give the same numbers: the conversions are exact.
+    void otherStoredDtypes() {
+        const QString source = goldenModelDir("llama-tiny-gqa");
+        const io::SafetensorsFile file(source + "/model.safetensors");
+        QTemporaryDir wide, half, single;
+        std::vector<TestTensor> f64, f16, f32;
+        for (const io::TensorInfo& info : file.tensors()) {
+            const MatrixD m = file.matrix(info.name);
+            // Multiples of 1/1024 below 2 in magnitude: 11 significant bits, exact in a half.
+            const MatrixD rounded = (m.array().max(-1.99).min(1.99) * 1024).round() / 1024;
+            QByteArray bytes64;
+            for (Eigen::Index k = 0; k < m.size(); ++k)
+                bytes64.append(reinterpret_cast<const char*>(m.data() + k), 8);
+            f64.push_back({info.name, "F64", info.shape, bytes64});
+            f16.push_back(tensor(info.name, rounded, "F16", info.shape));
+            f32.push_back(tensor(info.name, rounded, "F32", info.shape));
+        }
+        for (QTemporaryDir* dir : {&wide, &half, &single})
+            QVERIFY(QFile::copy(source + "/config.json", dir->filePath("config.json")));
+        QVERIFY(writeSafetensors(wide.filePath("model.safetensors"), f64));
+        QVERIFY(writeSafetensors(half.filePath("model.safetensors"), f16));
+        QVERIFY(writeSafetensors(single.filePath("model.safetensors"), f32));
+        const std::vector<long long> ids = {7, 41, 3, 59, 22, 15, 36};
+        const io::ModelFolder original(source), asF64(wide.path()), asF16(half.path()),
+            asF32(single.path());
+        QCOMPARE(asF64.model().weights.layers[1].down.dtype, DType::F64);
+        QCOMPARE(asF16.model().weights.layers[1].down.dtype, DType::F16);
+        QCOMPARE(worstBetween(model::runModel<double>(asF64.model(), ids),
+                              model::runModel<double>(original.model(), ids)),
+                 0.0);
+        QCOMPARE(worstBetween(model::runModel<float>(asF64.model(), ids),
+                              model::runModel<float>(original.model(), ids)),
+                 0.0);
+        QCOMPARE(worstBetween(model::runModel<float>(asF16.model(), ids),
+                              model::runModel<float>(asF32.model(), ids)),
+                 0.0);
+        QCOMPARE(worstBetween(model::runModel<double>(asF16.model(), ids),
+                              model::runModel<double>(asF32.model(), ids)),
+                 0.0);
+    }
+
     // Each weight is read where it lies: an F32 model in a float run is not copied, and every
     // stored byte is counted once (a tied head is the token table).
     void storedBytesCountEachTensorOnce() {
