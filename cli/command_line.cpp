@@ -18,6 +18,7 @@
 #include "render_command.h"
 #include "result_export.h"
 #include "scene_file.h"
+#include "tokenize_command.h"
 #include "train_command.h"
 
 namespace ae::cli {
@@ -38,6 +39,8 @@ constexpr const char* kUsage =
     "       attention-explorer import MODEL.safetensors (--qkv NAME | --query NAME --key NAME\n"
     "                          --value NAME) --embeddings NAME --rows IDS --heads H\n"
     "                          -o SCENE.json   (import --help for every option)\n"
+    "       attention-explorer tokenize (MODEL_DIR | TOKENIZER_FILE) (--text TEXT | --lines FILE)\n"
+    "                          [--no-special]\n"
     "       attention-explorer --help | --version\n"
     "\n"
     "Sub-commands need no display. Exit status: 0 success, 2 invalid input or arguments,\n"
@@ -129,6 +132,7 @@ const std::map<QString, std::function<int(const QStringList&)>>& commands() {
     static const std::map<QString, std::function<int(const QStringList&)>> table = {
         {"export", exportCommand}, {"presets", presetsCommand}, {"bench", benchCommand},
         {"train", trainCommand},   {"render", renderCommand},   {"import", importCommand},
+        {"tokenize", tokenizeCommand},
     };
     return table;
 }
