@@ -130,8 +130,8 @@ int exportCommand(const QStringList& arguments) {
 // Every sub-command, by name: the one list both dispatch and recognition read.
 const std::map<QString, std::function<int(const QStringList&)>>& commands() {
     static const std::map<QString, std::function<int(const QStringList&)>> table = {
-        {"export", exportCommand}, {"presets", presetsCommand}, {"bench", benchCommand},
-        {"train", trainCommand},   {"render", renderCommand},   {"import", importCommand},
+        {"export", exportCommand},     {"presets", presetsCommand}, {"bench", benchCommand},
+        {"train", trainCommand},       {"render", renderCommand},   {"import", importCommand},
         {"tokenize", tokenizeCommand},
     };
     return table;

@@ -181,6 +181,10 @@ Tokenizer Tokenizer::fromJson(const QByteArray& tokenizerJson, const QByteArray&
     return Tokenizer(tok::parseTokenizerJson(tokenizerJson, config, fileName, configName));
 }
 
+Tokenizer Tokenizer::fromPipeline(std::unique_ptr<tok::Pipeline> pipeline) {
+    return Tokenizer(std::move(pipeline));
+}
+
 Tokenizer Tokenizer::load(const QString& path) {
     const QFileInfo info(path);
     if (!info.exists()) throw TokenizerError(path + ": no such file or folder");

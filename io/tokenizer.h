@@ -45,6 +45,9 @@ public:
     static Tokenizer fromJson(const QByteArray& tokenizerJson, const QByteArray& config,
                               const QString& fileName, const QString& configName);
 
+    // From stages already built (io/tokenizer_parts.h; for the fuzzers and the loaders).
+    static Tokenizer fromPipeline(std::unique_ptr<tok::Pipeline> pipeline);
+
     Tokenizer(Tokenizer&&) noexcept;
     Tokenizer& operator=(Tokenizer&&) noexcept;
     ~Tokenizer();

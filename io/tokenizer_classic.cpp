@@ -57,6 +57,7 @@ std::unique_ptr<Pipeline> parseGpt2Files(const QByteArray& vocab, const QByteArr
         vocabulary.insert(it.key(), vocabJson.id(it.value(), it.key()));
 
     std::vector<std::pair<QString, QString>> pairs;
+    QStringList pairLines;
     const QStringList mergeLines = lines(merges);
     const JsonReader mergesFile(mergesName);
     for (qsizetype i = 0; i < mergeLines.size(); ++i) {
@@ -66,11 +67,12 @@ std::unique_ptr<Pipeline> parseGpt2Files(const QByteArray& vocab, const QByteArr
         if (parts.size() != 2)
             mergesFile.fail(QStringLiteral("line %1").arg(i + 1), "expected \"LEFT RIGHT\"");
         pairs.emplace_back(parts.at(0), parts.at(1));
+        pairLines << QStringLiteral("line %1").arg(i + 1);
     }
 
     const QJsonObject settings = parseConfig(config, configName);
     auto pipeline = std::make_unique<Pipeline>();
-    pipeline->model = makeBpe(mergesFile, std::move(vocabulary), pairs, "merge");
+    pipeline->model = makeBpe(mergesFile, std::move(vocabulary), pairs, pairLines);
     pipeline->preTokenizer = makeByteLevelPreTokenizer(
         configJson.optionalBool(settings, "add_prefix_space", "tokenizer_config", false));
     pipeline->display = DisplayStyle::ByteLevel;

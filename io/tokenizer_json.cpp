@@ -42,8 +42,9 @@ bool JsonReader::boolean(const QJsonValue& value, const QString& field) const {
 
 int JsonReader::id(const QJsonValue& value, const QString& field) const {
     const double number = value.toDouble(-1);
-    if (!value.isDouble() || number < 0 || number >= 2147483648.0 || std::floor(number) != number)
-        fail(field, "expected a token id (a whole number from 0)");
+    // 2^30 ids are far beyond any vocabulary, and id + 1 stays an int.
+    if (!value.isDouble() || number < 0 || number >= 1073741824.0 || std::floor(number) != number)
+        fail(field, "expected a token id (a whole number from 0 to 2^30 - 1)");
     return static_cast<int>(number);
 }
 

@@ -308,12 +308,13 @@ std::unique_ptr<Model> parseWordPiece(const JsonReader& json, const QJsonObject&
 
 std::unique_ptr<Model> makeBpe(const JsonReader& json, QHash<QString, int> vocabulary,
                                const std::vector<std::pair<QString, QString>>& merges,
-                               const QString& mergesField) {
+                               const QStringList& mergeFields) {
     auto bpe = std::make_unique<Bpe>(std::move(vocabulary), Bpe::Options{});
+    bpe->reserveMerges(qsizetype(merges.size()));
     for (size_t i = 0; i < merges.size(); ++i) {
         QString missing;
         if (bpe->addMerge(merges[i].first, merges[i].second, static_cast<int>(i), missing) < 0)
-            json.fail(QStringLiteral("%1 %2").arg(mergesField).arg(i + 1),
+            json.fail(mergeFields.value(qsizetype(i)),
                       "\"" + missing + "\" is not in the vocabulary");
     }
     return bpe;

@@ -31,7 +31,7 @@ public:
     QJsonArray array(const QJsonValue& value, const QString& field) const;
     QString string(const QJsonValue& value, const QString& field) const;
     bool boolean(const QJsonValue& value, const QString& field) const;
-    // A whole number in [0, 2^31).
+    // A whole number in [0, 2^30).
     int id(const QJsonValue& value, const QString& field) const;
 
     // Optional fields: absent or null gives the default.
@@ -94,9 +94,10 @@ std::unique_ptr<PreTokenizer> makeBertPreTokenizer();
 // GPT-2's: its regex, then bytes to characters.
 std::unique_ptr<PreTokenizer> makeByteLevelPreTokenizer(bool addPrefixSpace);
 // Throws (via json.fail) when a merge names a token the vocabulary lacks.
+// `mergeFields[i]` names merge i in a refusal ("line 3").
 std::unique_ptr<Model> makeBpe(const JsonReader& json, QHash<QString, int> vocabulary,
                                const std::vector<std::pair<QString, QString>>& merges,
-                               const QString& mergesField);
+                               const QStringList& mergeFields);
 std::unique_ptr<Model> makeWordPiece(QHash<QString, int> vocabulary, int unknownId, QString prefix,
                                      int maxCharsPerWord);
 
