@@ -206,6 +206,11 @@ Tokenizer Tokenizer::load(const QString& path) {
                                                 folder.filePath("merges.txt"), configName));
         if (has("vocab.txt"))
             return Tokenizer(tok::loadBertVocabulary(folder.filePath("vocab.txt"), configName));
+        if (has("tokenizer.model"))
+            throw TokenizerError(path +
+                                 ": only tokenizer.model (SentencePiece), which is not read; write "
+                                 "a tokenizer.json with transformers: "
+                                 "AutoTokenizer.from_pretrained(DIR).save_pretrained(DIR)");
         throw TokenizerError(
             path + ": no tokenizer.json, vocab.json + merges.txt, or vocab.txt in this folder");
     }

@@ -515,6 +515,13 @@ void TestTokenizers::classicFileRefusals() {
     QCOMPARE(
         refusal([&] { Tokenizer::load(dir.path()); }),
         dir.path() + ": no tokenizer.json, vocab.json + merges.txt, or vocab.txt in this folder");
+    write("tokenizer.model", "\n\x0f");
+    QCOMPARE(
+        refusal([&] { Tokenizer::load(dir.path()); }),
+        dir.path() +
+            ": only tokenizer.model (SentencePiece), which is not read; write a tokenizer.json "
+            "with transformers: AutoTokenizer.from_pretrained(DIR).save_pretrained(DIR)");
+    QVERIFY(QFile::remove(dir.filePath("tokenizer.model")));
     write("vocab.json", R"({"a": 0, "b": 1, "ab": 2})");
     QVERIFY(
         refusal([&] { Tokenizer::load(dir.filePath("vocab.json")); }).endsWith("are both needed"));
