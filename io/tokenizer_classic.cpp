@@ -53,8 +53,10 @@ std::unique_ptr<Pipeline> parseGpt2Files(const QByteArray& vocab, const QByteArr
     const QJsonObject table = document.object();
     QHash<QString, int> vocabulary;
     vocabulary.reserve(table.size());
-    for (auto it = table.begin(); it != table.end(); ++it)
-        vocabulary.insert(it.key(), vocabJson.id(it.value(), it.key()));
+    for (auto it = table.begin(); it != table.end(); ++it) {
+        const QJsonValue id = it.value();
+        vocabulary.insert(it.key(), JsonReader::isId(id) ? id.toInt() : vocabJson.id(id, it.key()));
+    }
 
     std::vector<std::pair<QString, QString>> pairs;
     QStringList pairLines;

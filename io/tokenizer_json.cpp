@@ -40,12 +40,15 @@ bool JsonReader::boolean(const QJsonValue& value, const QString& field) const {
     return value.toBool();
 }
 
-int JsonReader::id(const QJsonValue& value, const QString& field) const {
+bool JsonReader::isId(const QJsonValue& value) {
     const double number = value.toDouble(-1);
     // 2^30 ids are far beyond any vocabulary, and id + 1 stays an int.
-    if (!value.isDouble() || number < 0 || number >= 1073741824.0 || std::floor(number) != number)
-        fail(field, "expected a token id (a whole number from 0 to 2^30 - 1)");
-    return static_cast<int>(number);
+    return value.isDouble() && number >= 0 && number < 1073741824.0 && std::floor(number) == number;
+}
+
+int JsonReader::id(const QJsonValue& value, const QString& field) const {
+    if (!isId(value)) fail(field, "expected a token id (a whole number from 0 to 2^30 - 1)");
+    return static_cast<int>(value.toDouble());
 }
 
 QString JsonReader::optionalString(const QJsonObject& object, const QString& key,

@@ -33,6 +33,7 @@ public:
     bool boolean(const QJsonValue& value, const QString& field) const;
     // A whole number in [0, 2^30).
     int id(const QJsonValue& value, const QString& field) const;
+    static bool isId(const QJsonValue& value);
 
     // Optional fields: absent or null gives the default.
     QString optionalString(const QJsonObject& object, const QString& key, const QString& field,
