@@ -18,6 +18,7 @@
 #include "cli/import_command.h"
 #include "cli/render_command.h"
 #include "cli/run_command.h"
+#include "cli/tokenize_command.h"
 #include "cli/train_command.h"
 #include "core/attention_engine.h"
 #include "core/scene_error.h"
@@ -45,6 +46,9 @@ constexpr const char* kUsage =
     "                          -o SCENE.json   (import --help for every option)\n"
     "       attention-explorer run MODEL_DIR (--text TEXT | --ids 1,2,3) [--attention-mask 1,1,0]\n"
     "                          -o RESULT.json [--double] [--format json|npy]\n"
+    "       attention-explorer tokenize (MODEL_DIR | TOKENIZER_FILE) (--text TEXT | --lines FILE)\n"
+    "                          [--no-special]\n"
+
     "       attention-explorer --help | --version\n"
     "\n"
     "Sub-commands need no display. Exit status: 0 success, 2 invalid input or arguments,\n"
@@ -74,9 +78,10 @@ int benchWithWindow(const QStringList& arguments) {
 // Every sub-command, by name: the one list both dispatch and recognition read.
 const std::map<QString, std::function<int(const QStringList&)>>& commands() {
     static const std::map<QString, std::function<int(const QStringList&)>> table = {
-        {"export", exportCommand}, {"presets", presetsCommand}, {"bench", benchWithWindow},
-        {"train", trainCommand},   {"render", renderCommand},   {"import", importCommand},
-        {"run", runModelCommand},
+        {"export", exportCommand}, {"presets", presetsCommand},   {"bench", benchWithWindow},
+        {"train", trainCommand},   {"render", renderCommand},     {"import", importCommand},
+        {"run", runModelCommand},  {"tokenize", tokenizeCommand},
+
     };
     return table;
 }
