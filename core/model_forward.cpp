@@ -4,6 +4,7 @@
 // heads then run in parallel, each with single-threaded products on its own columns.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "core/model.h"
@@ -299,16 +300,18 @@ void llamaLayer(const Model& model, int index, const Visibility& visibility,
     linear(x, lw.query, lw.queryBias, layer.query);
     linear(x, lw.key, lw.keyBias, layer.key);
     linear(x, lw.value, lw.valueBias, layer.value);
+    // Each query head, then each kv head: q/k norm (qwen3) and the rotation, heads in parallel.
     const WeightView<Scalar> queryNorm(lw.queryNorm), keyNorm(lw.keyNorm);
-    for (int head = 0; head < c.heads; ++head) {
-        auto q = layer.query.middleCols(head * hd, hd);
-        if (c.qkNorm) ops::rmsNormRows<Scalar>(q, queryNorm.vector(), c.normEps);
-        ops::rotateHalf<Scalar>(q, positionOffset, inverseFrequencies);
-    }
-    for (int head = 0; head < c.kvHeads; ++head) {
-        auto k = layer.key.middleCols(head * hd, hd);
-        if (c.qkNorm) ops::rmsNormRows<Scalar>(k, keyNorm.vector(), c.normEps);
-        ops::rotateHalf<Scalar>(k, positionOffset, inverseFrequencies);
+    const int blocks = c.heads + c.kvHeads;
+    const int threads = static_cast<double>(h.rows()) * hd * blocks > 1e5 ? threadCount() : 1;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int block = 0; block < blocks; ++block) {
+        const bool isQuery = block < c.heads;
+        Matrix<Scalar>& m = isQuery ? layer.query : layer.key;
+        auto head = m.middleCols((isQuery ? block : block - c.heads) * hd, hd);
+        if (c.qkNorm)
+            ops::rmsNormRows<Scalar>(head, (isQuery ? queryNorm : keyNorm).vector(), c.normEps);
+        ops::rotateHalf<Scalar>(head, positionOffset, inverseFrequencies);
     }
     Matrix<Scalar> context, out, gate, up;
     attend(c, c.attentionScale(index), visibility, layer, context);

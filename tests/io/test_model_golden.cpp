@@ -121,9 +121,23 @@ private slots:
     // tables would be for gpt2 runs, and shifting every position changes q and k but not v.
     void rotaryHasNoHardLimit() {
         const io::ModelFolder llama(goldenModelDir("llama-tiny-gqa"));
-        std::vector<long long> ids(300, 5);
+        // Long enough that the heads are rotated on every thread: layer 0's q and k at position
+        // p depend only on the token and p, so they equal a one-token run shifted to p.
+        std::vector<long long> ids(2200);
+        for (std::size_t i = 0; i < ids.size(); ++i)
+            ids[i] = static_cast<long long>(i * 37 % 64);
         const auto run = model::runModel<float>(llama.model(), ids);
-        QCOMPARE(run.logits.rows(), 300);
+        QCOMPARE(run.logits.rows(), 2200);
+        for (int p : {0, 1, 1000, 2199}) {
+            model::RunOptions at;
+            at.positionOffset = p;
+            const auto one = model::runModel<float>(llama.model(), {ids[p]}, at);
+            // (Equal up to the products' summation order, which differs with the row count.)
+            for (int h = 0; h < 4; ++h) {
+                QVERIFY((run.q(0, h).row(p) - one.q(0, h).row(0)).cwiseAbs().maxCoeff() < 1e-5f);
+                QVERIFY((run.k(0, h).row(p) - one.k(0, h).row(0)).cwiseAbs().maxCoeff() < 1e-5f);
+            }
+        }
         model::RunOptions shifted;
         shifted.positionOffset = 3;
         const auto a = model::runModel<double>(llama.model(), {1, 2, 3});
