@@ -7,8 +7,7 @@
 //
 // Sections follow the pipeline: positions, norms, the masked softmax. A whole model's operations
 // sit next to their relatives: RMS norm beside layer norm, rotary positions beside the sinusoidal
-// ones; none of the two is used by the engine yet. Each op has a test against a hand computation
-// in tests/test_ops.cpp.
+// ones. Each op has a test against a hand computation in tests/test_ops.cpp.
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -69,16 +68,9 @@ inline void addPositions(Eigen::Ref<RowMajorMatrix<double>> x, PositionalKind ki
     }
 }
 
-// Rotary positions: the scaling a checkpoint's config asks for (Hugging Face's rope_type).
-enum class RopeScaling { None, Linear, Llama3 };
-struct RopeParameters {
-    double theta = 10000.0;  // rope_theta
-    RopeScaling scaling = RopeScaling::None;
-    double factor = 1.0;                   // linear and llama3
-    double lowFrequencyFactor = 1.0;       // llama3
-    double highFrequencyFactor = 4.0;      // llama3, > lowFrequencyFactor
-    double originalMaxPositions = 8192.0;  // llama3: original_max_position_embeddings
-};
+// Rotary parameters live with the scene (scene.h), which carries them as a layer's `rotary`.
+using ae::RopeParameters;
+using ae::RopeScaling;
 
 // θ_i for i < headDim/2: θ_i = theta^(−2i/headDim), then scaled. Linear divides every θ by factor.
 // Llama 3 divides long wavelengths (2π/θ > original/low) by factor, keeps short ones
@@ -199,14 +191,20 @@ inline void layerNormRows(Eigen::Ref<RowMajorMatrix<double>> x,
 }
 
 // RMS norm of every row (Llama's):  x_r = x_r / √(mean(x_r²) + eps) ⊙ γ; no mean taken out, no β.
-// x: rows x d, in place; gamma: d.
-inline void rmsNormRows(Eigen::Ref<RowMajorMatrix<double>> x,
-                        Eigen::Ref<const ColumnVector<double>> gamma, double eps) {
+// x: rows x d, in place (one head's columns of Q or K too: Qwen3's q/k norm); gamma: d. In Scalar:
+// the float engine normalises its own Q and K.
+template <typename Scalar>
+void rmsNormRows(Eigen::Ref<RowMajorMatrix<Scalar>> x, Eigen::Ref<const ColumnVector<Scalar>> gamma,
+                 double eps) {
     for (Eigen::Index r = 0; r < x.rows(); ++r) {
-        const double meanSquare = x.row(r).squaredNorm() / static_cast<double>(x.cols());
-        const double inverse = 1.0 / std::sqrt(meanSquare + eps);
+        const Scalar meanSquare = x.row(r).squaredNorm() / static_cast<Scalar>(x.cols());
+        const Scalar inverse = Scalar(1) / std::sqrt(meanSquare + static_cast<Scalar>(eps));
         x.row(r) = (x.row(r).array() * inverse * gamma.transpose().array()).matrix();
     }
+}
+inline void rmsNormRows(Eigen::Ref<RowMajorMatrix<double>> x,
+                        Eigen::Ref<const ColumnVector<double>> gamma, double eps) {
+    rmsNormRows<double>(x, gamma, eps);
 }
 
 // ---- Masked softmax ----
