@@ -1,0 +1,106 @@
+// A version 2 scene (a model layer) in the window's document and editors: nothing crashes, the
+// editors that cannot edit a version 2 field leave it alone, the head count of a grouped layer is
+// refused with a message, and every edit leaves results a fresh engine agrees with.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QSpinBox>
+#include <QtTest>
+
+#include "attention_engine.h"
+#include "support/editor_checks.h"
+#include "support/property_scenes.h"
+#include "support/result_check.h"
+
+using ae::Scene;
+using ae::ui::WeightMatrix;
+
+namespace {
+
+Scene layer(const char* name) {
+    return ae::io::loadSceneFile(
+        aetest::dataPath(QStringLiteral("scene-v2/%1.scene.json").arg(name)));
+}
+
+}  // namespace
+
+class TestSceneV2Window : public QObject, ae::test::EditorFixture {
+    Q_OBJECT
+
+    // The document's float results against a fresh float engine on its scene.
+    void checkResults(const char* what) {
+        document_->waitForResults();
+        QVERIFY2(document_->errorText().isEmpty(),
+                 qPrintable(QString(what) + ": " + document_->errorText()));
+        ae::AttentionEngine<float> fresh(document_->scene());
+        fresh.compute();
+        const aetest::Comparison c = aetest::compareEngines(document_->engine(), fresh);
+        QVERIFY2(c.within(1e-6), qPrintable(QString(what) + ": " + c.report(1e-6)));
+    }
+
+private slots:
+    void init() { setUp(); }
+    void cleanup() { tearDown(); }
+
+    void groupedLayerInTheEditors_data() {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("llama gqa") << "llama-gqa-layer1";
+        QTest::newRow("qwen3") << "qwen3-layer0";
+        QTest::newRow("rope scaled") << "llama-rope-scaled-layer1";
+    }
+    void groupedLayerInTheEditors() {
+        QFETCH(QString, name);
+        const Scene scene = layer(qPrintable(name));
+        document_->resetScene(scene);
+        checkResults("opened");
+
+        QString error;
+        QVERIFY(!document_->setHeads(2, &error));
+        QVERIFY2(error.startsWith("kv_heads:"), qPrintable(error));
+        QCOMPARE(document_->scene().heads, scene.heads);
+
+        // A weight of the narrower K, and an embedding value (row path through norm and rotary).
+        const int lastKeyColumn = static_cast<int>(scene.projections.key.cols()) - 1;
+        QVERIFY2(document_->setWeightValue(WeightMatrix::Key, 0, lastKeyColumn, 0.5, &error),
+                 qPrintable(error));
+        checkResults("a weight of K");
+        QVERIFY2(document_->setEmbeddingValue(ae::Stream::Query, 3, 1, 0.25, &error),
+                 qPrintable(error));
+        checkResults("an embedding value");
+
+        // d_proj from the weights editor: K and V are written out per head first.
+        auto* dProj = child<QSpinBox>(weights_.get(), "dProjSpin");
+        dProj->setValue(scene.dProj() + 8);
+        checkResults("d_proj");
+        QVERIFY(!document_->scene().kvHeads);
+        QCOMPARE(document_->scene().dProj(), scene.dProj() + 8);
+        QVERIFY(document_->scene().rotary.has_value());  // 72 / 4 heads = 18, even
+
+        // d_model from the tokens editor keeps the grouping.
+        document_->undoStack()->undo();
+        checkResults("undo d_proj");
+        QCOMPARE(document_->scene().kvHeads, scene.kvHeads);
+        child<QSpinBox>(tokens_.get(), "dModelSpin")->setValue(scene.dModel() + 2);
+        checkResults("d_model");
+        QCOMPARE(document_->scene().kvHeads, scene.kvHeads);
+        QCOMPARE(document_->scene().projections.key.cols(), scene.projections.key.cols());
+
+        // The norm check box leaves the RMSNorm an RMSNorm.
+        auto* norm = child<QCheckBox>(tokens_.get(), "layerNormCheck");
+        norm->setChecked(false);
+        checkResults("norm off");
+        norm->setChecked(true);
+        checkResults("norm on");
+        QVERIFY(document_->scene().norm.kind == ae::NormKind::Rms);
+
+        // The projection mode: shared Q/K.
+        auto* mode = child<QComboBox>(weights_.get(), "projectionModeCombo");
+        mode->setCurrentIndex(mode->findData(int(ae::ProjectionMode::SharedQK)));
+        checkResults("shared_qk");
+        QVERIFY(document_->scene().projections.mode == ae::ProjectionMode::SharedQK);
+        mode->setCurrentIndex(mode->findData(int(ae::ProjectionMode::Identity)));
+        checkResults("identity");
+    }
+};
+
+QTEST_MAIN(TestSceneV2Window)
+#include "test_scene_v2_window.moc"
