@@ -197,8 +197,11 @@ template <typename Scalar>
 void rmsNormRows(Eigen::Ref<RowMajorMatrix<Scalar>> x, Eigen::Ref<const ColumnVector<Scalar>> gamma,
                  double eps) {
     for (Eigen::Index r = 0; r < x.rows(); ++r) {
-        const Scalar meanSquare = x.row(r).squaredNorm() / static_cast<Scalar>(x.cols());
-        const Scalar inverse = Scalar(1) / std::sqrt(meanSquare + static_cast<Scalar>(eps));
+        // The mean square in double: in float, a q of 2e19 would square to infinity and
+        // normalise to 0 instead of to its direction.
+        const double meanSquare =
+            x.row(r).template cast<double>().squaredNorm() / static_cast<double>(x.cols());
+        const Scalar inverse = static_cast<Scalar>(1.0 / std::sqrt(meanSquare + eps));
         x.row(r) = (x.row(r).array() * inverse * gamma.transpose().array()).matrix();
     }
 }

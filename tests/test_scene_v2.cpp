@@ -427,6 +427,25 @@ private slots:
         QCOMPARE(twice.heldBytes(), ae::engineBytes(scene, sizeof(double)));
     }
 
+    // The q/k norm of a Q whose squares overflow float (|q| ~ 1e19) still gives its direction in
+    // the float engine, as in double.
+    void keyNormOfHugeValuesInFloat() {
+        Scene scene = ae::io::parseScene(smallScene([](QJsonObject& o) { o.remove("norm"); }));
+        scene.embeddings *= 1e19;
+        AttentionEngine<double> twice(scene);
+        twice.compute();
+        AttentionEngine<float> single(scene);
+        single.compute();
+        QVERIFY(single.query().cwiseAbs().maxCoeff() > 0.1f);
+        for (int h = 0; h < 4; ++h) {
+            const MatrixD got = single.weights(h).cast<double>();
+            QVERIFY2(((got - twice.weights(h)).cwiseAbs().maxCoeff() < 1e-4),
+                     qPrintable(QString::number(h)));
+            const MatrixD q = MatrixD(single.headQuery(h).cast<double>());
+            QVERIFY(((q - MatrixD(twice.headQuery(h))).cwiseAbs().maxCoeff() < 1e-4));
+        }
+    }
+
     // A q/k norm with shared_qk keys: K is normalised with its own weight, so it is not Q.
     void keyNormGivesKeysOfTheirOwn() {
         const Scene scene = ae::io::parseScene(smallScene([](QJsonObject& o) {
