@@ -7,10 +7,16 @@
 #include <QtTest>
 
 #include "attention_engine.h"
+#include "heatmap_controller.h"
+#include "heatmap_grid.h"
+#include "matrix_files.h"
+#include "scene_import.h"
 #include "support/editor_checks.h"
 #include "support/property_scenes.h"
 #include "support/result_check.h"
+#include "walkthrough_panel.h"
 
+using ae::MatrixD;
 using ae::Scene;
 using ae::ui::WeightMatrix;
 
@@ -99,6 +105,44 @@ private slots:
         QVERIFY(document_->scene().projections.mode == ae::ProjectionMode::SharedQK);
         mode->setCurrentIndex(mode->findData(int(ae::ProjectionMode::Identity)));
         checkResults("identity");
+    }
+
+    // Importing W_K or W_V into a grouped layer takes the narrower kv width, never Q's.
+    void importedKeyOfAGroupedLayer() {
+        const Scene scene = layer("llama-gqa-layer0");
+        const MatrixD narrow = MatrixD::Constant(scene.dModel(), scene.dKeyValue(), 0.5);
+        const Scene imported = ae::ui::withWeight(scene, WeightMatrix::Key, narrow);
+        QVERIFY(imported.projections.key == narrow);
+        ae::AttentionEngine<double> engine(imported);
+        engine.compute();
+        const MatrixD wide = MatrixD::Constant(scene.dModel(), scene.dProj(), 0.5);
+        QVERIFY_THROWS_EXCEPTION(ae::io::MatrixFileError,
+                                 ae::ui::withWeight(scene, WeightMatrix::Value, wide));
+    }
+
+    // The walkthrough's W_K and W_V maps of the last head of a grouped layer: the columns of the
+    // kv head it reads, never past the narrower matrices.
+    void walkthroughOfAGroupedLayer() {
+        const Scene scene = layer("llama-gqa-layer0");
+        document_->resetScene(scene);
+        checkResults("opened");
+        ae::ui::HeatmapGrid grid(document_.get());
+        ae::ui::WalkthroughPanel walk(document_.get(), &grid);
+        walk.show();
+        grid.setHead(3);
+        const int dh = scene.dHead();
+        for (int s = 0; s < ae::ui::kWalkStepCount; ++s) {
+            walk.setStep(s);
+            QCoreApplication::processEvents();
+            const auto step = static_cast<ae::ui::WalkStep>(s);
+            const ae::MatrixD* weight = step == ae::ui::WalkStep::Key     ? &scene.projections.key
+                                        : step == ae::ui::WalkStep::Value ? &scene.projections.value
+                                                                          : nullptr;
+            if (!weight) continue;
+            const ae::MatrixD expected = weight->middleCols(scene.keyValueHeadOf(3) * dh, dh);
+            QVERIFY(aetest::bitIdentical(walk.matrixMap()->matrix(),
+                                         ae::ui::EngineF::Matrix(expected.cast<float>())));
+        }
     }
 };
 
