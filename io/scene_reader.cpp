@@ -318,6 +318,9 @@ Projections readProjections(const QJsonValue& value, int d, const GroupedHeads* 
     const QJsonObject bias = onlyKeys(p.contains("bias") ? p["bias"] : QJsonValue(QJsonObject()),
                                       "projections.bias", {"query", "key", "value", "output"});
     qsizetype dp = d;
+    if (grouped && proj.mode == ProjectionMode::Identity) {
+        fail("kv_heads", "needs projections.mode separate (identity has K and V as wide as Q)");
+    }
     if (proj.mode == ProjectionMode::Identity) {
         for (const char* k : {"query", "key", "value"}) {
             const QString name = QString::fromLatin1(k);

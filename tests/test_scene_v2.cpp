@@ -316,6 +316,9 @@ private slots:
             p.remove("key");
             o["projections"] = p;
         }) << "kv_heads: needs projections.mode separate (K is Q itself otherwise)";
+        QTest::newRow("kv_heads with identity") << smallScene([](QJsonObject& o) {
+            o["projections"] = QJsonObject{{"mode", "identity"}};
+        }) << "kv_heads: needs projections.mode separate (identity has K and V as wide as Q)";
         QTest::newRow("head_dim disagrees")
             << set("head_dim", 4)
             << "head_dim: 4 does not match the projection width 8 / 4 heads = 2";
