@@ -11,19 +11,24 @@ namespace ae {
 
 double estimatedComputeFlops(const Scene& scene, WorkFrom from, int editedRows) {
     const double lq = scene.queryCount(), lk = scene.keyCount();
-    const double dModel = scene.dModel(), dProj = scene.dProj();
+    const double dModel = scene.dModel(), dProj = scene.dProj(), dKV = scene.dKeyValue();
     const double dOut = scene.projections.hasOutput ? scene.projections.output.cols() : 0.0;
     const bool identity = scene.projections.mode == ProjectionMode::Identity;
-    // Keys are the queries unless there is a source or separate key weights; values always.
-    const double keyValueProducts =
-        scene.hasSource || scene.projections.mode == ProjectionMode::Separate ? 2.0 : 1.0;
+    // Keys are the queries unless there is a source, separate key weights or a key norm; values
+    // always. Grouped keys and values are dKV wide.
+    const double keyValueProducts = scene.hasSource ||
+                                            scene.projections.mode == ProjectionMode::Separate ||
+                                            scene.qkNorm.enabled
+                                        ? 2.0
+                                        : 1.0;
     double flops = 0.0;
     switch (from) {
         case WorkFrom::Inputs:
             flops += 10.0 * (lq + (scene.hasSource ? lk : 0.0)) * dModel;  // positions, norm
             [[fallthrough]];
         case WorkFrom::Projections:
-            if (!identity) flops += 2.0 * dModel * dProj * (lq + keyValueProducts * lk);
+            if (!identity)
+                flops += 2.0 * dModel * dProj * (lq + keyValueProducts * lk * (dKV / dProj));
             flops += estimatedComputeFlops(scene, WorkFrom::Scores);
             break;
         case WorkFrom::EditedRows:
@@ -59,8 +64,11 @@ MatrixD inputsWithPositions(const Scene& scene, const MatrixD& embeddings, int f
 
 MatrixD prepareInputs(const Scene& scene, const MatrixD& embeddings, int firstRow) {
     MatrixD x = inputsWithPositions(scene, embeddings, firstRow);
-    if (scene.norm.enabled)
+    if (scene.norm.enabled && scene.norm.kind == NormKind::Rms) {
+        ops::rmsNormRows(x, scene.norm.weight, scene.norm.eps);
+    } else if (scene.norm.enabled) {
         ops::layerNormRows(x, scene.norm.weight, scene.norm.bias, scene.norm.eps);
+    }
     return x;
 }
 
@@ -69,20 +77,25 @@ void AttentionEngine<Scalar>::setScene(const Scene& scene) {
     scene_ = scene;
     dProj_ = scene_.dProj();
     convertWeights();
+    refreshFrequencies();
     refreshMask();
     invalidateFrom(WorkFrom::Inputs);
 }
 
 template <typename Scalar>
+void AttentionEngine<Scalar>::refreshFrequencies() {
+    inverseFrequencies_ = scene_.rotary ? ops::ropeInverseFrequencies(dHead(), *scene_.rotary)
+                                        : std::vector<double>();
+}
+
+template <typename Scalar>
 void AttentionEngine<Scalar>::setHeads(int heads) {
-    if (heads < 1) throw SceneError("heads", "must be at least 1");
-    if (dProj_ % heads != 0) {
-        throw SceneError("heads", std::to_string(heads) + " does not divide the projection width " +
-                                      std::to_string(dProj_));
-    }
+    checkHeadCount(scene_, heads);
     if (heads == scene_.heads) return;
     scene_.heads = heads;
-    invalidateFrom(WorkFrom::Scores);
+    refreshFrequencies();
+    // The rotation pairs column i with i + dHead/2 of each head: a new dHead rotates anew.
+    invalidateFrom(scene_.rotary ? WorkFrom::Projections : WorkFrom::Scores);
 }
 
 template <typename Scalar>
@@ -139,6 +152,20 @@ void AttentionEngine<Scalar>::setProjections(const Projections& projections) {
 }
 
 template <typename Scalar>
+void AttentionEngine<Scalar>::setQkNorm(const HeadNorm& qkNorm) {
+    scene_.qkNorm = qkNorm;
+    convertWeights();
+    invalidateFrom(WorkFrom::Projections);
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::setRotary(const std::optional<RopeParameters>& rotary) {
+    scene_.rotary = rotary;
+    refreshFrequencies();
+    invalidateFrom(WorkFrom::Projections);
+}
+
+template <typename Scalar>
 void AttentionEngine<Scalar>::setLabels(const std::vector<std::string>& tokens,
                                         const std::vector<std::string>& sourceTokens) {
     scene_.tokens = tokens;
@@ -166,11 +193,27 @@ void AttentionEngine<Scalar>::convertWeights() {
     wo_ = p.output.cast<Scalar>();
     bo_ = p.outputBias.cast<Scalar>();
     if (p.mode != ProjectionMode::Identity) {
+        const int dKV = scene_.dKeyValue();
         if (bq_.size() == 0) bq_ = Vector::Zero(dProj_);
-        if (bk_.size() == 0) bk_ = Vector::Zero(dProj_);
-        if (bv_.size() == 0) bv_ = Vector::Zero(dProj_);
+        if (bk_.size() == 0) bk_ = Vector::Zero(p.mode == ProjectionMode::Separate ? dKV : dProj_);
+        if (bv_.size() == 0) bv_ = Vector::Zero(dKV);
     }
     if (p.hasOutput && bo_.size() == 0) bo_ = Vector::Zero(wo_.cols());
+    const HeadNorm& norm = scene_.qkNorm;
+    queryNormWeight_ = norm.enabled ? norm.queryWeight.cast<Scalar>() : Vector();
+    keyNormWeight_ = norm.enabled ? norm.keyWeight.cast<Scalar>() : Vector();
+}
+
+template <typename Scalar>
+void AttentionEngine<Scalar>::transformHeads(Matrix& m, int headCount, const Vector& normWeight,
+                                             Eigen::Index firstRow, Eigen::Index rows) const {
+    const int dh = dHead();
+    for (int h = 0; h < headCount; ++h) {
+        auto head = m.block(firstRow, h * dh, rows, dh);  // rows x dHead, a view
+        if (scene_.qkNorm.enabled) ops::rmsNormRows<Scalar>(head, normWeight, scene_.qkNorm.eps);
+        if (scene_.rotary)
+            ops::rotateHalf<Scalar>(head, static_cast<int>(firstRow), inverseFrequencies_);
+    }
 }
 
 template <typename Scalar>
@@ -287,10 +330,21 @@ template <typename Scalar>
 void AttentionEngine<Scalar>::projectAll() {
     ++counters_.fullProjections;
     const Matrix& xs = xSource();
+    // Q's and K's heads normalised and rotated, after the projections were checked.
+    const auto transformAll = [this] {
+        if (!transformsHeads()) return;
+        transformHeads(q_, scene_.heads, queryNormWeight_, 0, q_.rows());
+        if (ownKeys()) transformHeads(k_, scene_.keyValueHeads(), keyNormWeight_, 0, k_.rows());
+    };
     if (scene_.projections.mode == ProjectionMode::Identity) {
         q_ = x_;
-        if (scene_.hasSource) k_ = xs;
+        if (ownKeys()) {
+            k_ = xs;
+        } else {
+            k_.resize(0, 0);
+        }
         v_ = xs;
+        transformAll();
         return;  // X was checked already
     }
     // 1e30·1e30 is inf in float: refused here, before the products. An infinite Q or K makes
@@ -301,7 +355,7 @@ void AttentionEngine<Scalar>::projectAll() {
         if (!finite) throw SceneError(stage, "overflow (values too large to represent)");
     };
     // Q, K and V in one parallel region: at L = 64 a barrier per product was a tenth of the pass.
-    if (scene_.hasSource || separateKeys()) {
+    if (ownKeys()) {
         const bool separate = separateKeys();
         const std::vector<bool> finite =
             affineBatch<Matrix, Vector>({{x_, wq_, &bq_, q_},
@@ -316,6 +370,7 @@ void AttentionEngine<Scalar>::projectAll() {
         refuseUnless(finite[0], "scores");
         refuseUnless(finite[1], "context");
     }
+    transformAll();
 }
 
 template <typename Scalar>
@@ -335,13 +390,19 @@ void AttentionEngine<Scalar>::updateEditedRows() {
     };
     // New weights are due (a full projection pass follows): only X's rows are brought up to date.
     const bool projectRows = dirtyFrom_ > WorkFrom::Projections;
+    const bool transform = transformsHeads();
+    const int kvHeads = scene_.keyValueHeads();
     for (int i : editedQueryRows_) {
         x_.row(i) =
             prepareInputs(scene_, scene_.embeddings.middleRows(i, 1), i).template cast<Scalar>();
         if (!projectRows) continue;
         projectRow(q_, i, x_, wq_, bq_);
+        if (transform) transformHeads(q_, scene_.heads, queryNormWeight_, i, 1);
         if (!scene_.hasSource) {
-            if (separate) projectRow(k_, i, x_, wk_, bk_);
+            if (ownKeys()) {
+                projectRow(k_, i, x_, separate ? wk_ : wq_, separate ? bk_ : bq_);
+                if (transform) transformHeads(k_, kvHeads, keyNormWeight_, i, 1);
+            }
             projectRow(v_, i, x_, wv_, bv_);
         }
     }
@@ -350,6 +411,7 @@ void AttentionEngine<Scalar>::updateEditedRows() {
                               .template cast<Scalar>();
         if (!projectRows) continue;
         projectRow(k_, j, xSource_, separate ? wk_ : wq_, separate ? bk_ : bq_);
+        if (transform) transformHeads(k_, kvHeads, keyNormWeight_, j, 1);
         projectRow(v_, j, xSource_, wv_, bv_);
     }
     // The edited rows only: the others were checked when they were computed. On a refusal the
@@ -368,7 +430,7 @@ void AttentionEngine<Scalar>::updateEditedRows() {
     // Rows not projected here still hold numbers from before; the full pass checks them.
     if (!projectRows) return;
     requireFiniteRows(q_, editedQueryRows_, "scores");
-    if (scene_.hasSource || separate) requireFiniteRows(k_, sourceRows, "scores");
+    if (ownKeys()) requireFiniteRows(k_, sourceRows, "scores");
     requireFiniteRows(v_, sourceRows, "context");
     if (dirtyFrom_ <= WorkFrom::Scores) return;  // the scores are recomputed in full anyway
     // One query row changes a row of each score matrix; one key row changes a column.
@@ -494,10 +556,11 @@ double AttentionEngine<Scalar>::heldBytes() const {
     double doubles = n(scene_.embeddings) + n(scene_.sourceEmbeddings) +
                      n(scene_.positional.table) + n(scene_.norm.weight) + n(scene_.norm.bias) +
                      n(p.query) + n(p.key) + n(p.value) + n(p.output) + n(p.queryBias) +
-                     n(p.keyBias) + n(p.valueBias) + n(p.outputBias);
-    double scalars = n(wq_) + n(wk_) + n(wv_) + n(wo_) + n(bq_) + n(bk_) + n(bv_) + n(bo_) + n(x_) +
-                     n(xSource_) + n(q_) + n(k_) + n(v_) + n(concat_) + n(output_) +
-                     n(visibleAsOne_) + n(hiddenAsMinusInfinity_);
+                     n(p.keyBias) + n(p.valueBias) + n(p.outputBias) +
+                     n(scene_.qkNorm.queryWeight) + n(scene_.qkNorm.keyWeight);
+    double scalars = n(wq_) + n(wk_) + n(wv_) + n(wo_) + n(bq_) + n(bk_) + n(bv_) + n(bo_) +
+                     n(queryNormWeight_) + n(keyNormWeight_) + n(x_) + n(xSource_) + n(q_) + n(k_) +
+                     n(v_) + n(concat_) + n(output_) + n(visibleAsOne_) + n(hiddenAsMinusInfinity_);
     for (int h = 0; h < scene_.heads; ++h)
         scalars += n(scores_[h]) + n(scaled_[h]) + n(weights_[h]);
     const double bools = n(allowed_) + (scene_.mask.allowed ? n(*scene_.mask.allowed) : 0.0);

@@ -2,19 +2,25 @@
 // The attention engine: every stage of one multi-head attention layer, cached.
 //
 //   X  = norm(embeddings + positions)                  Lq x dModel  (Xs: Lk x dModel for a source)
-//   Q  = X·W_Q + b_Q,  K = Xs·W_K + b_K,  V = Xs·W_V + b_V     Lq|Lk x dProj
-//   per head h (columns h·dHead .. (h+1)·dHead - 1 of Q, K, V):
-//     scores_h  = Q_h·K_hᵀ                               Lq x Lk
+//        (norm: LayerNorm or RMSNorm, or none)
+//   Q  = X·W_Q + b_Q                                     Lq x dProj
+//   K  = Xs·W_K + b_K,  V = Xs·W_V + b_V                 Lk x dKV (dKV = dProj unless kvHeads)
+//   per head of Q and per kv head of K (columns h·dHead .. (h+1)·dHead - 1), row by row:
+//     q/k norm (RMSNorm over dHead), then rotary positions (row i at position i)
+//   per head h, reading kv head g = h / (heads / kvHeads) of K and V:
+//     scores_h  = Q_h·K_gᵀ                               Lq x Lk
 //     scaled_h  = scores_h / divisor                     Lq x Lk
 //     weights_h = softmax(mask(scaled_h, fill))          Lq x Lk, row-wise
-//     context_h = weights_h·V_h                          Lq x dHead
+//     context_h = weights_h·V_g                          Lq x dHead
 //   concat = [context_0 … context_{heads-1}]             Lq x dProj
 //   output = concat·W_O + b_O                            Lq x dOut (only with an output projection)
 //
 // Stages are recomputed lazily from the earliest one a change touched: a new divisor redoes the
 // scaling onwards, a new mask or fill the softmax onwards, a new head count the per-head scores
-// onwards (Q, K and V are only re-sliced), and an edited embedding value only its row of X, Q, K,
-// V and its row and column of every score matrix.
+// onwards (Q, K and V are only re-sliced; with rotary positions the rotation pairs columns within
+// a head, so Q and K are projected again), a new q/k norm or rotation the projections onwards, and
+// an edited embedding value only its row of X, Q, K, V (norm and rotation are per row) and its row
+// and column of every score matrix.
 //
 // Scalar is double for `export` and the tests, float for the window and the benchmark.
 
@@ -22,6 +28,7 @@
 #include <atomic>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "core/scene.h"
@@ -101,7 +108,7 @@ public:
     const Scene& scene() const { return scene_; }
 
     // Parameter-only changes: none of them redoes the projections.
-    void setHeads(int heads);  // throws SceneError if heads does not divide dProj
+    void setHeads(int heads);  // throws SceneError unless checkHeadCount(scene, heads) passes
     void setScale(const Scale& scale);
     void setMask(const Mask& mask);
     void setMaskFill(double fill);
@@ -111,6 +118,9 @@ public:
     void setPositional(const Positional& positional);
     void setNorm(const LayerNorm& norm);
     void setProjections(const Projections& projections);
+    // Version 2's per-head steps: the q/k norm (weights of dHead values) and the rotation.
+    void setQkNorm(const HeadNorm& qkNorm);
+    void setRotary(const std::optional<RopeParameters>& rotary);
     // What does not change a number: token texts, title, window state. Sizes must stay the same.
     void setLabels(const std::vector<std::string>& tokens,
                    const std::vector<std::string>& sourceTokens);
@@ -142,11 +152,16 @@ public:
     const Matrix& x() const { return x_; }                                      // Lq x dModel
     const Matrix& xSource() const { return scene_.hasSource ? xSource_ : x_; }  // Lk x dModel
     const Matrix& query() const { return q_; }                                  // Lq x dProj
-    const Matrix& key() const { return scene_.hasSource || separateKeys() ? k_ : q_; }
-    const Matrix& value() const { return v_; }  // Lk x dProj
+    const Matrix& key() const { return ownKeys() ? k_ : q_; }                   // Lk x dKV
+    const Matrix& value() const { return v_; }                                  // Lk x dKV
     ConstBlock headQuery(int h) const { return query().middleCols(h * dHead(), dHead()); }
-    ConstBlock headKey(int h) const { return key().middleCols(h * dHead(), dHead()); }
-    ConstBlock headValue(int h) const { return value().middleCols(h * dHead(), dHead()); }
+    // K and V of the kv head that query head h reads (itself unless grouped).
+    ConstBlock headKey(int h) const {
+        return key().middleCols(scene_.keyValueHeadOf(h) * dHead(), dHead());
+    }
+    ConstBlock headValue(int h) const {
+        return value().middleCols(scene_.keyValueHeadOf(h) * dHead(), dHead());
+    }
     const Matrix& scores(int h) const { return scores_[h]; }    // Lq x Lk
     const Matrix& scaled(int h) const { return scaled_[h]; }    // Lq x Lk
     const Matrix& weights(int h) const { return weights_[h]; }  // Lq x Lk
@@ -167,6 +182,14 @@ public:
 
 private:
     bool separateKeys() const { return scene_.projections.mode == ProjectionMode::Separate; }
+    // K is a matrix of its own (not Q itself): with a source, separate weights, or a key norm.
+    bool ownKeys() const { return scene_.hasSource || separateKeys() || scene_.qkNorm.enabled; }
+    // The q/k norm and the rotation of `rows` rows from `firstRow` of Q (or K), head by head:
+    // `m` holds `headCount` heads of dHead columns; `normWeight` is dHead values.
+    void transformHeads(Matrix& m, int headCount, const Vector& normWeight, Eigen::Index firstRow,
+                        Eigen::Index rows) const;
+    bool transformsHeads() const { return scene_.qkNorm.enabled || scene_.rotary.has_value(); }
+    void refreshFrequencies();
     // A change marks the earliest stage it invalidates.
     void invalidateFrom(WorkFrom stage);
     void convertWeights();
@@ -196,6 +219,8 @@ private:
 
     Matrix wq_, wk_, wv_, wo_;
     Vector bq_, bk_, bv_, bo_;
+    Vector queryNormWeight_, keyNormWeight_;  // dHead each, only with a q/k norm
+    std::vector<double> inverseFrequencies_;  // dHead/2 rotary θ_i, only with rotary positions
     Matrix x_, xSource_, q_, k_, v_;
     std::vector<Matrix> scores_, scaled_, weights_;
     Matrix concat_, output_;
@@ -205,7 +230,8 @@ private:
 extern template class AttentionEngine<float>;
 extern template class AttentionEngine<double>;
 
-// X for one stream: embeddings plus positions, then layer norm.  rows x dModel -> rows x dModel.
+// X for one stream: embeddings plus positions, then the norm (layer or RMS).
+// rows x dModel -> rows x dModel.
 // `firstRow` is the position of the first row, so one edited row can be prepared on its own.
 MatrixD prepareInputs(const Scene& scene, const MatrixD& embeddings, int firstRow = 0);
 // The same before the norm: embeddings plus positions.  rows x dModel -> rows x dModel.

@@ -63,6 +63,18 @@ std::vector<ParameterSpan> parameterSpans(LayerParameters& p) {
 }
 
 namespace {
+// The gradients here are those of a version 1 layer. Training a layer with a version 2 feature
+// would silently train another layer, so each is refused by the field that names it.
+void refuseVersion2Features(const Scene& scene) {
+    if (scene.norm.enabled && scene.norm.kind == NormKind::Rms)
+        throw SceneError("norm.kind", "training supports layernorm only, not rmsnorm");
+    if (scene.kvHeads)
+        throw SceneError("kv_heads",
+                         "training supports one K and V per head, not grouped kv heads");
+    if (scene.qkNorm.enabled) throw SceneError("qk_norm", "training does not support a q/k norm");
+    if (scene.rotary) throw SceneError("rotary", "training does not support rotary positions");
+}
+
 // `v`, or zeros of length n when the scene left it out.
 VectorD orZeros(const VectorD& v, Eigen::Index n) {
     return v.size() == n ? v : VectorD::Zero(n);
@@ -124,6 +136,7 @@ ForwardPass forwardPass(const Scene& config, const LayerParameters& p) {
     if (config.hasSource) {
         throw SceneError("source", "training supports self-attention only, not a source sequence");
     }
+    refuseVersion2Features(config);
     ForwardPass f;
     const int L = static_cast<int>(p.embeddings.rows());
     f.allowed = allowedMatrix(config.mask, L, L);
@@ -405,6 +418,7 @@ Trainer::Trainer(const Scene& scene, TrainingTask task, const TrainingOptions& o
     if (scene.hasSource) {
         throw SceneError("source", "training needs self-attention; this scene has a source");
     }
+    refuseVersion2Features(scene);
     if (!(options.learningRate > 0.0) || !std::isfinite(options.learningRate)) {
         throw SceneError("learning rate", "must be a positive number");
     }

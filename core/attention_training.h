@@ -164,8 +164,8 @@ double trainerBytes(const Scene& scene);
 
 class Trainer {
 public:
-    // Throws SceneError when the scene cannot learn the task (cross-attention, a mask that hides
-    // a target key, bad options).
+    // Throws SceneError when the scene cannot learn the task (cross-attention, a version 2
+    // feature: rmsnorm, kv_heads, qk_norm or rotary, a mask that hides a target key, bad options).
     Trainer(const Scene& scene, TrainingTask task, const TrainingOptions& options = {});
 
     // One Adam update (β1 0.9, β2 0.999, ε 1e-8, the rate of TrainingOptions) on one batch of

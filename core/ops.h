@@ -8,8 +8,7 @@
 //
 // Sections follow the pipeline: positions, norms, the masked softmax. A whole model's operations
 // sit next to their relatives: RMS norm beside layer norm, rotary positions beside the sinusoidal
-// ones (the whole-model pass uses them; the one-layer engine does not yet). Each op has a test
-// against a hand computation in tests/test_ops.cpp.
+// ones. Each op has a test against a hand computation in tests/io/test_ops.cpp.
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -70,16 +69,9 @@ inline void addPositions(Eigen::Ref<RowMajorMatrix<double>> x, PositionalKind ki
     }
 }
 
-// Rotary positions: the scaling a checkpoint's config asks for (Hugging Face's rope_type).
-enum class RopeScaling { None, Linear, Llama3 };
-struct RopeParameters {
-    double theta = 10000.0;  // rope_theta
-    RopeScaling scaling = RopeScaling::None;
-    double factor = 1.0;                   // linear and llama3
-    double lowFrequencyFactor = 1.0;       // llama3
-    double highFrequencyFactor = 4.0;      // llama3, > lowFrequencyFactor
-    double originalMaxPositions = 8192.0;  // llama3: original_max_position_embeddings
-};
+// Rotary parameters live with the scene (scene.h), which carries them as a layer's `rotary`.
+using ae::RopeParameters;
+using ae::RopeScaling;
 
 // θ_i for i < headDim/2: θ_i = theta^(−2i/headDim), then scaled. Linear divides every θ by factor.
 // Llama 3 divides long wavelengths (2π/θ > original/low) by factor, keeps short ones
@@ -217,14 +209,17 @@ inline void layerNormRows(Eigen::Ref<RowMajorMatrix<double>> x,
 }
 
 // RMS norm of every row (Llama's):  x_r = x_r / √(mean(x_r²) + eps) ⊙ γ; no mean taken out, no β.
-// x: rows x d, in place (a block of a wider matrix too: one head's columns); gamma: d.
+// x: rows x d, in place (one head's columns of Q or K too: Qwen3's q/k norm); gamma: d. In Scalar:
+// the float engine normalises its own Q and K.
 template <typename Scalar>
 void rmsNormRows(Eigen::Ref<RowMajorMatrix<Scalar>> x, Eigen::Ref<const ColumnVector<Scalar>> gamma,
                  double eps) {
     for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        // The mean square in double: in float, a q of 2e19 would square to infinity and
+        // normalise to 0 instead of to its direction.
         const double meanSquare =
             x.row(r).template cast<double>().squaredNorm() / static_cast<double>(x.cols());
-        const auto inverse = static_cast<Scalar>(1.0 / std::sqrt(meanSquare + eps));
+        const Scalar inverse = static_cast<Scalar>(1.0 / std::sqrt(meanSquare + eps));
         x.row(r) = (x.row(r).array() * inverse * gamma.transpose().array()).matrix();
     }
 }

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/scene_error.h"
+
 namespace ae {
 
 int Scene::dProj() const {
@@ -22,6 +24,45 @@ double Scene::divisor() const {
             return scale.divisor;
     }
     return 1.0;
+}
+
+bool Scene::usesVersion2() const {
+    return (norm.enabled && norm.kind == NormKind::Rms) || kvHeads.has_value() || qkNorm.enabled ||
+           rotary.has_value();
+}
+
+void checkHeadCount(const Scene& scene, int heads) {
+    const int dProj = scene.dProj();
+    if (heads < 1) throw SceneError("heads", "must be at least 1");
+    if (dProj % heads != 0) {
+        throw SceneError("heads", std::to_string(heads) + " does not divide the projection width " +
+                                      std::to_string(dProj));
+    }
+    if (heads == scene.heads) return;
+    const std::string now = std::to_string(scene.heads) + " heads";
+    if (scene.kvHeads) {
+        throw SceneError("kv_heads", "a grouped-query layer keeps its " + now + ": K and V hold " +
+                                         std::to_string(*scene.kvHeads) + " kv heads of " +
+                                         std::to_string(scene.dHead()) + " columns");
+    }
+    if (scene.qkNorm.enabled) {
+        throw SceneError("qk_norm", "its weights have head_dim = " + std::to_string(scene.dHead()) +
+                                        " values, so the layer keeps its " + now);
+    }
+    if (scene.rotary && (dProj / heads) % 2 != 0) {
+        throw SceneError("rotary", "needs an even head_dim: " + std::to_string(heads) +
+                                       " heads of the projection width " + std::to_string(dProj) +
+                                       " give " + std::to_string(dProj / heads));
+    }
+}
+
+bool headCountAllowed(const Scene& scene, int heads) {
+    try {
+        checkHeadCount(scene, heads);
+        return true;
+    } catch (const SceneError&) {
+        return false;
+    }
 }
 
 BoolMatrix allowedMatrix(const Mask& mask, int queryCount, int keyCount) {
@@ -56,12 +97,13 @@ double size(const Eigen::EigenBase<MatrixD>& m) {
 
 double sceneBytes(const Scene& scene) {
     const Projections& p = scene.projections;
-    const double doubles = size(scene.embeddings) + size(scene.sourceEmbeddings) +
-                           size(scene.positional.table) +
-                           static_cast<double>(scene.norm.weight.size() + scene.norm.bias.size()) +
-                           size(p.query) + size(p.key) + size(p.value) + size(p.output) +
-                           static_cast<double>(p.queryBias.size() + p.keyBias.size() +
-                                               p.valueBias.size() + p.outputBias.size());
+    const double doubles =
+        size(scene.embeddings) + size(scene.sourceEmbeddings) + size(scene.positional.table) +
+        static_cast<double>(scene.norm.weight.size() + scene.norm.bias.size()) + size(p.query) +
+        size(p.key) + size(p.value) + size(p.output) +
+        static_cast<double>(p.queryBias.size() + p.keyBias.size() + p.valueBias.size() +
+                            p.outputBias.size()) +
+        static_cast<double>(scene.qkNorm.queryWeight.size() + scene.qkNorm.keyWeight.size());
     const double maskCells =
         scene.mask.allowed ? static_cast<double>(scene.mask.allowed->size()) : 0.0;
     return doubles * sizeof(double) + maskCells;
@@ -70,20 +112,26 @@ double sceneBytes(const Scene& scene) {
 double engineBytes(const Scene& scene, int scalarSize) {
     const double lq = scene.queryCount(), lk = scene.keyCount(), d = scene.dModel();
     const double dp = scene.dProj(), heads = scene.heads, dOut = scene.dOut();
+    const double dkv = scene.dKeyValue();
     const Projections& p = scene.projections;
     const bool identity = p.mode == ProjectionMode::Identity;
-    // The weights in Scalar; an absent bias becomes dProj zeros (dOut for the output's).
+    // The weights in Scalar; an absent bias becomes dProj zeros (dKV for K's and V's, dOut for
+    // the output's).
     double weights = size(p.query) + size(p.key) + size(p.value) + size(p.output) +
                      static_cast<double>(p.outputBias.size());
     for (const VectorD* bias : {&p.queryBias, &p.keyBias, &p.valueBias}) {
         // Identity mode converts whatever biases the scene holds and adds none.
-        weights += bias->size() > 0 || identity ? static_cast<double>(bias->size()) : dp;
+        const double width = bias == &p.queryBias ? dp : dkv;
+        weights += bias->size() > 0 || identity ? static_cast<double>(bias->size()) : width;
     }
     if (p.hasOutput && p.outputBias.size() == 0) weights += dOut;
-    // K is its own matrix with a source or separate weights; otherwise the keys are Q.
-    const bool ownKeys = scene.hasSource || p.mode == ProjectionMode::Separate;
+    if (scene.qkNorm.enabled) weights += 2.0 * scene.dHead();
+    // K is its own matrix with a source, separate weights or its own norm; otherwise the keys
+    // are Q.
+    const bool ownKeys =
+        scene.hasSource || p.mode == ProjectionMode::Separate || scene.qkNorm.enabled;
     const double stages = lq * d + (scene.hasSource ? lk * d : 0.0) + lq * dp +
-                          (ownKeys ? lk * dp : 0.0) + lk * dp + 3.0 * heads * lq * lk + lq * dp +
+                          (ownKeys ? lk * dkv : 0.0) + lk * dkv + 3.0 * heads * lq * lk + lq * dp +
                           lq * dOut;
     const double maskArrays = 2.0 * lq * lk;  // the mask as 1/0 and as 0/-inf, in Scalar
     return sceneBytes(scene) + (weights + stages + maskArrays) * scalarSize +

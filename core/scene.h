@@ -8,6 +8,8 @@
 //   dModel  width of an embedding
 //   dProj   width of the Q/K/V projections (dModel in identity mode)
 //   heads   number of heads; dHead = dProj / heads, each head a contiguous block of columns
+//   kvHeads number of key/value heads (grouped-query attention, format version 2): K and V are
+//           Lk x dKV with dKV = kvHeads·dHead, and head h reads kv head h / (heads / kvHeads)
 //   dOut    width of the output projection (columns of W_O)
 
 #include <Eigen/Core>
@@ -53,19 +55,50 @@ struct Positional {
     MatrixD table;          // learned: at least max(Lq, Lk) x dModel
 };
 
+// Rotary positions: the scaling a checkpoint's config asks for (Hugging Face's rope_type).
+enum class RopeScaling { None, Linear, Llama3 };
+struct RopeParameters {
+    double theta = 10000.0;  // rope_theta
+    RopeScaling scaling = RopeScaling::None;
+    double factor = 1.0;                   // linear and llama3
+    double lowFrequencyFactor = 1.0;       // llama3
+    double highFrequencyFactor = 4.0;      // llama3, > lowFrequencyFactor
+    double originalMaxPositions = 8192.0;  // llama3: original_max_position_embeddings
+    bool operator==(const RopeParameters& o) const {
+        return theta == o.theta && scaling == o.scaling && factor == o.factor &&
+               lowFrequencyFactor == o.lowFrequencyFactor &&
+               highFrequencyFactor == o.highFrequencyFactor &&
+               originalMaxPositions == o.originalMaxPositions;
+    }
+};
+
+// The pre-norm: LayerNorm (GPT-2, version 1) or RMSNorm (Llama, Qwen; version 2).
+enum class NormKind { Layer, Rms };
+
 struct LayerNorm {
     bool enabled = false;
+    NormKind kind = NormKind::Layer;
     VectorD weight;  // dModel, ones by default
-    VectorD bias;    // dModel, zeros by default
+    VectorD bias;    // dModel, zeros by default; RMSNorm has none and ignores it
     double eps = 1e-5;
+};
+
+// Qwen3's q_norm and k_norm: an RMSNorm over each head's dHead columns of Q (and of K), with one
+// weight vector shared by every head, applied after the projection and before the rotation.
+struct HeadNorm {
+    bool enabled = false;
+    VectorD queryWeight;  // dHead
+    VectorD keyWeight;    // dHead
+    double eps = 1e-6;
 };
 
 struct Projections {
     ProjectionMode mode = ProjectionMode::Separate;
-    MatrixD query;  // dModel x dProj (empty in identity mode)
-    MatrixD key;    // dModel x dProj (empty unless separate: shared_qk uses `query`)
-    MatrixD value;  // dModel x dProj (empty in identity mode)
-    VectorD queryBias, keyBias, valueBias;  // dProj each; zeros when absent
+    MatrixD query;               // dModel x dProj (empty in identity mode)
+    MatrixD key;                 // dModel x dKV (empty unless separate: shared_qk uses `query`)
+    MatrixD value;               // dModel x dKV (empty in identity mode)
+    VectorD queryBias;           // dProj; zeros when absent
+    VectorD keyBias, valueBias;  // dKV each; zeros when absent
     bool hasOutput = false;
     MatrixD output;      // dProj x dOut
     VectorD outputBias;  // dOut
@@ -95,6 +128,11 @@ struct Scene {
     Projections projections;
     std::optional<InitSpec> init;  // where the numbers came from, if they were drawn
     int heads = 1;
+    // Version 2: grouped-query attention. Absent: every head has its own K and V (kvHeads =
+    // heads); present, it differs from heads, divides it, and needs separate projections.
+    std::optional<int> kvHeads;
+    HeadNorm qkNorm;                       // version 2: per-head RMSNorm of Q and K
+    std::optional<RopeParameters> rotary;  // version 2: rotary positions on each head's Q and K
     Mask mask;
     double maskFill = -std::numeric_limits<double>::infinity();
     Scale scale;
@@ -107,6 +145,12 @@ struct Scene {
     int dModel() const { return static_cast<int>(embeddings.cols()); }
     int dProj() const;
     int dHead() const { return dProj() / heads; }
+    int keyValueHeads() const { return kvHeads.value_or(heads); }
+    int dKeyValue() const { return keyValueHeads() * dHead(); }  // columns of K and V
+    // The kv head query head h reads (Hugging Face's repeat_kv).
+    int keyValueHeadOf(int h) const { return h / (heads / keyValueHeads()); }
+    // Whether the scene needs format version 2 (an RMSNorm, kv heads, q/k norm or rotary).
+    bool usesVersion2() const;
     int dOut() const {
         return projections.hasOutput ? static_cast<int>(projections.output.cols()) : 0;
     }
@@ -117,6 +161,13 @@ struct Scene {
 
 // The combined mask, Lq x Lk: causal AND window AND NOT padding AND allowed.
 BoolMatrix allowedMatrix(const Mask& mask, int queryCount, int keyCount);
+
+// Throws SceneError unless `scene` can have `heads` heads: it must divide dProj; a grouped-query
+// layer (K and V hold kvHeads heads of dHead columns) and a q/k norm (weights of dHead values) keep
+// their head count; rotary positions need an even dHead.
+void checkHeadCount(const Scene& scene, int heads);
+// The same as a question: whether checkHeadCount(scene, heads) passes.
+bool headCountAllowed(const Scene& scene, int heads);
 
 }  // namespace ae
 

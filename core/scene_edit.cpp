@@ -55,7 +55,49 @@ void ensureLearnedRows(Scene& scene) {
     pos.table = std::move(grown);
 }
 
+// After an edit that changed d_head: rotary positions need it even (the largest such head count
+// up to the current one, or no rotation if the width is odd), and the q/k norm weights follow it
+// (new values 1).
+void settleHeadFeatures(Scene& scene) {
+    const int dProj = scene.dProj();
+    if (scene.rotary && scene.dHead() % 2 != 0) {
+        int heads = scene.heads;
+        while (heads > 0 && (dProj % heads != 0 || (dProj / heads) % 2 != 0))
+            --heads;
+        if (heads > 0) {
+            scene.heads = heads;
+        } else {
+            scene.rotary.reset();
+        }
+    }
+    HeadNorm& norm = scene.qkNorm;
+    if (norm.enabled && norm.queryWeight.size() != scene.dHead()) {
+        norm.queryWeight = resized(norm.queryWeight, scene.dHead(), 1.0);
+        norm.keyWeight = resized(norm.keyWeight, scene.dHead(), 1.0);
+    }
+}
+
 }  // namespace
+
+void ungroupKeyValueHeads(Scene& scene) {
+    if (!scene.kvHeads) return;
+    Projections& p = scene.projections;
+    const int dh = scene.dHead();
+    MatrixD key(p.key.rows(), scene.dProj()), value(p.value.rows(), scene.dProj());
+    VectorD keyBias(scene.dProj()), valueBias(scene.dProj());
+    for (int h = 0; h < scene.heads; ++h) {
+        const int from = scene.keyValueHeadOf(h) * dh;
+        key.middleCols(h * dh, dh) = p.key.middleCols(from, dh);
+        value.middleCols(h * dh, dh) = p.value.middleCols(from, dh);
+        keyBias.segment(h * dh, dh) = p.keyBias.segment(from, dh);
+        valueBias.segment(h * dh, dh) = p.valueBias.segment(from, dh);
+    }
+    p.key = std::move(key);
+    p.value = std::move(value);
+    p.keyBias = std::move(keyBias);
+    p.valueBias = std::move(valueBias);
+    scene.kvHeads.reset();
+}
 
 int largestDivisorAtMost(int n, int limit) {
     for (int k = std::min(n, limit); k > 1; --k) {
@@ -294,16 +336,20 @@ void setModelWidth(Scene& scene, int dModel, const InitSpec& spec) {
         if (p.hasOutput) p.output = resized(p.output, d, dOut, fresh.output);
         scene.heads = largestDivisorAtMost(d, scene.heads);
     } else {
+        // K and V keep their width, which is narrower than d_proj with grouped kv heads.
+        const int dKV = scene.dKeyValue();
         p.query = resized(p.query, d, dProj, fresh.query);
-        if (p.mode == ProjectionMode::Separate) p.key = resized(p.key, d, dProj, fresh.key);
-        p.value = resized(p.value, d, dProj, fresh.value);
+        if (p.mode == ProjectionMode::Separate) p.key = resized(p.key, d, dKV, fresh.key);
+        p.value = resized(p.value, d, dKV, fresh.value);
     }
+    settleHeadFeatures(scene);
     scene.init.reset();
 }
 
 void setProjectionWidth(Scene& scene, int dProj, const InitSpec& spec) {
     Projections& p = scene.projections;
     if (dProj < 1 || p.mode == ProjectionMode::Identity || dProj == scene.dProj()) return;
+    ungroupKeyValueHeads(scene);
     const int d = scene.dModel();
     const int dOut = scene.dOut();
     const Projections fresh = drawnProjections(spec, d, dProj, p.hasOutput ? dOut : d);
@@ -316,12 +362,14 @@ void setProjectionWidth(Scene& scene, int dProj, const InitSpec& spec) {
     p.valueBias = resized(p.valueBias, dProj, 0.0);
     if (p.hasOutput) p.output = resized(p.output, dProj, dOut, fresh.output);
     scene.heads = largestDivisorAtMost(dProj, scene.heads);
+    settleHeadFeatures(scene);
     scene.init.reset();
 }
 
 void setProjectionMode(Scene& scene, ProjectionMode mode, const InitSpec& spec) {
     Projections& p = scene.projections;
     if (mode == p.mode) return;
+    ungroupKeyValueHeads(scene);  // only separate K and V can be grouped
     const int d = scene.dModel();
     if (mode == ProjectionMode::Identity) {
         const int dOut = scene.dOut();
@@ -344,6 +392,7 @@ void setProjectionMode(Scene& scene, ProjectionMode mode, const InitSpec& spec) 
         p.keyBias = p.queryBias;
     }
     p.mode = mode;
+    settleHeadFeatures(scene);
     scene.init.reset();
 }
 
@@ -363,6 +412,7 @@ void setOutputProjection(Scene& scene, bool enabled, const InitSpec& spec) {
 }
 
 void rerollProjections(Scene& scene, InitSpec spec, bool bias) {
+    ungroupKeyValueHeads(scene);  // the draws are d_model x d_proj
     const Projections& old = scene.projections;
     const int d = scene.dModel();
     const int dProj = scene.dProj();

@@ -81,6 +81,15 @@ void setSourceEnabled(Scene& scene, bool enabled);
 void randomizeEmbeddings(Scene& scene, std::uint64_t seed);
 
 // --- widths and modes ---------------------------------------------------------------------------
+// On a version 2 scene these keep what they can: a change of d_proj, of the mode or a re-roll
+// first ungroups the kv heads (ungroupKeyValueHeads); when d_head changes, the q/k norm weights
+// follow it (new values 1) and, with rotary positions, the head count is the largest one that
+// leaves d_head even (rotary positions are dropped when d_proj is odd).
+
+// Grouped K and V (kv_heads) written out with one kv head per query head, as Hugging Face's
+// repeat_kv does: W_K, W_V and their biases become d_model x d_proj and kv_heads goes. Every
+// number the layer computes stays the same.
+void ungroupKeyValueHeads(Scene& scene);
 
 // d_model: embedding and learned-table columns, norm weight (ones) and bias (zeros), projection
 // rows; in identity mode d_proj follows (biases, W_O rows, heads). W_O keeps its d_out.

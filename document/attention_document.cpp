@@ -349,6 +349,7 @@ void AttentionDocument::endInteraction() {
 bool AttentionDocument::setHeads(int heads, QString* error) {
     if (heads < 1 || scene().dProj() % heads != 0 || heads == scene().heads) return false;
     try {
+        checkHeadCount(scene(), heads);  // grouped kv heads, a q/k norm, rotary's even d_head
         // Only the number of score, scaled and weight matrices (Lq x Lk each) changes, in both
         // engines.
         const double cells = static_cast<double>(scene().queryCount()) * scene().keyCount();

@@ -1,5 +1,5 @@
 #pragma once
-// Scene files, format version 1: strict reading, writing, and the built-in presets.
+// Scene files, format versions 1 and 2: strict reading, writing, and the built-in presets.
 // Reading follows the reference semantics exactly, including the order of its checks, so a bad
 // scene gets the same `field.path: problem` message here as there.
 
@@ -19,7 +19,8 @@ Scene parseScene(const QByteArray& json);
 // SceneError with an empty path and a problem such as "cannot open: No such file or directory".
 Scene loadSceneFile(const QString& fileName);
 
-// The scene as format v1 JSON. Matrices drawn by `init` are written as that `init` (which draws
+// The scene as JSON: format version 1, or 2 when it uses a version 2 field (an RMSNorm, kv heads,
+// a q/k norm, rotary positions). Matrices drawn by `init` are written as that `init` (which draws
 // them again, bit for bit); every other matrix explicitly.
 QByteArray sceneToJson(const Scene& scene);
 

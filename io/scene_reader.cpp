@@ -255,8 +255,20 @@ void readPositional(const QJsonObject& pos, Scene& s, int d, qsizetype lq, qsize
     }
 }
 
-void readNorm(const QJsonObject& norm, Scene& s, int d) {
-    if (norm["kind"] != QJsonValue("layernorm")) fail("norm.kind", "expected layernorm");
+void readNorm(const QJsonObject& norm, Scene& s, int d, bool version2) {
+    if (version2 && norm["kind"] == QJsonValue("rmsnorm")) {
+        s.norm.enabled = true;
+        s.norm.kind = NormKind::Rms;
+        s.norm.weight =
+            norm.contains("weight") ? vector(norm["weight"], "norm.weight", d) : VectorD::Ones(d);
+        if (norm.contains("bias")) fail("norm.bias", "only with kind layernorm (RMSNorm has none)");
+        s.norm.bias = VectorD::Zero(d);
+        s.norm.eps = number(norm.contains("eps") ? norm["eps"] : QJsonValue(1e-6), "norm.eps");
+        if (s.norm.eps <= 0) fail("norm.eps", "must be positive");
+        return;
+    }
+    if (norm["kind"] != QJsonValue("layernorm"))
+        fail("norm.kind", version2 ? "expected layernorm or rmsnorm" : "expected layernorm");
     s.norm.enabled = true;
     s.norm.weight =
         norm.contains("weight") ? vector(norm["weight"], "norm.weight", d) : VectorD::Ones(d);
@@ -265,7 +277,31 @@ void readNorm(const QJsonObject& norm, Scene& s, int d) {
     if (s.norm.eps <= 0) fail("norm.eps", "must be positive");
 }
 
-Projections readProjections(const QJsonValue& value, int d) {
+// Version 2's grouped-query attention, known before the projections are read: K and V are then
+// d_model x kv_heads·head_dim, with head_dim = d_proj / heads.
+struct GroupedHeads {
+    qint64 heads;
+    qint64 kvHeads;
+};
+
+// A K or V weight of a grouped layer: d_model rows, kv_heads·head_dim columns.
+MatrixD groupedMatrix(const QJsonValue& value, const QString& path, int d, const GroupedHeads& g,
+                      qsizetype dp) {
+    const MatrixD m = matrix(value, path, d);
+    const qsizetype dHead = dp / g.heads;
+    if (m.cols() != g.kvHeads * dHead) {
+        fail(path, QStringLiteral("expected %1x%2 (d_model x kv_heads·head_dim = %3·%4), got %5x%6")
+                       .arg(d)
+                       .arg(g.kvHeads * dHead)
+                       .arg(g.kvHeads)
+                       .arg(dHead)
+                       .arg(m.rows())
+                       .arg(m.cols()));
+    }
+    return m;
+}
+
+Projections readProjections(const QJsonValue& value, int d, const GroupedHeads* grouped = nullptr) {
     const QJsonObject p =
         onlyKeys(value, "projections", {"mode", "query", "key", "value", "output", "bias"});
     Projections proj;
@@ -282,6 +318,9 @@ Projections readProjections(const QJsonValue& value, int d) {
     const QJsonObject bias = onlyKeys(p.contains("bias") ? p["bias"] : QJsonValue(QJsonObject()),
                                       "projections.bias", {"query", "key", "value", "output"});
     qsizetype dp = d;
+    if (grouped && proj.mode == ProjectionMode::Identity) {
+        fail("kv_heads", "needs projections.mode separate (identity has K and V as wide as Q)");
+    }
     if (proj.mode == ProjectionMode::Identity) {
         for (const char* k : {"query", "key", "value"}) {
             const QString name = QString::fromLatin1(k);
@@ -306,21 +345,36 @@ Projections readProjections(const QJsonValue& value, int d) {
         }
         proj.query = matrix(p["query"], "projections.query", d);
         dp = proj.query.cols();
-        if (proj.mode == ProjectionMode::Separate)
-            proj.key = matrix(p["key"], "projections.key", d, dp);
-        proj.value = matrix(p["value"], "projections.value", d, dp);
+        qsizetype dkv = dp;
+        if (grouped) {
+            if (dp % grouped->heads != 0) {
+                fail("heads", QStringLiteral("%1 does not divide the projection width %2")
+                                  .arg(grouped->heads)
+                                  .arg(dp));
+            }
+            if (proj.mode != ProjectionMode::Separate) {
+                fail("kv_heads", "needs projections.mode separate (K is Q itself otherwise)");
+            }
+            dkv = grouped->kvHeads * (dp / grouped->heads);
+            proj.key = groupedMatrix(p["key"], "projections.key", d, *grouped, dp);
+            proj.value = groupedMatrix(p["value"], "projections.value", d, *grouped, dp);
+        } else {
+            if (proj.mode == ProjectionMode::Separate)
+                proj.key = matrix(p["key"], "projections.key", d, dp);
+            proj.value = matrix(p["value"], "projections.value", d, dp);
+        }
         proj.queryBias = bias.contains("query")
                              ? vector(bias["query"], "projections.bias.query", dp)
                              : VectorD::Zero(dp);
         if (proj.mode == ProjectionMode::Separate) {
-            proj.keyBias = bias.contains("key") ? vector(bias["key"], "projections.bias.key", dp)
-                                                : VectorD::Zero(dp);
+            proj.keyBias = bias.contains("key") ? vector(bias["key"], "projections.bias.key", dkv)
+                                                : VectorD::Zero(dkv);
         } else {
             proj.keyBias = proj.queryBias;
         }
         proj.valueBias = bias.contains("value")
-                             ? vector(bias["value"], "projections.bias.value", dp)
-                             : VectorD::Zero(dp);
+                             ? vector(bias["value"], "projections.bias.value", dkv)
+                             : VectorD::Zero(dkv);
     }
     if (p.contains("output")) {
         proj.hasOutput = true;
@@ -407,6 +461,89 @@ Scale readScale(const QJsonValue& value) {
     return scale;
 }
 
+// A list of head_dim numbers (qk_norm's weights), with the shape in the message.
+VectorD headVector(const QJsonObject& o, const char* key, const QString& path, const Scene& s) {
+    const int dHead = s.dHead();
+    if (!o.contains(key)) return VectorD::Ones(dHead);
+    const QJsonValue v = o[key];
+    if (v.isArray() && v.toArray().size() != dHead) {
+        fail(path,
+             QStringLiteral("expected %1 values (head_dim = d_proj / heads = %2 / %3), got %4")
+                 .arg(dHead)
+                 .arg(s.dProj())
+                 .arg(s.heads)
+                 .arg(v.toArray().size()));
+    }
+    return vector(v, path, dHead);
+}
+
+HeadNorm readQkNorm(const QJsonValue& value, const Scene& s) {
+    const QJsonObject o = onlyKeys(value, "qk_norm", {"query_weight", "key_weight", "eps"});
+    HeadNorm norm;
+    norm.enabled = true;
+    norm.queryWeight = headVector(o, "query_weight", "qk_norm.query_weight", s);
+    norm.keyWeight = headVector(o, "key_weight", "qk_norm.key_weight", s);
+    norm.eps = number(o.contains("eps") ? o["eps"] : QJsonValue(1e-6), "qk_norm.eps");
+    if (norm.eps <= 0) fail("qk_norm.eps", "must be positive");
+    return norm;
+}
+
+RopeParameters readRotary(const QJsonValue& value, const Scene& s) {
+    const QJsonObject o = onlyKeys(value, "rotary",
+                                   {"theta", "scaling", "factor", "low_freq_factor",
+                                    "high_freq_factor", "original_max_position_embeddings"});
+    RopeParameters rope;
+    rope.theta = number(o.contains("theta") ? o["theta"] : QJsonValue(10000.0), "rotary.theta");
+    if (rope.theta <= 0) fail("rotary.theta", "must be positive");
+    const QJsonValue scaling = o.contains("scaling") ? o["scaling"] : QJsonValue("none");
+    if (scaling == QJsonValue("none")) {
+        rope.scaling = RopeScaling::None;
+    } else if (scaling == QJsonValue("linear")) {
+        rope.scaling = RopeScaling::Linear;
+    } else if (scaling == QJsonValue("llama3")) {
+        rope.scaling = RopeScaling::Llama3;
+    } else {
+        fail("rotary.scaling", "expected none, linear or llama3");
+    }
+    const auto positive = [&o](const char* key, RopeScaling needs, RopeScaling kind,
+                               double& target) {
+        const QString path = QStringLiteral("rotary.") + QLatin1String(key);
+        const bool wanted =
+            kind == needs || (needs == RopeScaling::Linear && kind == RopeScaling::Llama3);
+        if (!wanted) {
+            if (o.contains(key)) {
+                fail(path, needs == RopeScaling::Linear ? "only with scaling linear or llama3"
+                                                        : "only with scaling llama3");
+            }
+            return;
+        }
+        if (!o.contains(key))
+            fail(path, QStringLiteral("required with scaling %1")
+                           .arg(kind == RopeScaling::Linear ? "linear" : "llama3"));
+        target = number(o[key], path);
+        if (target <= 0) fail(path, "must be positive");
+    };
+    positive("factor", RopeScaling::Linear, rope.scaling, rope.factor);
+    positive("low_freq_factor", RopeScaling::Llama3, rope.scaling, rope.lowFrequencyFactor);
+    positive("high_freq_factor", RopeScaling::Llama3, rope.scaling, rope.highFrequencyFactor);
+    positive("original_max_position_embeddings", RopeScaling::Llama3, rope.scaling,
+             rope.originalMaxPositions);
+    if (rope.scaling == RopeScaling::Llama3 &&
+        !(rope.highFrequencyFactor > rope.lowFrequencyFactor)) {
+        fail("rotary.high_freq_factor",
+             QStringLiteral("must exceed low_freq_factor (got %1, low_freq_factor %2)")
+                 .arg(rope.highFrequencyFactor)
+                 .arg(rope.lowFrequencyFactor));
+    }
+    if (s.dHead() % 2 != 0) {
+        fail("rotary", QStringLiteral("needs an even head_dim, got %1 (d_proj %2 / %3 heads)")
+                           .arg(s.dHead())
+                           .arg(s.dProj())
+                           .arg(s.heads));
+    }
+    return rope;
+}
+
 }  // namespace
 
 Scene parseScene(const QByteArray& json) {
@@ -438,15 +575,25 @@ Scene parseScene(const QByteArray& json) {
     }
     // The top level itself has the empty path (the reference prints it as ": expected an object").
     if (!doc.isObject() || isNonFinite(doc.object())) fail("", "expected an object");
-    const QJsonObject scene = onlyKeys(
-        doc.object(), "",
-        {"format", "version", "title", "view", "tokens", "embeddings", "source", "positional",
-         "norm", "projections", "init", "heads", "mask", "mask_fill", "scale"});
+    // Version 2's fields are unknown fields in any other version, as the version 1 reference
+    // has them.
+    const QJsonValue versionValue = doc.object()["version"];
+    const bool version2 = isNumber(versionValue) && versionValue.toDouble() == 2.0;
+    const QJsonObject scene =
+        version2 ? onlyKeys(doc.object(), "",
+                            {"format", "version", "title", "view", "tokens", "embeddings", "source",
+                             "positional", "norm", "projections", "init", "heads", "mask",
+                             "mask_fill", "scale", "head_dim", "kv_heads", "qk_norm", "rotary"})
+                 : onlyKeys(doc.object(), "",
+                            {"format", "version", "title", "view", "tokens", "embeddings", "source",
+                             "positional", "norm", "projections", "init", "heads", "mask",
+                             "mask_fill", "scale"});
     if (scene["format"] != QJsonValue("attention-explorer/scene")) {
         fail("format", "expected \"attention-explorer/scene\"");
     }
-    if (!isNumber(scene["version"]) || scene["version"].toDouble() != 1.0) {
-        fail("version", "unsupported version (this reads version 1)");
+    if (!isNumber(scene["version"]) ||
+        (scene["version"].toDouble() != 1.0 && scene["version"].toDouble() != 2.0)) {
+        fail("version", "unsupported version (this reads versions 1 and 2)");
     }
     Scene s;
     if (scene.contains("title")) {
@@ -509,7 +656,24 @@ Scene parseScene(const QByteArray& json) {
                        lq, lk);
     }
     if (scene.contains("norm") && !scene["norm"].isNull()) {
-        readNorm(onlyKeys(scene["norm"], "norm", {"kind", "weight", "bias", "eps"}), s, d);
+        readNorm(onlyKeys(scene["norm"], "norm", {"kind", "weight", "bias", "eps"}), s, d,
+                 version2);
+    }
+
+    // Version 2: the head count and the kv heads come first, since they shape K and V.
+    std::optional<GroupedHeads> grouped;
+    if (version2 && scene.contains("kv_heads")) {
+        const Integer kv = integer(scene["kv_heads"], "kv_heads", 1);
+        const Integer heads =
+            integer(scene.contains("heads") ? scene["heads"] : QJsonValue(1), "heads", 1);
+        if (!kv.exact || !heads.exact || *heads.exact % *kv.exact != 0) {
+            fail("kv_heads",
+                 QStringLiteral("%1 does not divide heads %2").arg(kv.text()).arg(heads.text()));
+        }
+        if (*kv.exact != *heads.exact) {
+            if (hasInit) fail("kv_heads", "needs explicit projections (init draws K as wide as Q)");
+            grouped = GroupedHeads{*heads.exact, *kv.exact};
+        }
     }
 
     // Projections: explicit, or drawn by init after the embeddings.
@@ -518,7 +682,7 @@ Scene parseScene(const QByteArray& json) {
         if (initSizes.dProj) s.init->dProj = dProj;
         s.projections = drawProjections(*rng, *s.init, d);
     } else {
-        s.projections = readProjections(scene["projections"], d);
+        s.projections = readProjections(scene["projections"], d, grouped ? &*grouped : nullptr);
     }
     const int dp = s.dProj();
 
@@ -530,6 +694,23 @@ Scene parseScene(const QByteArray& json) {
             QStringLiteral("%1 does not divide the projection width %2").arg(heads.text()).arg(dp));
     }
     s.heads = static_cast<int>(*heads.exact);
+    if (grouped) s.kvHeads = static_cast<int>(grouped->kvHeads);
+
+    if (version2 && scene.contains("head_dim")) {
+        const Integer headDim = integer(scene["head_dim"], "head_dim", 1);
+        if (!headDim.exact || *headDim.exact != s.dHead()) {
+            fail("head_dim",
+                 QStringLiteral("%1 does not match the projection width %2 / %3 heads = %4")
+                     .arg(headDim.text())
+                     .arg(dp)
+                     .arg(s.heads)
+                     .arg(s.dHead()));
+        }
+    }
+    if (version2 && scene.contains("qk_norm") && !scene["qk_norm"].isNull())
+        s.qkNorm = readQkNorm(scene["qk_norm"], s);
+    if (version2 && scene.contains("rotary") && !scene["rotary"].isNull())
+        s.rotary = readRotary(scene["rotary"], s);
 
     s.mask = readMask(scene.contains("mask") ? scene["mask"] : QJsonValue(QJsonObject()), lq, lk);
 

@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-// Writing: format v1 JSON that reads back to the same scene.
+// Writing: JSON that reads back to the same scene; format version 1 unless the scene uses a
+// version 2 field (Scene::usesVersion2), so every version 1 scene is written as before.
 namespace ae::io {
 namespace {
 
@@ -87,18 +88,41 @@ QJsonObject initToJson(const InitSpec& init) {
     return o;
 }
 
+QJsonObject rotaryToJson(const RopeParameters& rope) {
+    QJsonObject o{{"theta", rope.theta}};
+    switch (rope.scaling) {
+        case RopeScaling::None:
+            o["scaling"] = "none";
+            break;
+        case RopeScaling::Linear:
+            o["scaling"] = "linear";
+            o["factor"] = rope.factor;
+            break;
+        case RopeScaling::Llama3:
+            o["scaling"] = "llama3";
+            o["factor"] = rope.factor;
+            o["low_freq_factor"] = rope.lowFrequencyFactor;
+            o["high_freq_factor"] = rope.highFrequencyFactor;
+            o["original_max_position_embeddings"] = rope.originalMaxPositions;
+            break;
+    }
+    return o;
+}
+
 }  // namespace
 
 QByteArray sceneToJson(const Scene& s) {
     QJsonObject o;
     o["format"] = "attention-explorer/scene";
-    o["version"] = 1;
+    const bool version2 = s.usesVersion2();
+    o["version"] = version2 ? 2 : 1;
     if (!s.title.empty()) o["title"] = QString::fromStdString(s.title);
     if (!s.viewJson.empty())
         o["view"] = QJsonDocument::fromJson(QByteArray::fromStdString(s.viewJson)).object();
     o["tokens"] = toJson(s.tokens);
     // Drawn embeddings are written as the init that draws them; everything else explicitly.
-    const bool writeInit = s.init && seedIsWritable(s.init->seed);
+    // Grouped K and V are narrower than init draws them.
+    const bool writeInit = s.init && seedIsWritable(s.init->seed) && !s.kvHeads;
     const bool drawnEmbeddings = writeInit && s.init->dModel;
     if (!drawnEmbeddings) o["embeddings"] = toJson(s.embeddings);
     if (s.hasSource) {
@@ -115,7 +139,10 @@ QByteArray sceneToJson(const Scene& s) {
     } else if (s.positional.kind == PositionalKind::Learned) {
         o["positional"] = QJsonObject{{"kind", "learned"}, {"table", toJson(s.positional.table)}};
     }
-    if (s.norm.enabled) {
+    if (s.norm.enabled && s.norm.kind == NormKind::Rms) {
+        o["norm"] = QJsonObject{
+            {"kind", "rmsnorm"}, {"weight", toJson(s.norm.weight)}, {"eps", s.norm.eps}};
+    } else if (s.norm.enabled) {
         o["norm"] = QJsonObject{{"kind", "layernorm"},
                                 {"weight", toJson(s.norm.weight)},
                                 {"bias", toJson(s.norm.bias)},
@@ -144,6 +171,14 @@ QByteArray sceneToJson(const Scene& s) {
         o["projections"] = proj;
     }
     o["heads"] = s.heads;
+    if (version2) o["head_dim"] = s.dHead();  // redundant, but says what a head is at a glance
+    if (s.kvHeads) o["kv_heads"] = *s.kvHeads;
+    if (s.qkNorm.enabled) {
+        o["qk_norm"] = QJsonObject{{"query_weight", toJson(s.qkNorm.queryWeight)},
+                                   {"key_weight", toJson(s.qkNorm.keyWeight)},
+                                   {"eps", s.qkNorm.eps}};
+    }
+    if (s.rotary) o["rotary"] = rotaryToJson(*s.rotary);
     QJsonObject mask;
     if (s.mask.causal) mask["causal"] = true;
     if (s.mask.window) mask["window"] = *s.mask.window;

@@ -514,12 +514,13 @@ void WalkthroughPanel::fillMatrixMap() {
         case WalkStep::Key:
             if (projected) {
                 const MatrixD& w = p.mode == ProjectionMode::SharedQK ? p.query : p.key;
-                m = w.middleCols(h * dh, dh).cast<float>();
+                // With grouped kv heads, head h reads kv head h / (H / H_kv) of W_K and W_V.
+                m = w.middleCols(scene.keyValueHeadOf(h) * dh, dh).cast<float>();
             }
             title = tr("W_K, head %1's columns").arg(h);
             break;
         case WalkStep::Value:
-            if (projected) m = p.value.middleCols(h * dh, dh).cast<float>();
+            if (projected) m = p.value.middleCols(scene.keyValueHeadOf(h) * dh, dh).cast<float>();
             title = tr("W_V, head %1's columns").arg(h);
             break;
         case WalkStep::OutputProjection:

@@ -106,7 +106,7 @@ std::vector<double> sweepValues(const Scene& scene, const SweepRequest& request)
         }
         case SweepParameter::Heads:
             for (int h = std::max(1, static_cast<int>(std::ceil(low))); h <= high; ++h) {
-                if (scene.dProj() % h == 0) values.push_back(h);
+                if (headCountAllowed(scene, h)) values.push_back(h);
             }
             break;
         case SweepParameter::Window:

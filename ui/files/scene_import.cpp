@@ -40,7 +40,9 @@ Scene withWeight(const Scene& scene, WeightMatrix which, const MatrixD& weight) 
             if (which == WeightMatrix::Key && p.mode == ProjectionMode::SharedQK) {
                 throw io::MatrixFileError("W_K: keys use W_Q in shared_qk mode");
             }
-            io::requireShape(weight, dModel, dProj, name);
+            // K and V of grouped kv heads are narrower (Scene::dKeyValue).
+            io::requireShape(weight, dModel,
+                             which == WeightMatrix::Query ? dProj : scene.dKeyValue(), name);
             (which == WeightMatrix::Query ? p.query
              : which == WeightMatrix::Key ? p.key
                                           : p.value) = weight;
