@@ -15,6 +15,7 @@
 #include "document/attention_document.h"
 #include "io/scene_file.h"
 #include "support/extreme_scenes.h"
+#include "support/file_bytes.h"
 #include "support/run_binary.h"
 #include "ui/files/file_actions.h"
 #include "ui/window/main_window.h"
@@ -27,16 +28,8 @@ namespace {
 using Run = ae::test::BinaryRun;
 using ae::test::runBinary;
 
-QByteArray readAll(const QString& fileName) {
-    QFile file(fileName);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-void writeAll(const QString& fileName, const QByteArray& bytes) {
-    QFile file(fileName);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(bytes);
-}
+using ae::test::readAll;
+using ae::test::writeAll;
 
 }  // namespace
 

@@ -22,6 +22,35 @@ namespace {
 using Run = ae::test::BinaryRun;
 using ae::test::runBinary;
 
+// `import` of layer 0 of a GPT-2-style file, every tensor named: the choices of gpt2Spec().
+QStringList gpt2ImportArguments(const QString& file, const QString& rows, const QString& out) {
+    return {"import",
+            file,
+            "--qkv",
+            "h.0.attn.c_attn.weight",
+            "--qkv-bias",
+            "h.0.attn.c_attn.bias",
+            "--output",
+            "h.0.attn.c_proj.weight",
+            "--output-bias",
+            "h.0.attn.c_proj.bias",
+            "--embeddings",
+            "wte.weight",
+            "--rows",
+            rows,
+            "--positions",
+            "wpe.weight",
+            "--norm-weight",
+            "h.0.ln_1.weight",
+            "--norm-bias",
+            "h.0.ln_1.bias",
+            "--heads",
+            "2",
+            "--causal",
+            "-o",
+            out};
+}
+
 QString json(const Scene& scene) {
     return QString::fromUtf8(io::sceneToJson(scene));
 }
@@ -49,31 +78,7 @@ private slots:
 
     void commandLineImportsGpt2() {
         const QString out = dir_.filePath("cli.scene.json");
-        const Run run = runBinary({"import",
-                                   smallFile_,
-                                   "--qkv",
-                                   "h.0.attn.c_attn.weight",
-                                   "--qkv-bias",
-                                   "h.0.attn.c_attn.bias",
-                                   "--output",
-                                   "h.0.attn.c_proj.weight",
-                                   "--output-bias",
-                                   "h.0.attn.c_proj.bias",
-                                   "--embeddings",
-                                   "wte.weight",
-                                   "--rows",
-                                   "3,1,4,1",
-                                   "--positions",
-                                   "wpe.weight",
-                                   "--norm-weight",
-                                   "h.0.ln_1.weight",
-                                   "--norm-bias",
-                                   "h.0.ln_1.bias",
-                                   "--heads",
-                                   "2",
-                                   "--causal",
-                                   "-o",
-                                   out});
+        const Run run = runBinary(gpt2ImportArguments(smallFile_, "3,1,4,1", out));
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const io::SafetensorsFile f(smallFile_);
         QCOMPARE(QString(io::sceneToJson(io::loadSceneFile(out))), QString(io::sceneToJson([&] {
@@ -125,31 +130,7 @@ private slots:
     // The choices File › Import model weights… makes for the two-layer file, on the command line.
     void commandLineImportsTheDialogsChoices() {
         const QString out = dir_.filePath("two-layers.scene.json");
-        const Run cli = runBinary({"import",
-                                   twoLayersFile_,
-                                   "--qkv",
-                                   "h.0.attn.c_attn.weight",
-                                   "--qkv-bias",
-                                   "h.0.attn.c_attn.bias",
-                                   "--output",
-                                   "h.0.attn.c_proj.weight",
-                                   "--output-bias",
-                                   "h.0.attn.c_proj.bias",
-                                   "--embeddings",
-                                   "wte.weight",
-                                   "--rows",
-                                   "3,1,4,1,5",
-                                   "--positions",
-                                   "wpe.weight",
-                                   "--norm-weight",
-                                   "h.0.ln_1.weight",
-                                   "--norm-bias",
-                                   "h.0.ln_1.bias",
-                                   "--heads",
-                                   "2",
-                                   "--causal",
-                                   "-o",
-                                   out});
+        const Run cli = runBinary(gpt2ImportArguments(twoLayersFile_, "3,1,4,1,5", out));
         QCOMPARE(cli.exitCode, 0);
         const io::SafetensorsFile file(twoLayersFile_);
         const Scene expected = io::importModel(io::tensorReader(file), two_gpt2_layers::gpt2Spec());

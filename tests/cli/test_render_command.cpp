@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include "plot/image_export.h"
+#include "support/file_bytes.h"
 #include "support/render_reference.h"
 #include "support/run_binary.h"
 
@@ -24,16 +25,8 @@ namespace {
 using Run = ae::test::BinaryRun;
 using ae::test::runBinary;
 
-QByteArray readAll(const QString& fileName) {
-    QFile file(fileName);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-void writeAll(const QString& fileName, const QByteArray& bytes) {
-    QFile file(fileName);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(bytes);
-}
+using ae::test::readAll;
+using ae::test::writeAll;
 
 }  // namespace
 

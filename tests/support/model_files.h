@@ -96,21 +96,11 @@ inline std::vector<TestTensor> gpt2Tensors() {
     return t;
 }
 
-// What the test expects the dialog to import, written out independently of the dialog.
+// What the test expects the dialog to import, written out independently of the dialog: layer 0,
+// every tensor named, as for the small file, with five tokens and the title naming the file.
 inline io::ModelImportSpec gpt2Spec() {
-    io::ModelImportSpec s;
-    s.layout = io::WeightLayout::XW;
-    s.qkv = "h.0.attn.c_attn.weight";
-    s.qkvBias = "h.0.attn.c_attn.bias";
-    s.output = "h.0.attn.c_proj.weight";
-    s.outputBias = "h.0.attn.c_proj.bias";
-    s.embeddings = "wte.weight";
-    s.positions = "wpe.weight";
-    s.normWeight = "h.0.ln_1.weight";
-    s.normBias = "h.0.ln_1.bias";
+    io::ModelImportSpec s = small_gpt2::gpt2Spec();
     s.tokenIds = {3, 1, 4, 1, 5};
-    s.heads = 2;
-    s.causal = true;
     s.title = "Imported from gpt2.safetensors";
     return s;
 }

@@ -27,6 +27,7 @@
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "plot/image_export.h"
+#include "support/file_bytes.h"
 #include "support/render_reference.h"
 #include "ui/files/batch_export.h"
 #include "ui/files/export_dialog.h"
@@ -39,16 +40,8 @@ using namespace ae::ui;
 
 namespace {
 
-QByteArray readAll(const QString& fileName) {
-    QFile file(fileName);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-void writeAll(const QString& fileName, const QByteArray& bytes) {
-    QFile file(fileName);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(bytes);
-}
+using ae::test::readAll;
+using ae::test::writeAll;
 
 }  // namespace
 
