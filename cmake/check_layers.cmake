@@ -13,9 +13,18 @@ set(allowed_app "core;io;document;plot;ui;cli;bench;app")
 # Files a layer's rule does not cover: `render` draws with plot/; `bench --ui` measures the window.
 set(allowed_cli/render_command "core;io;plot;cli")
 set(allowed_bench/window_benchmark "core;io;document;plot;ui;bench")
+# Tests include the layer they test, what it stands on and their shared helpers (support/); the
+# command-line tests hold the binary, which is every layer, against work done in process.
+set(allowed_tests/core "core;support")
+set(allowed_tests/io "core;io;support")
+set(allowed_tests/document "core;io;document;support")
+set(allowed_tests/plot "core;io;plot;support")
+set(allowed_tests/ui "core;io;document;plot;ui;support")
+set(allowed_tests/cli "core;io;document;plot;ui;support")
 
 set(failures "")
-foreach(layer core io document plot ui cli bench app)
+foreach(layer core io document plot ui cli bench app
+        tests/core tests/io tests/document tests/plot tests/ui tests/cli)
     file(GLOB_RECURSE files ${SOURCE_DIR}/${layer}/*.h ${SOURCE_DIR}/${layer}/*.cpp)
     foreach(file ${files})
         file(RELATIVE_PATH relative ${SOURCE_DIR} ${file})

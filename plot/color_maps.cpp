@@ -2,6 +2,8 @@
 
 #include <initializer_list>
 
+#include "qcustomplot.h"
+
 namespace ae::ui {
 namespace {
 
@@ -73,6 +75,14 @@ QStringList colorMapNames() {
     for (ColorMap map : kAllMaps)
         names << colorMapName(map);
     return names;
+}
+
+QCPColorGradient divergingGradient() {
+    return colorGradient(ColorMap::RdBu);
+}
+
+QColor gradientColor(ColorMap map, double value, double low, double high) {
+    return QColor::fromRgb(colorGradient(map).color(value, QCPRange(low, high)));
 }
 
 QCPColorGradient entropyGradient() {

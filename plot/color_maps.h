@@ -2,10 +2,11 @@
 // Colour maps built from colour stops (QCustomPlot 2.1 has neither viridis nor cividis):
 // sequential ones for the weights (0..1), a diverging one for signed matrices, read around 0.
 
+#include <QColor>
 #include <QStringList>
 #include <optional>
 
-#include "qcustomplot.h"
+class QCPColorGradient;
 
 namespace ae::ui {
 
@@ -18,11 +19,12 @@ std::optional<ColorMap> colorMapFromName(const QString& name);
 QStringList colorMapNames();
 
 // ColorBrewer RdBu: negative red, 0 white, positive blue. Meant for a range symmetric about 0.
-inline QCPColorGradient divergingGradient() {
-    return colorGradient(ColorMap::RdBu);
-}
+QCPColorGradient divergingGradient();
 // The entropy strip: white (a focused row, 0 bits) to light slate (uniform attention),
 // light throughout so its numbers stay dark on light.
 QCPColorGradient entropyGradient();
+
+// The colour `map` gives `value` on the range low..high, as a heatmap paints it.
+QColor gradientColor(ColorMap map, double value, double low, double high);
 
 }  // namespace ae::ui

@@ -6,14 +6,20 @@
 // Geometry: cell (row i, column j) sits on coordinate (j, i), the y axis is reversed so row 0 is
 // at the top, as a matrix is read; rows are tokens, columns are tokens or dimensions.
 
+#include <QColor>
+#include <QFont>
+#include <QImage>
 #include <QObject>
 #include <QPoint>
+#include <QRect>
 #include <QSharedPointer>
 #include <QSize>
 #include <QStringList>
+#include <map>
 #include <optional>
 #include <vector>
 
+#include "plot/color_maps.h"
 #include "plot/stage.h"
 
 class QCustomPlot;
@@ -43,6 +49,19 @@ void useSameDecimalsTicks(QCPAxis* axis);
 // How a map with more cells than pixels is reduced for display.
 enum class Pooling { Max, Mean };
 
+// The values a map's colours span, low to high.
+struct ValueRange {
+    double lower = 0.0;
+    double upper = 0.0;
+    bool operator==(const ValueRange& other) const {
+        return lower == other.lower && upper == other.upper;
+    }
+};
+
+// Every axis of every plot under `root`, with the point size of its tick labels: presentation mode
+// scales them all and must put each back.
+std::map<const QObject*, double> axisTickLabelSizes(const QWidget* root);
+
 class HeatmapController : public QObject {
     Q_OBJECT
 public:
@@ -67,6 +86,7 @@ public:
     // upright when they do not fit side by side; dimension indices are thinned instead.
     void setLabels(const QStringList& rows, const QStringList& columns, bool columnsAreTokens);
     void setGradient(const QCPColorGradient& gradient);
+    void setGradient(ColorMap map);
     // rows x columns; resizes the map when the shape changed. Non-finite values never reach the
     // map (they would stop QCustomPlot's colouring): NaN becomes 0, ±inf the largest float.
     // A map larger than its pixel area is shown pooled (see setPooling); rows() and columns(),
@@ -134,6 +154,45 @@ public:
 
     // Queued: a burst of changes (a slider drag) paints once.
     void replot();
+    // Lays out and paints now, without waiting for the event loop.
+    void replotNow();
+
+    // What the plot draws, read back from QCustomPlot's own state rather than from what the
+    // controller was told, so that a check of it can fail. `row` and `column` are the matrix's.
+    QWidget* widget() const;
+    // The plot laid out and painted at width x height pixels.
+    QImage renderImage(int width, int height);
+    // The cells the colour map holds: the matrix's, or its pools when pooled.
+    int shownRows() const;
+    int shownColumns() const;
+    double shownCellValue(int shownRow, int shownColumn) const;
+    // The value coloured in the cell of the matrix (its pool's value when pooled).
+    double cellValue(int row, int column) const;
+    // The colour the map's gradient gives that value over colorRange().
+    QColor cellColor(int row, int column) const;
+    ValueRange colorRange() const;
+    // Where the colour map paints the cell (its pool when pooled), in plot pixels, from the map's
+    // data coordinates; after the last layout.
+    QRectF drawnCellRect(int row, int column) const;
+    // The rectangle the cells fill (the axis rect), in plot pixels.
+    QRect cellArea() const;
+    // Row 0 drawn at the top, as a matrix is read.
+    bool rowsReadDown() const;
+    // Colours blended between cells (never, for attention: each cell is one number).
+    bool cellsBlended() const;
+    // The labels the axes carry now (thinned: every rowLabelStep()-th row) and their fonts.
+    QStringList shownRowLabels() const;
+    QStringList shownColumnLabels() const;
+    bool columnLabelsUpright() const;
+    QFont rowLabelFont() const;
+    QFont columnLabelFont() const;
+    // The colour bar's tick labels as the last layout wrote them, and whether it is drawn.
+    QStringList colorBarLabels() const;
+    bool colorBarDrawn() const;
+    // The entropy strip: drawn, given room in the layout, and the value of each of its rows.
+    bool entropyStripDrawn() const;
+    bool entropyStripHasRoom() const;
+    std::vector<double> entropyValues() const;
 
 signals:
     void cellHovered(int row, int column);  // (-1, -1) when the pointer leaves the cells

@@ -8,6 +8,7 @@
 
 #include <QList>
 #include <QWidget>
+#include <optional>
 #include <vector>
 
 #include "plot/color_maps.h"
@@ -76,7 +77,10 @@ public:
     bool presentationLayout() const { return presentation_; }
     // Presentation mode's one colour bar beside the grid, shown when every map has the same
     // range and colours.
-    QCustomPlot* sharedColorBar() const { return sharedBar_; }
+    QWidget* sharedColorBar() const;
+    // The range the shared bar draws, read from its plot: that of the one colour scale the plot
+    // holds; none when it holds anything else.
+    std::optional<ValueRange> sharedColorBarRange() const;
     bool sharedColorBarShown() const;
     // The map shown alone (index into tiles()), or -1 when the grid shows them all.
     int enlargedTile() const { return enlarged_; }

@@ -1,9 +1,8 @@
 // Importing one attention layer from model tensors: the GPT-2 layout (fused Conv1D, X·W) and the
 // nn.Linear layout (separate [out, in] weights) of the same matrices give the same scene; every
-// refusal names the tensor and the shapes; the CLI writes a scene the reader accepts.
+// refusal names the tensor and the shapes. The CLI's import: tests/cli/test_import_command.
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <functional>
@@ -13,50 +12,13 @@
 #include "io/result_export.h"
 #include "io/safetensors.h"
 #include "io/scene_file.h"
-#include "support/safetensors_writer.h"
+#include "support/model_files.h"
 
 using namespace ae;
 using namespace ae::testing;
+using namespace ae::testing::small_gpt2;
 
 namespace {
-
-constexpr int kVocab = 7, kD = 4, kPositions = 6;
-
-// Deterministic small values, exact in F32: multiples of 1/16.
-MatrixD pattern(int rows, int cols, int salt) {
-    MatrixD m(rows, cols);
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c)
-            m(r, c) = ((r * 7 + c * 3 + salt * 5) % 17 - 8) / 16.0;
-    return m;
-}
-VectorD patternVector(int n, int salt) {
-    return pattern(1, n, salt).row(0).transpose();
-}
-
-struct Layer {
-    MatrixD wte = pattern(kVocab, kD, 1), wpe = pattern(kPositions, kD, 2);
-    MatrixD wq = pattern(kD, kD, 3), wk = pattern(kD, kD, 4), wv = pattern(kD, kD, 5);
-    MatrixD wo = pattern(kD, kD, 6);
-    VectorD bq = patternVector(kD, 7), bk = patternVector(kD, 8), bv = patternVector(kD, 9);
-    VectorD bo = patternVector(kD, 10), lnw = patternVector(kD, 11), lnb = patternVector(kD, 12);
-};
-
-// GPT-2: c_attn.weight [d, 3d] = [W_Q W_K W_V] (X·W), c_attn.bias [3d], c_proj [d, d].
-std::vector<TestTensor> gpt2Tensors(const Layer& l, const QString& dtype = "F32") {
-    MatrixD qkv(kD, 3 * kD);
-    qkv << l.wq, l.wk, l.wv;
-    VectorD bias(3 * kD);
-    bias << l.bq, l.bk, l.bv;
-    return {tensor("wte.weight", l.wte, dtype),
-            tensor("wpe.weight", l.wpe, dtype),
-            vectorTensor("h.0.ln_1.weight", l.lnw, dtype),
-            vectorTensor("h.0.ln_1.bias", l.lnb, dtype),
-            tensor("h.0.attn.c_attn.weight", qkv, dtype),
-            vectorTensor("h.0.attn.c_attn.bias", bias, dtype),
-            tensor("h.0.attn.c_proj.weight", l.wo, dtype),
-            vectorTensor("h.0.attn.c_proj.bias", l.bo, dtype)};
-}
 
 // nn.Linear: separate q/k/v/out_proj weights stored [out, in] = Wᵀ.
 std::vector<TestTensor> linearTensors(const Layer& l) {
@@ -72,23 +34,6 @@ std::vector<TestTensor> linearTensors(const Layer& l) {
             vectorTensor("v_proj.bias", l.bv),
             tensor("out_proj.weight", l.wo.transpose()),
             vectorTensor("out_proj.bias", l.bo)};
-}
-
-io::ModelImportSpec gpt2Spec() {
-    io::ModelImportSpec s;
-    s.layout = io::WeightLayout::XW;
-    s.qkv = "h.0.attn.c_attn.weight";
-    s.qkvBias = "h.0.attn.c_attn.bias";
-    s.output = "h.0.attn.c_proj.weight";
-    s.outputBias = "h.0.attn.c_proj.bias";
-    s.embeddings = "wte.weight";
-    s.positions = "wpe.weight";
-    s.normWeight = "h.0.ln_1.weight";
-    s.normBias = "h.0.ln_1.bias";
-    s.tokenIds = {3, 1, 4, 1};
-    s.heads = 2;
-    s.causal = true;
-    return s;
 }
 
 io::ModelImportSpec linearSpec() {
@@ -119,18 +64,6 @@ QString refusal(const std::function<void()>& f) {
         return QString::fromUtf8(error.what());
     }
     return QStringLiteral("(accepted)");
-}
-
-struct Run {
-    int exitCode;
-    QString out, err;
-};
-Run runBinary(const QStringList& arguments) {
-    QProcess process;
-    process.start(QStringLiteral(AE_BINARY), arguments);
-    process.waitForFinished(60000);
-    return {process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
 }
 
 }  // namespace
@@ -344,80 +277,6 @@ private slots:
         const io::SafetensorsFile f(file);
         const QString message = refusal([&] { io::importModel(io::tensorReader(f), gpt2Spec()); });
         QVERIFY2(message.contains("tensor wte.weight: unsupported dtype I32"), qPrintable(message));
-    }
-
-    void commandLineImportsGpt2() {
-        const QString out = dir_.filePath("cli.scene.json");
-        const Run run = runBinary({"import",
-                                   gpt2File_,
-                                   "--qkv",
-                                   "h.0.attn.c_attn.weight",
-                                   "--qkv-bias",
-                                   "h.0.attn.c_attn.bias",
-                                   "--output",
-                                   "h.0.attn.c_proj.weight",
-                                   "--output-bias",
-                                   "h.0.attn.c_proj.bias",
-                                   "--embeddings",
-                                   "wte.weight",
-                                   "--rows",
-                                   "3,1,4,1",
-                                   "--positions",
-                                   "wpe.weight",
-                                   "--norm-weight",
-                                   "h.0.ln_1.weight",
-                                   "--norm-bias",
-                                   "h.0.ln_1.bias",
-                                   "--heads",
-                                   "2",
-                                   "--causal",
-                                   "-o",
-                                   out});
-        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        const io::SafetensorsFile f(gpt2File_);
-        QCOMPARE(QString(io::sceneToJson(io::loadSceneFile(out))), QString(io::sceneToJson([&] {
-                     Scene s = io::importModel(io::tensorReader(f), gpt2Spec());
-                     s.title = "Imported from gpt2.safetensors";
-                     return s;
-                 }())));
-
-        const Run list = runBinary({"import", gpt2File_, "--list"});
-        QCOMPARE(list.exitCode, 0);
-        QVERIFY(list.out.contains("h.0.attn.c_attn.weight\tF32\t[4, 12]"));
-    }
-
-    void commandLineRefusals_data() {
-        QTest::addColumn<QStringList>("arguments");
-        QTest::addColumn<QString>("expected");
-        const QStringList base = {"--embeddings", "wte.weight", "--rows", "1,2",
-                                  "--heads",      "2",          "-o",     "unused.json"};
-        QTest::newRow("wrong shape")
-            << (QStringList{"--qkv", "wte.weight"} + base) << "tensor wte.weight: expected [4, 3p]";
-        QTest::newRow("missing tensor")
-            << (QStringList{"--qkv", "nope"} + base) << "no tensor named nope";
-        QTest::newRow("bad layout")
-            << (QStringList{"--qkv", "h.0.attn.c_attn.weight", "--layout", "yx"} + base)
-            << "--layout: expected xw or linear, got yx";
-        QTest::newRow("no projections") << base << "give either --qkv NAME or all of --query";
-    }
-    void commandLineRefusals() {
-        QFETCH(QStringList, arguments);
-        QFETCH(QString, expected);
-        const Run run = runBinary(QStringList{"import", gpt2File_} + arguments);
-        QCOMPARE(run.exitCode, 2);
-        QVERIFY2(run.err.contains(expected), qPrintable(run.err));
-        QCOMPARE(run.err.trimmed().count('\n'), 0);  // one line
-    }
-
-    void commandLineRefusesATruncatedFile() {
-        QFile source(gpt2File_);
-        QVERIFY(source.open(QIODevice::ReadOnly));
-        const QByteArray bytes = source.readAll();
-        const QString file = dir_.filePath("truncated.safetensors");
-        QVERIFY(writeBytes(file, bytes.left(bytes.size() - 20)));
-        const Run run = runBinary({"import", file, "--list"});
-        QCOMPARE(run.exitCode, 2);
-        QVERIFY2(run.err.contains("past the end of the data"), qPrintable(run.err));
     }
 };
 

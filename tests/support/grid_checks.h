@@ -7,7 +7,6 @@
 
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
-#include "qcustomplot.h"
 
 namespace ae::test {
 
@@ -15,15 +14,14 @@ namespace ae::test {
 //   verifyMapsFinite(grid); if (QTest::currentTestFailed()) return;
 inline void verifyMapsFinite(const ui::HeatmapGrid& grid) {
     for (const ui::HeatmapTile& tile : grid.tiles()) {
-        QCPColorMap* map = tile.controller->colorMap();
-        const QCPRange range = map->dataRange();
+        const ui::HeatmapController& map = *tile.controller;
+        const ui::ValueRange range = map.colorRange();
         QVERIFY2(
             std::isfinite(range.lower) && std::isfinite(range.upper) && range.upper > range.lower,
-            qPrintable(tile.controller->title()));
-        QCPColorMapData* data = map->data();
-        for (int x = 0; x < data->keySize(); ++x)
-            for (int y = 0; y < data->valueSize(); ++y)
-                QVERIFY(std::isfinite(data->cell(x, y)));
+            qPrintable(map.title()));
+        for (int row = 0; row < map.shownRows(); ++row)
+            for (int column = 0; column < map.shownColumns(); ++column)
+                QVERIFY(std::isfinite(map.shownCellValue(row, column)));
     }
 }
 

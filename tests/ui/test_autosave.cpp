@@ -1,6 +1,6 @@
 // No lost work: the autosave copy of a modified scene (when it is written, what it holds, when it
-// goes away), the restore offer after a crash (a real process, SIGKILLed), corrupt autosaves, and
-// a process killed in the middle of an atomic save.
+// goes away), the restore offer after a crash, corrupt autosaves, and a process killed in the
+// middle of an atomic save. The app itself SIGKILLed: tests/cli/test_app_process.
 
 #include <signal.h>
 #include <unistd.h>
@@ -48,12 +48,6 @@ QStringList autosaveFiles(const QString& directory) {
     return QDir(directory).entryList({QStringLiteral("*.autosave.json")}, QDir::Files);
 }
 
-// The scene without its view: windows in different processes may differ in view details.
-QByteArray sceneOnly(Scene scene) {
-    scene.viewJson.clear();
-    return io::sceneToJson(scene);
-}
-
 // The files process `pid` has open (Linux /proc), e.g. QSaveFile's temporary file: each one's
 // path and its size now.
 QList<QPair<QString, qint64>> openFiles(qint64 pid) {
@@ -98,7 +92,6 @@ private slots:
     void restoreOpensTheSceneUnsavedUnderItsFileName();
     void laterKeepsAndDiscardDeletes();
     void corruptAutosavesAreSetAsideWithAMessage();
-    void killedProcessIsOfferedOnTheNextStart();
     void killDuringSaveKeepsTheOldFile();
 
 private:
@@ -395,53 +388,6 @@ void TestAutosave::corruptAutosavesAreSetAsideWithAMessage() {
     const AutosaveScan again = scanForOrphanedAutosaves(autosaveDir_);
     QVERIFY(again.orphans.empty());
     QVERIFY(again.problems.isEmpty());
-}
-
-void TestAutosave::killedProcessIsOfferedOnTheNextStart() {
-    // A real window with unsaved changes, killed without a chance to clean up.
-    const QString sceneFile = dir_->filePath(QStringLiteral("scene.json"));
-    QVERIFY(writeAll(sceneFile, io::presetJson(QStringLiteral("default"))));
-    QCOMPARE(io::loadSceneFile(sceneFile).heads, 4);
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-    environment.insert(QStringLiteral("AE_AUTOSAVE_DIR"), autosaveDir_);
-    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), dir_->filePath(QStringLiteral("config")));
-    environment.insert(QStringLiteral("XDG_DATA_HOME"), dir_->filePath(QStringLiteral("data")));
-    environment.insert(QStringLiteral("AE_TEST_EDIT_HEADS"), QStringLiteral("2"));
-    QProcess app;
-    app.setProcessEnvironment(environment);
-    app.start(QStringLiteral(AE_BINARY), {sceneFile});
-    QVERIFY(app.waitForStarted());
-    // One idle second after the edit (generous margin for a loaded machine).
-    QTRY_COMPARE_WITH_TIMEOUT(autosaveFiles(autosaveDir_).size(), 1, 60000);
-    const QString file = QDir(autosaveDir_).filePath(autosaveFiles(autosaveDir_).constFirst());
-    QVERIFY(app.state() == QProcess::Running);
-    const qint64 killedPid = app.processId();
-    QVERIFY(::kill(pid_t(killedPid), SIGKILL) == 0);
-    QVERIFY(app.waitForFinished(30000));
-    QCOMPARE(app.exitStatus(), QProcess::CrashExit);
-    // Its lock is still there, naming a process that no longer exists.
-    QLockFile lock(file.chopped(5) + QStringLiteral(".lock"));
-    qint64 lockPid = 0;
-    QVERIFY(lock.getLockInfo(&lockPid, nullptr, nullptr));
-    QCOMPARE(lockPid, killedPid);
-
-    // The next start: the window's own restore path, on the same directory.
-    window_ = newWindow();
-    QString offeredName;
-    QVERIFY(window()->offerAutosaveRestore([&offeredName](const OrphanedAutosave& orphan) {
-        offeredName = orphan.contents.originalFile;
-        return RestoreChoice::Restore;
-    }));
-    QCOMPARE(offeredName, QFileInfo(sceneFile).absoluteFilePath());
-    // The restored scene is the killed window's: its file, with the edit applied.
-    AttentionDocument expected;
-    expected.resetScene(io::loadSceneFile(sceneFile), sceneFile);
-    expected.setHeads(2);
-    QCOMPARE(sceneOnly(window()->document()->scene()), sceneOnly(expected.scene()));
-    QVERIFY(sceneOnly(window()->document()->scene()) != sceneOnly(io::loadSceneFile(sceneFile)));
-    QVERIFY(!window()->document()->undoStack()->isClean());
-    QCOMPARE(window()->document()->fileName(), QFileInfo(sceneFile).absoluteFilePath());
 }
 
 void TestAutosave::killDuringSaveKeepsTheOldFile() {

@@ -28,7 +28,6 @@
 #include "io/scene_file.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
-#include "qcustomplot.h"
 #include "support/classroom_window.h"
 #include "ui/classroom/classroom.h"
 #include "ui/classroom/comparison_views.h"
@@ -43,9 +42,9 @@ using namespace ae::ui;
 
 namespace {
 
-// The map's cell (row, column) as QCustomPlot holds it (key = column, value = row).
+// The value the map colours in its cell (row, column).
 double cell(HeatmapController* map, int row, int column) {
-    return map->colorMap()->data()->cell(column, row);
+    return map->cellValue(row, column);
 }
 
 // Every cell of the map equals the float matrix exactly (the map holds double(float)).
@@ -374,7 +373,7 @@ void TestClassroom::differenceIsExactlyCurrentMinusPinned() {
     }
     QVERIFY(changed);
     // A diverging map, symmetric about 0: no change is white.
-    const QCPRange range = pin->differenceMap()->colorMap()->dataRange();
+    const ValueRange range = pin->differenceMap()->colorRange();
     QCOMPARE(range.lower, -range.upper);
     // Undo both changes: the difference is exactly 0 again.
     doc->undoStack()->undo();
@@ -423,8 +422,7 @@ void TestClassroom::f5TogglesAndOnlyRepinRepins() {
     const float grew = current(gi, gj) - pinned(gi, gj);
     QVERIFY(grew > 0.0f);
     QCOMPARE(cell(pin->differenceMap(), int(gi), int(gj)), static_cast<double>(grew));
-    QCPColorMap* map = pin->differenceMap()->colorMap();
-    const QColor grewColour = QColor(map->gradient().color(grew, map->dataRange()));
+    const QColor grewColour = pin->differenceMap()->cellColor(int(gi), int(gj));
     QVERIFY2(grewColour.blue() > grewColour.red(), qPrintable(grewColour.name()));
     auto* legend = pin->findChild<QWidget*>(QStringLiteral("pinLegend"));
     QVERIFY(legend && legend->isVisible());
@@ -560,11 +558,13 @@ void TestClassroom::scalingPlotGrowsLikeDk() {
     QVERIFY(points.back().scaledMaxWeight < 0.5);
     QVERIFY(points.back().rawEntropy < 0.3);
     // The plot draws exactly the study's numbers (graph 0: raw variance, 1: scaled variance).
-    QCustomPlot* qcp = plot->plot();
+    const QVector<QPointF> raw = plot->drawnCurve(0), scaled = plot->drawnCurve(1);
+    QCOMPARE(size_t(raw.size()), points.size());
+    QCOMPARE(size_t(scaled.size()), points.size());
     for (size_t k = 0; k < points.size(); ++k) {
-        QCOMPARE(qcp->graph(0)->data()->at(static_cast<int>(k))->key, double(points[k].dk));
-        QCOMPARE(qcp->graph(0)->data()->at(static_cast<int>(k))->value, points[k].rawVariance);
-        QCOMPARE(qcp->graph(1)->data()->at(static_cast<int>(k))->value, points[k].scaledVariance);
+        QCOMPARE(raw[int(k)].x(), double(points[k].dk));
+        QCOMPARE(raw[int(k)].y(), points[k].rawVariance);
+        QCOMPARE(scaled[int(k)].y(), points[k].scaledVariance);
     }
 }
 

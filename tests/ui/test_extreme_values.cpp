@@ -4,12 +4,11 @@
 // (`scores: overflow (values too large to represent)`); never a NaN or an infinity without a
 // refusal.
 // The same through the window (a typed value is refused and the old one kept, or the maps show
-// finite numbers with finite colour ranges) and through `export` (exit status 2 and the message).
+// finite numbers with finite colour ranges); through `export` in tests/cli/test_export_command.
 #include <QFile>
 #include <QImage>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
@@ -21,85 +20,14 @@
 #include "io/scene_file.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
-#include "qcustomplot.h"
+#include "support/extreme_scenes.h"
 #include "support/grid_checks.h"
-#include "support/run_binary.h"
 #include "ui/window/document_maps.h"
 
 using namespace ae;
+using namespace ae::test;
 
 namespace {
-
-const QString kOverflow = QStringLiteral("overflow (values too large to represent)");
-
-// L = 4, d = 4, d_proj = 4, two heads, biases and an output projection; no norm, so the embeddings
-// reach the projections as they are.
-Scene plainScene() {
-    InitSpec spec;
-    spec.seed = 11;
-    spec.output = true;
-    spec.bias = true;
-    SplitMix64 rng(spec.seed);
-    Scene s;
-    s.tokens = {"a", "b", "c", "d"};
-    s.embeddings = drawMatrix(rng, spec, 4, 4);
-    s.projections = drawProjections(rng, spec, 4);
-    s.projections.queryBias = VectorD::LinSpaced(4, -0.5, 0.5);
-    s.projections.keyBias = VectorD::LinSpaced(4, 0.25, -0.25);
-    s.projections.valueBias = VectorD::LinSpaced(4, 1.0, 2.0);
-    s.projections.outputBias = VectorD::LinSpaced(4, -1.0, 1.0);
-    s.heads = 2;
-    return s;
-}
-
-enum class Target {
-    Embeddings,
-    Query,
-    Key,
-    Value,
-    Output,
-    QueryBias,
-    KeyBias,
-    ValueBias,
-    OutputBias
-};
-
-const char* targetName(Target t) {
-    static const char* names[] = {"embeddings", "W_Q", "W_K", "W_V", "W_O",
-                                  "b_Q",        "b_K", "b_V", "b_O"};
-    return names[static_cast<int>(t)];
-}
-
-// Fills `m` with `value`, alternating its sign cell by cell when `mixed`.
-template <typename M>
-void fill(M& m, double value, bool mixed) {
-    for (Eigen::Index k = 0; k < m.size(); ++k)
-        m.data()[k] = mixed && k % 2 ? -value : value;
-}
-
-void setTarget(Scene& s, Target t, double value, bool mixed) {
-    Projections& p = s.projections;
-    switch (t) {
-        case Target::Embeddings:
-            return fill(s.embeddings, value, mixed);
-        case Target::Query:
-            return fill(p.query, value, mixed);
-        case Target::Key:
-            return fill(p.key, value, mixed);
-        case Target::Value:
-            return fill(p.value, value, mixed);
-        case Target::Output:
-            return fill(p.output, value, mixed);
-        case Target::QueryBias:
-            return fill(p.queryBias, value, mixed);
-        case Target::KeyBias:
-            return fill(p.keyBias, value, mixed);
-        case Target::ValueBias:
-            return fill(p.valueBias, value, mixed);
-        case Target::OutputBias:
-            return fill(p.outputBias, value, mixed);
-    }
-}
 
 struct Outcome {
     bool refused = false;
@@ -164,12 +92,9 @@ Outcome computeAndCheck(const Scene& scene) {
     return outcome;
 }
 
-using ae::test::runBinary;
-using Run = ae::test::BinaryRun;
-
 }  // namespace
 
-Q_DECLARE_METATYPE(Target)
+Q_DECLARE_METATYPE(ae::test::Target)
 
 class TestExtremeValues : public QObject {
     Q_OBJECT
@@ -333,40 +258,6 @@ private slots:
             image.save(qEnvironmentVariable("AE_LIMITS_PNG_DIR") + "/extreme-" + preset + "-" +
                        QString::number(value) + ".png");
         }
-    }
-
-    // ------------------------------------------------------------ the command line
-    void exportRefusesOverflowWithStatus2() {
-        QTemporaryDir dir;
-        Scene scene = plainScene();
-        setTarget(scene, Target::Embeddings, 1e160, false);
-        const QString file = dir.filePath("overflow.scene.json");
-        {
-            QFile f(file);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(io::sceneToJson(scene));
-        }
-        const QString out = dir.filePath("out.json");
-        const Run r = runBinary({"export", file, "-o", out});
-        QCOMPARE(r.exitCode, 2);
-        QCOMPARE(QString::fromUtf8(r.err).trimmed(), file + ": scores: " + kOverflow);
-        QVERIFY(!QFileInfo::exists(out));
-
-        // 1e30 is finite in double: exported, every number finite.
-        setTarget(scene, Target::Embeddings, 1e30, true);
-        setTarget(scene, Target::Value, 1e30, false);
-        {
-            QFile f(file);
-            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-            f.write(io::sceneToJson(scene));
-        }
-        const Run ok = runBinary({"export", file, "-o", out});
-        QVERIFY2(ok.exitCode == 0, ok.err.constData());
-        QFile result(out);
-        QVERIFY(result.open(QIODevice::ReadOnly));
-        const QByteArray text = result.readAll();
-        QVERIFY(!QJsonDocument::fromJson(text).isNull());  // JSON has no inf or NaN to hide
-        QVERIFY(!text.contains("inf") && !text.contains("nan"));
     }
 };
 

@@ -23,7 +23,6 @@
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "plot/image_export.h"
-#include "qcustomplot.h"
 #include "ui/files/export_dialog.h"
 #include "ui/window/document_maps.h"
 #include "ui/window/main_window.h"
@@ -71,18 +70,18 @@ struct MaskedZeros {
     QImage masked, unmasked;
     MaskedZeros() {
         controller.setLabels({"a", "b"}, {"a", "b"}, true);
-        controller.setGradient(QCPColorGradient(QCPColorGradient::gpGrayscale));
+        controller.setGradient(ColorMap::Gray);
         EngineF::Matrix zeros = EngineF::Matrix::Zero(2, 2);
         controller.setMatrix(zeros);
         controller.setDataRange(0.0, 1.0);
         controller.setShowValues(true);
         BoolMatrix allowed = BoolMatrix::Constant(2, 2, true);
         controller.setAllowed(allowed);
-        controller.plot()->toPixmap(420, 360);  // the first pass places the tick labels
-        unmasked = controller.plot()->toPixmap(420, 360).toImage();
+        controller.renderImage(420, 360);  // the first pass places the tick labels
+        unmasked = controller.renderImage(420, 360);
         allowed(0, 1) = false;
         controller.setAllowed(allowed);
-        masked = controller.plot()->toPixmap(420, 360).toImage();
+        masked = controller.renderImage(420, 360);
     }
 };
 
@@ -173,17 +172,17 @@ private slots:
         EngineF::Matrix m = EngineF::Matrix::Constant(2, 2, 0.5f);
         c.setMatrix(m);
         c.setDataRange(0.0, 1.0);
-        c.plot()->toPixmap(400, 300);
-        const QVector<QString> labels = c.colorScale()->axis()->tickVectorLabels();
+        c.renderImage(400, 300);
+        const QStringList labels = c.colorBarLabels();
         QVERIFY(labels.size() >= 3);
         QVERIFY2(labels.contains(QStringLiteral("0.0")) && labels.contains(QStringLiteral("1.0")),
-                 qPrintable(QStringList(labels.begin(), labels.end()).join(' ')));
+                 qPrintable(labels.join(' ')));
         for (const QString& label : labels)
             QCOMPARE(decimalsOf(label), 1);
         c.setDataRange(-0.75, 0.75);
-        c.plot()->toPixmap(400, 300);
-        for (const QString& label : c.colorScale()->axis()->tickVectorLabels())
-            QCOMPARE(decimalsOf(label), decimalsOf(c.colorScale()->axis()->tickVectorLabels()[0]));
+        c.renderImage(400, 300);
+        for (const QString& label : c.colorBarLabels())
+            QCOMPARE(decimalsOf(label), decimalsOf(c.colorBarLabels()[0]));
     }
 
     // Masked and unmasked cells both show "0.00" on the same grey: the mask's hatching tells them
@@ -203,7 +202,7 @@ private slots:
                 .toRect();
         // The digits' box: a band across the cell's centre, half a line tall and as wide as the
         // number at the base size (the drawn number is at least that large).
-        const QFontMetricsF metrics(zeros.controller.plot()->font());
+        const QFontMetricsF metrics(zeros.controller.widget()->font());
         const QRect digits(centre.toPoint() - QPoint(qRound(metrics.horizontalAdvance("0.00") / 2),
                                                      qRound(metrics.ascent() / 4)),
                            centre.toPoint() + QPoint(qRound(metrics.horizontalAdvance("0.00") / 2),
@@ -255,7 +254,7 @@ private slots:
         double largest = 0.0;
         QSet<double> own;
         for (HeatmapController* c : tiles) {
-            const QCPRange r = c->colorMap()->dataRange();
+            const ValueRange r = c->colorRange();
             QCOMPARE(r.lower, -r.upper);  // auto: symmetric about 0, each its own
             QVERIFY(std::abs(r.upper - c->matrix().cwiseAbs().maxCoeff()) < 1e-6);
             own << r.upper;
@@ -266,14 +265,14 @@ private slots:
         options.style.range.kind = ColorRange::Kind::Shared;
         renderImage(tiles, options);
         for (HeatmapController* c : tiles) {
-            QCOMPARE(c->colorMap()->dataRange().lower, -largest);
-            QCOMPARE(c->colorMap()->dataRange().upper, largest);
+            QCOMPARE(c->colorRange().lower, -largest);
+            QCOMPARE(c->colorRange().upper, largest);
         }
         options.style.range = {ColorRange::Kind::Fixed, -2.0, 3.0};
         renderImage(tiles, options);
         for (HeatmapController* c : tiles) {
-            QCOMPARE(c->colorMap()->dataRange().lower, -2.0);
-            QCOMPARE(c->colorMap()->dataRange().upper, 3.0);
+            QCOMPARE(c->colorRange().lower, -2.0);
+            QCOMPARE(c->colorRange().upper, 3.0);
         }
     }
 
@@ -321,12 +320,11 @@ private slots:
         ImageOptions options;
         options.size = QSize(460, 400);
         renderImage({c}, options);
-        const int withTitle = c->colorMap()->keyAxis()->axisRect()->height();
+        const int withTitle = c->cellArea().height();
         options.style.title = QString();
         renderImage({c}, options);
         QVERIFY(!c->isTitleShown());
-        QVERIFY2(c->colorMap()->keyAxis()->axisRect()->height() > withTitle,
-                 qPrintable(QString::number(withTitle)));
+        QVERIFY2(c->cellArea().height() > withTitle, qPrintable(QString::number(withTitle)));
     }
 
     void entropyStripAndColourBarLabel() {
@@ -336,12 +334,12 @@ private slots:
         DocumentMaps gridFollowsDocument(&document, &grid);
         GridView view;
         grid.setView(view);
-        QVERIFY(grid.tile(Stage::Weights, 0)->entropyMap()->visible());
+        QVERIFY(grid.tile(Stage::Weights, 0)->entropyStripDrawn());
         view.showEntropy = false;
         grid.setView(view);
         QVERIFY(grid.view().showEntropy == false);
         for (const HeatmapTile& t : grid.tiles())
-            QVERIFY(!t.controller->entropyMap()->visible());
+            QVERIFY(!t.controller->entropyStripDrawn());
 
         RenderRequest request;
         request.head = 0;
@@ -497,7 +495,7 @@ private slots:
         QCOMPARE(window.grid()->selectedRow(), 2);
         // The window's own map shows the mark: the yellow outline of the selected row.
         HeatmapController* shown = window.grid()->tile(Stage::Weights, 0);
-        const QImage screen = shown->plot()->toPixmap(460, 400).toImage();
+        const QImage screen = shown->renderImage(460, 400);
         const auto hasSelectionYellow = [](const QImage& image) {
             for (int y = 0; y < image.height(); ++y) {
                 for (int x = 0; x < image.width(); ++x) {

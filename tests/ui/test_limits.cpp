@@ -1,19 +1,14 @@
 // Size limits (docs/errors.md, "Size limits"): the smallest layer (L = 1, d = 1, one head,
-// d_proj = 1) works end to end, through the engine, `export`, `render`, `train` and the window; a
-// layer too large for this machine is refused before its memory is allocated, on the command line
-// and in the window alike, with the estimate of the memory it needs. The large cases are sized
-// from this machine's memory, so they are refused on any machine, and the command-line runs are
-// given an address-space limit far below the estimate: had they allocated the layer, they would
-// fail with an internal error instead of the refusal.
-#include <sys/resource.h>
-
+// d_proj = 1) works through the engine and the window; a layer too large for this machine is
+// refused in the window before its memory is allocated, with the estimate of the memory it needs.
+// The large cases are sized from this machine's memory, so they are refused on any machine. The
+// same through `export`, `render`, `train`, `bench` and `import`: tests/cli/test_size_limits.
 #include <QApplication>
 #include <QComboBox>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
-#include <QProcess>
 #include <QPushButton>
 #include <QSlider>
 #include <QTemporaryDir>
@@ -28,9 +23,8 @@
 #include "io/scene_file.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
-#include "qcustomplot.h"
 #include "support/grid_checks.h"
-#include "support/run_binary.h"
+#include "support/limit_scenes.h"
 #include "support/safetensors_writer.h"
 #include "ui/editors/controls_panel.h"
 #include "ui/editors/tokens_editor.h"
@@ -43,57 +37,9 @@ using namespace ae::testing;
 
 namespace {
 
-// The command-line runs may map at most this much: far below any refused estimate, far above
-// what the refusal itself needs.
-constexpr rlim_t kChildAddressSpace = rlim_t(6) << 30;
-
-// AddressSanitizer reserves terabytes of address space for its shadow memory at start, so under
-// scripts/sanitize.sh (which builds this test and the binary with it) the limit would stop every
-// run before main(). There the refusals are still checked by message and exit status; the
-// Release suite proves they come before any allocation.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kLimitChildAddressSpace = false;
-#else
-constexpr bool kLimitChildAddressSpace = true;
-#endif
-
-using Run = ae::test::BinaryRun;
-
-Run runBinary(const QStringList& arguments) {
-    ae::test::BinaryRunOptions options;
-    if (kLimitChildAddressSpace) {
-        options.childModifier = [] {
-            const rlimit limit{kChildAddressSpace, kChildAddressSpace};
-            setrlimit(RLIMIT_AS, &limit);
-        };
-    }
-    return ae::test::runBinary(arguments, options);
-}
-
-QString describe(const Run& r) {
-    return QStringLiteral("exit %1, stderr <%2>").arg(r.exitCode).arg(QString::fromUtf8(r.err));
-}
-
-// One token of width 1, separate 1 x 1 projections with biases and a 1 x 1 output projection.
-Scene tinyScene() {
-    Scene s;
-    s.title = "tiny";
-    s.tokens = {"a"};
-    s.embeddings = MatrixD::Constant(1, 1, 0.5);
-    Projections& p = s.projections;
-    p.mode = ProjectionMode::Separate;
-    p.query = MatrixD::Constant(1, 1, 2.0);
-    p.key = MatrixD::Constant(1, 1, -1.0);
-    p.value = MatrixD::Constant(1, 1, 3.0);
-    p.queryBias = VectorD::Constant(1, 0.25);
-    p.keyBias = VectorD::Constant(1, 0.5);
-    p.valueBias = VectorD::Constant(1, -0.5);
-    p.hasOutput = true;
-    p.output = MatrixD::Constant(1, 1, 1.5);
-    p.outputBias = VectorD::Constant(1, 0.125);
-    s.heads = 1;
-    return s;
-}
+using ae::test::expectedRefusal;
+using ae::test::hugeSceneJson;
+using ae::test::tinyScene;
 
 // The smallest layers of every kind: each has L = 1 (or Lk = 1), d = 1, d_proj = 1, one head.
 std::vector<std::pair<const char*, Scene>> tinyScenes() {
@@ -148,29 +94,6 @@ void checkTinyEngine(const Scene& scene) {
     QCOMPARE(engine.heldBytes(), engineBytes(scene, sizeof(Scalar)));
 }
 
-// The message a refusal must carry: the estimate, as the same function computes it, and the
-// machine's memory.
-QString expectedRefusal(double bytes, const char* what) {
-    return QString::fromStdString("scene: too large: needs about " + gibibytesText(bytes) + " (" +
-                                  what + "), this machine has " +
-                                  gibibytesText(physicalMemoryBytes()));
-}
-
-// A layer whose score matrices alone need `factor` times this machine's memory in double: N tokens
-// of width 64 in 64 heads of width 1 (3 x 64 x N^2 doubles), drawn by init so the file stays small.
-QByteArray hugeSceneJson(double factor, int* tokens) {
-    const double memory = physicalMemoryBytes();
-    const int n = static_cast<int>(std::ceil(std::sqrt(factor * memory / (3.0 * 64 * 8))));
-    QStringList names;
-    for (int i = 0; i < n; ++i)
-        names << QStringLiteral("\"t%1\"").arg(i);
-    *tokens = n;
-    return QStringLiteral(R"({"format": "attention-explorer/scene", "version": 1, "tokens": [%1],
-        "init": {"seed": 7, "d_model": 64}, "heads": 64})")
-        .arg(names.join(','))
-        .toUtf8();
-}
-
 }  // namespace
 
 Q_DECLARE_METATYPE(ae::Scene)
@@ -194,36 +117,6 @@ private slots:
         QFETCH(Scene, scene);
         checkTinyEngine<float>(scene);
         checkTinyEngine<double>(scene);
-    }
-
-    void tinyLayerThroughTheCommandLine() {
-        const QString scene = dir_.filePath("tiny.scene.json");
-        QVERIFY(writeBytes(scene, io::sceneToJson(tinyScene())));
-        for (const char* format : {"json", "npy", "csv"}) {
-            const QString out = dir_.filePath(QStringLiteral("tiny-%1").arg(format) +
-                                              (qstrcmp(format, "json") == 0 ? ".json" : ""));
-            const Run r = runBinary({"export", scene, "--format", format, "-o", out});
-            QVERIFY2(r.exitCode == 0, qPrintable(describe(r)));
-            QVERIFY(QFileInfo::exists(out));
-        }
-        QFile result(dir_.filePath("tiny-json.json"));
-        QVERIFY(result.open(QIODevice::ReadOnly));
-        const QJsonObject stages = QJsonDocument::fromJson(result.readAll()).object();
-        QVERIFY(!stages.isEmpty());
-
-        const QString png = dir_.filePath("tiny.png");
-        const Run render = runBinary({"render", scene, "--stage", "weights", "-o", png});
-        QVERIFY2(render.exitCode == 0, qPrintable(describe(render)));
-        const QImage image(png);
-        QVERIFY(!image.isNull() && image.width() >= 16 && image.height() >= 16);
-        if (qEnvironmentVariableIsSet("AE_LIMITS_PNG_DIR"))
-            image.save(qEnvironmentVariable("AE_LIMITS_PNG_DIR") + "/tiny-render.png");
-
-        const QString trained = dir_.filePath("tiny.trained.json");
-        const Run train =
-            runBinary({"train", scene, "--task", "previous-token", "--steps", "3", "-o", trained});
-        QVERIFY2(train.exitCode == 0, qPrintable(describe(train)));
-        QVERIFY(io::loadSceneFile(trained).embeddings.allFinite());
     }
 
     // Every stage's 1 x 1 map draws: finite colour ranges of non-zero width, no NaN cells.
@@ -287,75 +180,6 @@ private slots:
                          engineBytes(scene, size));
             }
         }
-    }
-
-    // ------------------------------------------------------------ refusals on the command line
-    void hugeSceneRefusedByTheCommandLine() {
-        int tokens = 0;
-        const QString file = dir_.filePath("huge.scene.json");
-        // 8: the trainer holds one set of score-sized matrices where the engine holds three, so
-        // this layer needs more than twice the memory even to train.
-        QVERIFY(writeBytes(file, hugeSceneJson(8.0, &tokens)));
-        const Scene scene = io::loadSceneFile(file);  // the file itself is small: N x 64 drawn
-        QCOMPARE(scene.queryCount(), tokens);
-        QVERIFY(engineBytes(scene, sizeof(double)) > physicalMemoryBytes());
-
-        const Run exportRun = runBinary({"export", file, "-o", dir_.filePath("huge.json")});
-        QCOMPARE(exportRun.exitCode, 2);
-        QCOMPARE(QString::fromUtf8(exportRun.err).trimmed(),
-                 file + ": " +
-                     expectedRefusal(engineBytes(scene, sizeof(double)) * 4,
-                                     "the layer in double and the result file"));
-        QVERIFY(!QFileInfo::exists(dir_.filePath("huge.json")));  // no partial file
-
-        const Run render = runBinary({"render", file, "-o", dir_.filePath("huge.png")});
-        QCOMPARE(render.exitCode, 2);
-        QVERIFY2(
-            QString::fromUtf8(render.err).startsWith(file + ": scene: too large: needs about "),
-            qPrintable(describe(render)));
-        QVERIFY2(render.err.contains("the window's engines and scenes, and the "
-                                     "image), this machine has"),
-                 qPrintable(describe(render)));
-
-        const Run train = runBinary(
-            {"train", file, "--task", "previous-token", "-o", dir_.filePath("huge.trained.json")});
-        QVERIFY(trainerBytes(scene) > 2 * physicalMemoryBytes());
-        QCOMPARE(train.exitCode, 2);
-        QCOMPARE(QString::fromUtf8(train.err).trimmed(),
-                 file + ": " + expectedRefusal(trainerBytes(scene), "training in double"));
-
-        const Run bench = runBinary({"bench", "--sizes", QString::number(tokens), "--d", "64",
-                                     "--heads", "64", "--reps", "1"});
-        QCOMPARE(bench.exitCode, 2);
-        QVERIFY2(QString::fromUtf8(bench.err).contains(expectedRefusal(
-                     selfAttentionEngineBytes(tokens, 64, 64, 64, 64, sizeof(float)),
-                     "the layer in float")),
-                 qPrintable(describe(bench)));
-    }
-
-    // `import` with more rows than this machine could compute: refused before the scene's text.
-    void importWithManyRowsRefused() {
-        const int d = 64;
-        const double memory = physicalMemoryBytes();
-        const int rows = static_cast<int>(std::ceil(std::sqrt(2.0 * memory / (3.0 * d * 8))));
-        const QString model = dir_.filePath("wide.safetensors");
-        const MatrixD w = MatrixD::Identity(d, d) * 0.5;
-        QVERIFY(writeSafetensors(model, {tensor("wte", MatrixD::Ones(2, d)), tensor("q", w),
-                                         tensor("k", w), tensor("v", w)}));
-        QStringList ids;
-        for (int i = 0; i < rows; ++i)
-            ids << QString::number(i % 2);
-        const QString out = dir_.filePath("wide.scene.json");
-        const Run r = runBinary({"import", model, "--layout", "linear", "--query", "q", "--key",
-                                 "k", "--value", "v", "--embeddings", "wte", "--rows",
-                                 ids.join(','), "--heads", QString::number(d), "-o", out});
-        QCOMPARE(r.exitCode, 2);
-        QVERIFY2(QString::fromUtf8(r.err).startsWith("import: " + model +
-                                                     ": scene: too large: needs about "),
-                 qPrintable(describe(r).left(400)));
-        QVERIFY2(r.err.contains("(the layer in double), this machine has"),
-                 qPrintable(describe(r).left(400)));
-        QVERIFY(!QFileInfo::exists(out));
     }
 
     // ------------------------------------------------------------ refusals in the window

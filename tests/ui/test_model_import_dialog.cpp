@@ -1,14 +1,14 @@
 // File › Import model weights…, driven as a reader would: open a small GPT-2-style file that the
 // test writes, check the guesses made from the names, set the fields, press Import. The document
-// must then hold exactly the scene io::importModel (and the CLI) makes for the same choices, as one
-// undo step; every refusal must show its one line in the dialog and leave the document alone.
+// must then hold exactly the scene io::importModel makes for the same choices (the CLI's too:
+// tests/cli/test_import_command), as one undo step; every refusal must show its one line in the
+// dialog and leave the document alone.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
-#include <QProcess>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QSettings>
@@ -23,50 +23,17 @@
 #include "io/result_export.h"
 #include "io/safetensors.h"
 #include "io/scene_file.h"
-#include "support/safetensors_writer.h"
+#include "support/model_files.h"
 #include "ui/files/model_import_dialog.h"
 #include "ui/window/main_window.h"
 
 using namespace ae;
 using namespace ae::testing;
+using namespace ae::testing::two_gpt2_layers;
 using ae::ui::ModelImportDialog;
 using Part = ModelImportDialog::Part;
 
 namespace {
-
-// dModel 128 so that the head guess (dProj / 64) has something to say: 2 heads.
-constexpr int kVocab = 12, kD = 128, kPositions = 8;
-
-// Deterministic values, exact in F32 (multiples of 1/16).
-MatrixD pattern(int rows, int cols, int salt) {
-    MatrixD m(rows, cols);
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c)
-            m(r, c) = ((r * 7 + c * 3 + salt * 5) % 17 - 8) / 16.0;
-    return m;
-}
-VectorD patternVector(int n, int salt) {
-    return pattern(1, n, salt).row(0).transpose();
-}
-
-// Two GPT-2 layers (the guess must pick layer 0), the tables, and a final norm as GPT-2 has.
-std::vector<TestTensor> gpt2Tensors() {
-    std::vector<TestTensor> t = {tensor("wte.weight", pattern(kVocab, kD, 1)),
-                                 tensor("wpe.weight", pattern(kPositions, kD, 2))};
-    for (int layer : {1, 0}) {  // layer 1 first in the file: the guess must not take the first
-        const QString h = QStringLiteral("h.%1.").arg(layer);
-        const int s = 10 * layer;
-        t.push_back(vectorTensor(h + "ln_1.weight", patternVector(kD, 3 + s)));
-        t.push_back(vectorTensor(h + "ln_1.bias", patternVector(kD, 4 + s)));
-        t.push_back(tensor(h + "attn.c_attn.weight", pattern(kD, 3 * kD, 5 + s)));
-        t.push_back(vectorTensor(h + "attn.c_attn.bias", patternVector(3 * kD, 6 + s)));
-        t.push_back(tensor(h + "attn.c_proj.weight", pattern(kD, kD, 7 + s)));
-        t.push_back(vectorTensor(h + "attn.c_proj.bias", patternVector(kD, 8 + s)));
-    }
-    t.push_back(vectorTensor("ln_f.weight", patternVector(kD, 30)));
-    t.push_back(vectorTensor("ln_f.bias", patternVector(kD, 31)));
-    return t;
-}
 
 // BERT's names for separate nn.Linear projections.
 std::vector<TestTensor> bertTensors() {
@@ -81,25 +48,6 @@ std::vector<TestTensor> bertTensors() {
             vectorTensor(a + "self.value.bias", patternVector(kD, 8)),
             tensor(a + "output.dense.weight", pattern(kD, kD, 9)),
             vectorTensor(a + "output.dense.bias", patternVector(kD, 10))};
-}
-
-// What the test expects the dialog to import, written out independently of the dialog.
-io::ModelImportSpec gpt2Spec() {
-    io::ModelImportSpec s;
-    s.layout = io::WeightLayout::XW;
-    s.qkv = "h.0.attn.c_attn.weight";
-    s.qkvBias = "h.0.attn.c_attn.bias";
-    s.output = "h.0.attn.c_proj.weight";
-    s.outputBias = "h.0.attn.c_proj.bias";
-    s.embeddings = "wte.weight";
-    s.positions = "wpe.weight";
-    s.normWeight = "h.0.ln_1.weight";
-    s.normBias = "h.0.ln_1.bias";
-    s.tokenIds = {3, 1, 4, 1, 5};
-    s.heads = 2;
-    s.causal = true;
-    s.title = "Imported from gpt2.safetensors";
-    return s;
 }
 
 QString json(const Scene& scene) {
@@ -206,8 +154,8 @@ private slots:
         QVERIFY(!dialog.findChild<QCheckBox*>("causal")->isChecked());  // an encoder
     }
 
-    // The guesses plus tokens: exactly the scene of io::importModel, and of the CLI, as one undo
-    // step that undo takes back.
+    // The guesses plus tokens: exactly the scene of io::importModel (which the CLI writes too:
+    // tests/cli/test_import_command), as one undo step that undo takes back.
     void importGivesTheImportersSceneAsOneUndoStep() {
         ui::AttentionDocument document;
         const QString before = json(document.scene());
@@ -225,38 +173,6 @@ private slots:
         QCOMPARE(document.scene().dModel(), long(kD));
         QCOMPARE(document.errorText(), QString());
         QCOMPARE(document.undoStack()->count(), steps + 1);
-
-        // The CLI with the same choices writes the same scene.
-        const QString out = path("cli.scene.json");
-        QProcess cli;
-        cli.start(QStringLiteral(AE_BINARY), {"import",
-                                              gpt2File_,
-                                              "--qkv",
-                                              "h.0.attn.c_attn.weight",
-                                              "--qkv-bias",
-                                              "h.0.attn.c_attn.bias",
-                                              "--output",
-                                              "h.0.attn.c_proj.weight",
-                                              "--output-bias",
-                                              "h.0.attn.c_proj.bias",
-                                              "--embeddings",
-                                              "wte.weight",
-                                              "--rows",
-                                              "3,1,4,1,5",
-                                              "--positions",
-                                              "wpe.weight",
-                                              "--norm-weight",
-                                              "h.0.ln_1.weight",
-                                              "--norm-bias",
-                                              "h.0.ln_1.bias",
-                                              "--heads",
-                                              "2",
-                                              "--causal",
-                                              "-o",
-                                              out});
-        QVERIFY(cli.waitForFinished(60000));
-        QCOMPARE(cli.exitCode(), 0);
-        QCOMPARE(json(io::loadSceneFile(out)), json(document.scene()));
 
         document.undoStack()->undo();
         QCOMPARE(json(document.scene()), before);

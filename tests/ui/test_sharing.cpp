@@ -1,6 +1,6 @@
-// Saving and sharing: rendered images (in process and through the real binary), PDF and SVG
-// files, scene files with their view, atomic saves, imports, matrix and batch exports, and every
-// refusal path.
+// Saving and sharing in process: rendered images, scene files with their view, atomic saves,
+// imports, matrix and batch exports, and every refusal path. The same through the real binary is
+// in tests/cli (test_render_command, test_export_command).
 
 #include <sys/resource.h>
 
@@ -12,12 +12,10 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMimeData>
-#include <QProcess>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QUndoStack>
-#include <QXmlStreamReader>
 #include <QtTest>
 #include <csignal>
 #include <memory>
@@ -29,7 +27,8 @@
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "plot/image_export.h"
-#include "qcustomplot.h"
+#include "support/file_bytes.h"
+#include "support/render_reference.h"
 #include "ui/files/batch_export.h"
 #include "ui/files/export_dialog.h"
 #include "ui/files/file_actions.h"
@@ -41,84 +40,8 @@ using namespace ae::ui;
 
 namespace {
 
-bool near(QRgb a, QRgb b, int tolerance = 3) {
-    return std::abs(qRed(a) - qRed(b)) <= tolerance &&
-           std::abs(qGreen(a) - qGreen(b)) <= tolerance &&
-           std::abs(qBlue(a) - qBlue(b)) <= tolerance;
-}
-
-struct Run {
-    int status = -1;
-    QString out, err;
-};
-
-Run runBinary(const QStringList& arguments) {
-    QProcess process;
-    process.start(QStringLiteral(AE_BINARY), arguments);
-    process.waitForFinished(60000);
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromLocal8Bit(process.readAllStandardOutput()),
-            QString::fromLocal8Bit(process.readAllStandardError())};
-}
-
-QByteArray readAll(const QString& fileName) {
-    QFile file(fileName);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-void writeAll(const QString& fileName, const QByteArray& bytes) {
-    QFile file(fileName);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(bytes);
-}
-
-// Head 2's weights of the default scene, drawn alone at 500 x 400 as `render --head 2` draws them:
-// a reference grid laid out at the same size tells where each cell's pixels are.
-struct Reference {
-    AttentionDocument document;
-    std::unique_ptr<HeatmapGrid> grid;
-    HeatmapController* tile = nullptr;
-    Reference() {
-        document.resetScene(io::loadPreset(QStringLiteral("default")));
-        grid = std::make_unique<HeatmapGrid>();
-        new DocumentMaps(&document, grid.get());  // the grid's child
-        GridView view;
-        view.mode = ViewMode::AllStages;
-        view.head = 2;
-        view.showValues = false;
-        grid->setView(view);
-        tile = grid->tile(Stage::Weights, 2);
-        ImageOptions options;
-        options.size = QSize(500, 400);
-        renderImage({tile}, options);  // lays the tile out at the image's size
-    }
-    // Checks the centre of every cell against the colour viridis gives the engine's value.
-    void checkCells(const QImage& image, double scale) const {
-        QCPColorGradient gradient = colorGradient(ColorMap::Viridis);
-        const QCPAxis* x = tile->colorMap()->keyAxis();
-        const QCPAxis* y = tile->colorMap()->valueAxis();
-        int checked = 0;
-        for (int q = 0; q < 6; ++q) {
-            for (int k = 0; k < 6; ++k) {
-                const QPoint at(qRound(x->coordToPixel(k) * scale),
-                                qRound(y->coordToPixel(q) * scale));
-                const double value = document.engine().weights(2)(q, k);
-                const QRgb expected = gradient.color(value, QCPRange(0, 1));
-                QVERIFY2(
-                    near(image.pixel(at), expected),
-                    qPrintable(QStringLiteral("cell (%1,%2) = %3 at (%4,%5): %6, expected %7")
-                                   .arg(q)
-                                   .arg(k)
-                                   .arg(value)
-                                   .arg(at.x())
-                                   .arg(at.y())
-                                   .arg(QColor(image.pixel(at)).name(), QColor(expected).name())));
-                ++checked;
-            }
-        }
-        QCOMPARE(checked, 36);
-    }
-};
+using ae::test::readAll;
+using ae::test::writeAll;
 
 }  // namespace
 
@@ -129,16 +52,9 @@ private slots:
     void init();
     void cleanup();
     void renderInProcessHasSizeAndCellColours();
-    void renderBinaryHasSizeAndCellColours();
-    void renderGridOfHeadsAndStages();
-    void renderBadArgumentsExitTwoWithOneLine_data();
-    void renderBadArgumentsExitTwoWithOneLine();
-    void pdfOpens();
-    void svgIsWellFormedAndHoldsThePlot();
     void saveThenOpenGivesTheSameSceneAndView();
     void titleShowsFileAndModifiedMark();
     void failedSaveKeepsTheOldFile();
-    void interruptedSaveKeepsTheOldFile();
     void badSceneLeavesTheCurrentSceneUntouched();
     void unreadableSceneFileIsRefused();
     void droppedJsonOpens();
@@ -146,7 +62,6 @@ private slots:
     void importWeightShapeMismatchRefused();
     void importEmbeddingsWithTokensIsOneUndoStep();
     void importUnreadableMatrixRefused();
-    void exportMatricesMatchTheExportCommand();
     void latexOfTheCurrentMap();
     void everyHeadOneFileEach();
     void sweepWritesNumberedPngsAndAGif();
@@ -185,7 +100,7 @@ void TestSharing::renderInProcessHasSizeAndCellColours() {
         renderScene(io::loadPreset(QStringLiteral("default")), request, ImageFormat::Png);
     const QImage image = QImage::fromData(png, "PNG");
     QCOMPARE(image.size(), QSize(500, 400));
-    Reference reference;
+    test::RenderReference reference;
     reference.checkCells(image, 1.0);
 
     request.image.scale = 2.0;
@@ -193,132 +108,6 @@ void TestSharing::renderInProcessHasSizeAndCellColours() {
         renderScene(io::loadPreset(QStringLiteral("default")), request, ImageFormat::Png), "PNG");
     QCOMPARE(doubled.size(), QSize(1000, 800));
     reference.checkCells(doubled, 2.0);
-}
-
-void TestSharing::renderBinaryHasSizeAndCellColours() {
-    const QString out = dir_.filePath(QStringLiteral("head2.png"));
-    const Run run = runBinary({"render", "--preset", "default", "--head", "2", "--width", "500",
-                               "--height", "400", "-o", out});
-    QCOMPARE(run.err, QString());
-    QCOMPARE(run.status, 0);
-    const QImage image(out);
-    QCOMPARE(image.size(), QSize(500, 400));
-    Reference().checkCells(image, 1.0);
-}
-
-void TestSharing::renderGridOfHeadsAndStages() {
-    // Every head and the mean: five maps, each with its title (the image is wider than tall).
-    const QString out = dir_.filePath(QStringLiteral("grid.png"));
-    QCOMPARE(runBinary({"render", "--preset", "default", "-o", out}).status, 0);
-    const QImage grid(out);
-    QCOMPARE(grid.size(), naturalImageSize(5));
-    const QString jpg = dir_.filePath(QStringLiteral("output.jpg"));
-    QCOMPARE(runBinary({"render", "--preset", "default", "--stage", "output", "--head", "7",
-                        "--colormap", "magma", "--values", "-o", jpg})
-                 .status,
-             0);  // --head is ignored for output
-    QCOMPARE(QImage(jpg).size(), naturalImageSize(1));
-}
-
-void TestSharing::renderBadArgumentsExitTwoWithOneLine_data() {
-    QTest::addColumn<QStringList>("arguments");
-    QTest::addColumn<QString>("problem");
-    const QString out = dir_.filePath(QStringLiteral("never.png"));
-    const QString bad = dir_.filePath(QStringLiteral("bad.json"));
-    writeAll(bad, R"({"format": "attention-explorer/scene", "version": 1, "tokens": []})");
-    QTest::newRow("no output") << QStringList{"--preset", "default"} << "-o OUT";
-    QTest::newRow("bad suffix") << QStringList{"--preset", "default", "-o", "x.bmp"} << "-o:";
-    QTest::newRow("bad stage") << QStringList{"--preset", "default", "--stage", "attn", "-o", out}
-                               << "--stage";
-    QTest::newRow("head not a number")
-        << QStringList{"--preset", "default", "--head", "two", "-o", out} << "--head";
-    QTest::newRow("head out of range")
-        << QStringList{"--preset", "default", "--head", "4", "-o", out} << "expected 0 to 3";
-    QTest::newRow("bad colormap") << QStringList{"--preset", "default", "--colormap",
-                                                 "jet",      "-o",      out}
-                                  << "--colormap";
-    QTest::newRow("width zero") << QStringList{"--preset", "default", "--width", "0", "-o", out}
-                                << "--width";
-    QTest::newRow("scale zero") << QStringList{"--preset", "default", "--scale", "0", "-o", out}
-                                << "--scale";
-    QTest::newRow("too many pixels")
-        << QStringList{"--preset", "default", "--width", "20000", "--height", "20000", "-o", out}
-        << "million pixels";
-    QTest::newRow("no scene") << QStringList{"-o", out} << "give one SCENE.json";
-    QTest::newRow("scene and preset")
-        << QStringList{bad, "--preset", "default", "-o", out} << "give one SCENE.json";
-    QTest::newRow("unknown preset") << QStringList{"--preset", "nope", "-o", out} << "nope";
-    QTest::newRow("bad scene") << QStringList{bad, "-o", out} << "tokens: expected";
-    QTest::newRow("missing scene")
-        << QStringList{dir_.filePath("missing.json"), "-o", out} << "cannot open";
-    QTest::newRow("no output projection")
-        << QStringList{"--preset", "journey", "--stage", "output", "-o", out} << "no output";
-    QTest::newRow("unknown option")
-        << QStringList{"--preset", "default", "--dpi", "3", "-o", out} << "dpi";
-    QTest::newRow("unwritable output")
-        << QStringList{"--preset", "default", "-o", dir_.filePath("no/such/dir/x.png")}
-        << "cannot write";
-}
-
-void TestSharing::renderBadArgumentsExitTwoWithOneLine() {
-    QFETCH(QStringList, arguments);
-    QFETCH(QString, problem);
-    const Run run = runBinary(QStringList{"render"} + arguments);
-    QCOMPARE(run.status, 2);
-    QVERIFY2(run.err.endsWith('\n') && run.err.count('\n') == 1, qPrintable(run.err));
-    QVERIFY2(run.err.contains(problem), qPrintable(run.err));
-    QVERIFY(!QFile::exists(dir_.filePath(QStringLiteral("never.png"))));
-}
-
-void TestSharing::pdfOpens() {
-    const QString pdfinfo = QStandardPaths::findExecutable(QStringLiteral("pdfinfo"));
-    if (pdfinfo.isEmpty()) QSKIP("pdfinfo (poppler-utils) is not installed");
-    const QString out = dir_.filePath(QStringLiteral("maps.pdf"));
-    QCOMPARE(runBinary({"render", "--preset", "journey", "--stage", "scores", "-o", out}).status,
-             0);
-    QVERIFY(readAll(out).startsWith("%PDF"));
-    QProcess info;
-    info.start(pdfinfo, {out});
-    QVERIFY(info.waitForFinished(30000));
-    const QString text = QString::fromLocal8Bit(info.readAllStandardOutput());
-    QCOMPARE(info.exitCode(), 0);
-    QVERIFY2(text.contains(QRegularExpression(QStringLiteral("Pages:\\s+1"))), qPrintable(text));
-    // Without a size a PDF fits a journal's column: 3.5 in = 252 pt wide, the layout's shape.
-    ImageOptions column;
-    fitToPaper(column, 1, PaperWidth::Column);
-    const QRegularExpressionMatch page =
-        QRegularExpression(QStringLiteral(R"(Page size:\s+([\d.]+) x ([\d.]+) pts)")).match(text);
-    QVERIFY2(page.hasMatch(), qPrintable(text));
-    QCOMPARE(qRound(page.captured(1).toDouble()), 252);
-    QVERIFY(std::abs(page.captured(2).toDouble() -
-                     252.0 * column.size.height() / column.size.width()) < 1.0);
-    // The title is text, not pixels.
-    const QString pdftotext = QStandardPaths::findExecutable(QStringLiteral("pdftotext"));
-    if (pdftotext.isEmpty()) return;
-    QProcess extract;
-    extract.start(pdftotext, {out, QStringLiteral("-")});
-    QVERIFY(extract.waitForFinished(30000));
-    QVERIFY(QString::fromUtf8(extract.readAllStandardOutput()).contains("raw scores"));
-}
-
-void TestSharing::svgIsWellFormedAndHoldsThePlot() {
-    const QString out = dir_.filePath(QStringLiteral("maps.svg"));
-    QCOMPARE(runBinary({"render", "--preset", "default", "-o", out}).status, 0);
-    QXmlStreamReader xml(readAll(out));
-    QStringList texts;
-    bool svgRoot = false;
-    while (!xml.atEnd()) {
-        xml.readNext();
-        if (xml.isStartElement() && xml.name() == QLatin1String("svg")) svgRoot = true;
-        if (xml.isStartElement() && xml.name() == QLatin1String("text"))
-            texts << xml.readElementText(QXmlStreamReader::IncludeChildElements);
-    }
-    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
-    QVERIFY(svgRoot);
-    const QString all = texts.join('|');
-    QVERIFY2(all.contains(QStringLiteral("head 3 · softmax weights")), qPrintable(all));
-    QVERIFY(all.contains(QStringLiteral("mean over 4 heads")));
-    QVERIFY(all.contains(QStringLiteral("mat")));  // a token label
 }
 
 void TestSharing::saveThenOpenGivesTheSameSceneAndView() {
@@ -391,20 +180,6 @@ void TestSharing::failedSaveKeepsTheOldFile() {
     QCOMPARE(QDir(dir_.path()).entryList({"kept.json*"}, QDir::Files), QStringList{"kept.json"});
 }
 
-void TestSharing::interruptedSaveKeepsTheOldFile() {
-    // A process killed in the middle of writing (SIGXFSZ at 8 KiB of a ~1 MB result) leaves the
-    // old file as it was: the writer only ever renames a complete file over it.
-    const QString file = dir_.filePath(QStringLiteral("interrupted.json"));
-    writeAll(file, "old contents");
-    QProcess process;
-    process.start(QStringLiteral("/bin/sh"),
-                  {"-c", QStringLiteral("ulimit -f 8; exec '%1' export --preset bert-base -o '%2'")
-                             .arg(QStringLiteral(AE_BINARY), file)});
-    QVERIFY(process.waitForFinished(60000));
-    QVERIFY(process.exitStatus() == QProcess::CrashExit || process.exitCode() != 0);
-    QCOMPARE(readAll(file), QByteArray("old contents"));
-}
-
 void TestSharing::badSceneLeavesTheCurrentSceneUntouched() {
     window()->openPreset(QStringLiteral("journey"));
     window()->document()->setHeads(1);
@@ -420,10 +195,8 @@ void TestSharing::badSceneLeavesTheCurrentSceneUntouched() {
     QCOMPARE(window()->document()->fileName(), QString());
     const QString expected =
         bad + QStringLiteral(": heads: 3 does not divide the projection width 8");
+    // The command line says the same (tests/cli/test_export_command).
     QCOMPARE(window()->statusBar()->currentMessage(), expected);
-    // The command line says the same.
-    const Run run = runBinary({"export", bad, "-o", dir_.filePath("r.json")});
-    QCOMPARE(run.err.trimmed(), expected);
 }
 
 void TestSharing::unreadableSceneFileIsRefused() {
@@ -529,35 +302,6 @@ void TestSharing::importUnreadableMatrixRefused() {
     writeAll(garbage, "not an npy file");
     QVERIFY(!window()->fileActions()->importWeight(WeightMatrix::Value, garbage, &error));
     QVERIFY2(error.startsWith(garbage), qPrintable(error));
-}
-
-void TestSharing::exportMatricesMatchTheExportCommand() {
-    const Scene scene = window()->document()->scene();
-    const QString folder = dir_.filePath(QStringLiteral("weights-csv"));
-    const QStringList files =
-        FileActions::exportMatrices(scene, Stage::Weights, MatrixExportFormat::Csv, folder);
-    QCOMPARE(files.size(), 4);
-    const QString cli = dir_.filePath(QStringLiteral("cli-csv"));
-    QCOMPARE(runBinary({"export", "--preset", "default", "--format", "csv", "-o", cli}).status, 0);
-    for (int h = 0; h < 4; ++h) {
-        const QString name = QStringLiteral("head%1_weights.csv").arg(h);
-        QCOMPARE(files[h], QDir(folder).filePath(name));
-        QCOMPARE(readAll(files[h]), readAll(QDir(cli).filePath(name)));
-    }
-    QCOMPARE(QDir(folder).entryList(QDir::Files).size(), 4);  // nothing but that stage
-
-    const QString json = dir_.filePath(QStringLiteral("result.json"));
-    FileActions::exportMatrices(scene, std::nullopt, MatrixExportFormat::ResultJson, json);
-    const QString cliJson = dir_.filePath(QStringLiteral("cli-result.json"));
-    QCOMPARE(runBinary({"export", "--preset", "default", "-o", cliJson}).status, 0);
-    QCOMPARE(readAll(json), readAll(cliJson));
-
-    const QString npy = dir_.filePath(QStringLiteral("all-npy"));
-    const QStringList all =
-        FileActions::exportMatrices(scene, std::nullopt, MatrixExportFormat::Npy, npy);
-    QVERIFY(all.contains(QDir(npy).filePath(QStringLiteral("concat.npy"))));
-    for (const QString& f : all)
-        QVERIFY2(QFile::exists(f), qPrintable(f));
 }
 
 void TestSharing::latexOfTheCurrentMap() {

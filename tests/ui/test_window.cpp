@@ -1,19 +1,17 @@
-// The main window driven as a user would: keys on sliders, clicks on cells found through the
-// axes, undo and redo; every check compares with the document's float engine.
+// The main window driven as a user would: keys on sliders, clicks and keys on the maps' cells,
+// undo and redo, one map enlarged; every check compares with the document's float engine. The
+// window on a small screen: test_window_screen.
 
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
-#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QLabel>
-#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
 #include <QStandardPaths>
 #include <QStatusBar>
-#include <QToolBar>
 #include <QUndoStack>
 #include <QtTest>
 #include <memory>
@@ -23,15 +21,8 @@
 #include "plot/cell_explanation.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
-#include "qcustomplot.h"
-#include "ui/classroom/classroom.h"
-#include "ui/classroom/comparison_views.h"
-#include "ui/classroom/examples_gallery.h"
-#include "ui/files/export_dialog.h"
-#include "ui/files/model_import_dialog.h"
-#include "ui/screen_fit.h"
+#include "support/window_fixture.h"
 #include "ui/window/main_window.h"
-#include "ui/window/presentation_mode.h"
 
 using namespace ae;
 using namespace ae::ui;
@@ -57,12 +48,6 @@ private slots:
     void bertShapedChangesAreInstant();
     void startsUpWithinASecond();
     void everyPresetEveryStage();
-    void fitsASmallScreenWithEveryDockShown();
-    void crossAttentionDoesNotGrowTheWindow();
-    void dialogsFitASmallScreen();
-    void rectanglesAreBroughtInsideTheScreen();
-    void restoredGeometryIsClampedToTheScreen();
-    void resetLayoutRestoresTheDocks();
     void keyboardSelectsACellOutsidePresentation();
     void enlargeThenRestoreKeepsTheArrangement();
     void entropyStripOffRemovesIt();
@@ -82,18 +67,11 @@ private:
 };
 
 void TestWindow::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setFont(QFont(QStringLiteral("DejaVu Sans"), 9));
+    test::startWindowTests();
 }
 
 void TestWindow::init() {
-    // Each test starts from a first start: a test that opens the walkthrough (which switches the
-    // view to one head) or moves the window must not leave that to the next.
-    QSettings().clear();
-    window_ = std::make_unique<MainWindow>();
-    window_->resize(1400, 900);
-    window_->openPreset(QStringLiteral("default"));
-    window_->show();
+    window_ = test::firstStartWindow();
     QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
     settle();
 }
@@ -103,17 +81,11 @@ void TestWindow::cleanup() {
 }
 
 void TestWindow::settle() {
-    QCoreApplication::processEvents();
-    QTest::qWait(20);
-    for (const HeatmapTile& t : window_->grid()->tiles())
-        t.controller->plot()->replot();
+    test::settleWindow(*window_);
 }
 
 void TestWindow::clickCell(HeatmapController* tile, int row, int column) {
-    const QCPAxis* x = tile->colorMap()->keyAxis();
-    const QCPAxis* y = tile->colorMap()->valueAxis();
-    const QPoint at(qRound(x->coordToPixel(column)), qRound(y->coordToPixel(row)));
-    QTest::mouseClick(tile->plot(), Qt::LeftButton, {}, at);
+    QTest::mouseClick(tile->widget(), Qt::LeftButton, {}, tile->cellCenter(row, column).toPoint());
 }
 
 void TestWindow::headSliderKeysChangeTheHeads() {
@@ -136,15 +108,14 @@ void TestWindow::headSliderKeysChangeTheHeads() {
 }
 
 void TestWindow::mapsEqualTheEngineAfterAnEdit() {
-    const double before = weightsTile(2)->colorMap()->data()->cell(3, 1);
+    const double before = weightsTile(2)->cellValue(1, 3);
     QVERIFY(document()->setEmbeddingValue(Stream::Query, 1, 3, 2.5));
-    QVERIFY(weightsTile(2)->colorMap()->data()->cell(3, 1) != before);
+    QVERIFY(weightsTile(2)->cellValue(1, 3) != before);
     for (int h = 0; h < 4; ++h) {
-        QCPColorMapData* data = weightsTile(h)->colorMap()->data();
+        const HeatmapController* map = weightsTile(h);
         for (int q = 0; q < 6; ++q) {
-            for (int k = 0; k < 6; ++k) {
-                QCOMPARE(data->cell(k, q), static_cast<double>(engine().weights(h)(q, k)));
-            }
+            for (int k = 0; k < 6; ++k)
+                QCOMPARE(map->cellValue(q, k), static_cast<double>(engine().weights(h)(q, k)));
         }
     }
 }
@@ -158,26 +129,26 @@ void TestWindow::entropyStripHoldsEachRowsEntropy() {
     for (const bool masked : {false, true}) {
         if (masked) document()->setMask(mask);
         for (int h = 0; h < engine().heads(); ++h) {
-            QCPColorMapData* strip = weightsTile(h)->entropyMap()->data();
+            const std::vector<double> strip = weightsTile(h)->entropyValues();
             const EngineF::Matrix& w = engine().weights(h);
-            QCOMPARE(strip->valueSize(), int(w.rows()));
+            QCOMPARE(int(strip.size()), int(w.rows()));
             for (int i = 0; i < w.rows(); ++i) {
                 double expected = 0.0;
                 for (int j = 0; j < w.cols(); ++j) {
                     const double p = w(i, j);
                     if (p > 0.0) expected -= p * std::log2(p);
                 }
-                QVERIFY2(std::abs(strip->cell(0, i) - expected) <= 1e-5,
+                QVERIFY2(std::abs(strip[size_t(i)] - expected) <= 1e-5,
                          qPrintable(QStringLiteral("head %1 row %2: %3, expected %4")
                                         .arg(h)
                                         .arg(i)
-                                        .arg(strip->cell(0, i))
+                                        .arg(strip[size_t(i)])
                                         .arg(expected)));
             }
-            if (masked) QCOMPARE(strip->cell(0, 0), 0.0);  // row 0 sees one key: certain
+            if (masked) QCOMPARE(strip[0], 0.0);  // row 0 sees one key: certain
         }
     }
-    QVERIFY(weightsTile(0)->entropyMap()->data()->cell(0, 5) > 0.1);
+    QVERIFY(weightsTile(0)->entropyValues().at(5) > 0.1);
 }
 
 void TestWindow::maskModeTogglesACellByClicking() {
@@ -190,7 +161,7 @@ void TestWindow::maskModeTogglesACellByClicking() {
     QCOMPARE(int((*document()->scene().mask.allowed).count()), 35);
     QCOMPARE(engine().weights(0)(2, 4), 0.0f);  // the same mask for every head
     QVERIFY(weightsTile(3)->isMarkedMasked(2, 4));
-    QCOMPARE(weightsTile(3)->colorMap()->data()->cell(4, 2), 0.0);
+    QCOMPARE(weightsTile(3)->cellValue(2, 4), 0.0);
     clickCell(weightsTile(1), 2, 4);
     QCOMPARE((*document()->scene().mask.allowed)(2, 4), true);
     QVERIFY(engine().weights(0)(2, 4) > 0.0f);
@@ -223,7 +194,7 @@ void TestWindow::maskedCellsAreMarkedWithTheirValues() {
         for (int q = 0; q < 6; ++q) {
             for (int k = q + 1; k < 6; ++k) {
                 QVERIFY(weightsTile(h)->isMarkedMasked(q, k));
-                QCOMPARE(weightsTile(h)->colorMap()->data()->cell(k, q), 0.0);
+                QCOMPARE(weightsTile(h)->cellValue(q, k), 0.0);
             }
             QVERIFY(!weightsTile(h)->isMarkedMasked(q, 0));
         }
@@ -232,7 +203,7 @@ void TestWindow::maskedCellsAreMarkedWithTheirValues() {
     document()->setMaskFill(0.0);
     for (int h = 0; h < 4; ++h) {
         QVERIFY(weightsTile(h)->isMarkedMasked(0, 5));
-        const double value = weightsTile(h)->colorMap()->data()->cell(5, 0);
+        const double value = weightsTile(h)->cellValue(0, 5);
         QVERIFY(value > 0.0);
         QCOMPARE(value, static_cast<double>(engine().weights(h)(0, 5)));
     }
@@ -241,11 +212,11 @@ void TestWindow::maskedCellsAreMarkedWithTheirValues() {
 void TestWindow::hoverSetsTheExplanation() {
     HeatmapController* tile = weightsTile(2);
     const QPointF at = tile->cellCenter(3, 1);
-    QMouseEvent move(QEvent::MouseMove, at, tile->plot()->mapToGlobal(at), Qt::NoButton,
+    QMouseEvent move(QEvent::MouseMove, at, tile->widget()->mapToGlobal(at), Qt::NoButton,
                      Qt::NoButton, Qt::NoModifier);
-    QCoreApplication::sendEvent(tile->plot(), &move);
-    QCOMPARE(tile->plot()->toolTip(), explainCell(engine(), Stage::Weights, 2, 3, 1));
-    QVERIFY(tile->plot()->toolTip().contains(QStringLiteral("exp(")));
+    QCoreApplication::sendEvent(tile->widget(), &move);
+    QCOMPARE(tile->widget()->toolTip(), explainCell(engine(), Stage::Weights, 2, 3, 1));
+    QVERIFY(tile->widget()->toolTip().contains(QStringLiteral("exp(")));
 }
 
 void TestWindow::clickSelectsARowInEveryMap() {
@@ -279,8 +250,7 @@ void TestWindow::sliderDragIsOneUndoStep() {
     document()->undoStack()->redo();
     QCOMPARE(document()->scene().scale.divisor, 10.0);
     QVERIFY(engine().weights(1) == weightsAfter);
-    QCOMPARE(weightsTile(1)->colorMap()->data()->cell(2, 2),
-             static_cast<double>(weightsAfter(2, 2)));
+    QCOMPARE(weightsTile(1)->cellValue(2, 2), static_cast<double>(weightsAfter(2, 2)));
 }
 
 void TestWindow::sliderDragBackToItsStartIsNoUndoStep() {
@@ -325,12 +295,12 @@ void TestWindow::sliderDragBackToItsStartIsNoUndoStep() {
 }
 
 void TestWindow::errorKeepsTheMapsUnderABanner() {
-    const double shown = weightsTile(0)->colorMap()->data()->cell(1, 1);
+    const double shown = weightsTile(0)->cellValue(1, 1);
     QVERIFY(window_->grid()->errorBanner().isEmpty());
     document()->setScale({ScaleKind::Divisor, 1e-45});  // float overflow of the scaled scores
     QVERIFY(!document()->errorText().isEmpty());
     QVERIFY(window_->grid()->errorBanner().contains(QStringLiteral("overflow")));
-    QCOMPARE(weightsTile(0)->colorMap()->data()->cell(1, 1), shown);
+    QCOMPARE(weightsTile(0)->cellValue(1, 1), shown);
     document()->undoStack()->undo();
     QVERIFY(window_->grid()->errorBanner().isEmpty());
 }
@@ -342,7 +312,7 @@ void TestWindow::allStagesForOneHead() {
     HeatmapController* q = window_->grid()->tile(Stage::Query, 3);
     QVERIFY(q);
     QCOMPARE(q->columns(), 2);
-    QCOMPARE(q->colorMap()->data()->cell(1, 5), static_cast<double>(engine().headQuery(3)(5, 1)));
+    QCOMPARE(q->cellValue(5, 1), static_cast<double>(engine().headQuery(3)(5, 1)));
     HeatmapController* concat = window_->grid()->tile(Stage::Concat, 3);
     QVERIFY(concat);
     QCOMPARE(concat->columns(), 8);
@@ -363,7 +333,7 @@ void TestWindow::bertShapedChangesAreInstant() {
     for (int i = 1; i <= 10; ++i) {
         document()->setScale({ScaleKind::Divisor, 1.0 + i});
         for (const HeatmapTile& t : window_->grid()->tiles())
-            t.controller->plot()->replot();
+            t.controller->replotNow();
     }
     const double perStep = timer.elapsed() / 10.0;
     timer.restart();
@@ -403,208 +373,16 @@ void TestWindow::everyPresetEveryStage() {
                 const EngineF::ConstBlock m = stageMatrix(engine(), t.stage, t.head);
                 QCOMPARE(t.controller->rows(), int(m.rows()));
                 QCOMPARE(t.controller->columns(), int(m.cols()));
-                QCPColorMapData* data = t.controller->colorMap()->data();
                 // The last cell, or the last pool of cells when the map has more than pixels.
                 const int i = int(m.rows()) - 1, j = int(m.cols()) - 1;
                 const int ry = t.controller->rowsPerCell(), rx = t.controller->columnsPerCell();
                 const float expected =
                     m.block(i / ry * ry, j / rx * rx, i % ry + 1, j % rx + 1).maxCoeff();
-                QVERIFY2(data->cell(j / rx, i / ry) == double(expected),
+                QVERIFY2(t.controller->shownCellValue(i / ry, j / rx) == double(expected),
                          qPrintable(preset.name + QStringLiteral(" ") + stageName(stage)));
             }
         }
     }
-}
-
-namespace {
-
-// What the window may take of a 1024x768 projector once a taskbar has its share.
-const QSize kUsableScreen(kSmallestScreen.width(), kSmallestScreen.height() - kTaskbarMargin);
-
-bool fits(const QSize& size, const QSize& within) {
-    return size.width() <= within.width() && size.height() <= within.height();
-}
-
-QString describe(const QString& what, const QSize& size) {
-    return QStringLiteral("%1: %2x%3").arg(what).arg(size.width()).arg(size.height());
-}
-
-}  // namespace
-
-// With every panel open at once (controls, tokens, weights, training, walkthrough, neuron view,
-// pin and compare), the window can still be made as small as a projector's screen.
-void TestWindow::fitsASmallScreenWithEveryDockShown() {
-    for (const char* preset : {"default", "cross-sentences", "bert-base"}) {
-        window_->openPreset(QString::fromLatin1(preset));
-        const QList<QDockWidget*> docks = window_->findChildren<QDockWidget*>();
-        QCOMPARE(docks.size(), 7);
-        for (QDockWidget* dock : docks)
-            dock->show();
-        settle();
-        for (QDockWidget* dock : docks) {
-            QVERIFY2(fits(dock->minimumSizeHint(), kUsableScreen),
-                     qPrintable(describe(dock->objectName(), dock->minimumSizeHint())));
-        }
-        const QSize minimum = window_->minimumSizeHint();
-        qInfo("%s", qPrintable(describe(QLatin1String(preset), minimum)));
-        QVERIFY2(fits(minimum, kUsableScreen), qPrintable(describe(preset, minimum)));
-        // The status bar's numbers are cut rather than widen the window.
-        QVERIFY(window_->statusBar()->minimumSizeHint().width() < kUsableScreen.width() / 2);
-    }
-}
-
-// The cross-attention example (two sequences, two token tables) used to push the window past
-// the bottom of a 1024x768 screen.
-void TestWindow::crossAttentionDoesNotGrowTheWindow() {
-    window_->showNormal();
-    window_->resize(kUsableScreen);
-    settle();
-    QVERIFY2(fits(window_->size(), kUsableScreen), qPrintable(describe("before", window_->size())));
-    window_->openPreset(QStringLiteral("cross-sentences"));
-    QVERIFY(document()->scene().hasSource);
-    settle();
-    QVERIFY2(fits(window_->size(), kUsableScreen), qPrintable(describe("after", window_->size())));
-    QVERIFY(fits(window_->minimumSizeHint(), kUsableScreen));
-}
-
-void TestWindow::dialogsFitASmallScreen() {
-    std::vector<std::unique_ptr<QDialog>> owned;
-    owned.push_back(std::make_unique<ExportDialog>(window_.get(), ExportDialog::Mode::Image));
-    owned.push_back(std::make_unique<ExportDialog>(window_.get(), ExportDialog::Mode::EveryHead));
-    owned.push_back(std::make_unique<ExportDialog>(window_.get(), ExportDialog::Mode::Sweep));
-    owned.push_back(std::make_unique<ModelImportDialog>(document(), window_.get()));
-    Classroom* classroom = window_->classroom();
-    classroom->showShortcuts();
-    QList<QDialog*> dialogs = {classroom->gallery(), classroom->projectionComparison(),
-                               classroom->scalingPlot(), classroom->positionsComparison(),
-                               classroom->shortcutsDialog()};
-    for (const auto& dialog : owned)
-        dialogs << dialog.get();
-    const QRect available = window_->screen()->availableGeometry();
-    for (QDialog* dialog : dialogs) {
-        dialog->show();
-        QVERIFY(QTest::qWaitForWindowExposed(dialog));
-        const QString name = QString::fromLatin1(dialog->metaObject()->className());
-        qInfo("%s, shown at %dx%d", qPrintable(describe(name, dialog->minimumSizeHint())),
-              dialog->width(), dialog->height());
-        QVERIFY2(fits(dialog->minimumSizeHint(), kUsableScreen),
-                 qPrintable(describe(name, dialog->minimumSizeHint())));
-        // Opened no larger than the screen it is on, and on it, whatever size it asked for.
-        if (fits(dialog->minimumSizeHint(), available.size())) {
-            QTest::qWait(20);  // the second fit, once the frame is known
-            const QRect g = dialog->frameGeometry();
-            QVERIFY2(available.contains(g),
-                     qPrintable(QStringLiteral("%1 at %2,%3 %4x%5 outside %6x%7")
-                                    .arg(name)
-                                    .arg(g.x())
-                                    .arg(g.y())
-                                    .arg(g.width())
-                                    .arg(g.height())
-                                    .arg(available.width())
-                                    .arg(available.height())));
-        }
-        dialog->hide();
-    }
-}
-
-void TestWindow::rectanglesAreBroughtInsideTheScreen() {
-    // A 1024x768 screen with a 40-pixel panel at the top.
-    const QRect screen(0, 40, 1024, 728);
-    // The old first-start size, as saved on a larger screen: shrunk, and at the top left.
-    QCOMPARE(fittedInside(QRect(200, 100, 1415, 1000), screen), QRect(0, 40, 1024, 728));
-    // Off the right and bottom edges: moved back, size kept.
-    QCOMPARE(fittedInside(QRect(900, 700, 600, 400), screen), QRect(424, 368, 600, 400));
-    // Above and left of the screen (a second monitor that is gone).
-    QCOMPARE(fittedInside(QRect(-1800, -300, 800, 600), screen), QRect(0, 40, 800, 600));
-    // Already inside: unchanged.
-    QCOMPARE(fittedInside(QRect(10, 50, 300, 200), screen), QRect(10, 50, 300, 200));
-    // A second screen to the right keeps its own coordinates.
-    const QRect right(1024, 0, 1920, 1040);
-    QCOMPARE(fittedInside(QRect(2800, 900, 500, 400), right), QRect(2444, 640, 500, 400));
-}
-
-void TestWindow::restoredGeometryIsClampedToTheScreen() {
-    const QRect available = window_->screen()->availableGeometry();
-    window_.reset();
-    struct Saved {
-        const char* what;
-        QRect geometry;
-    };
-    const Saved cases[] = {
-        {"larger than the screen", QRect(QPoint(0, 0), available.size() * 2)},
-        {"off the bottom right",
-         QRect(available.bottomRight() + QPoint(200, 200), QSize(500, 400))},
-        {"off the top left", QRect(available.topLeft() - QPoint(3000, 2000), QSize(600, 450))},
-    };
-    for (const Saved& saved : cases) {
-        {
-            MainWindow saver;
-            saver.setGeometry(saved.geometry);
-            QSettings().setValue(QStringLiteral("window/geometry"), saver.saveGeometry());
-        }
-        MainWindow restored;
-        const QRect geometry = restored.geometry();
-        QSettings().remove(QStringLiteral("window/geometry"));
-        qInfo("%s: restored at %d,%d %dx%d in %d,%d %dx%d", saved.what, geometry.x(), geometry.y(),
-              geometry.width(), geometry.height(), available.x(), available.y(), available.width(),
-              available.height());
-        QVERIFY2(available.contains(geometry), saved.what);
-        // Only moved when it fits: the saved size stays.
-        if (fits(saved.geometry.size(), available.size() - QSize(0, 40)))
-            QCOMPARE(geometry.size(), saved.geometry.size());
-    }
-}
-
-void TestWindow::resetLayoutRestoresTheDocks() {
-    const auto dock = [this](const char* name) {
-        return window_->findChild<QDockWidget*>(QLatin1String(name));
-    };
-    QToolBar* toolBar = window_->findChild<QToolBar*>(QStringLiteral("viewToolBar"));
-    // A layout a lesson could leave behind: controls floating, tokens on the right, weights
-    // closed, the neuron view open, the toolbar hidden.
-    dock("controlsDock")->setFloating(true);
-    window_->addDockWidget(Qt::RightDockWidgetArea, dock("tokensDock"));
-    dock("weightsDock")->hide();
-    dock("neuronDock")->show();
-    toolBar->hide();
-    settle();
-
-    auto* reset = window_->findChild<QAction*>(QStringLiteral("resetLayoutAction"));
-    QVERIFY(reset);
-    reset->trigger();
-    settle();
-
-    for (const char* name : {"controlsDock", "tokensDock", "weightsDock"}) {
-        QVERIFY2(!dock(name)->isFloating(), name);
-        QVERIFY2(dock(name)->isVisible(), name);
-        QCOMPARE(window_->dockWidgetArea(dock(name)), Qt::LeftDockWidgetArea);
-    }
-    for (const char* name : {"trainingDock", "walkthroughDock", "neuronDock", "pinDock"})
-        QVERIFY2(!dock(name)->isVisible(), name);
-    QCOMPARE(window_->dockWidgetArea(dock("trainingDock")), Qt::RightDockWidgetArea);
-    QCOMPARE(window_->dockWidgetArea(dock("walkthroughDock")), Qt::RightDockWidgetArea);
-    QCOMPARE(window_->dockWidgetArea(dock("neuronDock")), Qt::BottomDockWidgetArea);
-    QCOMPARE(window_->tabifiedDockWidgets(dock("tokensDock")),
-             QList<QDockWidget*>{dock("weightsDock")});
-    QVERIFY(!window_->tabifiedDockWidgets(dock("controlsDock")).contains(dock("tokensDock")));
-    // The tokens tab is the one in front, under the controls.
-    QVERIFY(dock("tokensDock")->geometry().top() > dock("controlsDock")->geometry().bottom());
-    QVERIFY(!dock("tokensDock")->visibleRegion().isEmpty());
-    QVERIFY(toolBar->isVisible());
-    QCOMPARE(window_->toolBarArea(toolBar), Qt::TopToolBarArea);
-    // The View menu's check marks follow.
-    QVERIFY(dock("controlsDock")->toggleViewAction()->isChecked());
-    QVERIFY(!dock("neuronDock")->toggleViewAction()->isChecked());
-    // From presentation mode, which hides the panels: it ends, and the panels are back.
-    PresentationMode* presentation = window_->classroom()->presentation();
-    presentation->setActive(true);
-    settle();
-    QVERIFY(!dock("controlsDock")->isVisible());
-    reset->trigger();
-    settle();
-    QVERIFY(!presentation->isActive());
-    QVERIFY(dock("controlsDock")->isVisible());
-    QVERIFY(dock("tokensDock")->isVisible());
 }
 
 // The maps take the keyboard: Tab reaches them, the arrows move a ring, Enter selects the ring's
@@ -612,30 +390,30 @@ void TestWindow::resetLayoutRestoresTheDocks() {
 void TestWindow::keyboardSelectsACellOutsidePresentation() {
     QApplication::setActiveWindow(window_.get());
     HeatmapController* tile = weightsTile(1);
-    QCOMPARE(tile->plot()->focusPolicy(), Qt::StrongFocus);
-    tile->plot()->setFocus(Qt::TabFocusReason);
-    QTRY_VERIFY(tile->plot()->hasFocus());
+    QCOMPARE(tile->widget()->focusPolicy(), Qt::StrongFocus);
+    tile->widget()->setFocus(Qt::TabFocusReason);
+    QTRY_VERIFY(tile->widget()->hasFocus());
     QCOMPARE(tile->cursorCell(), QPoint(0, 0));
-    QTest::keyClick(tile->plot(), Qt::Key_Down);
-    QTest::keyClick(tile->plot(), Qt::Key_Down);
-    QTest::keyClick(tile->plot(), Qt::Key_Right);
+    QTest::keyClick(tile->widget(), Qt::Key_Down);
+    QTest::keyClick(tile->widget(), Qt::Key_Down);
+    QTest::keyClick(tile->widget(), Qt::Key_Right);
     QCOMPARE(tile->cursorCell(), QPoint(1, 2));  // (column, row)
     // The explanation a pointer would get.
-    QCOMPARE(tile->plot()->toolTip(), explainCell(engine(), Stage::Weights, 1, 2, 1));
+    QCOMPARE(tile->widget()->toolTip(), explainCell(engine(), Stage::Weights, 1, 2, 1));
     QCOMPARE(window_->grid()->selectedRow(), -1);
-    QTest::keyClick(tile->plot(), Qt::Key_Return);
+    QTest::keyClick(tile->widget(), Qt::Key_Return);
     QCOMPARE(window_->grid()->selectedRow(), 2);
     // Off the edge: the ring stays on the map.
     for (int i = 0; i < 10; ++i)
-        QTest::keyClick(tile->plot(), Qt::Key_Down);
+        QTest::keyClick(tile->widget(), Qt::Key_Down);
     QCOMPARE(tile->cursorCell(), QPoint(1, 5));
-    QTest::keyClick(tile->plot(), Qt::Key_Space);
+    QTest::keyClick(tile->widget(), Qt::Key_Space);
     QCOMPARE(window_->grid()->selectedRow(), 5);
 
     // The ring and the frame are drawn: the focused plot differs from the same plot without
     // focus at the frame and round the ring's cell.
     settle();
-    const QImage focused = tile->plot()->grab().toImage();
+    const QImage focused = tile->widget()->grab().toImage();
     const double cellWidth = tile->cellCenter(5, 2).x() - tile->cellCenter(5, 1).x();
     const double cellHeight = tile->cellCenter(5, 1).y() - tile->cellCenter(4, 1).y();
     const QRect ring = QRectF(tile->cellCenter(5, 1) - QPointF(cellWidth, cellHeight) / 2.0,
@@ -643,8 +421,8 @@ void TestWindow::keyboardSelectsACellOutsidePresentation() {
                            .toAlignedRect();
     window_->grid()->setFocus();
     settle();
-    QVERIFY(!tile->plot()->hasFocus());
-    const QImage unfocused = tile->plot()->grab().toImage();
+    QVERIFY(!tile->widget()->hasFocus());
+    const QImage unfocused = tile->widget()->grab().toImage();
     QVERIFY(focused.pixel(2, focused.height() / 2) != unfocused.pixel(2, unfocused.height() / 2));
     int differing = 0;
     for (int x = ring.left(); x <= ring.right(); ++x) {
@@ -660,7 +438,8 @@ void TestWindow::enlargeThenRestoreKeepsTheArrangement() {
     const auto places = [grid] {
         QList<QRect> r;
         for (const HeatmapTile& t : grid->tiles())
-            r << (t.controller->plot()->isVisible() ? t.controller->plot()->geometry() : QRect());
+            r << (t.controller->widget()->isVisible() ? t.controller->widget()->geometry()
+                                                      : QRect());
         return r;
     };
     QApplication::setActiveWindow(window_.get());
@@ -668,17 +447,17 @@ void TestWindow::enlargeThenRestoreKeepsTheArrangement() {
     const int columns = grid->arrangedColumns();
     HeatmapController* tile = weightsTile(2);
     const QPoint at = tile->cellCenter(1, 1).toPoint();
-    QTest::mouseDClick(tile->plot(), Qt::LeftButton, {}, at);
+    QTest::mouseDClick(tile->widget(), Qt::LeftButton, {}, at);
     settle();
     QCOMPARE(grid->enlargedTile(), 2);
     for (const HeatmapTile& t : grid->tiles())
-        QCOMPARE(t.controller->plot()->isVisible(), t.controller == tile);
+        QCOMPARE(t.controller->widget()->isVisible(), t.controller == tile);
     const QSize viewport = grid->scrollArea()->viewport()->size();
-    QVERIFY(tile->plot()->width() > viewport.width() * 0.9);
-    QVERIFY(tile->plot()->height() > viewport.height() * 0.9);
+    QVERIFY(tile->widget()->width() > viewport.width() * 0.9);
+    QVERIFY(tile->widget()->height() > viewport.height() * 0.9);
     // Z on the enlarged map (it has focus after the click) restores the grid.
-    QVERIFY(tile->plot()->hasFocus());
-    QTest::keyClick(tile->plot(), Qt::Key_Z);
+    QVERIFY(tile->widget()->hasFocus());
+    QTest::keyClick(tile->widget(), Qt::Key_Z);
     settle();
     QCOMPARE(grid->enlargedTile(), -1);
     QCOMPARE(grid->arrangedColumns(), columns);
@@ -688,24 +467,24 @@ void TestWindow::enlargeThenRestoreKeepsTheArrangement() {
 void TestWindow::entropyStripOffRemovesIt() {
     HeatmapGrid* grid = window_->grid();
     HeatmapController* tile = weightsTile(0);
-    QVERIFY(tile->entropyMap()->realVisibility());
-    const double mapWidth = tile->colorMap()->keyAxis()->axisRect()->width();
+    QVERIFY(tile->entropyStripDrawn());
+    const double mapWidth = tile->cellArea().width();
     GridView view = grid->view();
     QVERIFY(view.showEntropy);
     grid->setShowEntropy(false);
     settle();
     QVERIFY(!grid->view().showEntropy);
     for (int h = 0; h < 4; ++h) {
-        QVERIFY(!weightsTile(h)->entropyMap()->realVisibility());
-        QCOMPARE(weightsTile(h)->entropyMap()->keyAxis()->axisRect()->layout(), nullptr);
+        QVERIFY(!weightsTile(h)->entropyStripDrawn());
+        QVERIFY(!weightsTile(h)->entropyStripHasRoom());
     }
     // The room goes to the map.
-    QVERIFY(tile->colorMap()->keyAxis()->axisRect()->width() > mapWidth);
+    QVERIFY(tile->cellArea().width() > mapWidth);
     // A scene's view brings it back.
     view.showEntropy = true;
     grid->setView(view);
     settle();
-    QVERIFY(weightsTile(0)->entropyMap()->realVisibility());
+    QVERIFY(weightsTile(0)->entropyStripDrawn());
 }
 
 // Presentation layout: the weights maps all run 0..1 in the same colours, so one bar serves the
@@ -718,14 +497,13 @@ void TestWindow::sharedColourBarOnceForTheGrid() {
     settle();
     QVERIFY(grid->sharedColorBarShown());
     QVERIFY(grid->sharedColorBar()->isVisible());
-    QCOMPARE(grid->sharedColorBar()->plotLayout()->elementCount(), 1);
     for (const HeatmapTile& t : grid->tiles()) {
         QVERIFY(!t.controller->colorScaleShown());
-        QVERIFY(!t.controller->colorScale()->realVisibility());
+        QVERIFY(!t.controller->colorBarDrawn());
     }
-    auto* bar = qobject_cast<QCPColorScale*>(grid->sharedColorBar()->plotLayout()->elementAt(0));
-    QVERIFY(bar);
-    QCOMPARE(bar->dataRange(), QCPRange(0.0, 1.0));
+    // The bar's plot holds one colour scale and nothing else.
+    QVERIFY(grid->sharedColorBarRange().has_value());
+    QCOMPARE(*grid->sharedColorBarRange(), (ValueRange{0.0, 1.0}));
     // Scores: each head has its own range, so each map keeps its bar...
     grid->setStage(Stage::Scores);
     settle();
@@ -736,8 +514,9 @@ void TestWindow::sharedColourBarOnceForTheGrid() {
     grid->setSharedRange(true);
     settle();
     QVERIFY(grid->sharedColorBarShown());
-    const QCPRange shared = grid->tiles().front().controller->colorMap()->dataRange();
-    QCOMPARE(bar->dataRange(), shared);
+    const ValueRange shared = grid->tiles().front().controller->colorRange();
+    QVERIFY(grid->sharedColorBarRange().has_value());
+    QCOMPARE(*grid->sharedColorBarRange(), shared);
     for (const HeatmapTile& t : grid->tiles())
         QVERIFY(!t.controller->colorScaleShown());
     // Out of presentation every map has its own bar again.
@@ -745,7 +524,7 @@ void TestWindow::sharedColourBarOnceForTheGrid() {
     settle();
     QVERIFY(!grid->sharedColorBarShown());
     for (const HeatmapTile& t : grid->tiles())
-        QVERIFY(t.controller->colorScale()->realVisibility());
+        QVERIFY(t.controller->colorBarDrawn());
 }
 
 QTEST_MAIN(TestWindow)

@@ -353,6 +353,14 @@ void ProjectionComparison::refresh() {
 
 // --- why √d_k ----------------------------------------------------------------------------------
 
+QVector<QPointF> ScalingPlot::drawnCurve(int curve) const {
+    QVector<QPointF> points;
+    if (curve < 0 || curve >= plot_->graphCount()) return points;
+    for (const QCPGraphData& point : *plot_->graph(curve)->data())
+        points << QPointF(point.key, point.value);
+    return points;
+}
+
 ScalingPlot::ScalingPlot(QWidget* parent) : QDialog(parent) {
     setObjectName(QStringLiteral("scalingPlot"));
     setWindowTitle(tr("Why divide by √d_k?"));

@@ -8,6 +8,8 @@
 // document (and its undo history) never changes.
 
 #include <QDialog>
+#include <QPointF>
+#include <QVector>
 #include <QWidget>
 #include <vector>
 
@@ -111,6 +113,9 @@ public:
     // d_k = 1, 2, 4 … 1024, as computed by scalingStudy (the plot's data).
     const std::vector<ScalingPoint>& points() const { return points_; }
     QCustomPlot* plot() const { return plot_; }
+    // The (d_k, value) points the plot draws for one curve, read from its graph (0: raw variance,
+    // 1: scaled variance).
+    QVector<QPointF> drawnCurve(int curve) const;
     static constexpr int kTokens = 16;
     static constexpr int kTrials = 32;
 

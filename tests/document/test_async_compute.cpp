@@ -1,10 +1,9 @@
 // Background computing: large work leaves the GUI thread, newer input makes older jobs stale,
-// a cancelled compute leaves the engine consistent, progress shows for long jobs, undo and
-// refused values behave as when computing at once. Jobs are held on the worker with a semaphore
-// (setBeforeJobForTesting), never timed.
+// a cancelled compute leaves the engine consistent, undo and refused values behave as when
+// computing at once (the window's progress bar: tests/ui/test_compute_progress). Jobs are held on
+// the worker with a semaphore (setBeforeJobForTesting), never timed.
 
-#include <QApplication>
-#include <QProgressBar>
+#include <QCoreApplication>
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QThread>
@@ -17,7 +16,6 @@
 #include "core/attention_engine.h"
 #include "core/init_draw.h"
 #include "document/attention_document.h"
-#include "ui/window/main_window.h"
 
 using namespace ae;
 using namespace ae::ui;
@@ -39,7 +37,7 @@ Scene smallScene(int length) {
     return scene;
 }
 
-// Largest difference between every stage the window shows and a fresh compute of `scene`.
+// Largest difference between every stage the document shows and a fresh compute of `scene`.
 double differenceFromFresh(const EngineF& engine, const Scene& scene) {
     EngineF fresh(scene);
     fresh.compute();
@@ -76,7 +74,6 @@ private slots:
     void rapidEditsShowOnlyTheLatestResult();
     void cancelledComputeLeavesTheEngineConsistent_data();
     void cancelledComputeLeavesTheEngineConsistent();
-    void progressShowsForLongWorkOnly();
     void undoDuringARunningJob();
     void refusedValueInTheBackgroundKeepsTheOldValue();
     void refusedValueKeepsLaterEdits();
@@ -266,41 +263,6 @@ void TestAsyncCompute::cancelledComputeLeavesTheEngineConsistent() {
     QCOMPARE(cancelled, reached && cancelAt != "output");
     engine.compute();
     QVERIFY(differenceFromFresh(engine, scene) <= 1e-5);
-}
-
-void TestAsyncCompute::progressShowsForLongWorkOnly() {
-    MainWindow window;
-    AttentionDocument* document = window.document();
-    auto* bar = window.findChild<QProgressBar*>(QStringLiteral("computeProgress"));
-    QVERIFY(bar);
-    QVERIFY(bar->isHidden());
-    document->resetScene(smallScene(16));
-    holdJobs(*document);
-
-    // A job held far shorter than the delay shows nothing.
-    document->setProgressDelay(3600 * 1000);
-    document->setScale({ScaleKind::Divisor, 2.0});
-    QTRY_COMPARE(jobsStarted_.load(), 1);
-    QTest::qWait(150);  // several progress ticks
-    QVERIFY(!document->showsProgress());
-    QVERIFY(bar->isHidden());
-    release();
-    document->waitForResults();
-
-    // Past the delay (0 here), the status bar shows how far the job is, then hides it.
-    gate_.acquire(gate_.available());
-    document->setProgressDelay(0);
-    QSignalSpy progress(document, &AttentionDocument::progressChanged);
-    document->setScale({ScaleKind::Divisor, 3.0});
-    QTRY_VERIFY(document->showsProgress());
-    QTRY_VERIFY(!bar->isHidden());
-    QVERIFY(progress.count() >= 1);
-    QVERIFY(progress.last().at(0).toDouble() >= 0.0 && progress.last().at(0).toDouble() <= 1.0);
-    release();
-    document->waitForResults();
-    QVERIFY(!document->showsProgress());
-    QVERIFY(bar->isHidden());
-    QCOMPARE(document->engine().scene().scale.divisor, 3.0);
 }
 
 void TestAsyncCompute::undoDuringARunningJob() {
