@@ -436,7 +436,7 @@ private slots:
         MainWindow window;
         window.resize(1200, 800);
         window.openPreset(QStringLiteral("default"));
-        ExportDialog dialog(&window, ExportDialog::Mode::Image);
+        ExportDialog dialog(window.document(), window.grid(), ExportDialog::Mode::Image, &window);
         auto* format = dialog.findChild<QComboBox*>(QStringLiteral("formatCombo"));
         auto* paper = dialog.findChild<QComboBox*>(QStringLiteral("paperCombo"));
         QVERIFY(format && paper);
@@ -477,7 +477,7 @@ private slots:
         QFile pdf(dialog.target());
         QVERIFY(pdf.open(QIODevice::ReadOnly));
         QVERIFY(pdf.readAll().contains("/MediaBox [0 0 252"));
-        window.document()->undoStack()->setClean();
+        window.document()->markSaved();
     }
 
     // The window's selection (a clicked query row) and its hover are not part of a figure.
@@ -489,7 +489,8 @@ private slots:
         const QString selected = dir_.filePath(QStringLiteral("selected.png"));
         QString error;
         {
-            ExportDialog dialog(&window, ExportDialog::Mode::Image);
+            ExportDialog dialog(window.document(), window.grid(), ExportDialog::Mode::Image,
+                                &window);
             dialog.setTarget(plain);
             QVERIFY2(dialog.exportNow(&error), qPrintable(error));
         }
@@ -510,7 +511,8 @@ private slots:
         };
         QVERIFY(hasSelectionYellow(screen));
         {
-            ExportDialog dialog(&window, ExportDialog::Mode::Image);
+            ExportDialog dialog(window.document(), window.grid(), ExportDialog::Mode::Image,
+                                &window);
             dialog.setTarget(selected);
             QVERIFY2(dialog.exportNow(&error), qPrintable(error));
         }
@@ -519,7 +521,7 @@ private slots:
         QVERIFY(!hasSelectionYellow(b));
         QCOMPARE(a, b);
         QCOMPARE(window.grid()->selectedRow(), 2);  // the window keeps its selection
-        window.document()->undoStack()->setClean();
+        window.document()->markSaved();
     }
 
 private:

@@ -469,9 +469,10 @@ void TestWindow::crossAttentionDoesNotGrowTheWindow() {
 
 void TestWindow::dialogsFitASmallScreen() {
     std::vector<std::unique_ptr<QDialog>> owned;
-    owned.push_back(std::make_unique<ExportDialog>(window_.get(), ExportDialog::Mode::Image));
-    owned.push_back(std::make_unique<ExportDialog>(window_.get(), ExportDialog::Mode::EveryHead));
-    owned.push_back(std::make_unique<ExportDialog>(window_.get(), ExportDialog::Mode::Sweep));
+    for (ExportDialog::Mode mode :
+         {ExportDialog::Mode::Image, ExportDialog::Mode::EveryHead, ExportDialog::Mode::Sweep})
+        owned.push_back(
+            std::make_unique<ExportDialog>(document(), window_->grid(), mode, window_.get()));
     owned.push_back(std::make_unique<ModelImportDialog>(document(), window_.get()));
     Classroom* classroom = window_->classroom();
     classroom->showShortcuts();
