@@ -149,7 +149,7 @@ private:
     int nextSerial();
 
     Scene scene_;
-    ComputeScheduler scheduler_{scene_};  // applies edits to scene_
+    ComputeScheduler scheduler_{scene_, this};  // applies edits to scene_
     // Handed from a checked edit (set*Value, replaceScene) to the record() it makes.
     std::shared_ptr<ComputeScheduler::Refusal> checkToAttach_;
 
