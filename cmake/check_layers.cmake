@@ -22,6 +22,13 @@ set(allowed_tests/plot "core;io;plot;support")
 set(allowed_tests/ui "core;io;document;plot;ui;support")
 set(allowed_tests/cli "core;io;document;plot;ui;support")
 
+# Headers a folder must not include although its layer may: the feature folders of ui/ get the
+# document and what they need handed to them, never the main window to reach through.
+set(forbidden_ui/files "ui/window/main_window.h")
+set(forbidden_ui/classroom "ui/window/main_window.h")
+set(forbidden_ui/editors "ui/window/main_window.h")
+set(forbidden_ui/training "ui/window/main_window.h")
+
 set(failures "")
 foreach(layer core io document plot ui cli bench app
         tests/core tests/io tests/document tests/plot tests/ui tests/cli)
@@ -34,6 +41,8 @@ foreach(layer core io document plot ui cli bench app
         else()
             set(allowed ${allowed_${layer}})
         endif()
+        get_filename_component(folder ${relative} DIRECTORY)
+        set(forbidden ${forbidden_${folder}})
         file(STRINGS ${file} includes REGEX "^#include \"[^\"]+\"")
         foreach(line ${includes})
             string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" included "${line}")
@@ -44,6 +53,9 @@ foreach(layer core io document plot ui cli bench app
                     list(APPEND failures "${relative}: \"${included}\" does not name its layer")
                 endif()
                 continue()
+            endif()
+            if(included IN_LIST forbidden)
+                list(APPEND failures "${relative}: includes ${included}, which ${folder}/ must not")
             endif()
             string(SUBSTRING "${included}" 0 ${slash} target)
             if(NOT target IN_LIST allowed)

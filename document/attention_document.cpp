@@ -1,11 +1,8 @@
 #include "document/attention_document.h"
 
-#include <QCoreApplication>
-#include <QEventLoop>
-#include <QThread>
-#include <QTimer>
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "document/undo_commands.h"
 
@@ -42,29 +39,23 @@ double& embeddingCell(Scene& scene, Stream stream, int row, int column) {
     return (source ? scene.sourceEmbeddings : scene.embeddings)(row, column);
 }
 
-double milliseconds(const QElapsedTimer& timer) {
-    return static_cast<double>(timer.nsecsElapsed()) / 1e6;
-}
-
 }  // namespace
 
-AttentionDocument::AttentionDocument(QObject* parent)
-    : QObject(parent), shown_(std::make_unique<EngineF>()), progressTimer_(new QTimer(this)) {
-    progressTimer_->setInterval(50);
-    connect(progressTimer_, &QTimer::timeout, this, &AttentionDocument::updateProgress);
+AttentionDocument::AttentionDocument(QObject* parent) : QObject(parent) {
     connect(&undoStack_, &QUndoStack::cleanChanged, this,
             [this](bool clean) { emit modifiedChanged(!clean); });
+    connect(&scheduler_, &ComputeScheduler::resultsChanged, this,
+            &AttentionDocument::resultsChanged);
+    connect(&scheduler_, &ComputeScheduler::computingChanged, this,
+            &AttentionDocument::computingChanged);
+    connect(&scheduler_, &ComputeScheduler::progressChanged, this,
+            &AttentionDocument::progressChanged);
+    connect(&scheduler_, &ComputeScheduler::editRefused, this, &AttentionDocument::dropRefusedEdit);
 }
 
 AttentionDocument::~AttentionDocument() {
-    undoStack_.clear();  // while the edits its commands point into still exist
-    if (worker_) {
-        // A running job stops at its next head; a queued one is dropped with the event loop.
-        cancel_ = true;
-        worker_->quit();
-        worker_->wait();
-        delete workerContext_;
-    }
+    // While the scheduler, which its checked commands tell when they go, still exists.
+    undoStack_.clear();
 }
 
 void AttentionDocument::setFileName(const QString& fileName) {
@@ -85,11 +76,7 @@ void AttentionDocument::resetScene(const Scene& scene, const QString& fileName) 
     checkWindowMemory(scene);
     undoStack_.clear();
     fileName_ = fileName;
-    // Verdicts still due belong to a history that is gone; a job checking one may be cancelled.
-    for (Edit& edit : edits_)
-        edit.check.reset();
-    jobCheck_.reset();
-    if (!jobRunning_) spare_.reset();  // a new scene may be small: free the second engine's memory
+    scheduler_.startOver();
     auto snapshot = std::make_shared<const Scene>(scene);
     record([snapshot](Scene& s) { s = *snapshot; },
            [snapshot](EngineF& engine) { engine.setScene(*snapshot); }, WorkFrom::Inputs, true);
@@ -100,235 +87,35 @@ void AttentionDocument::resetScene(const Scene& scene, const QString& fileName) 
 void AttentionDocument::record(std::function<void(Scene&)> onScene,
                                std::function<void(EngineF&)> onEngine, WorkFrom from,
                                bool structural) {
-    onScene(scene_);
-    edits_.push_back(
-        {++lastSerial_, std::move(onScene), std::move(onEngine), std::move(checkToAttach_)});
-    checkToAttach_.reset();
-    shownPendingFrom_ = std::min(shownPendingFrom_, from);
-    if (from == WorkFrom::EditedRows) ++shownPendingRows_;
+    scheduler_.record(std::move(onScene), std::move(onEngine), from,
+                      std::exchange(checkToAttach_, nullptr));
     if (structural) emit structureChanged();
-    if (jobRunning_) {
-        // Newer input makes the running job stale, unless it still owes an edit its verdict.
-        if (!jobCheck_) cancel_ = true;
-        return;
-    }
-    // What the shown engine would redo: from the earliest stage these edits touch, or more if
-    // its last compute failed part-way.
-    const double pending =
-        std::max(estimatedComputeFlops(scene_, shownPendingFrom_, shownPendingRows_),
-                 shown_->pendingFlops());
-    if (!computing_ && pending <= backgroundFlops_) {
-        computeShownNow();
-    } else {
-        startJob();
-    }
+    scheduler_.bringUpToDate();
 }
 
-void AttentionDocument::catchUp(EngineF& engine, long& appliedSerial, long untilSerial) {
-    for (const Edit& edit : edits_) {
-        if (edit.serial > appliedSerial && edit.serial <= untilSerial) edit.onEngine(engine);
-    }
-    appliedSerial = untilSerial;
-}
-
-void AttentionDocument::dropAppliedEdits() {
-    const long appliedToBoth = spare_ ? std::min(shownSerial_, spareSerial_) : shownSerial_;
-    while (!edits_.empty() && edits_.front().serial <= appliedToBoth)
-        edits_.pop_front();
-}
-
-void AttentionDocument::computeShownNow() {
-    catchUp(*shown_, shownSerial_, lastSerial_);
-    // The second engine is idle: keep it current (setters only, no compute) so the log stays short.
-    if (spare_) catchUp(*spare_, spareSerial_, lastSerial_);
-    for (Edit& edit : edits_)
-        edit.check.reset();  // judged here and now, by the caller
-    dropAppliedEdits();
-    QElapsedTimer timer;
-    timer.start();
-    try {
-        shown_->compute();
-        errorText_.clear();
-    } catch (const SceneError& error) {
-        errorText_ = QString::fromStdString(error.what());
-    }
-    lastComputeMs_ = milliseconds(timer);
-    shownPendingFrom_ = WorkFrom::Nothing;
-    shownPendingRows_ = 0;
-    emit resultsChanged();
-}
-
-void AttentionDocument::startJob() {
-    // The edits the spare engine has not seen, applied on the worker before computing; a job
-    // stops after the first edit still waiting for its verdict, so each verdict is its own.
-    std::vector<std::function<void(EngineF&)>> edits;
-    std::shared_ptr<PendingCheck> check;
-    if (!spare_) {
-        spare_ = std::make_unique<EngineF>();
-        auto snapshot = std::make_shared<const Scene>(scene_);
-        edits.push_back([snapshot](EngineF& engine) { engine.setScene(*snapshot); });
-        jobSerial_ = lastSerial_;
-        // Without a spare engine every compute so far was synchronous: only the newest edit can
-        // still wait for a verdict.
-        if (!edits_.empty() && edits_.back().serial == lastSerial_) check = edits_.back().check;
-    } else {
-        jobSerial_ = spareSerial_;
-        for (const Edit& edit : edits_) {
-            if (edit.serial <= spareSerial_) continue;
-            edits.push_back(edit.onEngine);
-            jobSerial_ = edit.serial;
-            if (edit.check) {
-                check = edit.check;
-                break;
-            }
-        }
-    }
-    spareSerial_ = jobSerial_;
-    jobCheck_ = check;
-    cancel_ = false;
-    progressPermille_ = 0;
-    progressStage_ = "queued";
-    jobRunning_ = true;
-    setComputing(true);
-    if (!worker_) {
-        worker_ = new QThread(this);
-        worker_->setObjectName(QStringLiteral("attention compute"));
-        workerContext_ = new QObject;
-        workerContext_->moveToThread(worker_);
-        worker_->start();
-    }
-    EngineF* engine = spare_.get();
-    const long serial = jobSerial_;
-    QMetaObject::invokeMethod(
-        workerContext_,
-        [this, engine, serial, edits = std::move(edits), beforeJob = beforeJob_] {
-            // On the worker thread: only `engine` and the atomics are touched here.
-            QElapsedTimer timer;
-            timer.start();
-            JobResult result;
-            if (beforeJob) beforeJob();
-            try {
-                for (const auto& apply : edits)
-                    apply(*engine);
-                ComputeControl control;
-                control.cancel = &cancel_;
-                control.progress = [this](double fraction, const char* stage) {
-                    progressPermille_ = static_cast<int>(fraction * 1000.0);
-                    progressStage_ = stage;
-                };
-                engine->compute(control);
-            } catch (const ComputeCancelled&) {
-                result.cancelled = true;
-            } catch (const std::exception& error) {  // SceneError, or out of memory
-                result.error = QString::fromStdString(error.what());
-            }
-            result.milliseconds = milliseconds(timer);
-            QMetaObject::invokeMethod(
-                this, [this, serial, result] { onJobFinished(serial, result); },
-                Qt::QueuedConnection);
-        },
-        Qt::QueuedConnection);
-}
-
-void AttentionDocument::onJobFinished(long serial, const JobResult& result) {
-    jobRunning_ = false;
-    if (result.cancelled) {
-        startJob();  // on the latest input
-        return;
-    }
-    if (const std::shared_ptr<PendingCheck> check = std::exchange(jobCheck_, nullptr)) {
-        // The job stopped at the checked edit, so it is still in the log and the spare
-        // engine has applied nothing after it.
-        auto edit = std::find_if(edits_.begin(), edits_.end(),
-                                 [&](const Edit& e) { return e.check == check; });
-        if (edit != edits_.end()) {
-            edit->check.reset();  // judged now, either way
-            if (!result.error.isEmpty()) {
-                refuse(*edit, *check, result.error);
-                startJob();  // the later edits, judged without the refused one
-                return;
-            }
-        }
-    }
-    if (lastSerial_ > serial) {
-        startJob();  // the result is stale: never show it after newer input
-        return;
-    }
-    publish(result);
-}
-
-void AttentionDocument::refuse(Edit& edit, const PendingCheck& check, const QString& error) {
-    const QString message = check.reason(error);
-    if (const QUndoCommand* command = check.command) {
+void AttentionDocument::dropRefusedEdit(const QUndoCommand* undoStep, const QString& message) {
+    if (undoStep) {
         // Obsolete: QUndoStack deletes it when it is next undone or redone, without applying it.
-        const_cast<QUndoCommand*>(command)->setObsolete(true);
-        if (undoStack_.index() > 0 && undoStack_.command(undoStack_.index() - 1) == command)
+        const_cast<QUndoCommand*>(undoStep)->setObsolete(true);
+        if (undoStack_.index() > 0 && undoStack_.command(undoStack_.index() - 1) == undoStep)
             undoStack_.undo();
     }
-    // The edit's place in the log now holds its taking back, so an engine that has not applied it
-    // never sees it, and the later edits apply in their order on top. The spare engine applied it
-    // (and nothing after it) in the failed job: it takes it back here; setters only, no compute.
-    edit.onEngine = check.takeBackOnEngine;
-    check.takeBackOnEngine(*spare_);
-    check.takeBackOnScene(scene_, edit.serial);
     emit structureChanged();  // editors show the old value again
     emit editRefused(message);
 }
 
-void AttentionDocument::publish(const JobResult& result) {
-    std::swap(shown_, spare_);
-    std::swap(shownSerial_, spareSerial_);
-    errorText_ = result.error;
-    lastComputeMs_ = result.milliseconds;
-    shownPendingFrom_ = WorkFrom::Nothing;
-    shownPendingRows_ = 0;
-    dropAppliedEdits();
-    emit resultsChanged();
-    setComputing(false);
-}
-
-void AttentionDocument::setComputing(bool computing) {
-    if (computing == computing_) return;
-    computing_ = computing;
-    showsProgress_ = false;
-    if (computing) {
-        computingSince_.start();
-        progressTimer_->start();
-    } else {
-        progressTimer_->stop();
-    }
-    emit computingChanged(computing);
-}
-
-void AttentionDocument::updateProgress() {
-    if (!computing_) return;
-    if (!showsProgress_ && computingSince_.elapsed() < progressDelayMs_) return;
-    showsProgress_ = true;
-    emit progressChanged(progressPermille_.load() / 1000.0,
-                         QString::fromLatin1(progressStage_.load()));
-}
-
-void AttentionDocument::waitForResults() {
-    if (!computing_) return;
-    QEventLoop loop;
-    connect(this, &AttentionDocument::computingChanged, &loop, [&loop](bool computing) {
-        if (!computing) loop.quit();
-    });
-    loop.exec();
-}
-
 void AttentionDocument::forgetCommand(const QUndoCommand* command) {
-    for (Edit& edit : edits_) {
-        if (edit.check && edit.check->command == command) edit.check->command = nullptr;
-    }
-    if (jobCheck_ && jobCheck_->command == command) jobCheck_->command = nullptr;
+    scheduler_.forgetUndoStep(command);
 }
 
-bool AttentionDocument::standsOrTakenBack(const PendingCheck& check, QString* error) {
-    if (shownSerial_ < lastSerial_) return true;  // computing in the background: verdict later
-    if (errorText_.isEmpty()) return true;
-    if (error) *error = check.reason(errorText_);
-    check.takeBackNow();
+bool AttentionDocument::standsOrTakenBack(const ComputeScheduler::Refusal& check,
+                                          const std::function<void()>& takeBackNow,
+                                          QString* error) {
+    // Computing in the background: the verdict comes later.
+    if (!scheduler_.hasLatestResults()) return true;
+    if (scheduler_.errorText().isEmpty()) return true;
+    if (error) *error = check.message(scheduler_.errorText());
+    takeBackNow();
     return false;
 }
 
@@ -395,24 +182,25 @@ bool AttentionDocument::setCellValue(const CellEdit& edit, double value, QString
         return false;
     }
     if (value == old) return true;
-    auto check = std::make_shared<PendingCheck>();
-    check->reason = [value, old](const QString& why) {
+    auto check = std::make_shared<ComputeScheduler::Refusal>();
+    check->message = [value, old](const QString& why) {
         return tr("%1 refused: %2; kept %3").arg(value).arg(why).arg(old);
     };
-    check->takeBackNow = [apply = edit.apply, old] { apply(old); };
     check->takeBackOnEngine = [restore = edit.restoreOnEngine, old](EngineF& engine) {
         restore(engine, old);
     };
-    check->takeBackOnScene = [cell = edit.cell, value, old](Scene& s, long) {
+    check->takeBackOnScene = [cell = edit.cell, value, old](Scene& s, const auto&) {
         // Only while the cell still holds the refused value: a later edit of it stands.
         if (cell(s) == value) cell(s) = old;
     };
     checkToAttach_ = check;
     edit.apply(value);
-    if (!standsOrTakenBack(*check, error)) return false;
+    if (!standsOrTakenBack(
+            *check, [apply = edit.apply, old] { apply(old); }, error))
+        return false;
     nextSerial();
     QUndoCommand* command = edit.command(old, value);
-    check->command = command;
+    check->undoStep = command;
     undoStack_.push(command);
     return true;
 }
@@ -456,24 +244,23 @@ bool AttentionDocument::replaceScene(const Scene& newScene, const QString& descr
         return false;
     }
     auto old = std::make_shared<const Scene>(scene_);
-    auto check = std::make_shared<PendingCheck>();
-    check->reason = [](const QString& why) { return why; };
-    check->takeBackNow = [this, old] { applyScene(*old); };
+    auto check = std::make_shared<ComputeScheduler::Refusal>();
+    check->message = [](const QString& why) { return why; };
     check->takeBackOnEngine = [old](EngineF& engine) { engine.setScene(*old); };
-    check->takeBackOnScene = [this, old](Scene& s, long serial) {
+    check->takeBackOnScene = [old](Scene& s, const std::function<void(Scene&)>& replayLaterEdits) {
         // The old scene, with every edit made since this one replayed on it.
         Scene restored = *old;
-        for (const Edit& edit : edits_) {
-            if (edit.serial > serial) edit.onScene(restored);
-        }
+        replayLaterEdits(restored);
         s = std::move(restored);
     };
     checkToAttach_ = check;
     applyScene(newScene);
-    if (!standsOrTakenBack(*check, error)) return false;
+    if (!standsOrTakenBack(
+            *check, [this, old] { applyScene(*old); }, error))
+        return false;
     nextSerial();
     auto* command = new ReplaceSceneCommand(this, *old, newScene, description);
-    check->command = command;
+    check->undoStep = command;
     undoStack_.push(command);
     return true;
 }

@@ -1,29 +1,23 @@
 #pragma once
-// The document: owns the scene, the undo stack, and the computed stages.
-// Widgets never change the scene directly: they call the edit methods below, each of which pushes
-// an undo command. A change of sizes or tokens emits structureChanged() at once; new numbers emit
-// resultsChanged().
+// The document: the latest scene, its undo stack and its file name. Widgets never change the
+// scene directly: they call the edit methods below, each of which pushes an undo command. A
+// change of sizes or tokens emits structureChanged() at once; new numbers emit resultsChanged().
 //
-// Computing (docs/architecture.md, "Computing off the GUI thread"): every edit is recorded as a
-// small operation on the scene and on an engine. Work estimated at or under backgroundThreshold()
-// flops is computed at once on the GUI thread, in the engine the widgets read. Larger work runs
-// on one worker thread in a second engine; newer input cancels a running job and restarts it on
-// the latest scene (except a job still checking a value edit, which finishes first); a finished
-// result swaps the two engines. scene() always shows the latest edit; engine() the last result.
+// Who owns what: the document owns the scene, the undo stack, the file name and whether the scene
+// is modified. Its ComputeScheduler (document/compute_scheduler.h, reached through scheduler())
+// owns the engines, the edit log, the worker thread, cancelling and progress. The document
+// records each edit there and forwards the scheduler's signals, so a widget needs only the
+// document: engine() and errorText() are the scheduler's last results. scene() always shows the
+// latest edit; engine() the last result (docs/architecture.md, "Computing off the GUI thread").
 
-#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
-#include <atomic>
-#include <deque>
 #include <functional>
 #include <memory>
 
 #include "core/attention_engine.h"
-
-class QThread;
-class QTimer;
+#include "document/compute_scheduler.h"
 
 namespace ae::ui {
 
@@ -39,11 +33,16 @@ public:
     const Scene& scene() const { return scene_; }
     // The last finished results (float), with the scene they belong to (engine().scene(), behind
     // scene() while a background compute runs). Valid unless errorText() is non-empty.
-    const AttentionEngine<float>& engine() const { return *shown_; }
+    const AttentionEngine<float>& engine() const { return scheduler_.engine(); }
     QUndoStack* undoStack() { return &undoStack_; }
     // Why the last compute failed ("scores: overflow ..."), or empty.
-    QString errorText() const { return errorText_; }
-    double lastComputeMilliseconds() const { return lastComputeMs_; }
+    QString errorText() const { return scheduler_.errorText(); }
+    double lastComputeMilliseconds() const { return scheduler_.lastComputeMilliseconds(); }
+    // Runs an event loop until engine() holds the results of scene() (tests, CLI, benchmark).
+    void waitForResults() { scheduler_.waitForResults(); }
+    // Where and when the results are computed: thresholds, progress, test hooks.
+    ComputeScheduler& scheduler() { return scheduler_; }
+    const ComputeScheduler& scheduler() const { return scheduler_; }
     QString fileName() const { return fileName_; }
     void setFileName(const QString& fileName);
     // Whether the scene differs from its saved state: undoing back to the saved step makes it
@@ -98,33 +97,16 @@ public:
     // Called by a checked edit's undo command when it is deleted.
     void forgetCommand(const QUndoCommand* command);
 
-    // Background computing.
-    // Work estimated above this many flops (estimatedComputeFlops) runs on the worker thread;
-    // 0 sends every compute there (tests).
-    static constexpr double kDefaultBackgroundFlops = 8e9;
-    void setBackgroundThreshold(double flops) { backgroundFlops_ = flops; }
-    double backgroundThreshold() const { return backgroundFlops_; }
-    // A background compute running longer than this shows progress (tests set 0).
-    static constexpr int kDefaultProgressDelayMs = 200;
-    void setProgressDelay(int milliseconds) { progressDelayMs_ = milliseconds; }
-    // True from the start of a background compute until its result (or error) is shown.
-    bool isComputing() const { return computing_; }
-    // True once a background compute has run longer than the progress delay.
-    bool showsProgress() const { return showsProgress_; }
-    // Runs an event loop until engine() holds the results of scene() (tests, CLI, benchmark).
-    void waitForResults();
-    // Called on the worker thread before each job (tests hold a job there with a semaphore).
-    void setBeforeJobForTesting(std::function<void()> hook) { beforeJob_ = std::move(hook); }
-
 signals:
     void structureChanged();  // sizes, tokens, heads or modes changed: rebuild views
-    void resultsChanged();    // new numbers (or a new errorText)
     void fileNameChanged(const QString& fileName);
     void modifiedChanged(bool modified);
+    // Forwarded from the scheduler (ComputeScheduler's signals of the same names).
+    void resultsChanged();  // new numbers (or a new errorText)
     void computingChanged(bool computing);
-    // Only once the progress delay has passed; `stage` is the engine's ("heads", "projections").
     void progressChanged(double fraction, const QString& stage);
-    // A value or scene edit that a background compute found impossible was taken back.
+    // A value or scene edit that a background compute found impossible was taken back: the scene
+    // holds the old value again and its undo step is gone.
     void editRefused(const QString& message);
 
 private:
@@ -140,30 +122,6 @@ private:
     void applyWeightValue(WeightMatrix which, int row, int column, double value);
     void applyScene(const Scene& scene);
 
-    // The verdict a value or structural edit is waiting for when its compute runs in the
-    // background: how to take it back.
-    struct PendingCheck {
-        std::function<QString(const QString&)> reason;  // the message, from the engine's error
-        // Computed at once: take it back with one more edit, also computed at once.
-        std::function<void()> takeBackNow;
-        // Refused by the worker: what an engine does instead of the edit (the old value), and
-        // how the latest scene loses it (`serial` is the edit's; later edits stay).
-        std::function<void(AttentionEngine<float>&)> takeBackOnEngine;
-        std::function<void(Scene&, long serial)> takeBackOnScene;
-        const QUndoCommand* command = nullptr;  // set once pushed; null once deleted
-    };
-    struct Edit {
-        long serial = 0;
-        std::function<void(Scene&)> onScene;
-        std::function<void(AttentionEngine<float>&)> onEngine;
-        std::shared_ptr<PendingCheck> check;  // null, or not yet verified
-    };
-    struct JobResult {
-        bool cancelled = false;
-        QString error;
-        double milliseconds = 0.0;
-    };
-
     // One number of the scene edited through setEmbeddingValue or setWeightValue.
     struct CellEdit {
         std::function<double&(Scene&)> cell;
@@ -176,49 +134,27 @@ private:
     // pushes its undo command once it stands.
     bool setCellValue(const CellEdit& edit, double value, QString* error);
 
-    // Applies an edit to scene() and brings the results up to date (now or in the background).
+    // Applies an edit to scene() through the scheduler, announces a structural one, and brings
+    // the results up to date (now or in the background).
     void record(std::function<void(Scene&)> onScene,
                 std::function<void(AttentionEngine<float>&)> onEngine, WorkFrom from,
                 bool structural);
-    void computeShownNow();
-    void startJob();
-    void onJobFinished(long serial, const JobResult& result);
-    bool standsOrTakenBack(const PendingCheck& check, QString* error);
-    void refuse(Edit& edit, const PendingCheck& check, const QString& error);
-    void catchUp(AttentionEngine<float>& engine, long& appliedSerial, long untilSerial);
-    void dropAppliedEdits();
-    void setComputing(bool computing);
-    void publish(const JobResult& result);
-    void updateProgress();
+    // After a checked edit is applied: true if it stands or is still being computed in the
+    // background (the verdict comes later, as editRefused); else takes it back at once with
+    // `takeBackNow`, sets *error and returns false.
+    bool standsOrTakenBack(const ComputeScheduler::Refusal& check,
+                           const std::function<void()>& takeBackNow, QString* error);
+    // A checked edit the scheduler refused in the background: its undo step goes too.
+    void dropRefusedEdit(const QUndoCommand* undoStep, const QString& message);
     int nextSerial();
 
     Scene scene_;
-    std::unique_ptr<AttentionEngine<float>> shown_, spare_;
-    long lastSerial_ = 0, shownSerial_ = 0, spareSerial_ = 0;
-    std::deque<Edit> edits_;  // those not yet applied to both engines, in order
-    WorkFrom shownPendingFrom_ = WorkFrom::Nothing;
-    int shownPendingRows_ = 0;
-    std::shared_ptr<PendingCheck> checkToAttach_;  // handed from set*Value to record()
-
-    double backgroundFlops_ = kDefaultBackgroundFlops;
-    int progressDelayMs_ = kDefaultProgressDelayMs;
-    QThread* worker_ = nullptr;
-    QObject* workerContext_ = nullptr;  // lives in worker_: jobs are queued to it
-    bool jobRunning_ = false;
-    long jobSerial_ = 0;
-    std::shared_ptr<PendingCheck> jobCheck_;
-    std::atomic<bool> cancel_{false};
-    std::atomic<int> progressPermille_{0};
-    std::atomic<const char*> progressStage_{""};
-    std::function<void()> beforeJob_;
-    bool computing_ = false, showsProgress_ = false;
-    QElapsedTimer computingSince_;
-    QTimer* progressTimer_ = nullptr;
+    ComputeScheduler scheduler_{scene_, this};  // applies edits to scene_
+    // Handed from a checked edit (set*Value, replaceScene) to the record() it makes.
+    std::shared_ptr<ComputeScheduler::Refusal> checkToAttach_;
 
     QUndoStack undoStack_;
-    QString errorText_;
     QString fileName_;
-    double lastComputeMs_ = 0.0;
     int interactionSerial_ = 0;
     bool interacting_ = false;
 };

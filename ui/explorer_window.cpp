@@ -5,6 +5,7 @@
 
 #include "document/attention_document.h"
 #include "ui/classroom/classroom.h"
+#include "ui/files/autosave.h"
 #include "ui/window/main_window.h"
 
 namespace ae::ui {
@@ -13,7 +14,7 @@ int runExplorerWindow(const QString& sceneFile) {
     MainWindow window;
     // Unsaved work from a crashed or killed session comes first, before any scene or the
     // gallery: restoring it replaces the scene this start would have opened.
-    const bool restored = window.offerAutosaveRestore();
+    const bool restored = window.autosave()->offerRestore();
     // A scene that does not load still opens the window, on the default scene, with the problem
     // shown (and printed as `FILE: problem` for whoever started it from a terminal).
     QString problem;

@@ -82,7 +82,7 @@ std::unique_ptr<MainWindow> TestAppProcess::newWindow() {
 }
 
 void TestAppProcess::cleanup() {
-    if (window_) window_->document()->undoStack()->setClean();
+    if (window_) window_->document()->markSaved();
     window_.reset();
     dir_.reset();
 }
@@ -119,7 +119,7 @@ void TestAppProcess::killedProcessIsOfferedOnTheNextStart() {
     // The next start: the window's own restore path, on the same directory.
     window_ = newWindow();
     QString offeredName;
-    QVERIFY(window()->offerAutosaveRestore([&offeredName](const OrphanedAutosave& orphan) {
+    QVERIFY(window()->autosave()->offerRestore([&offeredName](const OrphanedAutosave& orphan) {
         offeredName = orphan.contents.originalFile;
         return RestoreChoice::Restore;
     }));
@@ -130,7 +130,7 @@ void TestAppProcess::killedProcessIsOfferedOnTheNextStart() {
     expected.setHeads(2);
     QCOMPARE(sceneOnly(window()->document()->scene()), sceneOnly(expected.scene()));
     QVERIFY(sceneOnly(window()->document()->scene()) != sceneOnly(io::loadSceneFile(sceneFile)));
-    QVERIFY(!window()->document()->undoStack()->isClean());
+    QVERIFY(window()->document()->isModified());
     QCOMPARE(window()->document()->fileName(), QFileInfo(sceneFile).absoluteFilePath());
 }
 

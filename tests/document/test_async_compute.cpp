@@ -77,6 +77,7 @@ private slots:
     void undoDuringARunningJob();
     void refusedValueInTheBackgroundKeepsTheOldValue();
     void refusedValueKeepsLaterEdits();
+    void refusedSceneKeepsLaterEdits();
 
 private:
     // Threshold 0: every compute goes to the worker, held there until release().
@@ -99,9 +100,9 @@ void TestAsyncCompute::cleanup() {
 }
 
 void TestAsyncCompute::holdJobs(AttentionDocument& document) {
-    document.setBackgroundThreshold(0.0);
+    document.scheduler().setBackgroundThreshold(0.0);
     QThread* gui = QThread::currentThread();
-    document.setBeforeJobForTesting([this, gui] {
+    document.scheduler().setBeforeJobForTesting([this, gui] {
         if (QThread::currentThread() == gui) sawGuiThread_ = true;
         ++jobsStarted_;
         gate_.acquire();
@@ -123,7 +124,7 @@ void TestAsyncCompute::ruleKeepsWindowSizesSynchronous() {
         scene.heads = 12;
         return scene;
     };
-    const double threshold = AttentionDocument::kDefaultBackgroundFlops;
+    const double threshold = ComputeScheduler::kDefaultBackgroundFlops;
     QVERIFY(estimatedComputeFlops(bert(512), WorkFrom::Inputs) < threshold);
     QVERIFY(estimatedComputeFlops(bert(2048), WorkFrom::Scaling) > threshold);
     QVERIFY(estimatedComputeFlops(bert(2048), WorkFrom::EditedRows, 1) > threshold);
@@ -143,7 +144,7 @@ void TestAsyncCompute::smallWorkComputesAtOnce() {
     QSignalSpy results(&document, &AttentionDocument::resultsChanged);
     document.resetScene(smallScene(12));
     QCOMPARE(results.count(), 1);  // before resetScene returned
-    QVERIFY(!document.isComputing());
+    QVERIFY(!document.scheduler().isComputing());
     document.setScale({ScaleKind::Divisor, 3.0});
     QCOMPARE(results.count(), 2);
     QVERIFY(differenceFromFresh(document.engine(), document.scene()) <= 1e-5);
@@ -158,7 +159,7 @@ void TestAsyncCompute::largeWorkRunsOffTheGuiThread() {
     document.setScale({ScaleKind::Divisor, 2.5});
     // The edit is in the scene of truth at once; the shown results are still the old ones.
     QCOMPARE(document.scene().scale.divisor, 2.5);
-    QVERIFY(document.isComputing());
+    QVERIFY(document.scheduler().isComputing());
     QCOMPARE(results.count(), 0);
     QVERIFY(document.engine().scene().scale.kind == before.scale.kind);
     QVERIFY(differenceFromFresh(document.engine(), before) <= 1e-5);
@@ -167,12 +168,12 @@ void TestAsyncCompute::largeWorkRunsOffTheGuiThread() {
     QTimer::singleShot(0, this, [&timerRan] { timerRan = true; });
     QTRY_VERIFY(timerRan);
     QTRY_COMPARE(jobsStarted_.load(), 1);
-    QVERIFY(document.isComputing());
+    QVERIFY(document.scheduler().isComputing());
     release();
     document.waitForResults();
     QVERIFY(!sawGuiThread_);
     QCOMPARE(results.count(), 1);
-    QVERIFY(!document.isComputing());
+    QVERIFY(!document.scheduler().isComputing());
     QCOMPARE(document.engine().scene().scale.divisor, 2.5);
     QVERIFY(differenceFromFresh(document.engine(), document.scene()) <= 1e-5);
 }
@@ -336,6 +337,49 @@ void TestAsyncCompute::refusedValueKeepsLaterEdits() {
     QCOMPARE(document.scene().embeddings(0, 0), original.embeddings(0, 0));
     QCOMPARE(document.scene().scale.kind, original.scale.kind);
     QCOMPARE(document.scene().projections.query(1, 1), original.projections.query(1, 1));
+    QVERIFY(differenceFromFresh(document.engine(), original) <= 1e-5);
+}
+
+void TestAsyncCompute::refusedSceneKeepsLaterEdits() {
+    AttentionDocument document;
+    document.resetScene(smallScene(16));
+    const Scene original = document.scene();
+    holdJobs(document);
+    QSignalSpy refused(&document, &AttentionDocument::editRefused);
+    QSignalSpy structure(&document, &AttentionDocument::structureChanged);
+    // A whole new scene (say an import) whose Q overflows in float. Job 1 checks it.
+    Scene overflowing = original;
+    overflowing.tokens[0] = "imported";
+    overflowing.projections.query(1, 1) = 1e300;
+    QVERIFY(document.replaceScene(overflowing, QStringLiteral("Import weights")));
+    QTRY_COMPARE(jobsStarted_.load(), 1);
+    document.setScale({ScaleKind::Divisor, 6.0});  // made while the check runs
+    document.setEmbeddingValue(Stream::Query, 0, 0, 0.5);
+    const int structureBefore = structure.count();
+    release();
+    document.waitForResults();
+    QCOMPARE(refused.count(), 1);
+    QVERIFY2(refused.first().at(0).toString().contains(QStringLiteral("overflow")),
+             qPrintable(refused.first().at(0).toString()));
+    QVERIFY(structure.count() > structureBefore);  // the editors show the old scene again
+    // The old scene, with the two later edits replayed on it.
+    QCOMPARE(document.scene().tokens[0], original.tokens[0]);
+    QCOMPARE(document.scene().projections.query(1, 1), original.projections.query(1, 1));
+    QCOMPARE(document.scene().scale.divisor, 6.0);
+    QCOMPARE(document.scene().embeddings(0, 0), 0.5);
+    QVERIFY(document.errorText().isEmpty());
+    QVERIFY(differenceFromFresh(document.engine(), document.scene()) <= 1e-5);
+    // The refused step is dropped when undo reaches it; the two later ones undo as usual.
+    QCOMPARE(document.undoStack()->count(), 3);
+    while (document.undoStack()->canUndo()) {
+        document.undoStack()->undo();
+        document.waitForResults();
+    }
+    QCOMPARE(document.undoStack()->count(), 2);
+    QVERIFY(!document.isModified());
+    QCOMPARE(document.scene().tokens[0], original.tokens[0]);
+    QCOMPARE(document.scene().embeddings(0, 0), original.embeddings(0, 0));
+    QCOMPARE(document.scene().scale.kind, original.scale.kind);
     QVERIFY(differenceFromFresh(document.engine(), original) <= 1e-5);
 }
 

@@ -126,7 +126,7 @@ std::unique_ptr<MainWindow> TestAutosave::newWindow() {
 }
 
 void TestAutosave::cleanup() {
-    if (window_) window_->document()->undoStack()->setClean();
+    if (window_) window_->document()->markSaved();
     window_.reset();
     dir_.reset();
 }
@@ -226,7 +226,7 @@ void TestAutosave::undoToTheSavedStateRemovesTheFile() {
     window()->document()->setHeads(2);
     QVERIFY(autosave->writeIfChanged());
     window()->document()->undoStack()->undo();
-    QVERIFY(window()->document()->undoStack()->isClean());
+    QVERIFY(!window()->document()->isModified());
     QVERIFY(!QFileInfo::exists(autosave->filePath()));
     QVERIFY(!autosave->writeIfChanged());
     window()->document()->undoStack()->redo();  // modified again: written again
@@ -256,7 +256,7 @@ void TestAutosave::closeWithDiscardRemovesTheFile() {
     });
     QVERIFY(window()->close());
     QVERIFY(answered);
-    QVERIFY(!window()->document()->undoStack()->isClean());  // discarded, not saved
+    QVERIFY(window()->document()->isModified());  // discarded, not saved
     QVERIFY(!QFileInfo::exists(autosave->filePath()));
     QCOMPARE(autosaveFiles(autosaveDir_), QStringList());
 }
@@ -268,7 +268,7 @@ void TestAutosave::liveWindowsAreNotOffered() {
     // Another window (same process, so the pid is alive) sees a live lock.
     std::unique_ptr<MainWindow> other = newWindow();
     int asked = 0;
-    QVERIFY(!other->offerAutosaveRestore([&asked](const OrphanedAutosave&) {
+    QVERIFY(!other->autosave()->offerRestore([&asked](const OrphanedAutosave&) {
         ++asked;
         return RestoreChoice::Restore;
     }));
@@ -299,7 +299,7 @@ void TestAutosave::restoreOpensTheSceneUnsavedUnderItsFileName() {
 
     window_ = newWindow();
     QString offeredName;
-    QVERIFY(window()->offerAutosaveRestore([&offeredName](const OrphanedAutosave& orphan) {
+    QVERIFY(window()->autosave()->offerRestore([&offeredName](const OrphanedAutosave& orphan) {
         offeredName = orphan.contents.originalFile;
         return RestoreChoice::Restore;
     }));
@@ -308,7 +308,7 @@ void TestAutosave::restoreOpensTheSceneUnsavedUnderItsFileName() {
     QCOMPARE(io::sceneToJson(window()->fileActions()->sceneForSaving()), edited);
     QCOMPARE(document->scene().scale.divisor, 0.5);
     QCOMPARE(document->fileName(), QFileInfo(sceneFile).absoluteFilePath());
-    QVERIFY(!document->undoStack()->isClean());
+    QVERIFY(document->isModified());
     QVERIFY(window()->isWindowModified());
     // The copy stays, now this window's, until the scene is saved; Save writes the original file.
     QCOMPARE(window()->autosave()->filePath(), QFileInfo(file).absoluteFilePath());
@@ -336,15 +336,15 @@ void TestAutosave::laterKeepsAndDiscardDeletes() {
         QTest::qWait(5);  // distinct save times: newest first
     }
     QList<int> offeredHeads;
-    QVERIFY(!window()->offerAutosaveRestore([&offeredHeads](const OrphanedAutosave& orphan) {
+    QVERIFY(!window()->autosave()->offerRestore([&offeredHeads](const OrphanedAutosave& orphan) {
         offeredHeads << orphan.contents.scene.heads;
         return RestoreChoice::Later;
     }));
     QCOMPARE(offeredHeads, QList<int>({1, 2}));
     QCOMPARE(autosaveFiles(autosaveDir_).size(), 2);
-    QVERIFY(window()->document()->undoStack()->isClean());  // nothing restored
+    QVERIFY(!window()->document()->isModified());  // nothing restored
     offeredHeads.clear();
-    QVERIFY(!window()->offerAutosaveRestore([&offeredHeads](const OrphanedAutosave& orphan) {
+    QVERIFY(!window()->autosave()->offerRestore([&offeredHeads](const OrphanedAutosave& orphan) {
         offeredHeads << orphan.contents.scene.heads;
         return orphan.contents.scene.heads == 1 ? RestoreChoice::Discard : RestoreChoice::Later;
     }));
@@ -365,7 +365,7 @@ void TestAutosave::corruptAutosavesAreSetAsideWithAMessage() {
                                       "heads": 3})",
                                             QString(), QDateTime::currentDateTimeUtc(), 1)));
     int asked = 0;
-    QVERIFY(!window()->offerAutosaveRestore([&asked](const OrphanedAutosave&) {
+    QVERIFY(!window()->autosave()->offerRestore([&asked](const OrphanedAutosave&) {
         ++asked;
         return RestoreChoice::Restore;
     }));

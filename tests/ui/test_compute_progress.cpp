@@ -39,8 +39,8 @@ private slots:
 private:
     // Threshold 0: every compute goes to the worker, held there until release().
     void holdJobs(AttentionDocument& document) {
-        document.setBackgroundThreshold(0.0);
-        document.setBeforeJobForTesting([this] {
+        document.scheduler().setBackgroundThreshold(0.0);
+        document.scheduler().setBeforeJobForTesting([this] {
             ++jobsStarted_;
             gate_.acquire();
         });
@@ -61,27 +61,27 @@ void TestComputeProgress::progressShowsForLongWorkOnly() {
     holdJobs(*document);
 
     // A job held far shorter than the delay shows nothing.
-    document->setProgressDelay(3600 * 1000);
+    document->scheduler().setProgressDelay(3600 * 1000);
     document->setScale({ScaleKind::Divisor, 2.0});
     QTRY_COMPARE(jobsStarted_.load(), 1);
     QTest::qWait(150);  // several progress ticks
-    QVERIFY(!document->showsProgress());
+    QVERIFY(!document->scheduler().showsProgress());
     QVERIFY(bar->isHidden());
     release();
     document->waitForResults();
 
     // Past the delay (0 here), the status bar shows how far the job is, then hides it.
     gate_.acquire(gate_.available());
-    document->setProgressDelay(0);
+    document->scheduler().setProgressDelay(0);
     QSignalSpy progress(document, &AttentionDocument::progressChanged);
     document->setScale({ScaleKind::Divisor, 3.0});
-    QTRY_VERIFY(document->showsProgress());
+    QTRY_VERIFY(document->scheduler().showsProgress());
     QTRY_VERIFY(!bar->isHidden());
     QVERIFY(progress.count() >= 1);
     QVERIFY(progress.last().at(0).toDouble() >= 0.0 && progress.last().at(0).toDouble() <= 1.0);
     release();
     document->waitForResults();
-    QVERIFY(!document->showsProgress());
+    QVERIFY(!document->scheduler().showsProgress());
     QVERIFY(bar->isHidden());
     QCOMPARE(document->engine().scene().scale.divisor, 3.0);
 }

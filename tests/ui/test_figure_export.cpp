@@ -434,7 +434,7 @@ private slots:
         MainWindow window;
         window.resize(1200, 800);
         window.openPreset(QStringLiteral("default"));
-        ExportDialog dialog(&window, ExportDialog::Mode::Image);
+        ExportDialog dialog(window.document(), window.grid(), ExportDialog::Mode::Image, &window);
         auto* format = dialog.findChild<QComboBox*>(QStringLiteral("formatCombo"));
         auto* paper = dialog.findChild<QComboBox*>(QStringLiteral("paperCombo"));
         QVERIFY(format && paper);
@@ -475,7 +475,7 @@ private slots:
         QFile pdf(dialog.target());
         QVERIFY(pdf.open(QIODevice::ReadOnly));
         QVERIFY(pdf.readAll().contains("/MediaBox [0 0 252"));
-        window.document()->undoStack()->setClean();
+        window.document()->markSaved();
     }
 
     // The window's selection (a clicked query row) and its hover are not part of a figure.
@@ -487,7 +487,8 @@ private slots:
         const QString selected = dir_.filePath(QStringLiteral("selected.png"));
         QString error;
         {
-            ExportDialog dialog(&window, ExportDialog::Mode::Image);
+            ExportDialog dialog(window.document(), window.grid(), ExportDialog::Mode::Image,
+                                &window);
             dialog.setTarget(plain);
             QVERIFY2(dialog.exportNow(&error), qPrintable(error));
         }
@@ -508,7 +509,8 @@ private slots:
         };
         QVERIFY(hasSelectionYellow(screen));
         {
-            ExportDialog dialog(&window, ExportDialog::Mode::Image);
+            ExportDialog dialog(window.document(), window.grid(), ExportDialog::Mode::Image,
+                                &window);
             dialog.setTarget(selected);
             QVERIFY2(dialog.exportNow(&error), qPrintable(error));
         }
@@ -517,7 +519,7 @@ private slots:
         QVERIFY(!hasSelectionYellow(b));
         QCOMPARE(a, b);
         QCOMPARE(window.grid()->selectedRow(), 2);  // the window keeps its selection
-        window.document()->undoStack()->setClean();
+        window.document()->markSaved();
     }
 
 private:

@@ -93,7 +93,7 @@ void TestSceneReplacement::cleanup() {
 void TestSceneReplacement::makeUnsavedEdit() {
     QCOMPARE(window_->document()->scene().heads, 4);
     QVERIFY(window_->document()->setHeads(2));
-    QVERIFY(!undoStack()->isClean());
+    QVERIFY(window_->document()->isModified());
 }
 
 QString TestSceneReplacement::writeScene(const QString& preset) {
@@ -115,7 +115,7 @@ void TestSceneReplacement::checkAsksFirst(const std::function<void()>& replace,
     QCOMPARE(asked_.size(), 1);
     QCOMPARE(sceneJson(), edited);
     QCOMPARE(undoStack()->count(), steps);
-    QVERIFY(!undoStack()->isClean());
+    QVERIFY(window_->document()->isModified());
     QCOMPARE(window_->document()->fileName(), fileName);
     undoStack()->undo();  // the history is whole: the edit can still be taken back
     QCOMPARE(window_->document()->scene().heads, 4);
@@ -126,7 +126,7 @@ void TestSceneReplacement::checkAsksFirst(const std::function<void()>& replace,
     QCOMPARE(asked_.size(), 2);
     QCOMPARE(QString::fromStdString(window_->document()->scene().title), expectedTitle);
     QCOMPARE(undoStack()->count(), 0);
-    QVERIFY(undoStack()->isClean());
+    QVERIFY(!window_->document()->isModified());
 }
 
 void TestSceneReplacement::galleryAsksFirst() {

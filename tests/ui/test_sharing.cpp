@@ -88,7 +88,7 @@ void TestSharing::init() {
 
 void TestSharing::cleanup() {
     // Nothing to ask about on close.
-    window_->document()->undoStack()->setClean();
+    window_->document()->markSaved();
     window_.reset();
 }
 
@@ -130,7 +130,7 @@ void TestSharing::saveThenOpenGivesTheSameSceneAndView() {
     const QString file = dir_.filePath(QStringLiteral("lesson.json"));
     QString error;
     QVERIFY2(window()->fileActions()->saveTo(file, &error), qPrintable(error));
-    QVERIFY(document->undoStack()->isClean());
+    QVERIFY(!document->isModified());
     const QByteArray saved = readAll(file);
 
     MainWindow other;
@@ -174,7 +174,7 @@ void TestSharing::failedSaveKeepsTheOldFile() {
     QVERIFY(!saved);
     QVERIFY2(error.startsWith(file + QStringLiteral(": cannot write: ")), qPrintable(error));
     QCOMPARE(readAll(file), QByteArray("old contents"));
-    QVERIFY(!window()->document()->undoStack()->isClean());  // still unsaved
+    QVERIFY(window()->document()->isModified());  // still unsaved
     QVERIFY(window()->document()->fileName() != file);
     // Nothing else left in the folder but the old file.
     QCOMPARE(QDir(dir_.path()).entryList({"kept.json*"}, QDir::Files), QStringList{"kept.json"});
@@ -185,7 +185,7 @@ void TestSharing::badSceneLeavesTheCurrentSceneUntouched() {
     window()->document()->setHeads(1);
     const QByteArray before = io::sceneToJson(window()->document()->scene());
     const int undoSteps = window()->document()->undoStack()->count();
-    window()->document()->undoStack()->setClean();  // no save prompt in a test
+    window()->document()->markSaved();  // no save prompt in a test
     const QString bad = dir_.filePath(QStringLiteral("wide.json"));
     writeAll(bad, R"({"format": "attention-explorer/scene", "version": 1, "tokens": ["a", "b"],
                       "init": {"seed": 1, "d_model": 8}, "heads": 3})");
@@ -369,7 +369,8 @@ void TestSharing::sweepWritesNumberedPngsAndAGif() {
 }
 
 void TestSharing::exportDialogShowsTheWritersError() {
-    ExportDialog dialog(window(), ExportDialog::Mode::Image);
+    ExportDialog dialog(window()->document(), window()->grid(), ExportDialog::Mode::Image,
+                        window());
     const QString bad = dir_.filePath(QStringLiteral("no/such/folder/maps.png"));
     dialog.setTarget(bad);
     QString error;
@@ -382,7 +383,7 @@ void TestSharing::exportDialogShowsTheWritersError() {
     QVERIFY2(dialog.exportNow(&error), qPrintable(error));
     QVERIFY(readAll(good).contains("<svg"));
     // The folder and format are remembered for next time.
-    ExportDialog again(window(), ExportDialog::Mode::Image);
+    ExportDialog again(window()->document(), window()->grid(), ExportDialog::Mode::Image, window());
     QVERIFY2(again.target().startsWith(dir_.path()) && again.target().endsWith(".svg"),
              qPrintable(again.target()));
 }

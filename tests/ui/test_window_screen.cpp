@@ -106,9 +106,12 @@ void TestWindowScreen::crossAttentionDoesNotGrowTheWindow() {
 
 void TestWindowScreen::dialogsFitASmallScreen() {
     std::vector<std::unique_ptr<QDialog>> owned;
-    owned.push_back(std::make_unique<ExportDialog>(window_.get(), ExportDialog::Mode::Image));
-    owned.push_back(std::make_unique<ExportDialog>(window_.get(), ExportDialog::Mode::EveryHead));
-    owned.push_back(std::make_unique<ExportDialog>(window_.get(), ExportDialog::Mode::Sweep));
+    owned.push_back(std::make_unique<ExportDialog>(document(), window_->grid(),
+                                                   ExportDialog::Mode::Image, window_.get()));
+    owned.push_back(std::make_unique<ExportDialog>(document(), window_->grid(),
+                                                   ExportDialog::Mode::EveryHead, window_.get()));
+    owned.push_back(std::make_unique<ExportDialog>(document(), window_->grid(),
+                                                   ExportDialog::Mode::Sweep, window_.get()));
     owned.push_back(std::make_unique<ModelImportDialog>(document(), window_.get()));
     Classroom* classroom = window_->classroom();
     classroom->showShortcuts();

@@ -6,6 +6,7 @@
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
 #include <QSettings>
@@ -21,8 +22,6 @@
 #include "ui/classroom/neuron_view.h"
 #include "ui/classroom/walkthrough_panel.h"
 #include "ui/editors/controls_panel.h"
-#include "ui/files/file_actions.h"
-#include "ui/window/main_window.h"
 #include "ui/window/presentation_mode.h"
 
 namespace ae::ui {
@@ -75,12 +74,13 @@ QList<ShortcutEntry> collectShortcuts(QWidget* window) {
     return entries;
 }
 
-Classroom::Classroom(MainWindow* window)
+Classroom::Classroom(QMainWindow* window, AttentionDocument* document, HeatmapGrid* grid,
+                     QSpinBox* headSpin)
     : QObject(window),
       window_(window),
-      document_(window->document()),
-      grid_(window->grid()),
-      headSpin_(window->findChild<QSpinBox*>(QStringLiteral("headSpin"))),
+      document_(document),
+      grid_(grid),
+      headSpin_(headSpin),
       presentation_(new PresentationMode(window)) {
     // Side docks keep their corners: the neuron view and pin and compare sit under the maps,
     // the walkthrough stays full height beside them.
@@ -304,9 +304,7 @@ void Classroom::createActions() {
 ExamplesGallery* Classroom::gallery() {
     if (!gallery_) {
         gallery_ = new ExamplesGallery(window_);
-        // Like File › Open preset: unsaved changes are asked about first.
-        connect(gallery_, &ExamplesGallery::presetRequested, window_->fileActions(),
-                &FileActions::openPreset);
+        connect(gallery_, &ExamplesGallery::presetRequested, this, &Classroom::presetRequested);
     }
     return gallery_;
 }

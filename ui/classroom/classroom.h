@@ -1,5 +1,5 @@
 #pragma once
-// Everything for teaching with the explorer, added to a MainWindow from outside so the window's
+// Everything for teaching with the explorer, added to a main window from outside so the window's
 // own code stays small: the examples gallery, the guided walkthrough, the neuron view, pin and
 // compare (docks), the what-if comparisons (Explain menu), presentation mode and its keys (View
 // menu) and Help › Keyboard shortcuts, which is generated from the window's actions.
@@ -15,6 +15,7 @@
 class QAction;
 class QDialog;
 class QDockWidget;
+class QMainWindow;
 class QMenu;
 class QSpinBox;
 class QWidget;
@@ -24,7 +25,6 @@ namespace ae::ui {
 class AttentionDocument;
 class ExamplesGallery;
 class HeatmapGrid;
-class MainWindow;
 class NeuronView;
 class PinCompareView;
 class PositionsComparison;
@@ -45,7 +45,10 @@ QList<ShortcutEntry> collectShortcuts(QWidget* window);
 class Classroom : public QObject {
     Q_OBJECT
 public:
-    explicit Classroom(MainWindow* window);
+    // Adds its docks, menus and keys to `window`, which shows `document` in `grid`; `headSpin`
+    // is the window's choice of head, which the classroom views follow and the keys step.
+    Classroom(QMainWindow* window, AttentionDocument* document, HeatmapGrid* grid,
+              QSpinBox* headSpin);
 
     WalkthroughPanel* walkthrough() const { return walkthrough_; }
     QDockWidget* walkthroughDock() const { return walkthroughDock_; }
@@ -69,6 +72,10 @@ public slots:
     void showGallery();
     void showShortcuts();
 
+signals:
+    // A scene picked in the examples gallery: the window opens it as File › Open preset does.
+    void presetRequested(const QString& name);
+
 private:
     void createDocks();
     void createActions();
@@ -81,7 +88,7 @@ private:
     void toggleCausal();
     int currentHead() const;
 
-    MainWindow* window_;
+    QMainWindow* window_;
     AttentionDocument* document_;
     HeatmapGrid* grid_;
     QSpinBox* headSpin_;

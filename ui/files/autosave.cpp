@@ -17,8 +17,6 @@
 #include "document/attention_document.h"
 #include "io/result_export.h"
 #include "io/scene_file.h"
-#include "ui/files/file_actions.h"
-#include "ui/window/main_window.h"
 
 namespace ae::ui {
 namespace {
@@ -195,8 +193,11 @@ RestoreChoice askAboutAutosave(QWidget* parent, const OrphanedAutosave& orphan) 
     return RestoreChoice::Later;
 }
 
-Autosave::Autosave(MainWindow* window, const QString& directory, AutosaveTiming timing)
+Autosave::Autosave(AttentionDocument* document, AutosaveView view, QWidget* window,
+                   const QString& directory, AutosaveTiming timing)
     : QObject(window),
+      document_(document),
+      view_(std::move(view)),
       window_(window),
       directory_(directory),
       filePath_(newSessionFile(directory)),
@@ -207,11 +208,10 @@ Autosave::Autosave(MainWindow* window, const QString& directory, AutosaveTiming 
     setTiming(timing);
     connect(idleTimer_, &QTimer::timeout, this, &Autosave::writeIfChanged);
     connect(periodicTimer_, &QTimer::timeout, this, &Autosave::writeIfChanged);
-    AttentionDocument* document = window_->document();
     // Every edit (a merged slider step too) recomputes; undo and redo move the index.
-    connect(document, &AttentionDocument::resultsChanged, this, &Autosave::documentEdited);
-    connect(document->undoStack(), &QUndoStack::indexChanged, this, &Autosave::documentEdited);
-    connect(document, &AttentionDocument::modifiedChanged, this, &Autosave::modifiedChanged);
+    connect(document_, &AttentionDocument::resultsChanged, this, &Autosave::documentEdited);
+    connect(document_->undoStack(), &QUndoStack::indexChanged, this, &Autosave::documentEdited);
+    connect(document_, &AttentionDocument::modifiedChanged, this, &Autosave::modifiedChanged);
 }
 
 // The file stays (it is unsaved work) and the lock goes: the next start offers it.
@@ -223,7 +223,7 @@ void Autosave::setTiming(AutosaveTiming timing) {
 }
 
 bool Autosave::documentModified() const {
-    return window_->document()->isModified();
+    return document_->isModified();
 }
 
 void Autosave::documentEdited() {
@@ -256,9 +256,9 @@ bool Autosave::writeIfChanged() {
         lock_ = tryLockFor(filePath_);
         if (!lock_) return fail(QStringLiteral("%1: cannot lock").arg(lockPathFor(filePath_)));
     }
-    const QString original = window_->document()->fileName();
+    const QString original = document_->fileName();
     try {
-        const QByteArray scene = io::sceneToJson(window_->fileActions()->sceneForSaving());
+        const QByteArray scene = io::sceneToJson(view_.sceneForSaving());
         io::writeFileAtomically(
             filePath_,
             autosaveJson(scene,
@@ -287,6 +287,31 @@ void Autosave::adopt(OrphanedAutosave orphan) {
     lock_ = std::move(orphan.lock);
     changedSinceWrite_ = false;
     if (documentModified()) periodicTimer_->start();
+}
+
+bool Autosave::offerRestore(const RestoreQuestion& ask) {
+    AutosaveScan scan = scanForOrphanedAutosaves(directory_);
+    if (!scan.problems.isEmpty()) emit problemsFound(scan.problems.join(QLatin1Char('\n')));
+    for (OrphanedAutosave& orphan : scan.orphans) {
+        const RestoreChoice choice = ask ? ask(orphan) : askAboutAutosave(window_, orphan);
+        if (choice == RestoreChoice::Restore) {
+            restore(std::move(orphan));
+            return true;
+        }
+        if (choice == RestoreChoice::Discard) QFile::remove(orphan.file);
+    }
+    return false;  // the scan's locks are released here: Later leaves the files for next time
+}
+
+void Autosave::restore(OrphanedAutosave orphan) {
+    const AutosaveContents& contents = orphan.contents;
+    document_->resetScene(contents.scene, contents.originalFile);
+    if (!contents.scene.viewJson.empty())
+        view_.apply(
+            QJsonDocument::fromJson(QByteArray::fromStdString(contents.scene.viewJson)).object());
+    // Unsaved until the user saves: no undo step leads back to a clean state.
+    document_->markUnsaved();
+    adopt(std::move(orphan));
 }
 
 }  // namespace ae::ui

@@ -16,12 +16,14 @@
 
 #include "core/scene.h"
 
+class QJsonObject;
 class QLockFile;
 class QTimer;
+class QWidget;
 
 namespace ae::ui {
 
-class MainWindow;
+class AttentionDocument;
 
 // Where autosave files go: QStandardPaths::AppLocalDataLocation/autosave, or $AE_AUTOSAVE_DIR
 // when set (test-only: lets a test and the processes it starts share a throw-away directory).
@@ -72,11 +74,20 @@ using RestoreQuestion = std::function<RestoreChoice(const OrphanedAutosave&)>;
 // The question the window asks: which scene, when it was saved, Restore / Discard / Later.
 RestoreChoice askAboutAutosave(QWidget* parent, const OrphanedAutosave& orphan);
 
+// What an autosave needs from the window whose work it keeps, without knowing that window.
+struct AutosaveView {
+    // The scene as File › Save writes it: the document's, with the window's view.
+    std::function<Scene()> sceneForSaving;
+    // Shows a restored scene's `view` object.
+    std::function<void(const QJsonObject& view)> apply;
+};
+
 class Autosave : public QObject {
     Q_OBJECT
 public:
-    explicit Autosave(MainWindow* window, const QString& directory = defaultAutosaveDirectory(),
-                      AutosaveTiming timing = {});
+    // Keeps `document`'s unsaved work; `window` owns it and is the parent of its dialogs.
+    Autosave(AttentionDocument* document, AutosaveView view, QWidget* window,
+             const QString& directory = defaultAutosaveDirectory(), AutosaveTiming timing = {});
     ~Autosave() override;
 
     QString directory() const { return directory_; }
@@ -96,16 +107,29 @@ public:
     QString lastError() const { return lastError_; }
     int writeCount() const { return writeCount_; }
 
+    // Looks for autosave files left by processes that are gone (scanForOrphanedAutosaves) and
+    // asks about each, newest first (`ask` replaces the dialog in tests). Unreadable ones are set
+    // aside and reported by problemsFound. Returns true when one was restored: it is then the
+    // open scene, unsaved, with its original file name; the others wait for the next start.
+    bool offerRestore(const RestoreQuestion& ask = {});
+    // Opens an orphan's scene and view as modified (Save writes to its original file) and
+    // continues autosaving into its file, which stays until the scene is saved.
+    void restore(OrphanedAutosave orphan);
+
 signals:
     void written(const QString& file);
     void failed(const QString& message);
+    // One line per autosave file that could not be read (AutosaveScan::problems).
+    void problemsFound(const QString& text);
 
 private:
     void documentEdited();
     void modifiedChanged(bool modified);
     bool documentModified() const;
 
-    MainWindow* window_;
+    AttentionDocument* document_;
+    AutosaveView view_;
+    QWidget* window_;
     QString directory_;
     QString filePath_;
     std::shared_ptr<QLockFile> lock_;

@@ -23,7 +23,6 @@
 #include "ui/files/batch_export.h"
 #include "ui/setting.h"
 #include "ui/window/document_maps.h"
-#include "ui/window/main_window.h"
 
 namespace ae::ui {
 namespace {
@@ -42,19 +41,19 @@ QString startFolder() {
 
 }  // namespace
 
-ExportDialog::ExportDialog(MainWindow* window, Mode mode)
-    : QDialog(window), window_(window), mode_(mode) {
+ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid, Mode mode,
+                           QWidget* parent)
+    : QDialog(parent), document_(document), grid_(grid), mode_(mode) {
     setWindowTitle(mode == Mode::Image       ? tr("Export image")
                    : mode == Mode::EveryHead ? tr("Export every head")
                                              : tr("Export a sweep"));
     auto* form = new QFormLayout(this);
-    const HeatmapGrid* grid = window_->grid();
     if (mode == Mode::Image) {
         maps_ = new QComboBox;
         maps_->setObjectName(QStringLiteral("mapsCombo"));
         maps_->addItem(
-            tr("The whole grid (%n map(s))", nullptr, static_cast<int>(grid->tiles().size())));
-        for (const HeatmapTile& t : grid->tiles())
+            tr("The whole grid (%n map(s))", nullptr, static_cast<int>(grid_->tiles().size())));
+        for (const HeatmapTile& t : grid_->tiles())
             maps_->addItem(t.controller->title());
         form->addRow(tr("Maps"), maps_);
     }
@@ -71,7 +70,7 @@ ExportDialog::ExportDialog(MainWindow* window, Mode mode)
         steps_ = new QSpinBox;
         steps_->setRange(2, 200);
         steps_->setValue(12);
-        const Scene& scene = window_->document()->scene();
+        const Scene& scene = document_->scene();
         const auto presetRange = [this, &scene](int index) {
             const double ranges[3][2] = {{0.5, 16.0},
                                          {1.0, static_cast<double>(scene.dProj())},
@@ -194,8 +193,8 @@ ExportDialog::ExportDialog(MainWindow* window, Mode mode)
     auto* targetRow = new QHBoxLayout;
     targetRow->addWidget(target_, 1);
     targetRow->addWidget(browse);
-    const QString scene = QFileInfo(window_->document()->fileName()).completeBaseName();
-    const QString title = QString::fromStdString(window_->document()->scene().title);
+    const QString scene = QFileInfo(document_->fileName()).completeBaseName();
+    const QString title = QString::fromStdString(document_->scene().title);
     const QString stem = !scene.isEmpty() ? scene : !title.isEmpty() ? title : tr("scene");
     if (mode == Mode::Image) {
         form->addRow(tr("File"), targetRow);
@@ -230,7 +229,7 @@ QString ExportDialog::baseName() const {
 }
 
 int ExportDialog::mapsPerFile() const {
-    const int all = static_cast<int>(window_->grid()->tiles().size());
+    const int all = static_cast<int>(grid_->tiles().size());
     if (mode_ == Mode::EveryHead) return 1;
     if (mode_ == Mode::Image && maps_->currentIndex() > 0) return 1;
     return all;
@@ -289,8 +288,7 @@ void ExportDialog::browse() {
 }
 
 bool ExportDialog::exportNow(QString* error) {
-    AttentionDocument* document = window_->document();
-    GridView view = figureView(window_->grid()->view());
+    GridView view = figureView(grid_->view());
     view.showEntropy = entropy_->isChecked();
     ImageOptions options;
     options.size = QSize(width_->value(), height_->value());
@@ -306,7 +304,7 @@ bool ExportDialog::exportNow(QString* error) {
     try {
         if (mode_ == Mode::Image) {
             HeatmapGrid grid;
-            DocumentMaps gridFollowsDocument(document, &grid);
+            DocumentMaps gridFollowsDocument(document_, &grid);
             grid.setView(view);
             std::vector<HeatmapController*> tiles = gridTiles(grid);
             const int map = maps_->currentIndex() - 1;
@@ -320,7 +318,7 @@ bool ExportDialog::exportNow(QString* error) {
             kFolder.write(QFileInfo(file).absolutePath());
             kFormat.write(QFileInfo(file).suffix().toLower());
         } else if (mode_ == Mode::EveryHead) {
-            exportEveryHead(document, view, target_->text(), baseName(),
+            exportEveryHead(document_, view, target_->text(), baseName(),
                             kFormats[format_->currentIndex()], options);
             kFolder.write(target_->text());
             kFormat.write(format_->currentData().toString());
@@ -331,7 +329,7 @@ bool ExportDialog::exportNow(QString* error) {
             request.to = to_->value();
             request.steps = steps_->value();
             request.gif = gif_->isChecked();
-            exportSweep(document->scene(), view, request, target_->text(), baseName(), options);
+            exportSweep(document_->scene(), view, request, target_->text(), baseName(), options);
             kFolder.write(target_->text());
         }
     } catch (const io::WriteError& e) {
@@ -350,7 +348,7 @@ void ExportDialog::accept() {
         QMessageBox::warning(this, windowTitle(), error);
         return;
     }
-    window_->showStatusMessage(tr("Exported to %1").arg(QDir::toNativeSeparators(target())));
+    emit statusMessage(tr("Exported to %1").arg(QDir::toNativeSeparators(target())));
     QDialog::accept();
 }
 

@@ -15,13 +15,16 @@ class QSpinBox;
 
 namespace ae::ui {
 
-class MainWindow;
+class AttentionDocument;
+class HeatmapGrid;
 
 class ExportDialog : public QDialog {
     Q_OBJECT
 public:
     enum class Mode { Image, EveryHead, Sweep };
-    ExportDialog(MainWindow* window, Mode mode);
+    // Exports `document`'s maps as `grid` shows them (its view, its maps for Mode::Image).
+    ExportDialog(AttentionDocument* document, const HeatmapGrid* grid, Mode mode,
+                 QWidget* parent = nullptr);
 
     // Exports with the current fields; false with *error (the writer's reason) on failure.
     bool exportNow(QString* error);
@@ -30,6 +33,10 @@ public:
     void setTarget(const QString& path);
 
     void accept() override;
+
+signals:
+    // After a successful export from the dialog's button: "Exported to PATH".
+    void statusMessage(const QString& text);
 
 private:
     void browse();
@@ -40,7 +47,8 @@ private:
     int mapsPerFile() const;
     FigureStyle style() const;
 
-    MainWindow* window_;
+    AttentionDocument* document_;
+    const HeatmapGrid* grid_;
     Mode mode_;
     QComboBox* maps_ = nullptr;
     QComboBox* format_ = nullptr;

@@ -33,7 +33,6 @@
 #include "ui/files/scene_import.h"
 #include "ui/setting.h"
 #include "ui/window/document_maps.h"
-#include "ui/window/main_window.h"
 
 namespace ae::ui {
 namespace {
@@ -68,13 +67,9 @@ AttentionEngine<double> computedInDouble(const Scene& scene) {
 
 }  // namespace
 
-FileActions::FileActions(MainWindow* window) : QObject(window), window_(window) {
-    window_->setAcceptDrops(true);
-    window_->installEventFilter(this);
-}
-
-AttentionDocument* FileActions::document() const {
-    return window_->document();
+FileActions::FileActions(Window window) : QObject(window.widget), window_(std::move(window)) {
+    window_.widget->setAcceptDrops(true);
+    window_.widget->installEventFilter(this);
 }
 
 void FileActions::addOpenActions(QMenu* file) {
@@ -106,16 +101,16 @@ void FileActions::addSaveAndExportActions(QMenu* file) {
                               [this, which = which] { importWeightDialog(which); });
     }
     file->addAction(tr("Import &model weights…"), this, [this] {
-        ModelImportDialog dialog(document(), window_);
+        ModelImportDialog dialog(document(), window_.widget);
         dialog.exec();
     });
     file->addSeparator();
     file->addAction(tr("Export &image…"), this,
-                    [this] { ExportDialog(window_, ExportDialog::Mode::Image).exec(); });
+                    [this] { exportDialog(ExportDialog::Mode::Image); });
     file->addAction(tr("Export every &head…"), this,
-                    [this] { ExportDialog(window_, ExportDialog::Mode::EveryHead).exec(); });
+                    [this] { exportDialog(ExportDialog::Mode::EveryHead); });
     file->addAction(tr("Export a s&weep…"), this,
-                    [this] { ExportDialog(window_, ExportDialog::Mode::Sweep).exec(); });
+                    [this] { exportDialog(ExportDialog::Mode::Sweep); });
     file->addAction(tr("Export &matrices…"), this, &FileActions::exportMatricesDialog);
 }
 
@@ -125,14 +120,20 @@ void FileActions::addCopyActions(QMenu* edit) {
     edit->addAction(tr("Copy as &LaTeX…"), this, &FileActions::copyLatexDialog);
 }
 
+void FileActions::exportDialog(ExportDialog::Mode mode) {
+    ExportDialog dialog(document(), window_.grid, mode, window_.widget);
+    connect(&dialog, &ExportDialog::statusMessage, this, &FileActions::statusMessage);
+    dialog.exec();
+}
+
 void FileActions::fail(const QString& text) {
-    window_->showProblem(text);
+    emit problem(text);
 }
 
 bool FileActions::open(const QString& fileName) {
     if (!maybeSave()) return false;
     QString error;
-    if (!window_->openSceneFile(fileName, &error)) {
+    if (!window_.openSceneFile(fileName, &error)) {
         fail(QStringLiteral("%1: %2").arg(fileName, error));
         return false;
     }
@@ -142,7 +143,7 @@ bool FileActions::open(const QString& fileName) {
 bool FileActions::openPreset(const QString& name) {
     if (!maybeSave()) return false;
     try {
-        window_->openPreset(name);
+        window_.openPreset(name);
     } catch (const SceneError& e) {
         fail(QString::fromStdString(e.what()));
         return false;
@@ -154,7 +155,7 @@ void FileActions::openDialog() {
     const QString start = document()->fileName().isEmpty()
                               ? kSceneFolder.read()
                               : QFileInfo(document()->fileName()).absolutePath();
-    const QString fileName = QFileDialog::getOpenFileName(window_, tr("Open scene"), start,
+    const QString fileName = QFileDialog::getOpenFileName(window_.widget, tr("Open scene"), start,
                                                           tr("Scenes (*.json);;All files (*)"));
     if (!fileName.isEmpty()) open(fileName);
 }
@@ -163,7 +164,7 @@ Scene FileActions::sceneForSaving() const {
     Scene scene = document()->scene();
     // Keys this window does not know (from a newer version, or added by hand) stay.
     QJsonObject view = QJsonDocument::fromJson(QByteArray::fromStdString(scene.viewJson)).object();
-    const QJsonObject state = window_->viewState();
+    const QJsonObject state = window_.viewState();
     for (auto it = state.begin(); it != state.end(); ++it)
         view[it.key()] = it.value();
     scene.viewJson = QJsonDocument(view).toJson(QJsonDocument::Compact).toStdString();
@@ -200,8 +201,8 @@ bool FileActions::saveAs() {
                                   .replace(QLatin1Char('/'), QLatin1Char('-')) +
                               QStringLiteral(".json"));
     }
-    QString fileName =
-        QFileDialog::getSaveFileName(window_, tr("Save scene"), start, tr("Scenes (*.json)"));
+    QString fileName = QFileDialog::getSaveFileName(window_.widget, tr("Save scene"), start,
+                                                    tr("Scenes (*.json)"));
     if (fileName.isEmpty()) return false;
     if (QFileInfo(fileName).suffix().isEmpty()) fileName += QStringLiteral(".json");
     QString error;
@@ -219,9 +220,10 @@ bool FileActions::maybeSave() {
     if (askUnsaved_) {
         answer = askUnsaved_(name);
     } else {
-        switch (QMessageBox::warning(
-            window_, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(name),
-            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save)) {
+        switch (QMessageBox::warning(window_.widget, tr("Unsaved changes"),
+                                     tr("%1 has unsaved changes. Save them?").arg(name),
+                                     QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
+                                     QMessageBox::Save)) {
             case QMessageBox::Save:
                 answer = UnsavedChoice::Save;
                 break;
@@ -264,12 +266,12 @@ void FileActions::fillRecentMenu() {
 }
 
 bool FileActions::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == window_ && event->type() == QEvent::DragEnter) {
+    if (watched == window_.widget && event->type() == QEvent::DragEnter) {
         auto* drag = static_cast<QDragEnterEvent*>(event);
         if (!localJsonFile(drag->mimeData()).isEmpty()) drag->acceptProposedAction();
         return true;
     }
-    if (watched == window_ && event->type() == QEvent::Drop) {
+    if (watched == window_.widget && event->type() == QEvent::Drop) {
         auto* drop = static_cast<QDropEvent*>(event);
         const QString file = localJsonFile(drop->mimeData());
         if (file.isEmpty()) return false;
@@ -309,13 +311,13 @@ void FileActions::importEmbeddingsDialog(bool withTokens) {
     QString tokens;
     if (withTokens) {
         tokens =
-            QFileDialog::getOpenFileName(window_, tr("Tokens, one per line"), kImportFolder.read(),
-                                         tr("Text (*.txt);;All files (*)"));
+            QFileDialog::getOpenFileName(window_.widget, tr("Tokens, one per line"),
+                                         kImportFolder.read(), tr("Text (*.txt);;All files (*)"));
         if (tokens.isEmpty()) return;
         kImportFolder.write(QFileInfo(tokens).absolutePath());
     }
     const QString matrix =
-        QFileDialog::getOpenFileName(window_, tr("Embeddings"), kImportFolder.read(),
+        QFileDialog::getOpenFileName(window_.widget, tr("Embeddings"), kImportFolder.read(),
                                      tr("Matrices (*.npy *.csv *.tsv *.txt);;All files (*)"));
     if (matrix.isEmpty()) return;
     kImportFolder.write(QFileInfo(matrix).absolutePath());
@@ -325,7 +327,7 @@ void FileActions::importEmbeddingsDialog(bool withTokens) {
 
 void FileActions::importWeightDialog(WeightMatrix which) {
     const QString matrix =
-        QFileDialog::getOpenFileName(window_, tr("Weight matrix"), kImportFolder.read(),
+        QFileDialog::getOpenFileName(window_.widget, tr("Weight matrix"), kImportFolder.read(),
                                      tr("Matrices (*.npy *.csv *.tsv *.txt);;All files (*)"));
     if (matrix.isEmpty()) return;
     kImportFolder.write(QFileInfo(matrix).absolutePath());
@@ -376,11 +378,11 @@ QString FileActions::latexForStage(const Scene& scene, Stage stage, int head, in
 }
 
 void FileActions::exportMatricesDialog() {
-    QDialog dialog(window_);
+    QDialog dialog(window_.widget);
     dialog.setWindowTitle(tr("Export matrices"));
     auto* form = new QFormLayout(&dialog);
     auto* scope = new QComboBox;
-    const Stage stage = window_->grid()->stage();
+    const Stage stage = window_.grid->stage();
     scope->addItem(tr("%1, every head").arg(stageName(stage)));
     scope->addItem(tr("Every stage"));
     auto* format = new QComboBox;
@@ -405,12 +407,12 @@ void FileActions::exportMatricesDialog() {
     QString target;
     if (chosen == MatrixExportFormat::ResultJson) {
         target = QFileDialog::getSaveFileName(
-            window_, tr("Result file"),
+            window_.widget, tr("Result file"),
             QDir(kMatrixFolder.read())
                 .filePath((base.isEmpty() ? tr("scene") : base) + QStringLiteral("-result.json")),
             tr("JSON (*.json)"));
     } else {
-        target = QFileDialog::getExistingDirectory(window_, tr("Folder for the matrices"),
+        target = QFileDialog::getExistingDirectory(window_.widget, tr("Folder for the matrices"),
                                                    kMatrixFolder.read());
     }
     if (target.isEmpty()) return;
@@ -421,9 +423,8 @@ void FileActions::exportMatricesDialog() {
             exportMatrices(document()->scene(),
                            scope->currentIndex() == 0 ? std::optional<Stage>(stage) : std::nullopt,
                            chosen, target);
-        window_->showStatusMessage(
-            tr("Wrote %n file(s) to %1", nullptr, static_cast<int>(files.size()))
-                .arg(QDir::toNativeSeparators(target)));
+        emit statusMessage(tr("Wrote %n file(s) to %1", nullptr, static_cast<int>(files.size()))
+                               .arg(QDir::toNativeSeparators(target)));
     } catch (const io::WriteError& e) {
         fail(QString::fromStdString(e.what()));
     } catch (const SceneError& e) {
@@ -434,22 +435,22 @@ void FileActions::exportMatricesDialog() {
 void FileActions::copyImage() {
     HeatmapGrid grid;
     DocumentMaps gridFollowsDocument(document(), &grid);
-    grid.setView(window_->grid()->view());
+    grid.setView(window_.grid->view());
     ImageOptions options;
-    options.size = window_->grid()->size();
+    options.size = window_.grid->size();
     QApplication::clipboard()->setImage(renderImage(gridTiles(grid), options));
-    window_->showStatusMessage(tr("Copied the maps as an image"));
+    emit statusMessage(tr("Copied the maps as an image"));
 }
 
 void FileActions::copyLatexDialog() {
-    const Stage stage = window_->grid()->stage();
+    const Stage stage = window_.grid->stage();
     const Scene& scene = document()->scene();
-    QDialog dialog(window_);
+    QDialog dialog(window_.widget);
     dialog.setWindowTitle(tr("Copy as LaTeX"));
     auto* form = new QFormLayout(&dialog);
     auto* head = new QSpinBox;
     head->setRange(0, scene.heads - 1);
-    head->setValue(std::min(window_->grid()->head(), scene.heads - 1));
+    head->setValue(std::min(window_.grid->head(), scene.heads - 1));
     head->setEnabled(isPerHead(stage));
     auto* decimals = new QSpinBox;
     decimals->setRange(0, 8);
@@ -479,7 +480,7 @@ void FileActions::copyLatexDialog() {
     if (dialog.exec() != QDialog::Accepted) return;
     kLatexDecimals.write(decimals->value());
     QApplication::clipboard()->setText(preview->toPlainText());
-    window_->showStatusMessage(tr("Copied a bmatrix of %1").arg(stageName(stage)));
+    emit statusMessage(tr("Copied a bmatrix of %1").arg(stageName(stage)));
 }
 
 }  // namespace ae::ui

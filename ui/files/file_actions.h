@@ -10,12 +10,15 @@
 
 #include "document/attention_document.h"
 #include "plot/stage.h"
+#include "ui/files/export_dialog.h"
 
+class QJsonObject;
 class QMenu;
+class QWidget;
 
 namespace ae::ui {
 
-class MainWindow;
+class HeatmapGrid;
 
 enum class MatrixExportFormat { Csv, Npy, ResultJson };
 
@@ -27,8 +30,19 @@ using UnsavedQuestion = std::function<UnsavedChoice(const QString& sceneName)>;
 class FileActions : public QObject {
     Q_OBJECT
 public:
+    // What FileActions needs from the window it serves, without knowing that window.
+    struct Window {
+        QWidget* widget = nullptr;  // owns FileActions, parents its dialogs, takes dropped files
+        AttentionDocument* document = nullptr;
+        const HeatmapGrid* grid = nullptr;       // the maps that exports and copies start from
+        std::function<QJsonObject()> viewState;  // the `view` object Save writes
+        // Replace the scene and empty Undo without asking, as MainWindow::openSceneFile and
+        // MainWindow::openPreset do (the view, the last-scene setting).
+        std::function<bool(const QString& fileName, QString* error)> openSceneFile;
+        std::function<void(const QString& presetName)> openPreset;
+    };
     // Also accepts .json files dropped onto the window.
-    explicit FileActions(MainWindow* window);
+    explicit FileActions(Window window);
 
     void addOpenActions(QMenu* file);           // Open…, Open recent
     void addSaveAndExportActions(QMenu* file);  // Save, Save As, Import, Export…
@@ -75,6 +89,12 @@ public:
     // A bmatrix of `stage` for `head`, computed in double.
     static QString latexForStage(const Scene& scene, Stage stage, int head, int decimals);
 
+signals:
+    // A transient note for the status bar (an export or a copy done).
+    void statusMessage(const QString& text);
+    // A failure worth telling but not worth blocking for (a file that did not load or save).
+    void problem(const QString& text);
+
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
@@ -85,12 +105,13 @@ private:
     void importEmbeddingsDialog(bool withTokens);
     void importWeightDialog(WeightMatrix which);
     void exportMatricesDialog();
+    void exportDialog(ExportDialog::Mode mode);
     void copyImage();
     void copyLatexDialog();
     void fail(const QString& text);
-    AttentionDocument* document() const;
+    AttentionDocument* document() const { return window_.document; }
 
-    MainWindow* window_;
+    Window window_;
     QMenu* recentMenu_ = nullptr;
     UnsavedQuestion askUnsaved_;
 };

@@ -5,7 +5,6 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -82,8 +81,14 @@ MainWindow::MainWindow(QWidget* parent)
       document_(new AttentionDocument(this)),
       grid_(new HeatmapGrid(this)),
       controls_(new ControlsPanel(document_, this)),
-      fileActions_(new FileActions(this)),
-      autosave_(new Autosave(this)) {
+      fileActions_(new FileActions(
+          {this, document_, grid_, [this] { return viewState(); },
+           [this](const QString& file, QString* error) { return openSceneFile(file, error); },
+           [this](const QString& name) { openPreset(name); }})),
+      autosave_(new Autosave(document_,
+                             {[this] { return fileActions_->sceneForSaving(); },
+                              [this](const QJsonObject& view) { applyViewState(view); }},
+                             this)) {
     auto* maps = new DocumentMaps(document_, grid_);
     connect(maps, &DocumentMaps::statusMessage, this,
             [this](const QString& text) { statusBar()->showMessage(text, 6000); });
@@ -92,7 +97,9 @@ MainWindow::MainWindow(QWidget* parent)
     createActions();
     createDocks();
     createStatusBar();
-    classroom_ = new Classroom(this);
+    classroom_ = new Classroom(this, document_, grid_, headSpin_);
+    // Like File › Open preset: unsaved changes are asked about first.
+    connect(classroom_, &Classroom::presetRequested, fileActions_, &FileActions::openPreset);
     for (QDockWidget* dock : findChildren<QDockWidget*>()) {
         // The training panel fits as it is (356x359), and test_training_panel reaches it as the
         // dock's widget.
@@ -110,7 +117,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(controls_, &ControlsPanel::messageRequested, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(document_, &AttentionDocument::modifiedChanged, this, &MainWindow::setWindowModified);
+    connect(fileActions_, &FileActions::statusMessage, this, &MainWindow::showStatusMessage);
+    connect(fileActions_, &FileActions::problem, this, &MainWindow::showProblem);
     connect(autosave_, &Autosave::failed, this, &MainWindow::showStatusMessage);
+    connect(autosave_, &Autosave::problemsFound, this, &MainWindow::showProblem);
 }
 
 MainWindow::~MainWindow() {
@@ -424,31 +434,6 @@ void MainWindow::openStartupScene() {
     const QString last = kLastScene.read();
     if (!last.isEmpty() && openSceneFile(last)) return;
     openPreset(QString::fromLatin1(kDefaultPreset));
-}
-
-bool MainWindow::offerAutosaveRestore(const RestoreQuestion& ask) {
-    AutosaveScan scan = scanForOrphanedAutosaves(autosave_->directory());
-    if (!scan.problems.isEmpty()) showProblem(scan.problems.join(QLatin1Char('\n')));
-    for (OrphanedAutosave& orphan : scan.orphans) {
-        const RestoreChoice choice = ask ? ask(orphan) : askAboutAutosave(this, orphan);
-        if (choice == RestoreChoice::Restore) {
-            restoreAutosave(std::move(orphan));
-            return true;
-        }
-        if (choice == RestoreChoice::Discard) QFile::remove(orphan.file);
-    }
-    return false;  // the scan's locks are released here: Later leaves the files for next time
-}
-
-void MainWindow::restoreAutosave(OrphanedAutosave orphan) {
-    const AutosaveContents& contents = orphan.contents;
-    document_->resetScene(contents.scene, contents.originalFile);
-    if (!contents.scene.viewJson.empty())
-        applyViewState(
-            QJsonDocument::fromJson(QByteArray::fromStdString(contents.scene.viewJson)).object());
-    // Unsaved until the user saves: no undo step leads back to a clean state.
-    document_->markUnsaved();
-    autosave_->adopt(std::move(orphan));
 }
 
 void MainWindow::showProblem(const QString& text) {

@@ -5,8 +5,6 @@
 
 #include <QMainWindow>
 
-#include "ui/files/autosave.h"
-
 class QAction;
 class QActionGroup;
 class QComboBox;
@@ -59,15 +57,8 @@ public:
     QJsonObject viewState() const;
     void applyViewState(const QJsonObject& view);
     FileActions* fileActions() const { return fileActions_; }
+    // Keeps unsaved work, and offers what a crashed session left (Autosave::offerRestore).
     Autosave* autosave() const { return autosave_; }
-    // Looks for autosave files left by processes that are gone (ui/autosave.h) and asks about
-    // each, newest first (`ask` replaces the dialog in tests). Unreadable ones are set aside and
-    // shown. Returns true when one was restored: it is then the open scene, unsaved, with its
-    // original file name; the others wait for the next start.
-    bool offerAutosaveRestore(const RestoreQuestion& ask = {});
-    // Opens an orphan's scene and view as modified (Save writes to its original file) and
-    // continues autosaving into its file, which stays until the scene is saved.
-    void restoreAutosave(OrphanedAutosave orphan);
     // View › Reset layout: every dock back in its first-start place (docked, tabbed and shown or
     // hidden as on a first start), the toolbar shown, and the window inside its screen.
     void resetLayout();
