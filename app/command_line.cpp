@@ -46,6 +46,8 @@ constexpr const char* kUsage =
     "                          -o SCENE.json   (import --help for every option)\n"
     "       attention-explorer run MODEL_DIR (--text TEXT | --ids 1,2,3) [--attention-mask 1,1,0]\n"
     "                          -o RESULT.json [--double] [--format json|npy]\n"
+    "       attention-explorer scene MODEL_DIR (--text TEXT | --ids 1,2,3) --layer L -o "
+    "SCENE.json\n"
     "       attention-explorer tokenize (MODEL_DIR | TOKENIZER_FILE) (--text TEXT | --lines FILE)\n"
     "                          [--no-special]\n"
 
@@ -80,7 +82,7 @@ const std::map<QString, std::function<int(const QStringList&)>>& commands() {
     static const std::map<QString, std::function<int(const QStringList&)>> table = {
         {"export", exportCommand}, {"presets", presetsCommand},   {"bench", benchWithWindow},
         {"train", trainCommand},   {"render", renderCommand},     {"import", importCommand},
-        {"run", runModelCommand},  {"tokenize", tokenizeCommand},
+        {"run", runModelCommand},  {"tokenize", tokenizeCommand}, {"scene", modelSceneCommand},
 
     };
     return table;

@@ -4,9 +4,12 @@
 #include <stdexcept>
 
 #include "cli/command_support.h"
+#include "core/model_layer_scene.h"
 #include "io/model_folder.h"
 #include "io/model_result.h"
 #include "io/result_export.h"
+#include "io/scene_file.h"
+#include "io/tokenizer.h"
 
 namespace ae::cli {
 namespace {
@@ -50,11 +53,19 @@ void runAndWrite(const model::Model& model, const std::vector<long long>& ids,
 
 }  // namespace
 
-std::vector<long long> tokenizeForRun(const QString& modelDirectory, const QString& text) {
-    // The tokenizer (issue 15, io/tokenizer*) is wired in here once it is merged.
-    Q_UNUSED(modelDirectory);
-    Q_UNUSED(text);
-    refuse("run: --text needs the tokenizer, which this build does not have yet; give --ids");
+std::vector<long long> tokenizeForRun(const QString& modelDirectory, const QString& text,
+                                      std::vector<std::string>* labels) {
+    try {
+        const io::Tokenizer tokenizer = io::Tokenizer::load(modelDirectory);
+        std::vector<long long> ids;
+        for (int id : tokenizer.encode(text, true)) {
+            ids.push_back(id);
+            if (labels) labels->push_back(tokenizer.displayText(id).toStdString());
+        }
+        return ids;
+    } catch (const io::TokenizerError& error) {
+        refuse(QString::fromStdString(error.what()));
+    }
 }
 
 int runModelCommand(const QStringList& arguments) {
@@ -94,9 +105,9 @@ int runModelCommand(const QStringList& arguments) {
 
     try {
         const io::ModelFolder folder(directory);
-        const std::vector<long long> ids = parser.isSet("ids")
-                                               ? integerList(parser.value("ids"), "--ids")
-                                               : tokenizeForRun(directory, parser.value("text"));
+        const std::vector<long long> ids =
+            parser.isSet("ids") ? integerList(parser.value("ids"), "--ids")
+                                : tokenizeForRun(directory, parser.value("text"), nullptr);
         model::RunOptions options;
         if (parser.isSet("attention-mask")) {
             for (long long a : integerList(parser.value("attention-mask"), "--attention-mask")) {
@@ -112,6 +123,78 @@ int runModelCommand(const QStringList& arguments) {
         }
     } catch (const model::ModelError& error) {
         // Refusals about the ids or the mask do not name a file: say which model they were for.
+        const QString message = QString::fromStdString(error.what());
+        refuse(message.startsWith(directory) ? message : directory + ": " + message);
+    } catch (const io::WriteError& error) {
+        refuse(QString::fromStdString(error.what()));
+    }
+    return kSuccess;
+}
+
+int modelSceneCommand(const QStringList& arguments) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Write one layer of a whole model as a scene (format version 2): its attention with the "
+        "layer's residual input as the embeddings, for the window, export and render.");
+    parser.addHelpOption();
+    parser.addPositionalArgument("model", "A Hugging Face model folder.");
+    parser.addOptions({
+        {"text", "The text, tokenized with the folder's tokenizer.", "text"},
+        {"ids", "Token ids instead of text, e.g. 464,3290,3332.", "ids"},
+        {"attention-mask", "1 for a token, 0 for padding, one per token.", "mask"},
+        {"layer", "The layer, from 0.", "l"},
+        {{"o", "output"}, "The scene file.", "out"},
+    });
+    if (!parser.parse(arguments)) refuse("scene: " + parser.errorText());
+    if (parser.isSet("help")) {
+        printLine(stdout, parser.helpText());
+        return kSuccess;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 1) refuse("scene: give one MODEL_DIR");
+    if (parser.isSet("text") == parser.isSet("ids"))
+        refuse("scene: give --text TEXT or --ids 1,2,3");
+    if (!parser.isSet("layer")) refuse("scene: --layer L is required");
+    if (!parser.isSet("output")) refuse("scene: -o SCENE.json is required");
+    bool ok = false;
+    const int layer = parser.value("layer").toInt(&ok);
+    if (!ok) refuse("scene: --layer: expected an integer, got " + parser.value("layer"));
+    const QString directory = positional.first();
+    try {
+        const io::ModelFolder folder(directory);
+        std::vector<std::string> labels;
+        std::vector<long long> ids;
+        if (parser.isSet("ids")) {
+            ids = integerList(parser.value("ids"), "--ids");
+            for (long long id : ids)
+                labels.push_back(std::to_string(id));
+        } else {
+            ids = tokenizeForRun(directory, parser.value("text"), &labels);
+        }
+        model::RunOptions options;
+        if (parser.isSet("attention-mask")) {
+            for (long long a : integerList(parser.value("attention-mask"), "--attention-mask")) {
+                if (a != 0 && a != 1) refuse("scene: --attention-mask: values must be 0 or 1");
+                options.attentionMask.push_back(static_cast<int>(a));
+            }
+        }
+        const int layers = folder.model().config.layers;
+        if (layer < 0 || layer >= layers) {
+            refuse(QStringLiteral("scene: --layer: expected 0 to %1, got %2")
+                       .arg(layers - 1)
+                       .arg(layer));
+        }
+        model::checkInputs(folder.model().config, ids, options);
+        model::checkRunFitsInMemory(
+            folder.model(),
+            model::runMemory(folder.model(), static_cast<long long>(ids.size()), sizeof(double))
+                .total(),
+            "the model in double");
+        // In double, as export computes: the scene's embeddings are this run's residual stream.
+        const model::ModelRun<double> run = model::runModel<double>(folder.model(), ids, options);
+        const Scene scene = model::layerScene(folder.model(), run, layer, labels);
+        io::writeFileAtomically(parser.value("output"), io::sceneToJson(scene));
+    } catch (const model::ModelError& error) {
         const QString message = QString::fromStdString(error.what());
         refuse(message.startsWith(directory) ? message : directory + ": " + message);
     } catch (const io::WriteError& error) {

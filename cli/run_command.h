@@ -1,6 +1,7 @@
 #pragma once
 #include <QString>
 #include <QStringList>
+#include <string>
 #include <vector>
 
 namespace ae::cli {
@@ -10,7 +11,14 @@ namespace ae::cli {
 // one line on stderr for anything refused: arguments, the model folder, the ids, the memory.
 int runModelCommand(const QStringList& arguments);
 
+// `attention-explorer scene MODEL_DIR (--text T | --ids ...) [--attention-mask ...] --layer L
+// -o SCENE.json`: layer L of the model on that sequence as a version-2 scene
+// (core/model_layer_scene.h), computed in double.
+int modelSceneCommand(const QStringList& arguments);
+
 // The token ids of `text` for the model in `modelDirectory`, special tokens as its tokenizer's
-// post-processor adds them: the one place `run --text` meets the tokenizer.
-std::vector<long long> tokenizeForRun(const QString& modelDirectory, const QString& text);
+// post-processor adds them, and each id's readable text in `labels` if given: the one place
+// `run --text` and `scene --text` meet the tokenizer.
+std::vector<long long> tokenizeForRun(const QString& modelDirectory, const QString& text,
+                                      std::vector<std::string>* labels);
 }  // namespace ae::cli

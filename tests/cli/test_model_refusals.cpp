@@ -428,7 +428,13 @@ private slots:
             {{"run", gpt2, "--ids", "1,2", "--format", "csv", "-o", out}, "expected json or npy"},
             {{"run", gpt2, "--ids", "1,2", "--attention-mask", "0,1", "-o", out}, "sees no key"},
             {{"run", gpt2 + "-missing", "--ids", "1", "-o", out}, "not a folder"},
-            {{"run", gpt2, "--text", "hello", "-o", out}, "--text needs the tokenizer"},
+            {{"run", gpt2, "--text", "hello", "-o", out},
+             "gpt2-tiny: no tokenizer.json, vocab.json + merges.txt, or vocab.txt in this folder"},
+            {{"scene", gpt2, "--ids", "1,2", "--layer", "2", "-o", out},
+             "scene: --layer: expected 0 to 1, got 2"},
+            {{"scene", gpt2, "--ids", "1,2", "-o", out}, "scene: --layer L is required"},
+            {{"scene", gpt2, "--ids", "1,99", "--layer", "0", "-o", out},
+             "gpt2-tiny: token ids[1]: 99 is not in"},
         };
         for (const Case& c : cases) {
             const auto r = test::runBinary(c.arguments);
@@ -440,6 +446,61 @@ private slots:
         const auto ok = test::runBinary({"run", gpt2, "--ids", "1, 2,", "-o", out});
         QVERIFY2(ok.exitCode == 0, ok.err.constData());
         QCOMPARE(readJsonFile(out).value("tokens").toArray(), (QJsonArray{1, 2}));
+    }
+
+    // --text goes through the folder's own tokenizer: GPT-2's vocab.json and merges.txt beside
+    // the tiny model's weights. "!" is GPT-2's token 0 (inside the tiny vocabulary); "!!" is
+    // 3228, which the tiny model refuses by name, so the id did come from the tokenizer.
+    void textRunsThroughTheFoldersTokenizer() {
+        ModelCopy copy("gpt2-tiny");
+        for (const char* file : {"vocab.json", "merges.txt"}) {
+            QVERIFY(QFile::copy(QStringLiteral(AE_TEST_DATA_DIR "/tokenizers/gpt2/") + file,
+                                copy.path(file)));
+        }
+        QTemporaryDir temp;
+        const QString out = temp.filePath("r.json");
+        const auto ok = test::runBinary({"run", copy.dir, "--text", "!", "-o", out});
+        QVERIFY2(ok.exitCode == 0, ok.err.constData());
+        QCOMPARE(readJsonFile(out).value("tokens").toArray(), (QJsonArray{0}));
+        const auto refused = test::runBinary({"run", copy.dir, "--text", "!!", "-o", out});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("token ids[0]: 3228 is not in [0, 64)"),
+                 refused.err.constData());
+    }
+
+    // `scene` writes a layer as a version-2-capable scene that export computes; its tokens are
+    // the tokenizer's text, or the ids.
+    void sceneCommandWritesALayer() {
+        QTemporaryDir temp;
+        const QString sceneFile = temp.filePath("layer.scene.json");
+        const auto r = test::runBinary({"scene", goldenModelDir("llama-tiny-gqa"), "--ids",
+                                        "7,41,3,59,22,15,36", "--layer", "1", "-o", sceneFile});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject scene = readJsonFile(sceneFile);
+        QCOMPARE(scene.value("version").toInt(), 2);
+        QCOMPARE(scene.value("kv_heads").toInt(), 2);
+        QCOMPARE(scene.value("tokens").toArray().first().toString(), QStringLiteral("7"));
+        const QString result = temp.filePath("layer.json");
+        const auto e = test::runBinary({"export", sceneFile, "-o", result});
+        QVERIFY2(e.exitCode == 0, e.err.constData());
+        // Head 3's weights: the reference's layer 1, head 3 (the tolerance of the reference).
+        const QJsonObject expected =
+            readJsonFile(goldenModelDir("llama-tiny-gqa") + "/expected-ids-A.json");
+        const QJsonArray want = expected.value("layers")
+                                    .toArray()[1]
+                                    .toObject()
+                                    .value("heads")
+                                    .toArray()[3]
+                                    .toObject()
+                                    .value("weights")
+                                    .toArray();
+        const QJsonArray got =
+            readJsonFile(result).value("heads").toArray()[3].toObject().value("weights").toArray();
+        QCOMPARE(got.size(), want.size());
+        for (int i = 0; i < want.size(); ++i)
+            for (int j = 0; j < want[i].toArray().size(); ++j)
+                QVERIFY(std::abs(got[i].toArray()[j].toDouble() -
+                                 want[i].toArray()[j].toDouble()) <= 1e-12);
     }
 };
 
