@@ -4,34 +4,11 @@
 #include <charconv>
 #include <cstring>
 
+#include "io/json_numbers.h"
 #include "io/result_export.h"
 
 namespace ae::io {
 namespace {
-
-template <typename Scalar>
-void appendNumber(QByteArray& out, Scalar value) {
-    // A run refuses non-finite results (runModel), so every value here is finite; shortest digits
-    // that read back to the same Scalar.
-    char buffer[32];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-    out.append(buffer, static_cast<qsizetype>(result.ptr - buffer));
-}
-
-template <typename Derived>
-void appendMatrix(QByteArray& out, const Eigen::DenseBase<Derived>& m) {
-    out.append('[');
-    for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        if (i) out.append(',');
-        out.append('[');
-        for (Eigen::Index j = 0; j < m.cols(); ++j) {
-            if (j) out.append(',');
-            appendNumber(out, m(i, j));
-        }
-        out.append(']');
-    }
-    out.append(']');
-}
 
 template <typename List>
 void appendIntegers(QByteArray& out, const List& values) {
@@ -90,20 +67,20 @@ QByteArray modelResultJson(const model::ModelRun<Scalar>& run) {
         const int layer = static_cast<int>(l);
         if (l) out.append(",");
         out.append("\n{\"hidden_in\":");
-        appendMatrix(out, run.layers[l].hiddenIn);
+        json::appendMatrix(out, run.layers[l].hiddenIn, ",");
         out.append(",\"heads\":[");
         for (int h = 0; h < run.config.heads; ++h) {
             if (h) out.append(",");
             out.append("\n{\"q\":");
-            appendMatrix(out, run.q(layer, h));
+            json::appendMatrix(out, run.q(layer, h), ",");
             out.append(",\"k\":");
-            appendMatrix(out, run.k(layer, h));
+            json::appendMatrix(out, run.k(layer, h), ",");
             out.append(",\"v\":");
-            appendMatrix(out, run.v(layer, h));
+            json::appendMatrix(out, run.v(layer, h), ",");
             out.append(",\"scores\":");
-            appendMatrix(out, run.layers[l].scores[static_cast<std::size_t>(h)]);
+            json::appendMatrix(out, run.layers[l].scores[static_cast<std::size_t>(h)], ",");
             out.append(",\"weights\":");
-            appendMatrix(out, run.layers[l].weights[static_cast<std::size_t>(h)]);
+            json::appendMatrix(out, run.layers[l].weights[static_cast<std::size_t>(h)], ",");
             out.append('}');
         }
         out.append("]}");
@@ -111,10 +88,10 @@ QByteArray modelResultJson(const model::ModelRun<Scalar>& run) {
     out.append("],\n");
     if (run.config.isDecoder()) {
         out.append("\"logits\":");
-        appendMatrix(out, run.logits);
+        json::appendMatrix(out, run.logits, ",");
     } else {
         out.append("\"last_hidden\":");
-        appendMatrix(out, run.lastHidden);
+        json::appendMatrix(out, run.lastHidden, ",");
     }
     out.append("}\n");
     return out;

@@ -7,38 +7,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "io/json_numbers.h"
+
 namespace ae::io {
 namespace {
-
-void appendNumber(QByteArray& out, double value) {
-    char buffer[32];
-    if (std::isnan(value)) {
-        out.append("NaN");
-        return;
-    }
-    if (std::isinf(value)) {
-        out.append(value > 0 ? "Infinity" : "-Infinity");
-        return;
-    }
-    // Shortest digits that read back to the same double.
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-    out.append(buffer, static_cast<qsizetype>(result.ptr - buffer));
-}
-
-template <typename Derived>
-void appendMatrix(QByteArray& out, const Eigen::DenseBase<Derived>& m) {
-    out.append('[');
-    for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        if (i) out.append(", ");
-        out.append('[');
-        for (Eigen::Index j = 0; j < m.cols(); ++j) {
-            if (j) out.append(", ");
-            appendNumber(out, static_cast<double>(m(i, j)));
-        }
-        out.append(']');
-    }
-    out.append(']');
-}
 
 MatrixD allowedAsMatrix(const BoolMatrix& allowed) {
     return allowed.cast<double>().matrix();
@@ -52,7 +24,7 @@ QByteArray resultJson(const AttentionEngine<double>& engine) {
     QByteArray out;
     out.reserve(1 << 16);
     out.append("{\"format\": \"attention-explorer/result\", \"version\": 1, \"divisor\": ");
-    appendNumber(out, engine.divisor());
+    json::appendNumber(out, engine.divisor());
     out.append(",\n\"allowed\": [");
     const BoolMatrix& allowed = engine.allowed();
     for (Eigen::Index i = 0; i < allowed.rows(); ++i) {
@@ -68,10 +40,10 @@ QByteArray resultJson(const AttentionEngine<double>& engine) {
         out.append(QByteArray::number(engine.fullyMaskedRows()[r]));
     }
     out.append("],\n\"x\": ");
-    appendMatrix(out, engine.x());
+    json::appendMatrix(out, engine.x(), ", ");
     if (engine.scene().hasSource) {
         out.append(",\n\"x_source\": ");
-        appendMatrix(out, engine.xSource());
+        json::appendMatrix(out, engine.xSource(), ", ");
     }
     out.append(",\n\"heads\": [");
     for (int h = 0; h < engine.heads(); ++h) {
@@ -80,7 +52,7 @@ QByteArray resultJson(const AttentionEngine<double>& engine) {
         for (const StageInfo& stage : kStages) {
             if (!stage.perHead) continue;
             out.append(first ? "\"" : ",\n \"").append(stage.key).append("\": ");
-            appendMatrix(out, engine.stageMatrix(stage.stage, h));
+            json::appendMatrix(out, engine.stageMatrix(stage.stage, h), ", ");
             first = false;
         }
         out.append('}');
@@ -89,7 +61,7 @@ QByteArray resultJson(const AttentionEngine<double>& engine) {
     for (const StageInfo& stage : kStages) {
         if (stage.perHead || !engine.hasStage(stage.stage)) continue;
         out.append(",\n\"").append(stage.key).append("\": ");
-        appendMatrix(out, engine.stageMatrix(stage.stage, 0));
+        json::appendMatrix(out, engine.stageMatrix(stage.stage, 0), ", ");
     }
     out.append("}\n");
     return out;
@@ -143,7 +115,7 @@ QByteArray csvBytes(const MatrixD& m) {
     for (Eigen::Index i = 0; i < m.rows(); ++i) {
         for (Eigen::Index j = 0; j < m.cols(); ++j) {
             if (j) out.append(',');
-            appendNumber(out, m(i, j));
+            json::appendNumber(out, m(i, j));
         }
         out.append('\n');
     }
