@@ -39,6 +39,7 @@ constexpr const char* kUsage =
     "       attention-explorer presets\n"
     "       attention-explorer bench [--sizes 64,512,2048] [--d 768] [--heads 12] [--reps 7]\n"
     "       attention-explorer bench --ui [--sizes 128,512] [--n 60]\n"
+    "       attention-explorer bench --model [--sizes 128,512,1024] [--reps 5] [--cache-dir DIR]\n"
     "       attention-explorer train (SCENE.json | --preset NAME) --task previous-token|match|\n"
     "                          first-token [--steps N] [--lr X] [--seed S] -o TRAINED.json\n"
     "       attention-explorer import MODEL.safetensors (--qkv NAME | --query NAME --key NAME\n"

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "bench/model_benchmark.h"
 #include "core/attention_engine.h"
 #include "core/init_draw.h"
 #include "core/parallel_product.h"
@@ -50,6 +51,12 @@ Scene benchmarkScene(int length, int d, int heads) {
     return scene;
 }
 
+QByteArray jsonLine(const QJsonObject& object) {
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+}  // namespace
+
 double sgemmGflops(int reps) {
     const int n = 2048;
     using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -59,12 +66,6 @@ double sgemmGflops(int reps) {
     const double ms = medianMilliseconds(reps, [&] { product(a, b, c); });
     return 2.0 * n * n * static_cast<double>(n) / (ms * 1e6);
 }
-
-QByteArray jsonLine(const QJsonObject& object) {
-    return QJsonDocument(object).toJson(QJsonDocument::Compact);
-}
-
-}  // namespace
 
 int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measureWindow) {
     QCommandLineParser parser;
@@ -76,6 +77,11 @@ int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measu
     parser.addOption({"reps", "Timed repetitions per figure (median).", "n", "7"});
     parser.addOption({"ui", "Measure the window instead: change-to-repaint latency, offscreen."});
     parser.addOption({"n", "With --ui: changes measured per figure (at least 50).", "n", "60"});
+    parser.addOption({"model",
+                      "Measure a whole GPT-2-small-shaped model instead (random weights, written "
+                      "once to the cache folder): the forward pass keeping every head."});
+    parser.addOption({"cache-dir", "With --model: where the model is written and reused.", "dir",
+                      defaultModelBenchFolder()});
     if (!parser.parse(arguments))
         throw std::invalid_argument("bench: " + parser.errorText().toStdString());
     if (parser.isSet("help")) {
@@ -98,6 +104,12 @@ int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measu
     for (const QString& s : parser.value("sizes").split(','))
         sizes.push_back(positive(s, "sizes"));
 
+    if (parser.isSet("model")) {
+        std::vector<int> modelSizes{128, 512, 1024};
+        if (parser.isSet("sizes")) modelSizes = sizes;
+        const int modelReps = parser.isSet("reps") ? reps : 5;
+        return modelBenchmark(modelSizes, modelReps, parser.value("cache-dir"));
+    }
     if (parser.isSet("ui")) {
         const int samples = positive(parser.value("n"), "n");
         if (samples < 50) throw std::invalid_argument("bench: --n: at least 50 changes per figure");
