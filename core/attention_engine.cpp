@@ -208,11 +208,14 @@ template <typename Scalar>
 void AttentionEngine<Scalar>::transformHeads(Matrix& m, int headCount, const Vector& normWeight,
                                              Eigen::Index firstRow, Eigen::Index rows) const {
     const int dh = dHead();
+    // Every head turns these rows by the same angles: computed once for all of them.
+    const ops::RotaryAngles angles =
+        scene_.rotary ? ops::rotaryAngles(static_cast<int>(firstRow), rows, inverseFrequencies_)
+                      : ops::RotaryAngles{};
     for (int h = 0; h < headCount; ++h) {
         auto head = m.block(firstRow, h * dh, rows, dh);  // rows x dHead, a view
         if (scene_.qkNorm.enabled) ops::rmsNormRows<Scalar>(head, normWeight, scene_.qkNorm.eps);
-        if (scene_.rotary)
-            ops::rotateHalf<Scalar>(head, static_cast<int>(firstRow), inverseFrequencies_);
+        if (scene_.rotary) ops::rotateHalf<Scalar>(head, angles);
     }
 }
 

@@ -303,6 +303,9 @@ void llamaLayer(const Model& model, int index, const Visibility& visibility,
     // Each query head, then each kv head: q/k norm (qwen3) and the rotation, heads in parallel.
     const WeightView<Scalar> queryNorm(lw.queryNorm), keyNorm(lw.keyNorm);
     const int blocks = c.heads + c.kvHeads;
+    // Every head of the layer turns its rows by the same angles: computed once.
+    const ops::RotaryAngles angles =
+        ops::rotaryAngles(positionOffset, h.rows(), inverseFrequencies);
     const int threads = static_cast<double>(h.rows()) * hd * blocks > 1e5 ? threadCount() : 1;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int block = 0; block < blocks; ++block) {
@@ -311,7 +314,7 @@ void llamaLayer(const Model& model, int index, const Visibility& visibility,
         auto head = m.middleCols((isQuery ? block : block - c.heads) * hd, hd);
         if (c.qkNorm)
             ops::rmsNormRows<Scalar>(head, (isQuery ? queryNorm : keyNorm).vector(), c.normEps);
-        ops::rotateHalf<Scalar>(head, positionOffset, inverseFrequencies);
+        ops::rotateHalf<Scalar>(head, angles);
     }
     Matrix<Scalar> context, out, gate, up;
     attend(c, c.attentionScale(index), visibility, layer, context);

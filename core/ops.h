@@ -103,25 +103,49 @@ inline std::vector<double> ropeInverseFrequencies(int headDim, const RopeParamet
     return inverse;
 }
 
+// cos(p·θ_i) and sin(p·θ_i) for the rows at positions firstRow .. firstRow + rows − 1 and each
+// i < d/2: computed once and shared by every head of a pass (they depend on the position only).
+struct RotaryAngles {
+    RowMajorMatrix<double> cos, sin;  // rows x d/2 each
+};
+inline RotaryAngles rotaryAngles(int firstRow, Eigen::Index rows,
+                                 const std::vector<double>& inverseFrequencies) {
+    const auto half = static_cast<Eigen::Index>(inverseFrequencies.size());
+    RotaryAngles angles{RowMajorMatrix<double>(rows, half), RowMajorMatrix<double>(rows, half)};
+    for (Eigen::Index r = 0; r < rows; ++r) {
+        for (Eigen::Index i = 0; i < half; ++i) {
+            const double angle =
+                static_cast<double>(firstRow + r) * inverseFrequencies[static_cast<std::size_t>(i)];
+            angles.cos(r, i) = std::cos(angle);
+            angles.sin(r, i) = std::sin(angle);
+        }
+    }
+    return angles;
+}
+
 // Rotary positions, rotate-half layout (GPT-NeoX, Llama), applied to a head's queries and keys
 // instead of adding positions to X. For the row at position p and each i < d/2:
 //   (x_i, x_{i+d/2}) ← (x_i·cos pθ_i − x_{i+d/2}·sin pθ_i,  x_{i+d/2}·cos pθ_i + x_i·sin pθ_i).
-// x: rows x d (one head's columns, d even), in place; row r sits at position firstRow + r;
-// inverseFrequencies: d/2 values θ_i (ropeInverseFrequencies).
+// x: rows x d (one head's columns, d even), in place; angles: rows x d/2 (rotaryAngles).
 template <typename Scalar>
-void rotateHalf(Eigen::Ref<RowMajorMatrix<Scalar>> x, int firstRow,
-                const std::vector<double>& inverseFrequencies) {
+void rotateHalf(Eigen::Ref<RowMajorMatrix<Scalar>> x, const RotaryAngles& angles) {
     const Eigen::Index half = x.cols() / 2;
-    for (Eigen::Index i = 0; i < half; ++i) {
-        const double frequency = inverseFrequencies[static_cast<std::size_t>(i)];
-        for (Eigen::Index r = 0; r < x.rows(); ++r) {
-            const double angle = static_cast<double>(firstRow + r) * frequency;
-            const double c = std::cos(angle), s = std::sin(angle);
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        for (Eigen::Index i = 0; i < half; ++i) {
+            const double c = angles.cos(r, i), s = angles.sin(r, i);
             const double first = x(r, i), second = x(r, i + half);
             x(r, i) = static_cast<Scalar>(first * c - second * s);
             x(r, i + half) = static_cast<Scalar>(second * c + first * s);
         }
     }
+}
+
+// The same for one head alone: row r sits at position firstRow + r; inverseFrequencies: d/2
+// values θ_i (ropeInverseFrequencies).
+template <typename Scalar>
+void rotateHalf(Eigen::Ref<RowMajorMatrix<Scalar>> x, int firstRow,
+                const std::vector<double>& inverseFrequencies) {
+    rotateHalf<Scalar>(x, rotaryAngles(firstRow, x.rows(), inverseFrequencies));
 }
 
 // The unscaled rotation with base theta: θ_i = base^(−2i/d).
