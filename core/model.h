@@ -165,9 +165,21 @@ struct ModelRun {
     }
 };
 
+// Switching a head off (issue 16, `run --ablate`): its context (weights·v, T x hd) is replaced
+// before the output projection, by zeros or by its own mean over positions (every row the mean
+// row). The one-layer engine does the same to a scene's ablated heads (core/ops.h).
+enum class AblationMode { Zero, Mean };
+struct HeadAblation {
+    int layer = 0;
+    int head = 0;
+    bool operator==(const HeadAblation& o) const { return layer == o.layer && head == o.head; }
+};
+
 struct RunOptions {
-    std::vector<int> attentionMask;  // empty, or one 0/1 a token (1 attend, 0 padding)
-    int positionOffset = 0;          // position of the first token
+    std::vector<int> attentionMask;       // empty, or one 0/1 a token (1 attend, 0 padding)
+    int positionOffset = 0;               // position of the first token
+    std::vector<HeadAblation> ablations;  // heads switched off; each layer/head in range
+    AblationMode ablationMode = AblationMode::Zero;
 };
 
 // Refuses ids outside the vocabulary, a text longer than a learned position table, a mask of
@@ -200,6 +212,19 @@ void checkRunFitsInMemory(const Model& model, double bytes, const std::string& w
 // naming the layer.
 template <typename Scalar>
 ModelRun<Scalar> runModel(const Model& model, const std::vector<long long>& ids,
+                          const RunOptions& options = {});
+
+// A what-if in one layer flowing forward (issue 16). The caller has recomputed layer `layer`'s
+// attention sub-block itself (the one-layer engine on the layer's scene, possibly edited) and
+// stored its q, k, v, scores and weights in run.layers[layer]. `residualIn` (T x d) is the
+// residual stream entering the layer as the scene has it (its embeddings, possibly edited; it
+// replaces run.layers[layer].hiddenIn), `attentionOut` (T x d) the sub-block's output after the
+// output projection and its bias. This finishes layer `layer` (residual add, and bert's norm; the
+// MLP) and recomputes every later layer and the logits or last hidden state in `run`, with
+// `options` (the run's mask, ablations in later layers). Layers before `layer` are untouched.
+template <typename Scalar>
+void resumeAfterAttention(const Model& model, ModelRun<Scalar>& run, int layer,
+                          const Matrix<Scalar>& residualIn, const Matrix<Scalar>& attentionOut,
                           const RunOptions& options = {});
 
 extern template ModelRun<float> runModel<float>(const Model&, const std::vector<long long>&,

@@ -133,6 +133,14 @@ struct Scene {
     std::optional<int> kvHeads;
     HeadNorm qkNorm;                       // version 2: per-head RMSNorm of Q and K
     std::optional<RopeParameters> rotary;  // version 2: rotary positions on each head's Q and K
+    // Version 2: heads switched off (issue 16). Each listed head's context (weights·V, Lq x dHead)
+    // is replaced before the output projection, by zeros or by its mean over the query rows.
+    struct Ablation {
+        std::vector<int> heads;  // distinct, each in [0, heads)
+        bool byMean = false;     // false: zeros
+        bool operator==(const Ablation& o) const { return heads == o.heads && byMean == o.byMean; }
+    };
+    Ablation ablation;
     Mask mask;
     double maskFill = -std::numeric_limits<double>::infinity();
     Scale scale;
