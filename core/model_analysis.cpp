@@ -160,6 +160,7 @@ std::vector<Eigen::MatrixXd> attentionRollout(const ModelRun<Scalar>& run) {
     std::vector<Eigen::MatrixXd> rollouts;
     rollouts.reserve(run.layers.size());
     Eigen::MatrixXd rollout = Eigen::MatrixXd::Identity(T, T);
+    bool lowerTriangular = true;  // so far: every Â, and so the product
     for (const LayerRecord<Scalar>& record : run.layers) {
         Eigen::MatrixXd mixed = Eigen::MatrixXd::Zero(T, T);
         for (const Matrix<Scalar>& w : record.weights)
@@ -169,7 +170,16 @@ std::vector<Eigen::MatrixXd> attentionRollout(const ModelRun<Scalar>& run) {
         // Every row of a softmax sums to 1, so each sums to 2 here; dividing by the actual sum
         // keeps rounding from drifting over many layers.
         mixed.array().colwise() /= mixed.rowwise().sum().array();
-        rollout = mixed * rollout;
+        // A causal layer's Â is lower triangular, and Eigen's triangular product skips the zero
+        // half (GPT-2 small at T = 1024, 12 products: 2.2 s against 2.7 s full, on a loaded
+        // 2-core machine). Checked, not assumed: a what-if may change a layer's mask.
+        for (Eigen::Index j = 1; j < T && lowerTriangular; ++j)
+            lowerTriangular = mixed.col(j).head(j).isZero(0.0);
+        if (lowerTriangular) {
+            rollout = mixed.triangularView<Eigen::Lower>() * rollout;
+        } else {
+            rollout = mixed * rollout;
+        }
         rollouts.push_back(rollout);
     }
     return rollouts;

@@ -420,6 +420,26 @@ private slots:
         }
     }
 
+    // A what-if may lift a layer's causal mask: rollout must not assume triangular layers.
+    void rolloutWhenALaterLayerSeesEverything() {
+        const int T = 5;
+        model::Matrix<double> causal = model::Matrix<double>::Zero(T, T);
+        model::Matrix<double> full(T, T);
+        for (int i = 0; i < T; ++i) {
+            for (int j = 0; j <= i; ++j)
+                causal(i, j) = (j + 1.0) / ((i + 1) * (i + 2) / 2.0);
+            for (int j = 0; j < T; ++j)
+                full(i, j) = (i == j ? 3.0 : 1.0) / (T + 2);
+        }
+        model::ModelRun<double> run = handRun({1, 2, 3, 4, 5}, {causal, causal});
+        run.config.layers = 3;
+        run.layers.push_back(run.layers[0]);
+        run.layers.push_back(run.layers[0]);
+        run.layers[1].weights[1] = full;  // one head of the middle layer
+        checkRollout(run);
+        QVERIFY(model::attentionRollout(run)[2](0, T - 1) > 0);
+    }
+
     void predictionsAreTheSoftmaxsLargest() {
         const io::ModelFolder folder(goldenModelDir("gpt2-tiny"));
         checkPredictions(model::runModel<double>(folder.model(), kIdsA));
