@@ -183,6 +183,36 @@ private slots:
         }
     }
 
+    // In float, as the window computes: the float engine's layer output resumed in a float run
+    // gives the float run's output to float rounding (both sum in different orders).
+    void resumingInFloat_data() { resumingReproducesThePlainRun_data(); }
+    void resumingInFloat() {
+        QFETCH(QString, name);
+        const io::ModelFolder folder(goldenModelDir(name));
+        const model::Model& m = folder.model();
+        const GoldenInput input = goldenInput(name);
+        const auto plainDouble = model::runModel<double>(m, input.ids, input.options);
+        const auto plain = model::runModel<float>(m, input.ids, input.options);
+        for (int l = 0; l < m.config.layers; ++l) {
+            const Scene scene = model::layerScene(m, plainDouble, l, input.labels);
+            AttentionEngine<float> engine(scene);
+            engine.compute();
+            model::ModelRun<float> run = plain;
+            run.logits.setZero();
+            run.lastHidden.setZero();
+            const model::Matrix<float> residual =
+                plain.layers[static_cast<std::size_t>(l)].hiddenIn;
+            model::resumeAfterAttention<float>(m, run, l, residual, engine.output(), input.options);
+            const model::Matrix<float>& got = m.config.isDecoder() ? run.logits : run.lastHidden;
+            const model::Matrix<float>& want =
+                m.config.isDecoder() ? plain.logits : plain.lastHidden;
+            const double worst = worstRelative(got.cast<double>(), want.cast<double>());
+            // About a thousand float ulps through the remaining layers, as test_golden allows.
+            QVERIFY2(worst <= 1e-4,
+                     qPrintable(QStringLiteral("from layer %1: %2").arg(l).arg(worst)));
+        }
+    }
+
     void wrongShapesAndLayersAreRefused() {
         const io::ModelFolder folder(goldenModelDir("gpt2-tiny"));
         const model::Model& m = folder.model();
