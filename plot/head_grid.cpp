@@ -56,6 +56,7 @@ void HeadGrid::refill() {
     tokenCount_ = run_ ? static_cast<int>(run_->tokens.size()) : 0;
     pool_ = ui::poolShape(tokenCount_, tokenCount_, kMaxShownCells, kMaxShownCells);
     const int count = layers_ * heads_;
+    const bool causal = run_ && run_->config.isDecoder();
     pooled_.assign(static_cast<size_t>(count), {});
     ownMax_.assign(static_cast<size_t>(count), 0.0);
     for (int layer = 0; layer < layers_; ++layer) {
@@ -65,16 +66,22 @@ void HeadGrid::refill() {
             const AttentionEngine<float>::ConstBlock matrix(weights);
             std::vector<double>& values = pooled_[static_cast<size_t>(index({layer, head}))];
             values.resize(static_cast<size_t>(pool_.shownRows) * pool_.shownColumns);
-            double largest = 0;
             for (int r = 0; r < pool_.shownRows; ++r) {
                 for (int c = 0; c < pool_.shownColumns; ++c) {
                     const float v = pooledValue(matrix, pool_, r, c, Pooling::Max);
-                    const double value = std::isfinite(v) ? static_cast<double>(v) : 0.0;
-                    values[static_cast<size_t>(r) * pool_.shownColumns + c] = value;
-                    largest = std::max(largest, value);
+                    values[static_cast<size_t>(r) * pool_.shownColumns + c] =
+                        std::isfinite(v) ? static_cast<double>(v) : 0.0;
                 }
             }
-            ownMax_[static_cast<size_t>(index({layer, head}))] = largest;
+            // A decoder's first query sees only itself: its weight 1 says nothing about the head
+            // and would set every range to 1, so the ranges are the largest weight of the rows
+            // that choose between keys (row 0 then takes the top colour).
+            const int firstRow = causal && tokenCount_ > 1 ? 1 : 0;
+            const float largest =
+                weights.bottomRows(tokenCount_ - firstRow)
+                    .unaryExpr([](float w) { return std::isfinite(w) ? w : 0.0f; })
+                    .maxCoeff();
+            ownMax_[static_cast<size_t>(index({layer, head}))] = static_cast<double>(largest);
         }
     }
     if (current_.first >= layers_ || current_.second >= heads_) current_ = {0, 0};
@@ -328,8 +335,10 @@ void HeadGrid::paintEvent(QPaintEvent*) {
     }
     if (pool_.rowsPerCell > 1)
         caption += tr(" · %1 tokens, max-pooled %2×%2").arg(tokenCount_).arg(pool_.rowsPerCell);
-    painter.drawText(QRect(barLeft + barWidth + 8, legendTop - 2, width(), plainMetrics.height()),
-                     Qt::AlignLeft | Qt::AlignVCenter, caption);
+    const int captionLeft = barLeft + barWidth + 8;
+    painter.drawText(QRect(captionLeft, legendTop - 2, std::max(40, width() - captionLeft - 2),
+                           plainMetrics.height() * 2 + 4),
+                     Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, caption);
 }
 
 std::optional<HeadId> HeadGrid::headAt(const QPoint& pixel) const {

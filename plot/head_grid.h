@@ -31,7 +31,8 @@ class HeadGrid : public QWidget {
 public:
     static constexpr int kMaxShownCells = 64;
     // Shared: every map on 0 .. the largest weight of any map. PerMap: each on 0 .. its own
-    // largest weight, so diffuse heads show their pattern too.
+    // largest weight, so diffuse heads show their pattern too. In a decoder the first row (one
+    // key, weight 1) does not count: it would make every range 0 .. 1.
     enum class RangeMode { Shared, PerMap };
 
     explicit HeadGrid(QWidget* parent = nullptr);

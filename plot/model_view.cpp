@@ -92,7 +92,11 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->verticalHeader()->setVisible(false);
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Seven columns share the panel's width, rows as tall as their text: all of them fit beside
+    // the grid on a 1024-pixel projector.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    table_->horizontalHeader()->setMinimumSectionSize(24);
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     headsLayout->addWidget(table_, 1);
     panels_->addTab(heads, tr("Heads"));
     rollout_ = new RolloutPanel(panels_);
