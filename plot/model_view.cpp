@@ -149,6 +149,7 @@ void ModelView::setData(ModelViewData data) {
     data_ = std::move(data);
     const auto& run = data_.run;
     const int tokens = run ? static_cast<int>(run->tokens.size()) : 0;
+    const int previousPosition = selectedPosition_;
     if (selectedPosition_ < 0 || selectedPosition_ >= tokens) selectedPosition_ = tokens - 1;
 
     if (newRun) {
@@ -174,6 +175,10 @@ void ModelView::setData(ModelViewData data) {
     panels_->setTabVisible(panels_->indexOf(predictions_), decoder);
     updatePredictions();
     if (newRun || newHead) updateQueryKey();
+    // A shorter text moved the position to its last token: the predictions given were for the
+    // old one, so whoever computes them hears of it.
+    if (selectedPosition_ != previousPosition && previousPosition >= 0 && selectedPosition_ >= 0)
+        emit positionSelected(selectedPosition_);
 }
 
 void ModelView::updatePositions() {

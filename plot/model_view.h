@@ -56,7 +56,9 @@ public:
     // Larger fonts and lines, for a projector (ui/window/presentation_mode).
     void setPresentation(bool on);
     bool presentation() const { return presentation_; }
-    // The query position the predictions and the rollout read (the last token by default).
+    // The query position the predictions and the rollout read (the last token by default). A
+    // setData whose text is too short for it moves it to the last token and emits
+    // positionSelected.
     int selectedPosition() const { return selectedPosition_; }
     void setSelectedPosition(int position);
 

@@ -3,6 +3,7 @@
 // map, each checked against core/model_analysis's numbers; and the view drawn into files.
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
@@ -166,6 +167,7 @@ private slots:
     }
 
     void rolloutIsTheLibrarys() {
+        // (and the selected position follows a text that gets shorter)
         Loaded l = load("gpt2-tiny", kIds);
         ModelView view;
         view.resize(1000, 700);
@@ -185,6 +187,14 @@ private slots:
         for (int layer = 0; layer < 2; ++layer)
             for (int j = 0; j < t; ++j)
                 QCOMPARE(perLayer->matrix()(layer, j), static_cast<float>(rollout[layer](3, j)));
+        // A shorter text moves the position to its new last token, and says so.
+        Loaded shorter = load("gpt2-tiny", {63, 5, 17});
+        selected.clear();
+        view.setSelectedPosition(6);
+        view.setData(shorter.data);
+        QCOMPARE(view.selectedPosition(), 2);
+        QCOMPARE(selected.size(), 2);
+        QCOMPARE(selected.last().at(0).toInt(), 2);
     }
 
     void queryKeyMapPlotsTheLibrarysProjection() {
@@ -213,6 +223,49 @@ private slots:
                 QVERIFY2(panel->xAxisTitle().contains(share), qPrintable(panel->xAxisTitle()));
             }
         }
+    }
+
+    void aFullModelShowsWithinTheIssuesBudget() {
+        // GPT-2 small's shape at L = 128: 144 heads. A text edit must repaint every map within
+        // 200 ms (issue 16); the view's own share (grid, rollout, query-key map, table) is
+        // measured here, on causal softmax rows of a fixed pattern.
+        const int layers = 12, heads = 12, hd = 8, t = 128;
+        auto run = std::make_shared<model::ModelRun<float>>();
+        run->config.layers = layers;
+        run->config.heads = heads;
+        run->config.kvHeads = heads;
+        run->config.headDim = hd;
+        run->tokens.assign(t, 7);
+        run->layers.resize(layers);
+        for (int l = 0; l < layers; ++l) {
+            auto& layer = run->layers[l];
+            layer.query = model::Matrix<float>::Random(t, heads * hd);
+            layer.key = model::Matrix<float>::Random(t, heads * hd);
+            for (int h = 0; h < heads; ++h) {
+                model::Matrix<float> w = model::Matrix<float>::Zero(t, t);
+                for (int i = 0; i < t; ++i) {
+                    w.row(i).head(i + 1).setConstant(1.0f / static_cast<float>(i + 1));
+                }
+                layer.weights.push_back(w);
+            }
+        }
+        ModelViewData data;
+        data.run = run;
+        for (int i = 0; i < t; ++i)
+            data.tokens << QStringLiteral("w%1").arg(i);
+        data.summaries = model::summarizeHeads(*run);
+        ModelView view;
+        view.resize(1024, 768);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QElapsedTimer timer;
+        timer.start();
+        view.setData(data);
+        view.repaint();
+        const double ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+        qInfo("setData and repaint, 144 heads at L = 128: %.1f ms", ms);
+        QVERIFY2(ms < 200, qPrintable(QString::number(ms)));
+        QCOMPARE(view.grid()->poolShape().shownRows, 64);
     }
 
     void renderedFilesAreImages() {
