@@ -186,7 +186,7 @@ HeadGrid::Geometry HeadGrid::geometry() const {
     const int height = this->height() - g.headerHeight - g.legendHeight;
     const int pitch = std::max(4, std::min(width / heads_, height / layers_));
     // Room between maps for the frames: thicker ones on a projector.
-    g.gap = std::max(presentation_ ? 8 : 6, pitch / 8);
+    g.gap = std::max(presentation_ ? 14 : 12, pitch / 7);
     g.cell = std::max(2, pitch - g.gap);
     return g;
 }
@@ -275,13 +275,13 @@ void HeadGrid::paintEvent(QPaintEvent*) {
     painter.setBrush(Qt::NoBrush);
     for (const HeadId& head : highlighted_) {
         if (head.first >= layers_ || head.second >= heads_) continue;
-        painter.setPen(QPen(kHighlightColor, frame - 1));
-        painter.drawRect(
-            mapRect(head).adjusted(-frame / 2 - 1, -frame / 2 - 1, frame / 2, frame / 2));
+        painter.setPen(QPen(kHighlightColor, frame));
+        painter.drawRect(mapRect(head).adjusted(-2, -2, 1, 1));
     }
     if (open_ && open_->first < layers_ && open_->second < heads_) {
-        painter.setPen(QPen(kOpenColor, frame + 1));
-        painter.drawRect(mapRect(*open_).adjusted(-frame, -frame, frame - 1, frame - 1));
+        // Wider than the threshold's frame and outside it, so a highlighted open head shows both.
+        painter.setPen(QPen(kOpenColor, frame + 2));
+        painter.drawRect(mapRect(*open_).adjusted(-frame - 2, -frame - 2, frame + 1, frame + 1));
     }
     painter.setRenderHint(QPainter::Antialiasing, true);
     for (const HeadId& head : changed_) {

@@ -263,7 +263,7 @@ private slots:
         const QImage after = painted(grid);
         const QRect open = grid.mapRect({1, 1});
         // Orange frame just outside the open head's map, where the background was.
-        const QPoint frame(open.center().x(), open.top() - 2);
+        const QPoint frame(open.center().x(), open.top() - 5);
         QCOMPARE(before.pixelColor(frame), grid.palette().base().color());
         QVERIFY(near(after.pixelColor(frame), QColor(0xE6, 0x9F, 0x00), 10));
         const QRect high = grid.mapRect({0, 2});
