@@ -47,6 +47,7 @@ constexpr const char* kUsage =
     "                          -o SCENE.json   (import --help for every option)\n"
     "       attention-explorer run MODEL_DIR (--text TEXT | --ids 1,2,3) [--attention-mask 1,1,0]\n"
     "                          -o RESULT.json [--double] [--format json|npy]\n"
+    "                          [--ablate L.H[,L.H...] [--ablate-mode zero|mean]]\n"
     "       attention-explorer scene MODEL_DIR (--text TEXT | --ids 1,2,3) --layer L -o "
     "SCENE.json\n"
     "       attention-explorer tokenize (MODEL_DIR | TOKENIZER_FILE) (--text TEXT | --lines FILE)\n"

@@ -1,6 +1,7 @@
 #include "cli/run_command.h"
 
 #include <QCommandLineParser>
+#include <algorithm>
 #include <stdexcept>
 
 #include "cli/command_support.h"
@@ -29,6 +30,38 @@ std::vector<long long> integerList(const QString& text, const QString& option) {
         values.push_back(v);
     }
     return values;
+}
+
+// "0.1, 1.3" → heads 1 of layer 0 and 3 of layer 1: each LAYER.HEAD in the model, none twice.
+std::vector<model::HeadAblation> ablationList(const QString& text, const model::Config& c) {
+    const QString range =
+        QStringLiteral("layer 0 to %1 and head 0 to %2 (the model has %3 layers of %4 heads)")
+            .arg(c.layers - 1)
+            .arg(c.heads - 1)
+            .arg(c.layers)
+            .arg(c.heads);
+    std::vector<model::HeadAblation> heads;
+    for (const QString& part : text.split(',')) {
+        const QString value = part.trimmed();
+        const QStringList numbers = value.split('.');
+        bool layerOk = false, headOk = false;
+        model::HeadAblation head;
+        if (numbers.size() == 2) {
+            head.layer = numbers[0].toInt(&layerOk);
+            head.head = numbers[1].toInt(&headOk);
+        }
+        if (!layerOk || !headOk) {
+            refuse(QStringLiteral("run: --ablate: expected LAYER.HEAD[,LAYER.HEAD...] with %1, "
+                                  "got \"%2\"")
+                       .arg(range, value));
+        }
+        if (head.layer < 0 || head.layer >= c.layers || head.head < 0 || head.head >= c.heads)
+            refuse(QStringLiteral("run: --ablate: %1 is outside the model: %2").arg(value, range));
+        if (std::find(heads.begin(), heads.end(), head) != heads.end())
+            refuse(QStringLiteral("run: --ablate: %1 is listed twice").arg(value));
+        heads.push_back(head);
+    }
+    return heads;
 }
 
 template <typename Scalar>
@@ -88,6 +121,12 @@ int runModelCommand(const QStringList& arguments) {
         {{"o", "output"}, "The result file (json) or folder (npy).", "out"},
         {"double", "Compute in double instead of float."},
         {"format", "json (default: the reference's model-result format) or npy.", "format", "json"},
+        {"ablate",
+         "Switch heads off, e.g. 0.1,2.3 (layer.head, from 0): each one's context (weights·v) is "
+         "replaced before the output projection.",
+         "heads"},
+        {"ablate-mode", "zero (default: the context becomes 0) or mean (its mean over positions).",
+         "mode", "zero"},
     });
     if (!parser.parse(arguments)) refuse("run: " + parser.errorText());
     if (parser.isSet("help")) {
@@ -101,6 +140,11 @@ int runModelCommand(const QStringList& arguments) {
     const QString format = parser.value("format");
     if (format != "json" && format != "npy")
         refuse("run: --format: expected json or npy, got " + format);
+    const QString ablateMode = parser.value("ablate-mode");
+    if (ablateMode != "zero" && ablateMode != "mean")
+        refuse("run: --ablate-mode: expected zero or mean, got " + ablateMode);
+    if (parser.isSet("ablate-mode") && !parser.isSet("ablate"))
+        refuse("run: --ablate-mode needs --ablate LAYER.HEAD[,LAYER.HEAD...]");
     const QString directory = positional.first();
 
     try {
@@ -114,6 +158,11 @@ int runModelCommand(const QStringList& arguments) {
                 if (a != 0 && a != 1) refuse("run: --attention-mask: values must be 0 or 1");
                 options.attentionMask.push_back(static_cast<int>(a));
             }
+        }
+        if (parser.isSet("ablate")) {
+            options.ablations = ablationList(parser.value("ablate"), folder.model().config);
+            options.ablationMode =
+                ablateMode == "mean" ? model::AblationMode::Mean : model::AblationMode::Zero;
         }
         const bool json = format == "json";
         if (parser.isSet("double")) {

@@ -118,6 +118,13 @@ void AttentionEngine<Scalar>::setMaskFill(double fill) {
 }
 
 template <typename Scalar>
+void AttentionEngine<Scalar>::setAblation(const Scene::Ablation& ablation) {
+    if (ablation == scene_.ablation) return;
+    scene_.ablation = ablation;
+    invalidateFrom(WorkFrom::Context);
+}
+
+template <typename Scalar>
 void AttentionEngine<Scalar>::setEmbeddingValue(Stream stream, int row, int column, double value) {
     const bool source = stream == Stream::Source && scene_.hasSource;
     MatrixD& embeddings = source ? scene_.sourceEmbeddings : scene_.embeddings;
@@ -513,6 +520,9 @@ void AttentionEngine<Scalar>::computeHeads(WorkFrom from, const ComputeControl& 
     if (cancelled) throw ComputeCancelled();
     if (overflow) throw SceneError("scores", "overflow (values too large to represent)");
     if (contextOverflow) throw SceneError("context", "overflow (values too large to represent)");
+    // Switched-off heads, after every context is known (a mean needs the whole head).
+    for (int h : scene_.ablation.heads)
+        ops::ablateContextColumns<Scalar>(concat_, h, dh, scene_.ablation.byMean);
 }
 
 template <typename Scalar>

@@ -12,11 +12,13 @@
 //     scaled_h  = scores_h / divisor                     Lq x Lk
 //     weights_h = softmax(mask(scaled_h, fill))          Lq x Lk, row-wise
 //     context_h = weights_h·V_g                          Lq x dHead
+//   an ablated head's context_h replaced: zeros, or every row its mean row (scene.ablation)
 //   concat = [context_0 … context_{heads-1}]             Lq x dProj
 //   output = concat·W_O + b_O                            Lq x dOut (only with an output projection)
 //
 // Stages are recomputed lazily from the earliest one a change touched: a new divisor redoes the
-// scaling onwards, a new mask or fill the softmax onwards, a new head count the per-head scores
+// scaling onwards, a new mask or fill the softmax onwards, switching heads off or on the contexts
+// onwards (weights·V of every head, the weights kept), a new head count the per-head scores
 // onwards (Q, K and V are only re-sliced; with rotary positions the rotation pairs columns within
 // a head, so Q and K are projected again), a new q/k norm or rotation the projections onwards, and
 // an edited embedding value only its row of X, Q, K, V (norm and rotation are per row) and its row
@@ -112,6 +114,10 @@ public:
     void setScale(const Scale& scale);
     void setMask(const Mask& mask);
     void setMaskFill(double fill);
+    // Heads switched off (version 2): redoes the contexts and the output only. Each head must be
+    // below the head count (io::loadScene refuses others; setHeads refuses a change while any
+    // head is switched off).
+    void setAblation(const Scene::Ablation& ablation);
     // One embedding value: only that token's row is recomputed up to the scores.
     void setEmbeddingValue(Stream stream, int row, int column, double value);
     // Anything else about the inputs or weights: recompute from X.

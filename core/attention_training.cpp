@@ -73,6 +73,8 @@ void refuseVersion2Features(const Scene& scene) {
                          "training supports one K and V per head, not grouped kv heads");
     if (scene.qkNorm.enabled) throw SceneError("qk_norm", "training does not support a q/k norm");
     if (scene.rotary) throw SceneError("rotary", "training does not support rotary positions");
+    if (!scene.ablation.heads.empty())
+        throw SceneError("ablation", "training does not support switched-off heads");
 }
 
 // `v`, or zeros of length n when the scene left it out.

@@ -167,6 +167,22 @@ void checkInputs(const Config& c, const std::vector<long long>& ids, const RunOp
                          (c.family == Family::Gpt2 ? "n_positions" : "max_position_embeddings") +
                          ")");
     }
+    for (std::size_t a = 0; a < options.ablations.size(); ++a) {
+        const HeadAblation& ablation = options.ablations[a];
+        const std::string head =
+            std::to_string(ablation.layer) + "." + std::to_string(ablation.head);
+        if (ablation.layer < 0 || ablation.layer >= c.layers || ablation.head < 0 ||
+            ablation.head >= c.heads) {
+            throw ModelError(
+                "ablation " + head + ": layer must be in 0 to " + std::to_string(c.layers - 1) +
+                " and head in 0 to " + std::to_string(c.heads - 1) + " (the model has " +
+                std::to_string(c.layers) + " layers of " + std::to_string(c.heads) + " heads)");
+        }
+        if (std::find(options.ablations.begin(), options.ablations.begin() + a, ablation) !=
+            options.ablations.begin() + a) {
+            throw ModelError("ablation " + head + ": listed twice");
+        }
+    }
     const std::vector<int>& mask = options.attentionMask;
     if (mask.empty()) return;
     if (static_cast<long long>(mask.size()) != T) {

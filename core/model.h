@@ -231,5 +231,11 @@ extern template ModelRun<float> runModel<float>(const Model&, const std::vector<
                                                 const RunOptions&);
 extern template ModelRun<double> runModel<double>(const Model&, const std::vector<long long>&,
                                                   const RunOptions&);
+extern template void resumeAfterAttention<float>(const Model&, ModelRun<float>&, int,
+                                                 const Matrix<float>&, const Matrix<float>&,
+                                                 const RunOptions&);
+extern template void resumeAfterAttention<double>(const Model&, ModelRun<double>&, int,
+                                                  const Matrix<double>&, const Matrix<double>&,
+                                                  const RunOptions&);
 
 }  // namespace ae::model

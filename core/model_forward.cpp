@@ -212,126 +212,176 @@ void requireFinite(const Model& model, const Matrix<Scalar>& m, const std::strin
     }
 }
 
-// modeling_gpt2.GPT2Block.forward: pre-norm, fused c_attn, gelu_new MLP.
-template <typename Scalar>
-void gpt2Layer(const Model& model, int index, const Visibility& visibility, Matrix<Scalar>& h,
-               LayerRecord<Scalar>& layer) {
-    const Config& c = model.config;
-    const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(index)];
-    const Eigen::Index d = c.hidden;
-    Matrix<Scalar> x = h, fused, context, projected;
-    layerNorm(x, lw.norm1, lw.norm1Bias, c.normEps);
-    {
-        const WeightView<Scalar> w(lw.qkv), b(lw.qkvBias);
-        project(x, w, true, b, fused);
-    }
-    layer.query = fused.leftCols(d);
-    layer.key = fused.middleCols(d, d);
-    layer.value = fused.rightCols(d);
-    fused.resize(0, 0);
-    attend(c, c.attentionScale(index), visibility, layer, context);
-    {
-        const WeightView<Scalar> w(lw.output), b(lw.outputBias);
-        project(context, w, true, b, projected);
-    }
-    h += projected;
-    x = h;
-    layerNorm(x, lw.norm2, lw.norm2Bias, c.normEps);
-    Matrix<Scalar> inner;
-    {
-        const WeightView<Scalar> w(lw.up), b(lw.upBias);
-        project(x, w, true, b, inner);
-    }
-    activate(c.activation, inner);
-    {
-        const WeightView<Scalar> w(lw.down), b(lw.downBias);
-        project(inner, w, true, b, projected);
-    }
-    h += projected;
+// What every layer of one pass shares: which keys each query sees, the rotary frequencies, the
+// position of the first token and the heads switched off.
+struct Pass {
+    Visibility visibility;
+    std::vector<double> inverseFrequencies;  // llama/qwen3: hd/2 values
+    int positionOffset = 0;
+    const RunOptions* options = nullptr;  // its ablations and ablation mode
+};
+
+Pass passFor(const Config& c, const RunOptions& options) {
+    Pass pass;
+    pass.visibility = Visibility{c.isDecoder(), options.attentionMask};
+    // A mask of all ones hides nothing: the plain path computes the same weights.
+    const std::vector<int>& mask = pass.visibility.mask;
+    if (std::all_of(mask.begin(), mask.end(), [](int a) { return a == 1; }))
+        pass.visibility.mask.clear();
+    if (c.rotary()) pass.inverseFrequencies = ops::ropeInverseFrequencies(c.headDim, c.rope);
+    pass.positionOffset = options.positionOffset;
+    pass.options = &options;
+    return pass;
 }
 
-// modeling_bert.BertLayer: attention, then dense + residual + LayerNorm (post-norm), the MLP the
-// same way.
 template <typename Scalar>
-void bertLayer(const Model& model, int index, const Visibility& visibility, Matrix<Scalar>& h,
-               LayerRecord<Scalar>& layer) {
-    const Config& c = model.config;
-    const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(index)];
-    auto linear = [&](const Matrix<Scalar>& in, const TensorRef& weight, const TensorRef& bias,
-                      Matrix<Scalar>& out) {
-        const WeightView<Scalar> w(weight), b(bias);
-        project(in, w, false, b, out);
-    };
-    linear(h, lw.query, lw.queryBias, layer.query);
-    linear(h, lw.key, lw.keyBias, layer.key);
-    linear(h, lw.value, lw.valueBias, layer.value);
-    Matrix<Scalar> context, attended, inner, out;
-    attend(c, c.attentionScale(index), visibility, layer, context);
-    linear(context, lw.output, lw.outputBias, attended);
-    attended += h;
-    layerNorm(attended, lw.norm1, lw.norm1Bias, c.normEps);
-    linear(attended, lw.up, lw.upBias, inner);
-    activate(c.activation, inner);
-    linear(inner, lw.down, lw.downBias, out);
-    out += attended;
-    layerNorm(out, lw.norm2, lw.norm2Bias, c.normEps);
-    h = std::move(out);
+void linear(const Matrix<Scalar>& in, const TensorRef& weight, const TensorRef& bias, bool xw,
+            Matrix<Scalar>& out) {
+    const WeightView<Scalar> w(weight), b(bias);
+    project(in, w, xw, b, out);
 }
 
-// modeling_llama.LlamaDecoderLayer (and Qwen3's, with q_norm / k_norm on each head before the
-// rotation): RMS pre-norm, rotary q and k, grouped-query attention, SwiGLU MLP.
+// Layer `index`'s attention sub-block on the residual stream h (T x d), as each family has it:
+// the pre-norm (gpt2 LayerNorm, llama RMSNorm; bert has none before attention), q, k and v
+// (llama/qwen3: q/k norm and rotation), every head, the switched-off heads' contexts replaced,
+// then the output projection and its bias: attentionOut, T x d. Fills layer's q, k, v, scores
+// and weights.
 template <typename Scalar>
-void llamaLayer(const Model& model, int index, const Visibility& visibility,
-                const std::vector<double>& inverseFrequencies, int positionOffset,
-                Matrix<Scalar>& h, LayerRecord<Scalar>& layer) {
+void attentionSubBlock(const Model& model, int index, const Pass& pass, const Matrix<Scalar>& h,
+                       LayerRecord<Scalar>& layer, Matrix<Scalar>& attentionOut) {
     const Config& c = model.config;
     const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(index)];
-    const Eigen::Index hd = c.headDim;
-    auto linear = [&](const Matrix<Scalar>& in, const TensorRef& weight, const TensorRef& bias,
-                      Matrix<Scalar>& out) {
-        const WeightView<Scalar> w(weight), b(bias);
-        project(in, w, false, b, out);
-    };
-    Matrix<Scalar> x = h;
-    {
-        const WeightView<Scalar> norm(lw.norm1);
-        ops::rmsNormRows<Scalar>(x, norm.vector(), c.normEps);
-    }
-    linear(x, lw.query, lw.queryBias, layer.query);
-    linear(x, lw.key, lw.keyBias, layer.key);
-    linear(x, lw.value, lw.valueBias, layer.value);
-    // Each query head, then each kv head: q/k norm (qwen3) and the rotation, heads in parallel.
-    const WeightView<Scalar> queryNorm(lw.queryNorm), keyNorm(lw.keyNorm);
-    const int blocks = c.heads + c.kvHeads;
-    // Every head of the layer turns its rows by the same angles: computed once.
-    const ops::RotaryAngles angles =
-        ops::rotaryAngles(positionOffset, h.rows(), inverseFrequencies);
-    const int threads = static_cast<double>(h.rows()) * hd * blocks > 1e5 ? threadCount() : 1;
+    const Eigen::Index d = c.hidden, hd = c.headDim;
+    const bool gpt2 = c.family == Family::Gpt2;
+    if (gpt2) {
+        // modeling_gpt2.GPT2Attention: ln_1, then the fused c_attn.
+        Matrix<Scalar> x = h, fused;
+        layerNorm(x, lw.norm1, lw.norm1Bias, c.normEps);
+        linear(x, lw.qkv, lw.qkvBias, true, fused);
+        layer.query = fused.leftCols(d);
+        layer.key = fused.middleCols(d, d);
+        layer.value = fused.rightCols(d);
+    } else if (c.family == Family::Bert) {
+        // modeling_bert.BertSelfAttention: straight from the residual stream.
+        linear(h, lw.query, lw.queryBias, false, layer.query);
+        linear(h, lw.key, lw.keyBias, false, layer.key);
+        linear(h, lw.value, lw.valueBias, false, layer.value);
+    } else {
+        // modeling_llama.LlamaAttention (and Qwen3's, with q_norm / k_norm on each head before
+        // the rotation): RMS pre-norm, rotary q and k, grouped-query attention.
+        Matrix<Scalar> x = h;
+        {
+            const WeightView<Scalar> norm(lw.norm1);
+            ops::rmsNormRows<Scalar>(x, norm.vector(), c.normEps);
+        }
+        linear(x, lw.query, lw.queryBias, false, layer.query);
+        linear(x, lw.key, lw.keyBias, false, layer.key);
+        linear(x, lw.value, lw.valueBias, false, layer.value);
+        // Each query head, then each kv head: q/k norm (qwen3) and the rotation, heads in
+        // parallel.
+        const WeightView<Scalar> queryNorm(lw.queryNorm), keyNorm(lw.keyNorm);
+        const int blocks = c.heads + c.kvHeads;
+        // Every head of the layer turns its rows by the same angles: computed once.
+        const ops::RotaryAngles angles =
+            ops::rotaryAngles(pass.positionOffset, h.rows(), pass.inverseFrequencies);
+        const int threads = static_cast<double>(h.rows()) * hd * blocks > 1e5 ? threadCount() : 1;
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int block = 0; block < blocks; ++block) {
-        const bool isQuery = block < c.heads;
-        Matrix<Scalar>& m = isQuery ? layer.query : layer.key;
-        auto head = m.middleCols((isQuery ? block : block - c.heads) * hd, hd);
-        if (c.qkNorm)
-            ops::rmsNormRows<Scalar>(head, (isQuery ? queryNorm : keyNorm).vector(), c.normEps);
-        ops::rotateHalf<Scalar>(head, angles);
+        for (int block = 0; block < blocks; ++block) {
+            const bool isQuery = block < c.heads;
+            Matrix<Scalar>& m = isQuery ? layer.query : layer.key;
+            auto head = m.middleCols((isQuery ? block : block - c.heads) * hd, hd);
+            if (c.qkNorm)
+                ops::rmsNormRows<Scalar>(head, (isQuery ? queryNorm : keyNorm).vector(), c.normEps);
+            ops::rotateHalf<Scalar>(head, angles);
+        }
     }
-    Matrix<Scalar> context, out, gate, up;
-    attend(c, c.attentionScale(index), visibility, layer, context);
-    linear(context, lw.output, lw.outputBias, out);
-    h += out;
-    x = h;
-    {
-        const WeightView<Scalar> norm(lw.norm2);
-        ops::rmsNormRows<Scalar>(x, norm.vector(), c.normEps);
+    Matrix<Scalar> context;
+    attend(c, c.attentionScale(index), pass.visibility, layer, context);
+    if (pass.options) {
+        const bool byMean = pass.options->ablationMode == AblationMode::Mean;
+        for (const HeadAblation& a : pass.options->ablations) {
+            if (a.layer == index) ops::ablateContextColumns<Scalar>(context, a.head, hd, byMean);
+        }
     }
-    linear(x, lw.gate, lw.gateBias, gate);
-    linear(x, lw.up, lw.upBias, up);
-    activate(c.activation, gate);
-    gate.array() *= up.array();
-    up.resize(0, 0);
-    linear(gate, lw.down, lw.downBias, out);
-    h += out;
+    linear(context, lw.output, lw.outputBias, gpt2, attentionOut);
+}
+
+// The rest of layer `index`: h (T x d, the residual stream that entered the layer) becomes the
+// layer's output, given its attention sub-block's output attentionOut (T x d).
+//   gpt2 (GPT2Block): h += attention; h += MLP(ln_2(h)), MLP = c_proj(gelu_new(c_fc(·))).
+//   bert (BertLayer, post-norm): a = LN(attention + h); h = LN(a + down(act(up(a)))).
+//   llama/qwen3 (LlamaDecoderLayer): h += attention; h += down(silu(gate(x)) ⊙ up(x)), x the
+//   RMS norm of h.
+template <typename Scalar>
+void finishLayer(const Model& model, int index, const Matrix<Scalar>& attentionOut,
+                 Matrix<Scalar>& h) {
+    const Config& c = model.config;
+    const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(index)];
+    Matrix<Scalar> x, inner, out;
+    if (c.family == Family::Gpt2) {
+        h += attentionOut;
+        x = h;
+        layerNorm(x, lw.norm2, lw.norm2Bias, c.normEps);
+        linear(x, lw.up, lw.upBias, true, inner);
+        activate(c.activation, inner);
+        linear(inner, lw.down, lw.downBias, true, out);
+        h += out;
+    } else if (c.family == Family::Bert) {
+        Matrix<Scalar> attended = attentionOut + h;
+        layerNorm(attended, lw.norm1, lw.norm1Bias, c.normEps);
+        linear(attended, lw.up, lw.upBias, false, inner);
+        activate(c.activation, inner);
+        linear(inner, lw.down, lw.downBias, false, out);
+        out += attended;
+        layerNorm(out, lw.norm2, lw.norm2Bias, c.normEps);
+        h = std::move(out);
+    } else {
+        h += attentionOut;
+        x = h;
+        {
+            const WeightView<Scalar> norm(lw.norm2);
+            ops::rmsNormRows<Scalar>(x, norm.vector(), c.normEps);
+        }
+        Matrix<Scalar> up;
+        linear(x, lw.gate, lw.gateBias, false, inner);
+        linear(x, lw.up, lw.upBias, false, up);
+        activate(c.activation, inner);
+        inner.array() *= up.array();
+        up.resize(0, 0);
+        linear(inner, lw.down, lw.downBias, false, out);
+        h += out;
+    }
+}
+
+// Layers `first` onwards on h (T x d, the residual stream entering layer `first`), recorded in
+// run.layers; then the final norm and the logits (decoders) or the last hidden state (bert).
+template <typename Scalar>
+void runLayersFrom(const Model& model, const Pass& pass, int first, Matrix<Scalar> h,
+                   ModelRun<Scalar>& run) {
+    const Config& c = model.config;
+    Matrix<Scalar> attentionOut;
+    for (int i = first; i < c.layers; ++i) {
+        LayerRecord<Scalar>& layer = run.layers[static_cast<std::size_t>(i)];
+        layer.hiddenIn = h;
+        attentionSubBlock(model, i, pass, h, layer, attentionOut);
+        finishLayer(model, i, attentionOut, h);
+        requireFinite(model, h, "the output of layer " + std::to_string(i));
+    }
+    if (c.family == Family::Bert) {
+        run.lastHidden = std::move(h);
+        run.logits.resize(0, 0);
+        return;
+    }
+    const ModelWeights& w = model.weights;
+    if (c.family == Family::Gpt2) {
+        layerNorm(h, w.finalNorm, w.finalNormBias, c.normEps);
+    } else {
+        const WeightView<Scalar> norm(w.finalNorm);
+        ops::rmsNormRows<Scalar>(h, norm.vector(), c.normEps);
+    }
+    const WeightView<Scalar> head(w.lmHead), none;
+    project(h, head, false, none, run.logits);
+    requireFinite(model, run.logits, "the logits");
 }
 
 }  // namespace
@@ -350,10 +400,6 @@ ModelRun<Scalar> runModel(const Model& model, const std::vector<long long>& ids,
     run.config = c;
     run.tokens = ids;
     run.attentionMask = options.attentionMask;
-    Visibility visibility{c.isDecoder(), options.attentionMask};
-    // A mask of all ones hides nothing: the plain path computes the same weights.
-    if (std::all_of(visibility.mask.begin(), visibility.mask.end(), [](int a) { return a == 1; }))
-        visibility.mask.clear();
 
     const ModelWeights& w = model.weights;
     Matrix<Scalar> h = gatherRows<Scalar>(w.tokenEmbedding, ids);
@@ -369,41 +415,53 @@ ModelRun<Scalar> runModel(const Model& model, const std::vector<long long>& ids,
         h += gatherRows<Scalar>(w.positionEmbedding, positions, options.positionOffset);
         layerNorm(h, w.embeddingNorm, w.embeddingNormBias, c.normEps);
     }
-    const std::vector<double> inverseFrequencies =
-        c.rotary() ? ops::ropeInverseFrequencies(c.headDim, c.rope) : std::vector<double>();
-
     run.layers.resize(static_cast<std::size_t>(c.layers));
-    for (int i = 0; i < c.layers; ++i) {
-        LayerRecord<Scalar>& layer = run.layers[static_cast<std::size_t>(i)];
-        layer.hiddenIn = h;
-        if (c.family == Family::Gpt2) {
-            gpt2Layer(model, i, visibility, h, layer);
-        } else if (c.family == Family::Bert) {
-            bertLayer(model, i, visibility, h, layer);
-        } else {
-            llamaLayer(model, i, visibility, inverseFrequencies, options.positionOffset, h, layer);
-        }
-        requireFinite(model, h, "the output of layer " + std::to_string(i));
-    }
-    if (c.family == Family::Bert) {
-        run.lastHidden = std::move(h);
-        return run;
-    }
-    if (c.family == Family::Gpt2) {
-        layerNorm(h, w.finalNorm, w.finalNormBias, c.normEps);
-    } else {
-        const WeightView<Scalar> norm(w.finalNorm);
-        ops::rmsNormRows<Scalar>(h, norm.vector(), c.normEps);
-    }
-    const WeightView<Scalar> head(w.lmHead), none;
-    project(h, head, false, none, run.logits);
-    requireFinite(model, run.logits, "the logits");
+    runLayersFrom(model, passFor(c, options), 0, std::move(h), run);
     return run;
+}
+
+template <typename Scalar>
+void resumeAfterAttention(const Model& model, ModelRun<Scalar>& run, int layer,
+                          const Matrix<Scalar>& residualIn, const Matrix<Scalar>& attentionOut,
+                          const RunOptions& options) {
+    const Config& c = model.config;
+    if (layer < 0 || layer >= c.layers) {
+        throw ModelError("resume: layer " + std::to_string(layer) + " is outside 0 to " +
+                         std::to_string(c.layers - 1));
+    }
+    if (static_cast<int>(run.layers.size()) != c.layers) {
+        throw ModelError("resume: the run has " + std::to_string(run.layers.size()) +
+                         " layers, the model " + std::to_string(c.layers));
+    }
+    checkInputs(c, run.tokens, options);
+    const auto T = static_cast<Eigen::Index>(run.tokens.size());
+    const auto shape = [](const Matrix<Scalar>& m) {
+        return std::to_string(m.rows()) + " x " + std::to_string(m.cols());
+    };
+    const std::string expected = std::to_string(T) + " x " + std::to_string(c.hidden);
+    if (residualIn.rows() != T || residualIn.cols() != c.hidden) {
+        throw ModelError("resume: the residual input is " + shape(residualIn) + ", expected " +
+                         expected);
+    }
+    if (attentionOut.rows() != T || attentionOut.cols() != c.hidden) {
+        throw ModelError("resume: the attention output is " + shape(attentionOut) + ", expected " +
+                         expected);
+    }
+    run.layers[static_cast<std::size_t>(layer)].hiddenIn = residualIn;
+    Matrix<Scalar> h = residualIn;
+    finishLayer(model, layer, attentionOut, h);
+    requireFinite(model, h, "the output of layer " + std::to_string(layer));
+    runLayersFrom(model, passFor(c, options), layer + 1, std::move(h), run);
 }
 
 template ModelRun<float> runModel<float>(const Model&, const std::vector<long long>&,
                                          const RunOptions&);
 template ModelRun<double> runModel<double>(const Model&, const std::vector<long long>&,
+                                           const RunOptions&);
+template void resumeAfterAttention<float>(const Model&, ModelRun<float>&, int, const Matrix<float>&,
+                                          const Matrix<float>&, const RunOptions&);
+template void resumeAfterAttention<double>(const Model&, ModelRun<double>&, int,
+                                           const Matrix<double>&, const Matrix<double>&,
                                            const RunOptions&);
 
 }  // namespace ae::model

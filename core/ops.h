@@ -252,6 +252,24 @@ inline void rmsNormRows(Eigen::Ref<RowMajorMatrix<double>> x,
     rmsNormRows<double>(x, gamma, eps);
 }
 
+// ---- Switching a head off (issue 16) ----
+
+// Head `head`'s columns head·headDim .. (head+1)·headDim − 1 of the concatenated contexts
+// (rows x heads·headDim, in place) replaced before the output projection: by zeros, or (byMean)
+// every row by their mean row over all rows (positions), taken in double.
+template <typename Scalar>
+void ablateContextColumns(Eigen::Ref<RowMajorMatrix<Scalar>> context, int head,
+                          Eigen::Index headDim, bool byMean) {
+    auto columns = context.middleCols(head * headDim, headDim);
+    if (!byMean || columns.rows() == 0) {
+        columns.setZero();
+        return;
+    }
+    const RowVector<Scalar> mean =
+        columns.template cast<double>().colwise().mean().template cast<Scalar>();
+    columns.rowwise() = mean;
+}
+
 // ---- Masked softmax ----
 
 // Which keys one query row may see, as numbers so the softmax runs on SIMD lanes: a bool select

@@ -28,7 +28,7 @@ double Scene::divisor() const {
 
 bool Scene::usesVersion2() const {
     return (norm.enabled && norm.kind == NormKind::Rms) || kvHeads.has_value() || qkNorm.enabled ||
-           rotary.has_value();
+           rotary.has_value() || !ablation.heads.empty();
 }
 
 void checkHeadCount(const Scene& scene, int heads) {
@@ -40,6 +40,11 @@ void checkHeadCount(const Scene& scene, int heads) {
     }
     if (heads == scene.heads) return;
     const std::string now = std::to_string(scene.heads) + " heads";
+    if (!scene.ablation.heads.empty()) {
+        throw SceneError("ablation", "switch every head back on before changing the head count (" +
+                                         now + ", " + std::to_string(scene.ablation.heads.size()) +
+                                         " switched off)");
+    }
     if (scene.kvHeads) {
         throw SceneError("kv_heads", "a grouped-query layer keeps its " + now + ": K and V hold " +
                                          std::to_string(*scene.kvHeads) + " kv heads of " +

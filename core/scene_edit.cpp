@@ -56,8 +56,8 @@ void ensureLearnedRows(Scene& scene) {
 }
 
 // After an edit that changed d_head: rotary positions need it even (the largest such head count
-// up to the current one, or no rotation if the width is odd), and the q/k norm weights follow it
-// (new values 1).
+// up to the current one, or no rotation if the width is odd), the q/k norm weights follow it
+// (new values 1), and a switched-off head past the new head count is gone with its head.
 void settleHeadFeatures(Scene& scene) {
     const int dProj = scene.dProj();
     if (scene.rotary && scene.dHead() % 2 != 0) {
@@ -75,6 +75,9 @@ void settleHeadFeatures(Scene& scene) {
         norm.queryWeight = resized(norm.queryWeight, scene.dHead(), 1.0);
         norm.keyWeight = resized(norm.keyWeight, scene.dHead(), 1.0);
     }
+    std::vector<int>& off = scene.ablation.heads;
+    off.erase(std::remove_if(off.begin(), off.end(), [&](int h) { return h >= scene.heads; }),
+              off.end());
 }
 
 }  // namespace

@@ -356,6 +356,33 @@ HeadNorm readQkNorm(const QJsonValue& value, const Scene& s) {
     return norm;
 }
 
+// Heads switched off: distinct indices below the head count, and how (zeros or the mean).
+Scene::Ablation readAblation(const QJsonValue& value, const Scene& s) {
+    const QJsonObject o = onlyKeys(value, "ablation", {"heads", "mode"});
+    Scene::Ablation ablation;
+    if (!o["heads"].isArray()) fail("ablation.heads", "expected a list of head indices");
+    const QJsonArray heads = o["heads"].toArray();
+    for (qsizetype i = 0; i < heads.size(); ++i) {
+        const QString path = index("ablation.heads", i);
+        const Integer head = integer(heads[i], path, 0);
+        if (!head.exact || *head.exact >= s.heads) {
+            fail(path, QStringLiteral("head %1 is out of range (the layer has %2 heads: 0 to %3)")
+                           .arg(head.text())
+                           .arg(s.heads)
+                           .arg(s.heads - 1));
+        }
+        const int h = static_cast<int>(*head.exact);
+        if (std::find(ablation.heads.begin(), ablation.heads.end(), h) != ablation.heads.end())
+            fail(path, QStringLiteral("head %1 is listed twice").arg(h));
+        ablation.heads.push_back(h);
+    }
+    const QJsonValue mode = o.contains("mode") ? o["mode"] : QJsonValue("zero");
+    if (mode != QJsonValue("zero") && mode != QJsonValue("mean"))
+        fail("ablation.mode", "expected zero or mean");
+    ablation.byMean = mode == QJsonValue("mean");
+    return ablation;
+}
+
 RopeParameters readRotary(const QJsonValue& value, const Scene& s) {
     const QJsonObject o = onlyKeys(value, "rotary",
                                    {"theta", "scaling", "factor", "low_freq_factor",
@@ -449,9 +476,10 @@ Scene parseScene(const QByteArray& json) {
     const bool version2 = isNumber(versionValue) && versionValue.toDouble() == 2.0;
     const QJsonObject scene =
         version2 ? onlyKeys(doc.object(), "",
-                            {"format", "version", "title", "view", "tokens", "embeddings", "source",
-                             "positional", "norm", "projections", "init", "heads", "mask",
-                             "mask_fill", "scale", "head_dim", "kv_heads", "qk_norm", "rotary"})
+                            {"format",     "version",  "title",      "view",      "tokens",
+                             "embeddings", "source",   "positional", "norm",      "projections",
+                             "init",       "heads",    "mask",       "mask_fill", "scale",
+                             "head_dim",   "kv_heads", "qk_norm",    "rotary",    "ablation"})
                  : onlyKeys(doc.object(), "",
                             {"format", "version", "title", "view", "tokens", "embeddings", "source",
                              "positional", "norm", "projections", "init", "heads", "mask",
@@ -579,6 +607,8 @@ Scene parseScene(const QByteArray& json) {
         s.qkNorm = readQkNorm(scene["qk_norm"], s);
     if (version2 && scene.contains("rotary") && !scene["rotary"].isNull())
         s.rotary = readRotary(scene["rotary"], s);
+    if (version2 && scene.contains("ablation") && !scene["ablation"].isNull())
+        s.ablation = readAblation(scene["ablation"], s);
 
     s.mask = readMask(scene.contains("mask") ? scene["mask"] : QJsonValue(QJsonObject()), lq, lk);
 

@@ -179,6 +179,13 @@ QByteArray sceneToJson(const Scene& s) {
                                    {"eps", s.qkNorm.eps}};
     }
     if (s.rotary) o["rotary"] = rotaryToJson(*s.rotary);
+    if (!s.ablation.heads.empty()) {
+        QJsonArray heads;
+        for (int h : s.ablation.heads)
+            heads.append(h);
+        o["ablation"] =
+            QJsonObject{{"heads", heads}, {"mode", s.ablation.byMean ? "mean" : "zero"}};
+    }
     QJsonObject mask;
     if (s.mask.causal) mask["causal"] = true;
     if (s.mask.window) mask["window"] = *s.mask.window;

@@ -433,6 +433,24 @@ private slots:
             {{"scene", gpt2, "--ids", "1,2", "--layer", "2", "-o", out},
              "scene: --layer: expected 0 to 1, got 2"},
             {{"scene", gpt2, "--ids", "1,2", "-o", out}, "scene: --layer L is required"},
+            {{"run", gpt2, "--ids", "1,2", "--ablate", "0.x", "-o", out},
+             "run: --ablate: expected LAYER.HEAD[,LAYER.HEAD...] with layer 0 to 1 and head 0 to 3 "
+             "(the model has 2 layers of 4 heads), got \"0.x\""},
+            {{"run", gpt2, "--ids", "1,2", "--ablate", "1.2,", "-o", out},
+             "run: --ablate: expected LAYER.HEAD[,LAYER.HEAD...] with layer 0 to 1 and head 0 to 3 "
+             "(the model has 2 layers of 4 heads), got \"\""},
+            {{"run", gpt2, "--ids", "1,2", "--ablate", "0.1.2", "-o", out}, "got \"0.1.2\""},
+            {{"run", gpt2, "--ids", "1,2", "--ablate", "2.0", "-o", out},
+             "run: --ablate: 2.0 is outside the model: layer 0 to 1 and head 0 to 3 (the model has "
+             "2 layers of 4 heads)"},
+            {{"run", gpt2, "--ids", "1,2", "--ablate", "0.-1", "-o", out},
+             "run: --ablate: 0.-1 is outside the model"},
+            {{"run", gpt2, "--ids", "1,2", "--ablate", "0.1, 0.1", "-o", out},
+             "run: --ablate: 0.1 is listed twice"},
+            {{"run", gpt2, "--ids", "1,2", "--ablate", "0.1", "--ablate-mode", "half", "-o", out},
+             "run: --ablate-mode: expected zero or mean, got half"},
+            {{"run", gpt2, "--ids", "1,2", "--ablate-mode", "mean", "-o", out},
+             "run: --ablate-mode needs --ablate LAYER.HEAD[,LAYER.HEAD...]"},
             {{"scene", gpt2, "--ids", "1,99", "--layer", "0", "-o", out},
              "gpt2-tiny: token ids[1]: 99 is not in"},
         };
@@ -446,6 +464,50 @@ private slots:
         const auto ok = test::runBinary({"run", gpt2, "--ids", "1, 2,", "-o", out});
         QVERIFY2(ok.exitCode == 0, ok.err.constData());
         QCOMPARE(readJsonFile(out).value("tokens").toArray(), (QJsonArray{1, 2}));
+    }
+
+    // `run --ablate`: the layers up to the ablated one are written as without, the later ones
+    // and the logits differ; zero and mean differ; and the file holds what the engine computes
+    // in process with the same heads switched off.
+    void runAblateChangesOnlyTheLaterLayers() {
+        QTemporaryDir temp;
+        const QString gpt2 = goldenModelDir("gpt2-tiny");
+        const auto run = [&](const QString& name, const QStringList& extra) {
+            const QString out = temp.filePath(name);
+            const auto r = test::runBinary(
+                QStringList{"run", gpt2, "--ids", "5,17,3,42,8", "--double", "-o", out} + extra);
+            if (r.exitCode != 0) qWarning("%s", r.err.constData());
+            return readJsonFile(out);
+        };
+        const QJsonObject plain = run("plain.json", {});
+        const QJsonObject zero = run("zero.json", {"--ablate", "0.1"});
+        const QJsonObject mean = run("mean.json", {"--ablate", "0.1", "--ablate-mode", "mean"});
+        const QJsonObject last = run("last.json", {"--ablate", "1.3,1.0"});
+        QVERIFY(!plain.isEmpty() && !zero.isEmpty() && !mean.isEmpty() && !last.isEmpty());
+        const auto layer = [](const QJsonObject& r, int l) {
+            return QJsonValue(r.value("layers").toArray().at(l));
+        };
+        QCOMPARE(layer(zero, 0), layer(plain, 0));
+        QCOMPARE(layer(mean, 0), layer(plain, 0));
+        QVERIFY(layer(zero, 1).toObject()["hidden_in"] != layer(plain, 1).toObject()["hidden_in"]);
+        QVERIFY(layer(zero, 1).toObject()["heads"] != layer(plain, 1).toObject()["heads"]);
+        QVERIFY(layer(mean, 1).toObject()["hidden_in"] != layer(zero, 1).toObject()["hidden_in"]);
+        QVERIFY(zero.value("logits") != plain.value("logits"));
+        QVERIFY(mean.value("logits") != zero.value("logits"));
+        // In the last layer: every layer as without, only the logits move.
+        QCOMPARE(last.value("layers"), plain.value("layers"));
+        QVERIFY(last.value("logits") != plain.value("logits"));
+
+        const io::ModelFolder folder(gpt2);
+        model::RunOptions options;
+        options.ablations = {{0, 1}};
+        options.ablationMode = model::AblationMode::Mean;
+        const auto expected = model::runModel<double>(folder.model(), {5, 17, 3, 42, 8}, options);
+        Difference d;
+        compareMatrix(mean.value("logits"), expected.logits, "logits", d);
+        compareMatrix(layer(mean, 1).toObject()["hidden_in"], expected.layers[1].hiddenIn,
+                      "layers[1].hidden_in", d);
+        QVERIFY2(d.worst <= 1e-12, qPrintable(d.where));
     }
 
     // --text goes through the folder's own tokenizer: GPT-2's vocab.json and merges.txt beside

@@ -134,6 +134,7 @@ bool sameScene(const Scene& a, const Scene& b, QString& why) {
         !same(a.qkNorm.keyWeight, b.qkNorm.keyWeight))
         return differ("qk_norm");
     if (!(a.rotary == b.rotary)) return differ("rotary");
+    if (!(a.ablation == b.ablation)) return differ("ablation");
     if (a.scale.kind != b.scale.kind || a.scale.divisor != b.scale.divisor) return differ("scale");
     if (a.mask.causal != b.mask.causal || a.mask.padding != b.mask.padding) return differ("mask");
     return true;
@@ -225,6 +226,12 @@ private slots:
         QTest::newRow("linear") << smallScene([](QJsonObject& o) {
             o["rotary"] = QJsonObject{{"theta", 500.0}, {"scaling", "linear"}, {"factor", 2.0}};
         });
+        QTest::newRow("ablation by mean") << smallScene([](QJsonObject& o) {
+            o["ablation"] = QJsonObject{{"heads", QJsonArray{3, 0}}, {"mode", "mean"}};
+        });
+        QTest::newRow("ablation by zeros") << smallScene([](QJsonObject& o) {
+            o["ablation"] = QJsonObject{{"heads", QJsonArray{1}}};
+        });
         QTest::newRow("rmsnorm only") << smallScene([](QJsonObject& o) {
             o.remove("rotary");
             o.remove("qk_norm");
@@ -258,7 +265,7 @@ private slots:
             QVERIFY2(!scene.usesVersion2(), qPrintable(name));
             const QJsonObject o = QJsonDocument::fromJson(ae::io::sceneToJson(scene)).object();
             QCOMPARE(o["version"].toInt(), 1);
-            for (const char* key : {"head_dim", "kv_heads", "qk_norm", "rotary"})
+            for (const char* key : {"head_dim", "kv_heads", "qk_norm", "rotary", "ablation"})
                 QVERIFY2(!o.contains(key), qPrintable(name + ": " + key));
         }
         // Version 2's fields stay unknown in a version 1 file, as the version 1 reference says.
@@ -278,6 +285,31 @@ private slots:
                          o.remove(key);
                  })),
                  QStringLiteral("version: unsupported version (this reads versions 1 and 2)"));
+    }
+
+    // A switched-off head alone makes a version 1 scene version 2; in a version 1 file the
+    // field is unknown.
+    void ablationAloneIsVersion2() {
+        Scene scene = aetest::golden(aetest::goldenNames().front());
+        QVERIFY(!scene.usesVersion2());
+        scene.ablation.heads = {scene.heads - 1};
+        QVERIFY(scene.usesVersion2());
+        const QByteArray written = ae::io::sceneToJson(scene);
+        const QJsonObject o = QJsonDocument::fromJson(written).object();
+        QCOMPARE(o["version"].toInt(), 2);
+        QCOMPARE(o["ablation"].toObject()["heads"].toArray(), QJsonArray{scene.heads - 1});
+        QCOMPARE(o["ablation"].toObject()["mode"].toString(), QStringLiteral("zero"));
+        QVERIFY(ae::io::parseScene(written).ablation == scene.ablation);
+        scene.ablation.heads.clear();
+        QVERIFY(!scene.usesVersion2());
+        QCOMPARE(refusal(smallScene([](QJsonObject& o) {
+                     o["version"] = 1;
+                     for (const char* key : {"head_dim", "kv_heads", "qk_norm", "rotary"})
+                         o.remove(key);
+                     o["norm"] = QJsonObject{{"kind", "layernorm"}};
+                     o["ablation"] = QJsonObject{{"heads", QJsonArray{0}}};
+                 })),
+                 QStringLiteral("ablation: unknown field"));
     }
 
     void refusesBadVersion2Fields_data() {
@@ -371,6 +403,29 @@ private slots:
             << "rotary.original_max_position_embeddings: required with scaling llama3";
         QTest::newRow("rotary unknown")
             << setIn("rotary", "interleaved", true) << "rotary.interleaved: unknown field";
+        QTest::newRow("ablation head out of range")
+            << set("ablation", QJsonObject{{"heads", QJsonArray{0, 4}}})
+            << "ablation.heads[1]: head 4 is out of range (the layer has 4 heads: 0 to 3)";
+        QTest::newRow("ablation head negative")
+            << set("ablation", QJsonObject{{"heads", QJsonArray{-1}}})
+            << "ablation.heads[0]: must be at least 0";
+        QTest::newRow("ablation head fraction")
+            << set("ablation", QJsonObject{{"heads", QJsonArray{0.5}}})
+            << "ablation.heads[0]: expected an integer";
+        QTest::newRow("ablation head twice")
+            << set("ablation", QJsonObject{{"heads", QJsonArray{1, 2, 1}}})
+            << "ablation.heads[2]: head 1 is listed twice";
+        QTest::newRow("ablation bad mode")
+            << set("ablation", QJsonObject{{"heads", QJsonArray{1}}, {"mode", "resample"}})
+            << "ablation.mode: expected zero or mean";
+        QTest::newRow("ablation without heads")
+            << set("ablation", QJsonObject{{"mode", "mean"}})
+            << "ablation.heads: expected a list of head indices";
+        QTest::newRow("ablation unknown")
+            << set("ablation", QJsonObject{{"heads", QJsonArray{1}}, {"scale", 0}})
+            << "ablation.scale: unknown field";
+        QTest::newRow("ablation not an object")
+            << set("ablation", QJsonArray{1}) << "ablation: expected an object";
         QTest::newRow("kv_heads with init") << smallScene([](QJsonObject& o) {
             o.remove("projections");
             o["init"] = QJsonObject{{"seed", 1}};
@@ -663,6 +718,9 @@ private slots:
         scene.qkNorm.enabled = false;
         QCOMPARE(refused(scene), QStringLiteral("rotary"));
         scene.rotary.reset();
+        scene.ablation.heads = {1};
+        QCOMPARE(refused(scene), QStringLiteral("ablation"));
+        scene.ablation.heads.clear();
         QCOMPARE(refused(scene), QStringLiteral("(accepted)"));
     }
 };
