@@ -15,6 +15,7 @@
 #include "bench/window_benchmark.h"
 #include "cli/command_support.h"
 #include "cli/export_command.h"
+#include "cli/heads_command.h"
 #include "cli/import_command.h"
 #include "cli/render_command.h"
 #include "cli/run_command.h"
@@ -52,6 +53,8 @@ constexpr const char* kUsage =
     "SCENE.json\n"
     "       attention-explorer tokenize (MODEL_DIR | TOKENIZER_FILE) (--text TEXT | --lines FILE)\n"
     "                          [--no-special]\n"
+    "       attention-explorer heads MODEL_DIR (--text TEXT | --ids 1,2,3 | --induction-random N\n"
+    "                          [--seed S]) [--json] [--double]\n"
 
     "       attention-explorer --help | --version\n"
     "\n"
@@ -85,6 +88,7 @@ const std::map<QString, std::function<int(const QStringList&)>>& commands() {
         {"export", exportCommand}, {"presets", presetsCommand},   {"bench", benchWithWindow},
         {"train", trainCommand},   {"render", renderCommand},     {"import", importCommand},
         {"run", runModelCommand},  {"tokenize", tokenizeCommand}, {"scene", modelSceneCommand},
+        {"heads", headsCommand},
 
     };
     return table;

@@ -59,6 +59,9 @@ struct Config {
     bool mlpBias = false;               // llama gate, up, down biases
     bool qkNorm = false;                // qwen3
     ops::RopeParameters rope;           // llama/qwen3
+    // bos_token_id (gpt2 and llama's defaults when absent), or -1: none, or not an id of the
+    // vocabulary. What `heads --induction-random` puts before its random tokens.
+    long long bosToken = -1;
 
     bool isDecoder() const { return family != Family::Bert; }
     bool rotary() const { return family == Family::Llama || family == Family::Qwen3; }

@@ -367,6 +367,18 @@ model::Config parseModelConfig(const QByteArray& json, const QString& file) {
     } else {
         readLlama(o, r, file, c);
     }
+    // GPT2Config and LlamaConfig default it (50256, 1); BertConfig and Qwen3Config do not. Only
+    // the induction measurement reads it, so a value that is no token id means "no BOS" rather
+    // than refusing a model that runs.
+    const QJsonValue bos = o.value("bos_token_id");
+    const long long bosDefault = c.family == Family::Gpt2    ? 50256
+                                 : c.family == Family::Llama ? 1
+                                                             : -1;
+    const long long bosId = bos.isUndefined() ? bosDefault
+                            : isJsonInteger(bos, topLevelFloatLiterals(json), "bos_token_id")
+                                ? bos.toInteger()
+                                : -1;
+    c.bosToken = bosId >= 0 && bosId < c.vocab ? bosId : -1;
     return c;
 }
 

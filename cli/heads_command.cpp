@@ -1,0 +1,227 @@
+#include "cli/heads_command.h"
+
+#include <QCommandLineParser>
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "cli/command_support.h"
+#include "cli/run_command.h"
+#include "core/model_analysis.h"
+#include "io/json_numbers.h"
+#include "io/model_folder.h"
+
+namespace ae::cli {
+namespace {
+
+// "1,2,3" → {1, 2, 3}, read as `run --ids` reads it.
+std::vector<long long> idList(const QString& text) {
+    std::vector<long long> values;
+    for (const QString& part : text.split(',')) {
+        if (part.trimmed().isEmpty()) continue;
+        bool ok = false;
+        values.push_back(part.trimmed().toLongLong(&ok));
+        if (!ok) {
+            refuse(QStringLiteral("heads: --ids: expected comma-separated integers, got \"%1\"")
+                       .arg(part.trimmed()));
+        }
+    }
+    return values;
+}
+
+// `count` ids uniform over [0, vocab) without `excluded` (-1: none), by rejection on
+// mt19937_64, whose output the standard fixes: the same seed gives the same ids everywhere
+// (std::uniform_int_distribution's algorithm is the library's choice).
+std::vector<long long> randomIds(int count, long long vocab, long long excluded,
+                                 unsigned long long seed) {
+    std::mt19937_64 random(seed);
+    const unsigned long long choices = static_cast<unsigned long long>(vocab - (excluded >= 0));
+    const unsigned long long limit = std::mt19937_64::max() - std::mt19937_64::max() % choices;
+    std::vector<long long> ids;
+    for (int i = 0; i < count; ++i) {
+        unsigned long long draw = random();
+        while (draw >= limit)
+            draw = random();
+        long long id = static_cast<long long>(draw % choices);
+        if (excluded >= 0 && id >= excluded) ++id;
+        ids.push_back(id);
+    }
+    return ids;
+}
+
+// The first five scores from `run` and induction from `repeatedRun`, its layers·heads rows.
+struct Measured {
+    std::vector<model::HeadSummary> heads;
+    long long tokens = 0, repeatedTokens = 0;
+};
+
+template <typename Scalar>
+Measured measure(const model::Model& model, const std::vector<long long>& ids,
+                 const std::vector<long long>& repeated, int prefix, int period) {
+    Measured m;
+    m.tokens = static_cast<long long>(ids.size());
+    m.repeatedTokens = static_cast<long long>(repeated.size());
+    const model::ModelRun<Scalar> repeatedRun = [&] {
+        try {
+            return model::runModel<Scalar>(model, repeated);
+        } catch (const model::ModelError& error) {
+            // The repeated sequence is the command's, not the user's: say why it is that long.
+            throw model::ModelError(std::string("the induction score runs the tokens repeated "
+                                                "twice: ") +
+                                    error.what());
+        }
+    }();
+    m.heads = ids == repeated ? model::summarizeHeads(repeatedRun)
+                              : model::summarizeHeads(model::runModel<Scalar>(model, ids));
+    const std::vector<double> induction = model::inductionScores(repeatedRun, prefix, period);
+    for (size_t h = 0; h < m.heads.size(); ++h)
+        m.heads[h].induction = induction[h];
+    return m;
+}
+
+void appendScore(QByteArray& line, double value) {
+    if (std::isfinite(value)) {
+        io::json::appendNumber(line, value);
+    } else {
+        line.append("null");  // a score no row defines (previous token on one token)
+    }
+}
+
+QByteArray jsonLine(const model::HeadSummary& s) {
+    QByteArray line = "{\"layer\":" + QByteArray::number(s.layer) +
+                      ",\"head\":" + QByteArray::number(s.head) + ",\"entropy\":";
+    appendScore(line, s.entropy);
+    line.append(",\"first_token\":");
+    appendScore(line, s.firstToken);
+    line.append(",\"previous_token\":");
+    appendScore(line, s.previousToken);
+    line.append(",\"self\":");
+    appendScore(line, s.self);
+    line.append(",\"induction\":");
+    appendScore(line, s.induction);
+    line.append('}');
+    return line;
+}
+
+QString cell(double value, int width) {
+    return std::isfinite(value) ? QString::number(value, 'f', 4).rightJustified(width)
+                                : QStringLiteral("n/a").rightJustified(width);
+}
+
+}  // namespace
+
+int headsCommand(const QStringList& arguments) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Summarise every head of a whole model, one line a head, layer by layer: the mean "
+        "entropy of its weight rows (nats), its mean weight on the first token, on the previous "
+        "token and on itself, and its induction score (TransformerLens's: the text repeated "
+        "twice, the weight from each token of the second copy to the token after its first "
+        "occurrence). docs/models.md, \"Head summaries\", has the formulas.");
+    parser.addHelpOption();
+    parser.addPositionalArgument("model", "A Hugging Face model folder.");
+    parser.addOptions({
+        {"text", "The text, tokenized with the folder's tokenizer.", "text"},
+        {"ids", "Token ids instead of text, e.g. 464,3290,3332.", "ids"},
+        {"induction-random",
+         "Measure every score on N random token ids repeated twice, after the model's BOS.", "N"},
+        {"seed", "The seed of --induction-random's ids (default 0).", "S"},
+        {"json",
+         "One JSON object a line, with exactly the keys layer, head, entropy, "
+         "first_token, previous_token, self and induction."},
+        {"double", "Compute in double instead of float."},
+    });
+    if (!parser.parse(arguments)) refuse("heads: " + parser.errorText());
+    if (parser.isSet("help")) {
+        printLine(stdout, parser.helpText());
+        return kSuccess;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 1) refuse("heads: give one MODEL_DIR");
+    const int sources = int(parser.isSet("text")) + int(parser.isSet("ids")) +
+                        int(parser.isSet("induction-random"));
+    if (sources != 1) refuse("heads: give one of --text TEXT, --ids 1,2,3 or --induction-random N");
+    const bool randomText = parser.isSet("induction-random");
+    if (parser.isSet("seed") && !randomText) refuse("heads: --seed goes with --induction-random");
+    bool ok = true;
+    const int period = randomText ? parser.value("induction-random").toInt(&ok) : 0;
+    if (!ok || (randomText && period < 1)) {
+        refuse("heads: --induction-random: expected a positive integer, got " +
+               parser.value("induction-random"));
+    }
+    const unsigned long long seed =
+        parser.isSet("seed") ? parser.value("seed").toULongLong(&ok) : 0;
+    if (!ok) refuse("heads: --seed: expected a non-negative integer, got " + parser.value("seed"));
+    const QString directory = positional.first();
+
+    try {
+        const io::ModelFolder folder(directory);
+        const model::Config& config = folder.model().config;
+        std::vector<long long> ids;
+        int prefix = 0;
+        if (randomText) {
+            if (config.bosToken >= 0) {
+                ids.push_back(config.bosToken);
+                prefix = 1;
+            }
+            if (config.vocab - prefix < 1) refuse("heads: the vocabulary is only the BOS token");
+            for (long long id : randomIds(period, config.vocab, config.bosToken, seed))
+                ids.push_back(id);
+        } else if (parser.isSet("ids")) {
+            ids = idList(parser.value("ids"));
+        } else {
+            ids = tokenizeForRun(directory, parser.value("text"), nullptr);
+            prefix = config.bosToken >= 0 && !ids.empty() && ids.front() == config.bosToken;
+        }
+        // The ids are checked as given before they are repeated, so that a refusal names them.
+        model::checkInputs(config, ids, {});
+        const std::vector<long long> body(ids.begin() + prefix, ids.end());
+        if (body.empty()) refuse("heads: " + directory + ": the text is only the BOS token");
+        std::vector<long long> repeated(ids.begin(), ids.begin() + prefix);
+        repeated.insert(repeated.end(), body.begin(), body.end());
+        repeated.insert(repeated.end(), body.begin(), body.end());
+        const std::vector<long long>& measured = randomText ? repeated : ids;
+        const int bodyLength = static_cast<int>(body.size());
+        const Measured m =
+            parser.isSet("double")
+                ? measure<double>(folder.model(), measured, repeated, prefix, bodyLength)
+                : measure<float>(folder.model(), measured, repeated, prefix, bodyLength);
+
+        if (parser.isSet("json")) {
+            for (const model::HeadSummary& s : m.heads)
+                printLine(stdout, QString::fromUtf8(jsonLine(s)));
+            return kSuccess;
+        }
+        printLine(stdout, QStringLiteral("%1: %2 layers x %3 heads, scores on %4 token(s), "
+                                         "induction on %5 (%6 repeated twice%7)")
+                              .arg(directory)
+                              .arg(config.layers)
+                              .arg(config.heads)
+                              .arg(m.tokens)
+                              .arg(m.repeatedTokens)
+                              .arg(bodyLength)
+                              .arg(prefix ? QStringLiteral(" after BOS") : QString()));
+        // Each column as wide as its name, and at least as a number (0.0000, 12.3456).
+        const QStringList columns = {"layer",          "head", "entropy",  "first_token",
+                                     "previous_token", "self", "induction"};
+        const auto width = [&](int column) { return std::max(7, int(columns[column].size())); };
+        QStringList header;
+        for (int c = 0; c < columns.size(); ++c)
+            header << columns[c].rightJustified(c < 2 ? int(columns[c].size()) : width(c));
+        printLine(stdout, header.join("  "));
+        for (const model::HeadSummary& s : m.heads) {
+            printLine(stdout, QStringList{QString::number(s.layer).rightJustified(5),
+                                          QString::number(s.head).rightJustified(4),
+                                          cell(s.entropy, width(2)), cell(s.firstToken, width(3)),
+                                          cell(s.previousToken, width(4)), cell(s.self, width(5)),
+                                          cell(s.induction, width(6))}
+                                  .join("  "));
+        }
+    } catch (const model::ModelError& error) {
+        const QString message = QString::fromStdString(error.what());
+        refuse(message.startsWith(directory) ? message : directory + ": " + message);
+    }
+    return kSuccess;
+}
+
+}  // namespace ae::cli
