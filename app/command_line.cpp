@@ -37,6 +37,8 @@ constexpr const char* kUsage =
     "                          [--stage q|k|v|scores|scaled|weights|context|concat|output]\n"
     "                          [--head N|all] [--width W] [--height H] [--scale S]\n"
     "                          [--colormap viridis|cividis|magma|gray|rdbu] [--values]\n"
+    "       attention-explorer render MODEL_DIR (--text TEXT | --ids 1,2,3) -o OUT.(png|pdf|svg)\n"
+    "                          --view model|head|rollout|qk [--layer L] [--head H]\n"
     "       attention-explorer presets\n"
     "       attention-explorer bench [--sizes 64,512,2048] [--d 768] [--heads 12] [--reps 7]\n"
     "       attention-explorer bench --ui [--sizes 128,512] [--n 60]\n"

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "cli/command_support.h"
+#include "cli/model_render_command.h"
 #include "io/result_export.h"
 #include "io/scene_file.h"
 #include "plot/color_maps.h"
@@ -35,6 +36,7 @@ int sideArgument(const QCommandLineParser& parser, const QString& name) {
 }  // namespace
 
 int renderCommand(const QStringList& arguments) {
+    if (isModelRender(arguments)) return renderModelCommand(arguments);
     QCommandLineParser parser;
     parser.setApplicationDescription("Draw a scene's heatmaps into an image, as the window does.");
     parser.addHelpOption();

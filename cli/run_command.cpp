@@ -15,23 +15,6 @@
 namespace ae::cli {
 namespace {
 
-// "1,2,3" → {1, 2, 3}; spaces around the numbers and empty parts ("1,2,") are allowed, as the
-// reference's --ids reads them; nothing else.
-std::vector<long long> integerList(const QString& text, const QString& option) {
-    std::vector<long long> values;
-    for (const QString& part : text.split(',')) {
-        if (part.trimmed().isEmpty()) continue;
-        bool ok = false;
-        const long long v = part.trimmed().toLongLong(&ok);
-        if (!ok) {
-            refuse(QStringLiteral("run: %1: expected comma-separated integers, got \"%2\"")
-                       .arg(option, part.trimmed()));
-        }
-        values.push_back(v);
-    }
-    return values;
-}
-
 // "0.1, 1.3" → heads 1 of layer 0 and 3 of layer 1: each LAYER.HEAD in the model, none twice.
 std::vector<model::HeadAblation> ablationList(const QString& text, const model::Config& c) {
     const QString range =
@@ -85,6 +68,22 @@ void runAndWrite(const model::Model& model, const std::vector<long long>& ids,
 }
 
 }  // namespace
+
+std::vector<long long> integerList(const QString& text, const QString& option,
+                                   const QString& command) {
+    std::vector<long long> values;
+    for (const QString& part : text.split(',')) {
+        if (part.trimmed().isEmpty()) continue;
+        bool ok = false;
+        const long long v = part.trimmed().toLongLong(&ok);
+        if (!ok) {
+            refuse(QStringLiteral("%1: %2: expected comma-separated integers, got \"%3\"")
+                       .arg(command, option, part.trimmed()));
+        }
+        values.push_back(v);
+    }
+    return values;
+}
 
 std::vector<long long> tokenizeForRun(const QString& modelDirectory, const QString& text,
                                       std::vector<std::string>* labels) {

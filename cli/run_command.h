@@ -21,4 +21,9 @@ int modelSceneCommand(const QStringList& arguments);
 // `run --text` and `scene --text` meet the tokenizer.
 std::vector<long long> tokenizeForRun(const QString& modelDirectory, const QString& text,
                                       std::vector<std::string>* labels);
+
+// "1,2,3" → {1, 2, 3}; spaces around the numbers and empty parts ("1,2,") are allowed, as the
+// reference's --ids reads them; anything else is refused as "COMMAND: OPTION: ...".
+std::vector<long long> integerList(const QString& text, const QString& option,
+                                   const QString& command = QStringLiteral("run"));
 }  // namespace ae::cli

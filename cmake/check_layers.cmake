@@ -10,8 +10,9 @@ set(allowed_ui "core;io;document;plot;ui")
 set(allowed_cli "core;io;cli")
 set(allowed_bench "core;io;bench")
 set(allowed_app "core;io;document;plot;ui;cli;bench;app")
-# Files a layer's rule does not cover: `render` draws with plot/; `bench --ui` measures the window.
+# Files a layer's rule does not cover: `render` (scenes and models) draws with plot/; `bench --ui` measures the window.
 set(allowed_cli/render_command "core;io;plot;cli")
+set(allowed_cli/model_render_command "core;io;plot;cli")
 set(allowed_bench/window_benchmark "core;io;document;plot;ui;bench")
 # Tests include the layer they test, what it stands on and their shared helpers (support/); the
 # command-line tests hold the binary, which is every layer, against work done in process.

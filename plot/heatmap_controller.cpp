@@ -186,37 +186,31 @@ void HeatmapController::showMatrix(bool newValues) {
     // A map with more cells than its axis rect has pixels is pooled down to one cell per pixel:
     // never drawn cell by cell, and its peaks (max pooling) or averages (mean) stay visible.
     const int width = rect_->width(), height = rect_->height();
-    const int columnsPerCell = width > 0 ? std::max(1, (columns_ + width - 1) / width) : 1;
-    const int rowsPerCell = height > 0 ? std::max(1, (rows_ + height - 1) / height) : 1;
-    if (!newValues && columnsPerCell == columnsPerCell_ && rowsPerCell == rowsPerCell_) return;
-    columnsPerCell_ = columnsPerCell;
-    rowsPerCell_ = rowsPerCell;
-    const int shownColumns = (columns_ + columnsPerCell - 1) / columnsPerCell;
-    const int shownRows = (rows_ + rowsPerCell - 1) / rowsPerCell;
+    const PoolShape shape = poolShape(rows_, columns_, height, width);
+    if (!newValues && shape.columnsPerCell == columnsPerCell_ && shape.rowsPerCell == rowsPerCell_)
+        return;
+    columnsPerCell_ = shape.columnsPerCell;
+    rowsPerCell_ = shape.rowsPerCell;
+    const int shownColumns = shape.shownColumns;
+    const int shownRows = shape.shownRows;
     QCPColorMapData* data = map_->data();
     if (data->keySize() != shownColumns || data->valueSize() != shownRows) {
         data->setSize(shownColumns, shownRows);
     }
-    data->setRange(shownRange(columns_, shownColumns, columnsPerCell),
-                   shownRange(rows_, shownRows, rowsPerCell));
-    overlay_->setShape(rows_, columns_, rowsPerCell, columnsPerCell);
-    if (columnsPerCell == 1 && rowsPerCell == 1) {
+    data->setRange(shownRange(columns_, shownColumns, columnsPerCell_),
+                   shownRange(rows_, shownRows, rowsPerCell_));
+    overlay_->setShape(rows_, columns_, rowsPerCell_, columnsPerCell_);
+    if (columnsPerCell_ == 1 && rowsPerCell_ == 1) {
         for (int i = 0; i < rows_; ++i) {
             for (int j = 0; j < columns_; ++j)
                 data->setCell(j, i, finiteValue(full_(i, j)));
         }
         return;
     }
+    const EngineF::ConstBlock matrix(full_);
     for (int b = 0; b < shownRows; ++b) {
-        const int rowCount = std::min(rowsPerCell, rows_ - b * rowsPerCell);
-        for (int a = 0; a < shownColumns; ++a) {
-            const int columnCount = std::min(columnsPerCell, columns_ - a * columnsPerCell);
-            const auto pool =
-                full_.block(b * rowsPerCell, a * columnsPerCell, rowCount, columnCount);
-            const double value = pooling_ == Pooling::Max ? static_cast<double>(pool.maxCoeff())
-                                                          : static_cast<double>(pool.mean());
-            data->setCell(a, b, finiteValue(static_cast<float>(value)));
-        }
+        for (int a = 0; a < shownColumns; ++a)
+            data->setCell(a, b, finiteValue(pooledValue(matrix, shape, b, a, pooling_)));
     }
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "plot/color_maps.h"
+#include "plot/pooling.h"
 #include "plot/stage.h"
 
 class QCustomPlot;
@@ -45,9 +46,6 @@ int automaticDecimals(double largest);
 // Colour bar labels with one count of decimals (0.0, 0.2 … 1.0), for every bar: the maps' own
 // and the grid's shared one.
 void useSameDecimalsTicks(QCPAxis* axis);
-
-// How a map with more cells than pixels is reduced for display.
-enum class Pooling { Max, Mean };
 
 // The values a map's colours span, low to high.
 struct ValueRange {

@@ -1,27 +1,253 @@
 #include "plot/model_view.h"
 
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "plot/head_grid.h"
+#include "plot/model_panels.h"
+
 namespace ae::ui {
 
-ModelView::ModelView(QWidget* parent) : QWidget(parent) {}
+ModelView::ModelView(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    layout->addWidget(splitter, 1);
+
+    // Left: the grid, its controls above and the read-out below.
+    auto* left = new QWidget(splitter);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    auto* controls = new QHBoxLayout;
+    auto* rangeLabel = new QLabel(tr("&Colours:"), left);
+    rangeChoice_ = new QComboBox(left);
+    rangeChoice_->addItems({tr("one range for all maps"), tr("each map its own range")});
+    rangeLabel->setBuddy(rangeChoice_);
+    auto* positionLabel = new QLabel(tr("&Position:"), left);
+    positionChoice_ = new QComboBox(left);
+    positionChoice_->setToolTip(
+        tr("The query position the predictions and the per-layer rollout read"));
+    positionLabel->setBuddy(positionChoice_);
+    controls->addWidget(rangeLabel);
+    controls->addWidget(rangeChoice_);
+    controls->addSpacing(12);
+    controls->addWidget(positionLabel);
+    controls->addWidget(positionChoice_, 1);
+    leftLayout->addLayout(controls);
+    grid_ = new HeadGrid(left);
+    leftLayout->addWidget(grid_, 1);
+    readout_ = new QLabel(left);
+    readout_->setWordWrap(true);
+    readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    readout_->setText(tr("Point at a head for its scores; double-click or Enter opens it."));
+    leftLayout->addWidget(readout_);
+
+    // Right: the summaries, rollout, predictions and query-key map.
+    panels_ = new QTabWidget(splitter);
+    auto* heads = new QWidget(panels_);
+    auto* headsLayout = new QVBoxLayout(heads);
+    headsLayout->setContentsMargins(2, 2, 2, 2);
+    auto* thresholdRow = new QHBoxLayout;
+    thresholdOn_ = new QCheckBox(tr("&Highlight"), heads);
+    thresholdScore_ = new QComboBox(heads);
+    for (HeadScore score : {HeadScore::Entropy, HeadScore::FirstToken, HeadScore::PreviousToken,
+                            HeadScore::Self, HeadScore::Induction})
+        thresholdScore_->addItem(headScoreName(score), static_cast<int>(score));
+    thresholdScore_->setCurrentIndex(static_cast<int>(HeadScore::PreviousToken));
+    threshold_ = new QDoubleSpinBox(heads);
+    threshold_->setRange(0.0, 20.0);
+    threshold_->setDecimals(2);
+    threshold_->setSingleStep(0.05);
+    threshold_->setValue(0.4);
+    threshold_->setPrefix(tr("above "));
+    onlyAbove_ = new QCheckBox(tr("list only them"), heads);
+    thresholdRow->addWidget(thresholdOn_);
+    thresholdRow->addWidget(thresholdScore_);
+    thresholdRow->addWidget(threshold_);
+    thresholdRow->addWidget(onlyAbove_);
+    thresholdRow->addStretch(1);
+    headsLayout->addLayout(thresholdRow);
+    measureInduction_ = new QPushButton(tr("Measure &induction"), heads);
+    measureInduction_->setToolTip(
+        tr("Runs the model on the text repeated twice for every head's induction score"));
+    headsLayout->addWidget(measureInduction_, 0, Qt::AlignLeft);
+    summaryModel_ = new HeadSummaryModel(this);
+    summaryFilter_ = new HeadSummaryFilter(this);
+    summaryFilter_->setSourceModel(summaryModel_);
+    table_ = new QTableView(heads);
+    table_->setModel(summaryFilter_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(HeadSummaryModel::LayerColumn, Qt::AscendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->verticalHeader()->setVisible(false);
+    // Seven columns share the panel's width, rows as tall as their text: all of them fit beside
+    // the grid on a 1024-pixel projector.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    table_->horizontalHeader()->setMinimumSectionSize(24);
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    headsLayout->addWidget(table_, 1);
+    panels_->addTab(heads, tr("Heads"));
+    rollout_ = new RolloutPanel(panels_);
+    panels_->addTab(rollout_, tr("Rollout"));
+    predictions_ = new PredictionsPanel(panels_);
+    panels_->addTab(predictions_, tr("Next token"));
+    queryKey_ = new QueryKeyPanel(panels_);
+    panels_->addTab(queryKey_, tr("Query–key"));
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+
+    connect(rangeChoice_, &QComboBox::currentIndexChanged, this,
+            [this](int index) { setSharedRange(index == 0); });
+    connect(positionChoice_, &QComboBox::activated, this,
+            [this](int index) { setSelectedPosition(index); });
+    connect(grid_, &HeadGrid::headActivated, this, &ModelView::headActivated);
+    connect(grid_, &HeadGrid::hoverTextChanged, this, [this](const QString& text) {
+        if (!text.isEmpty()) readout_->setText(text);
+    });
+    connect(grid_, &HeadGrid::currentHeadChanged, this, [this] { updateQueryKey(); });
+    connect(rollout_, &RolloutPanel::positionClicked, this, &ModelView::setSelectedPosition);
+    connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        const auto& s = summaryModel_->summary(summaryFilter_->mapToSource(index).row());
+        emit headActivated(s.layer, s.head);
+    });
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& index) {
+                if (!index.isValid()) return;
+                const auto& s = summaryModel_->summary(summaryFilter_->mapToSource(index).row());
+                grid_->setCurrentHead({s.layer, s.head});
+            });
+    auto thresholdChanged = [this] { updateHighlight(); };
+    connect(thresholdOn_, &QCheckBox::toggled, this, thresholdChanged);
+    connect(onlyAbove_, &QCheckBox::toggled, this, thresholdChanged);
+    connect(threshold_, &QDoubleSpinBox::valueChanged, this, thresholdChanged);
+    connect(thresholdScore_, &QComboBox::currentIndexChanged, this, [this] {
+        updateHighlight();
+        const bool induction =
+            thresholdScore_->currentData().toInt() == static_cast<int>(HeadScore::Induction);
+        if (induction && measureInduction_->isEnabled()) emit summariesNeeded();
+    });
+    connect(measureInduction_, &QPushButton::clicked, this, &ModelView::summariesNeeded);
+}
+
 ModelView::~ModelView() = default;
 
 void ModelView::setData(ModelViewData data) {
+    const bool newRun = data.run != data_.run || data.tokens != data_.tokens;
+    const bool newHead = data.openHead != data_.openHead;
     data_ = std::move(data);
-    const int tokens = data_.run ? static_cast<int>(data_.run->tokens.size()) : 0;
+    const auto& run = data_.run;
+    const int tokens = run ? static_cast<int>(run->tokens.size()) : 0;
+    const int previousPosition = selectedPosition_;
     if (selectedPosition_ < 0 || selectedPosition_ >= tokens) selectedPosition_ = tokens - 1;
-    update();
+
+    if (newRun) {
+        grid_->setRun(run, data_.tokens);
+        updatePositions();
+        rolloutMatrices_ = run && !run->layers.empty() ? ae::model::attentionRollout(*run)
+                                                       : std::vector<Eigen::MatrixXd>();
+        rollout_->setPosition(std::max(selectedPosition_, 0));
+        rollout_->setRollout(rolloutMatrices_, data_.tokens);
+    }
+    grid_->setSummaries(data_.summaries);
+    summaryModel_->setSummaries(data_.summaries);
+    const bool unmeasured =
+        std::any_of(data_.summaries.begin(), data_.summaries.end(),
+                    [](const ae::model::HeadSummary& s) { return std::isnan(s.induction); });
+    measureInduction_->setEnabled(unmeasured);
+    updateHighlight();
+    grid_->setChangedHeads(
+        std::set<std::pair<int, int>>(data_.changedHeads.begin(), data_.changedHeads.end()));
+    grid_->setOpenHead(data_.openHead);
+    if (newHead && data_.openHead) grid_->setCurrentHead(*data_.openHead);
+    const bool decoder = run && run->config.isDecoder();
+    panels_->setTabVisible(panels_->indexOf(predictions_), decoder);
+    updatePredictions();
+    if (newRun || newHead) updateQueryKey();
+    // A shorter text moved the position to its last token: the predictions given were for the
+    // old one, so whoever computes them hears of it.
+    if (selectedPosition_ != previousPosition && previousPosition >= 0 && selectedPosition_ >= 0)
+        emit positionSelected(selectedPosition_);
+}
+
+void ModelView::updatePositions() {
+    positionChoice_->clear();
+    const int count = data_.run ? static_cast<int>(data_.run->tokens.size()) : 0;
+    for (int i = 0; i < count; ++i)
+        positionChoice_->addItem(positionText(i));
+    positionChoice_->setCurrentIndex(selectedPosition_);
+}
+
+QString ModelView::positionText(int position) const {
+    if (position < 0) return {};
+    const QString token = data_.tokens.value(position);
+    return token.isEmpty() ? QString::number(position)
+                           : QStringLiteral("%1 “%2”").arg(position).arg(token);
+}
+
+void ModelView::updatePredictions() {
+    predictions_->setPredictions(data_.predictions, data_.basePredictions, data_.tokenText,
+                                 positionText(selectedPosition_));
+}
+
+void ModelView::updateQueryKey() {
+    const auto head = grid_->currentHead();
+    queryKey_->setHead(data_.run, head.first, head.second, data_.tokens);
+}
+
+void ModelView::updateHighlight() {
+    const auto score = static_cast<HeadScore>(thresholdScore_->currentData().toInt());
+    highlighted_ = thresholdOn_->isChecked()
+                       ? headsAbove(data_.summaries, score, threshold_->value())
+                       : std::set<std::pair<int, int>>();
+    grid_->setHighlighted(highlighted_);
+    summaryModel_->setHighlighted(highlighted_);
+    summaryFilter_->setOnlyHighlighted(thresholdOn_->isChecked() && onlyAbove_->isChecked());
+}
+
+void ModelView::setThreshold(bool on, HeadScore score, double threshold, bool onlyAbove) {
+    const QSignalBlocker blockers[] = {QSignalBlocker(thresholdOn_), QSignalBlocker(threshold_),
+                                       QSignalBlocker(thresholdScore_), QSignalBlocker(onlyAbove_)};
+    thresholdOn_->setChecked(on);
+    thresholdScore_->setCurrentIndex(thresholdScore_->findData(static_cast<int>(score)));
+    threshold_->setValue(threshold);
+    onlyAbove_->setChecked(onlyAbove);
+    updateHighlight();
+}
+
+void ModelView::setSharedRange(bool shared) {
+    rangeChoice_->setCurrentIndex(shared ? 0 : 1);
+    grid_->setRangeMode(shared ? HeadGrid::RangeMode::Shared : HeadGrid::RangeMode::PerMap);
+}
+
+QString ModelView::readout() const {
+    return readout_->text();
 }
 
 void ModelView::setPresentation(bool on) {
     presentation_ = on;
-    update();
+    grid_->setPresentation(on);
+    queryKey_->setPresentation(on);
 }
 
 void ModelView::setSelectedPosition(int position) {
     if (position == selectedPosition_) return;
     selectedPosition_ = position;
+    positionChoice_->setCurrentIndex(position);
+    rollout_->setPosition(position);
+    updatePredictions();
     emit positionSelected(position);
-    update();
 }
 
 }  // namespace ae::ui

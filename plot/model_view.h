@@ -9,11 +9,21 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
 #include "core/model.h"
 #include "core/model_analysis.h"
+#include "plot/head_summary_table.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QTabWidget;
+class QTableView;
 
 namespace ae::ui {
 
@@ -29,6 +39,11 @@ struct ModelViewData {
     std::optional<std::pair<int, int>> openHead;         // (layer, head) open in the explorer
 };
 
+class HeadGrid;
+class PredictionsPanel;
+class QueryKeyPanel;
+class RolloutPanel;
+
 class ModelView : public QWidget {
     Q_OBJECT
 public:
@@ -41,9 +56,28 @@ public:
     // Larger fonts and lines, for a projector (ui/window/presentation_mode).
     void setPresentation(bool on);
     bool presentation() const { return presentation_; }
-    // The query position the predictions and the rollout read (the last token by default).
+    // The query position the predictions and the rollout read (the last token by default). A
+    // setData whose text is too short for it moves it to the last token and emits
+    // positionSelected.
     int selectedPosition() const { return selectedPosition_; }
     void setSelectedPosition(int position);
+
+    // The parts, for tests and for exporting one of them.
+    HeadGrid* grid() const { return grid_; }
+    QTableView* summaryTable() const { return table_; }
+    HeadSummaryModel* summaryModel() const { return summaryModel_; }
+    HeadSummaryFilter* summaryFilter() const { return summaryFilter_; }
+    RolloutPanel* rolloutPanel() const { return rollout_; }
+    PredictionsPanel* predictionsPanel() const { return predictions_; }
+    QueryKeyPanel* queryKeyPanel() const { return queryKey_; }
+    QTabWidget* panels() const { return panels_; }
+    // The grid's colour range: one for every map, or each map its own.
+    void setSharedRange(bool shared);
+    // Heads whose `score` is above `threshold` are highlighted in the grid and the table (when
+    // on), and with onlyAbove the table lists only them.
+    void setThreshold(bool on, HeadScore score, double threshold, bool onlyAbove = false);
+    std::set<std::pair<int, int>> highlightedHeads() const { return highlighted_; }
+    QString readout() const;
 
 signals:
     void headActivated(int layer, int head);  // double-click or Enter on a head
@@ -51,9 +85,34 @@ signals:
     void summariesNeeded();                   // the user asked for scores not yet measured
 
 private:
+    void updateHighlight();
+    void updatePositions();
+    void updatePredictions();
+    void updateQueryKey();
+    QString positionText(int position) const;
+
     ModelViewData data_;
     bool presentation_ = false;
     int selectedPosition_ = -1;
+    std::set<std::pair<int, int>> highlighted_;
+    std::vector<Eigen::MatrixXd> rolloutMatrices_;
+
+    HeadGrid* grid_;
+    QLabel* readout_;
+    QComboBox* rangeChoice_;
+    QComboBox* positionChoice_;
+    QTabWidget* panels_;
+    QCheckBox* thresholdOn_;
+    QComboBox* thresholdScore_;
+    QDoubleSpinBox* threshold_;
+    QCheckBox* onlyAbove_;
+    QPushButton* measureInduction_;
+    QTableView* table_;
+    HeadSummaryModel* summaryModel_;
+    HeadSummaryFilter* summaryFilter_;
+    RolloutPanel* rollout_;
+    PredictionsPanel* predictions_;
+    QueryKeyPanel* queryKey_;
 };
 
 }  // namespace ae::ui

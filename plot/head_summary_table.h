@@ -1,0 +1,73 @@
+#pragma once
+// The model view's table of head summaries: one row per head, sortable by any score (through a
+// QSortFilterProxyModel), with a threshold on one score that highlights the heads above it (in
+// the table and in the grid) and may hide the others.
+
+#include <QAbstractTableModel>
+#include <QSortFilterProxyModel>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "core/model_analysis.h"
+
+namespace ae::ui {
+
+enum class HeadScore { Entropy, FirstToken, PreviousToken, Self, Induction };
+QString headScoreName(HeadScore score);
+double headScore(const ae::model::HeadSummary& summary, HeadScore score);
+// Heads whose score is above `threshold` (NaN scores never are).
+std::set<std::pair<int, int>> headsAbove(const std::vector<ae::model::HeadSummary>& summaries,
+                                         HeadScore score, double threshold);
+
+class HeadSummaryModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        LayerColumn,
+        HeadColumn,
+        EntropyColumn,
+        FirstTokenColumn,
+        PreviousTokenColumn,
+        SelfColumn,
+        InductionColumn,
+        ColumnCount
+    };
+    // The number a column sorts by (NaN, unmeasured, sorts below every number).
+    static constexpr int SortRole = Qt::UserRole;
+    // True on a highlighted head's row.
+    static constexpr int HighlightRole = Qt::UserRole + 1;
+
+    using QAbstractTableModel::QAbstractTableModel;
+    void setSummaries(const std::vector<ae::model::HeadSummary>& summaries);
+    void setHighlighted(const std::set<std::pair<int, int>>& heads);
+    const ae::model::HeadSummary& summary(int row) const {
+        return summaries_[static_cast<size_t>(row)];
+    }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    std::vector<ae::model::HeadSummary> summaries_;
+    std::set<std::pair<int, int>> highlighted_;
+};
+
+// Sorts by SortRole; with onlyHighlighted, shows only highlighted heads.
+class HeadSummaryFilter : public QSortFilterProxyModel {
+    Q_OBJECT
+public:
+    explicit HeadSummaryFilter(QObject* parent = nullptr);
+    void setOnlyHighlighted(bool on);
+    bool onlyHighlighted() const { return onlyHighlighted_; }
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+
+private:
+    bool onlyHighlighted_ = false;
+};
+
+}  // namespace ae::ui

@@ -1,0 +1,345 @@
+#include "plot/model_panels.h"
+
+#include <QButtonGroup>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QRadioButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "plot/heatmap_controller.h"
+#include "qcustomplot.h"
+
+namespace ae::ui {
+namespace {
+
+// Okabe-Ito blue and orange: the two sets stay apart for colour-blind viewers and in grey.
+const QColor kQueryColor(0x00, 0x72, 0xB2);
+const QColor kKeyColor(0xE6, 0x9F, 0x00);
+const QColor kUpColor(0x00, 0x72, 0xB2);
+const QColor kDownColor(0xD5, 0x5E, 0x00);
+
+QStringList tokenLabels(const QStringList& tokens, int count) {
+    QStringList labels;
+    for (int i = 0; i < count; ++i)
+        labels << (i < tokens.size() ? tokens[i] : QString::number(i));
+    return labels;
+}
+
+AttentionEngine<float>::Matrix toFloat(const Eigen::MatrixXd& m) {
+    return m.cast<float>();
+}
+
+}  // namespace
+
+// ---- Rollout ----
+
+RolloutPanel::RolloutPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    rolloutMap_ = new HeatmapController(this);
+    perLayerMap_ = new HeatmapController(this);
+    for (HeatmapController* map : {rolloutMap_, perLayerMap_}) {
+        map->setGradient(ColorMap::Viridis);
+        map->setShowValues(false);
+        map->setColorBarLabel(tr("share"));
+        layout->addWidget(map->widget(), 1);
+    }
+    rolloutMap_->setAxisTitles(tr("position"), tr("input token"));
+    perLayerMap_->setAxisTitles(tr("after layer"), tr("input token"));
+    connect(rolloutMap_, &HeatmapController::cellClicked, this,
+            [this](int row, int) { emit positionClicked(row); });
+}
+
+void RolloutPanel::setRollout(std::vector<Eigen::MatrixXd> rollout, const QStringList& tokens) {
+    rollout_ = std::move(rollout);
+    tokens_ = tokens;
+    if (rollout_.empty()) return;
+    const Eigen::MatrixXd& last = rollout_.back();
+    const int count = static_cast<int>(last.rows());
+    const QStringList labels = tokenLabels(tokens_, count);
+    rolloutMap_->setTitle(tr("Attention rollout through all %1 layers").arg(rollout_.size()));
+    rolloutMap_->setLabels(labels, labels, true);
+    const AttentionEngine<float>::Matrix values = toFloat(last);
+    rolloutMap_->setMatrix(values);
+    rolloutMap_->setDataRange(0.0, std::max(1e-9, last.maxCoeff()));
+    position_ = std::clamp(position_, 0, count - 1);
+    rolloutMap_->setSelectedRow(position_);
+    rolloutMap_->replot();
+    showPerLayer();
+}
+
+void RolloutPanel::setPosition(int position) {
+    position_ = position;
+    if (rollout_.empty()) return;
+    position_ = std::clamp(position_, 0, static_cast<int>(rollout_.back().rows()) - 1);
+    rolloutMap_->setSelectedRow(position_);
+    rolloutMap_->replot();
+    showPerLayer();
+}
+
+void RolloutPanel::showPerLayer() {
+    const int layers = static_cast<int>(rollout_.size());
+    const int count = static_cast<int>(rollout_.back().cols());
+    Eigen::MatrixXd rows(layers, count);
+    for (int layer = 0; layer < layers; ++layer)
+        rows.row(layer) = rollout_[static_cast<size_t>(layer)].row(position_);
+    QStringList layerNames;
+    for (int layer = 0; layer < layers; ++layer)
+        layerNames << QStringLiteral("L%1").arg(layer);
+    const QStringList labels = tokenLabels(tokens_, count);
+    perLayerMap_->setTitle(
+        tr("What feeds %1 “%2” after each layer").arg(position_).arg(labels.value(position_)));
+    perLayerMap_->setLabels(layerNames, labels, true);
+    const AttentionEngine<float>::Matrix values = toFloat(rows);
+    perLayerMap_->setMatrix(values);
+    perLayerMap_->setDataRange(0.0, std::max(1e-9, rows.maxCoeff()));
+    perLayerMap_->replot();
+}
+
+// ---- Predictions ----
+
+PredictionsPanel::PredictionsPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    heading_ = new QLabel(this);
+    heading_->setWordWrap(true);
+    QFont bold = heading_->font();
+    bold.setBold(true);
+    heading_->setFont(bold);
+    table_ = new QTableWidget(0, 3, this);
+    table_->setHorizontalHeaderLabels({tr("Next token"), tr("Probability"), tr("Before → after")});
+    table_->verticalHeader()->setVisible(false);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setSelectionMode(QAbstractItemView::NoSelection);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    layout->addWidget(heading_);
+    layout->addWidget(table_, 1);
+}
+
+QString PredictionsPanel::heading() const {
+    return heading_->text();
+}
+
+void PredictionsPanel::setPredictions(const std::vector<ae::model::Prediction>& predictions,
+                                      const std::vector<ae::model::Prediction>& before,
+                                      const std::function<QString(long long)>& tokenText,
+                                      const QString& positionText) {
+    heading_->setText(before.empty()
+                          ? tr("Most probable next tokens after %1").arg(positionText)
+                          : tr("Most probable next tokens after %1, before and after the what-if")
+                                .arg(positionText));
+    table_->setColumnHidden(2, before.empty());
+    table_->setRowCount(static_cast<int>(predictions.size()));
+    for (size_t i = 0; i < predictions.size(); ++i) {
+        const auto& p = predictions[i];
+        const int row = static_cast<int>(i);
+        const QString text = tokenText ? tokenText(p.token) : QString();
+        auto* token = new QTableWidgetItem(
+            text.isEmpty() ? QString::number(p.token)
+                           : QStringLiteral("“%1”  (%2)").arg(text).arg(p.token));
+        auto* probability = new QTableWidgetItem(QString::number(p.probability, 'f', 3));
+        probability->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        table_->setItem(row, 0, token);
+        table_->setItem(row, 1, probability);
+        if (before.empty()) {
+            table_->setItem(row, 2, nullptr);
+            continue;
+        }
+        const auto old = std::find_if(before.begin(), before.end(),
+                                      [&](const auto& b) { return b.token == p.token; });
+        QString change;
+        QColor colour = palette().text().color();
+        if (old == before.end()) {
+            change =
+                tr("new in the top %1 → %2 ▲").arg(before.size()).arg(p.probability, 0, 'f', 3);
+            colour = kUpColor;
+        } else {
+            const double delta = p.probability - old->probability;
+            const QString arrow = std::abs(delta) < 5e-4 ? QStringLiteral("=")
+                                  : delta > 0            ? QStringLiteral("▲")
+                                                         : QStringLiteral("▼");
+            change = QStringLiteral("%1 → %2 %3")
+                         .arg(old->probability, 0, 'f', 3)
+                         .arg(p.probability, 0, 'f', 3)
+                         .arg(arrow);
+            if (std::abs(delta) >= 5e-4) colour = delta > 0 ? kUpColor : kDownColor;
+        }
+        auto* item = new QTableWidgetItem(change);
+        item->setForeground(colour);
+        QFont font = item->font();
+        font.setBold(colour != palette().text().color());
+        item->setFont(font);
+        table_->setItem(row, 2, item);
+    }
+}
+
+// ---- Query-key map ----
+
+QueryKeyPanel::QueryKeyPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* switches = new QHBoxLayout;
+    modes_ = new QButtonGroup(this);
+    const std::pair<ae::model::QkProjectionMode, QString> modes[] = {
+        {ae::model::QkProjectionMode::Separate, tr("Separate")},
+        {ae::model::QkProjectionMode::Joint, tr("Joint")},
+        {ae::model::QkProjectionMode::Norms, tr("Norms")}};
+    for (const auto& [mode, name] : modes) {
+        auto* button = new QRadioButton(name, this);
+        button->setChecked(mode == mode_);
+        modes_->addButton(button, static_cast<int>(mode));
+        switches->addWidget(button);
+    }
+    modes_->button(0)->setToolTip(
+        tr("Queries and keys each on their own two principal "
+           "components: two different spaces"));
+    modes_->button(1)->setToolTip(
+        tr("Both on the components of the union: a query near a key "
+           "attends to it"));
+    modes_->button(2)->setToolTip(tr("Each vector's length against its position"));
+    switches->addStretch(1);
+    layout->addLayout(switches);
+    plot_ = new QCustomPlot(this);
+    // Curves, not graphs: a graph sorts its points by x, a curve keeps them in token order.
+    for (int i = 0; i < 2; ++i) {
+        const QColor colour = i == 0 ? kQueryColor : kKeyColor;
+        curves_[i] = new QCPCurve(plot_->xAxis, plot_->yAxis);
+        curves_[i]->setName(i == 0 ? tr("queries") : tr("keys"));
+        curves_[i]->setLineStyle(QCPCurve::lsNone);
+        curves_[i]->setScatterStyle(QCPScatterStyle(
+            i == 0 ? QCPScatterStyle::ssDisc : QCPScatterStyle::ssSquare, colour, colour, 8));
+    }
+    plot_->legend->setVisible(true);
+    plot_->plotLayout()->insertRow(0);
+    plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, QString(), QFont()));
+    layout->addWidget(plot_, 1);
+    connect(modes_, &QButtonGroup::idClicked, this,
+            [this](int id) { setMode(static_cast<ae::model::QkProjectionMode>(id)); });
+}
+
+void QueryKeyPanel::setHead(std::shared_ptr<const ae::model::ModelRun<float>> run, int layer,
+                            int head, const QStringList& tokens) {
+    run_ = std::move(run);
+    layer_ = layer;
+    head_ = head;
+    tokens_ = tokens;
+    redraw();
+}
+
+void QueryKeyPanel::setMode(ae::model::QkProjectionMode mode) {
+    mode_ = mode;
+    if (auto* button = modes_->button(static_cast<int>(mode))) button->setChecked(true);
+    redraw();
+}
+
+void QueryKeyPanel::setPresentation(bool on) {
+    presentation_ = on;
+    redraw();
+}
+
+void QueryKeyPanel::redraw() {
+    plot_->clearItems();
+    auto* title = static_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0));
+    if (!run_ || layer_ >= static_cast<int>(run_->layers.size()) || head_ >= run_->config.heads) {
+        curves_[0]->data()->clear();
+        curves_[1]->data()->clear();
+        title->setText(QString());
+        plot_->replot();
+        return;
+    }
+    using ae::model::QkProjectionMode;
+    const ae::model::QkProjection projection =
+        ae::model::projectQueriesAndKeys(*run_, layer_, head_, mode_);
+    const int count = static_cast<int>(projection.queries.rows());
+    const QStringList labels = tokenLabels(tokens_, count);
+    const int labelStep = std::max(1, (count + 31) / 32);
+    QFont labelFont = plot_->font();
+    labelFont.setPointSizeF(labelFont.pointSizeF() * (presentation_ ? 1.1 : 0.9));
+    const double pointSize = presentation_ ? 11 : 8;
+    for (int set = 0; set < 2; ++set) {
+        const Eigen::MatrixX2d& points = set == 0 ? projection.queries : projection.keys;
+        QVector<double> t(count), x(count), y(count);
+        for (int i = 0; i < count; ++i) {
+            t[i] = i;
+            x[i] = points(i, 0);
+            y[i] = points(i, 1);
+        }
+        QCPCurve* curve = curves_[set];
+        curve->setData(t, x, y, true);
+        QCPScatterStyle style = curve->scatterStyle();
+        style.setSize(pointSize);
+        curve->setScatterStyle(style);
+        for (int i = 0; i < count; i += labelStep) {
+            auto* text = new QCPItemText(plot_);
+            text->position->setCoords(x[i], y[i]);
+            text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+            text->setPadding(QMargins(4, 0, 0, 2));
+            text->setText(labels[i]);
+            text->setFont(labelFont);
+            text->setColor(set == 0 ? kQueryColor.darker(130) : kKeyColor.darker(160));
+        }
+    }
+    const int queryShare = static_cast<int>(std::lround(projection.explainedQuery * 100));
+    const int keyShare = static_cast<int>(std::lround(projection.explainedKey * 100));
+    switch (mode_) {
+        case QkProjectionMode::Separate:
+            plot_->xAxis->setLabel(
+                tr("component 1 of each set (2 components keep %1% of the queries' variance, "
+                   "%2% of the keys')")
+                    .arg(queryShare)
+                    .arg(keyShare));
+            plot_->yAxis->setLabel(tr("component 2 of each set"));
+            break;
+        case QkProjectionMode::Joint:
+            plot_->xAxis->setLabel(tr("joint component 1 (2 components keep %1% of the queries' "
+                                      "variance, %2% of the keys')")
+                                       .arg(queryShare)
+                                       .arg(keyShare));
+            plot_->yAxis->setLabel(tr("joint component 2"));
+            break;
+        case QkProjectionMode::Norms:
+            plot_->xAxis->setLabel(tr("position"));
+            plot_->yAxis->setLabel(tr("length of the vector"));
+            break;
+    }
+    title->setText(tr("L%1 H%2: queries and keys").arg(layer_).arg(head_));
+    QFont titleFont = plot_->font();
+    titleFont.setBold(true);
+    title->setFont(titleFont);
+    plot_->rescaleAxes();
+    for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
+        const QCPRange range = axis->range();
+        const double margin = std::max(range.size() * 0.08, 1e-6);
+        axis->setRange(range.lower - margin, range.upper + margin * (axis == plot_->xAxis ? 2 : 1));
+    }
+    plot_->replot();
+}
+
+std::vector<QPointF> QueryKeyPanel::plottedQueries() const {
+    std::vector<QPointF> points;
+    for (auto it = curves_[0]->data()->constBegin(); it != curves_[0]->data()->constEnd(); ++it)
+        points.emplace_back(it->key, it->value);
+    return points;
+}
+
+std::vector<QPointF> QueryKeyPanel::plottedKeys() const {
+    std::vector<QPointF> points;
+    for (auto it = curves_[1]->data()->constBegin(); it != curves_[1]->data()->constEnd(); ++it)
+        points.emplace_back(it->key, it->value);
+    return points;
+}
+
+QString QueryKeyPanel::xAxisTitle() const {
+    return plot_->xAxis->label();
+}
+
+QString QueryKeyPanel::yAxisTitle() const {
+    return plot_->yAxis->label();
+}
+
+}  // namespace ae::ui

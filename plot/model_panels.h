@@ -1,0 +1,99 @@
+#pragma once
+// The model view's side panels, each drawn from a ModelRun (or what was computed from it):
+// attention rollout, the next-token predictions and one head's query-key map.
+
+#include <Eigen/Core>
+#include <QStringList>
+#include <QWidget>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/model.h"
+#include "core/model_analysis.h"
+
+class QButtonGroup;
+class QCPCurve;
+class QCustomPlot;
+class QLabel;
+class QTableWidget;
+
+namespace ae::ui {
+
+class HeatmapController;
+
+// Two maps: the rollout of every layer (T x T, query rows, input-token columns) and, for the
+// selected position, what each layer's rollout gives it (layers x T: row l is rollout(l)'s row).
+class RolloutPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit RolloutPanel(QWidget* parent = nullptr);
+    // rollout: attentionRollout's matrices, one per layer, T x T.
+    void setRollout(std::vector<Eigen::MatrixXd> rollout, const QStringList& tokens);
+    void setPosition(int position);
+    HeatmapController* rolloutMap() const { return rolloutMap_; }
+    HeatmapController* perLayerMap() const { return perLayerMap_; }
+
+signals:
+    void positionClicked(int position);
+
+private:
+    void showPerLayer();
+
+    HeatmapController* rolloutMap_;
+    HeatmapController* perLayerMap_;
+    std::vector<Eigen::MatrixXd> rollout_;
+    QStringList tokens_;
+    int position_ = 0;
+};
+
+// The ten most probable next tokens at the selected position, and, after a what-if, how each
+// one's probability moved (before → after, ▲ blue up, ▼ orange down).
+class PredictionsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit PredictionsPanel(QWidget* parent = nullptr);
+    void setPredictions(const std::vector<ae::model::Prediction>& predictions,
+                        const std::vector<ae::model::Prediction>& before,
+                        const std::function<QString(long long)>& tokenText,
+                        const QString& positionText);
+    QTableWidget* table() const { return table_; }
+    QString heading() const;
+
+private:
+    QLabel* heading_;
+    QTableWidget* table_;
+};
+
+// AttentionViz's query-key map for one head: its queries (blue circles) and keys (orange
+// squares) on two principal components, each labelled by its token.
+class QueryKeyPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit QueryKeyPanel(QWidget* parent = nullptr);
+    void setHead(std::shared_ptr<const ae::model::ModelRun<float>> run, int layer, int head,
+                 const QStringList& tokens);
+    void setMode(ae::model::QkProjectionMode mode);
+    ae::model::QkProjectionMode mode() const { return mode_; }
+    QCustomPlot* plot() const { return plot_; }
+    // What is plotted, read back from the plot's graphs: T query points, then T key points.
+    std::vector<QPointF> plottedQueries() const;
+    std::vector<QPointF> plottedKeys() const;
+    QString xAxisTitle() const;
+    QString yAxisTitle() const;
+    void setPresentation(bool on);
+
+private:
+    void redraw();
+
+    QCustomPlot* plot_;
+    QCPCurve* curves_[2] = {nullptr, nullptr};  // queries, keys
+    QButtonGroup* modes_;
+    std::shared_ptr<const ae::model::ModelRun<float>> run_;
+    int layer_ = 0, head_ = 0;
+    QStringList tokens_;
+    ae::model::QkProjectionMode mode_ = ae::model::QkProjectionMode::Separate;
+    bool presentation_ = false;
+};
+
+}  // namespace ae::ui

@@ -1,0 +1,117 @@
+#include "plot/model_view_export.h"
+
+#include <QApplication>
+#include <QBuffer>
+#include <QImageWriter>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+#include <QTabWidget>
+#include <stdexcept>
+
+#include "io/result_export.h"
+#include "plot/head_grid.h"
+#include "plot/heatmap_controller.h"
+#include "plot/model_panels.h"
+
+namespace ae::ui {
+namespace {
+
+// Laid out and painted twice at its size, never shown, so layouts and plots have settled before
+// the real paint (render() delivers the pending resizes; QCustomPlot places tick labels a pass
+// after measuring them).
+void settle(QWidget* widget, QSize size) {
+    widget->resize(size);
+    for (int pass = 0; pass < 2; ++pass) {
+        QApplication::processEvents();
+        QImage scratch(size, QImage::Format_ARGB32_Premultiplied);
+        widget->render(&scratch);
+    }
+}
+
+QByteArray encode(QWidget* widget, QSize size, double scale, ImageFormat format) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (format == ImageFormat::Pdf) {
+        QPdfWriter pdf(&buffer);
+        pdf.setResolution(96);
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setPageSize(QPageSize(QSizeF(size.width() * 0.75, size.height() * 0.75),
+                                  QPageSize::Point, QString(), QPageSize::ExactMatch));
+        QPainter painter(&pdf);
+        widget->render(&painter);
+        painter.end();
+    } else if (format == ImageFormat::Svg) {
+        QSvgGenerator svg;
+        svg.setOutputDevice(&buffer);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setResolution(96);
+        svg.setTitle(QStringLiteral("Attention Explorer model view"));
+        QPainter painter(&svg);
+        widget->render(&painter);
+        painter.end();
+    } else {
+        QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
+        image.setDevicePixelRatio(scale);
+        image.fill(Qt::white);
+        {
+            QPainter painter(&image);
+            widget->render(&painter);
+        }
+        image.setDotsPerMeterX(qRound(96 * scale / 0.0254));
+        image.setDotsPerMeterY(qRound(96 * scale / 0.0254));
+        if (format == ImageFormat::Jpg) image = image.convertToFormat(QImage::Format_RGB32);
+        QImageWriter writer(&buffer, format == ImageFormat::Jpg ? "jpg" : "png");
+        if (format == ImageFormat::Jpg) writer.setQuality(95);
+        if (!writer.write(image)) throw io::WriteError(writer.errorString().toStdString());
+    }
+    return bytes;
+}
+
+}  // namespace
+
+QByteArray renderModelView(const ModelViewData& data, const ModelViewImage& image,
+                           ImageFormat format) {
+    const auto& run = data.run;
+    if (!run) throw std::invalid_argument("no model run to draw");
+    const std::pair<int, int> head = image.head.value_or(std::pair<int, int>{0, 0});
+    if (head.first < 0 || head.first >= static_cast<int>(run->layers.size())) {
+        throw std::invalid_argument(QStringLiteral("--layer: expected 0 to %1, got %2")
+                                        .arg(run->layers.size() - 1)
+                                        .arg(head.first)
+                                        .toStdString());
+    }
+    if (head.second < 0 || head.second >= run->config.heads) {
+        throw std::invalid_argument(QStringLiteral("--head: expected 0 to %1, got %2")
+                                        .arg(run->config.heads - 1)
+                                        .arg(head.second)
+                                        .toStdString());
+    }
+    ModelView view;
+    view.setPresentation(image.presentation);
+    if (image.position >= 0) view.setSelectedPosition(image.position);
+    ModelViewData shown = data;
+    if (!shown.openHead && image.head) shown.openHead = image.head;
+    view.setData(std::move(shown));
+    QWidget* drawn = &view;
+    if (image.part == ModelViewPart::Rollout) {
+        drawn = view.rolloutPanel();
+    } else if (image.part == ModelViewPart::QueryKey) {
+        view.queryKeyPanel()->setMode(image.qkMode);
+        drawn = view.queryKeyPanel();
+    }
+    if (drawn != &view) {
+        // A panel alone, at the image's size, out of its tab.
+        drawn->setParent(nullptr);
+        settle(drawn, image.size);
+        const QByteArray bytes = encode(drawn, image.size, image.scale, format);
+        drawn->setParent(&view);  // deleted with the view
+        return bytes;
+    }
+    settle(&view, image.size);
+    return encode(&view, image.size, image.scale, format);
+}
+
+}  // namespace ae::ui
