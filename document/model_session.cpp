@@ -303,7 +303,10 @@ void ModelSession::post(Channel channel, const QString& what,
     pending_[channel] = true;
     busyWhat_ = what;
     updateBusy();
-    progressTimer_->start(progressDelayMs_);
+    if (progressDelayMs_ <= 0)
+        emit progressShown(busyWhat_);
+    else
+        progressTimer_->start(progressDelayMs_);
     QMetaObject::invokeMethod(
         workerContext_,
         [this, channel, serial, work = std::move(work)] {

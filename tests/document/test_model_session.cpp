@@ -120,6 +120,7 @@ private slots:
     void badFolderIsRefused();
     void refusedIdsKeepTheRun();
     void referenceRoundTrips();
+    void cancelledOpeningLeavesTheWindowAsItWas();
 };
 
 void TestModelSession::openRunsTheModel_data() {
@@ -233,10 +234,14 @@ void TestModelSession::openedHeadIsTheLayer() {
     QVERIFY(largestDifference(engine.query(), record.query) <= 1e-5);
     QVERIFY(largestDifference(engine.key(), record.key) <= 1e-5);
     QVERIFY(largestDifference(engine.value(), record.value) <= 1e-5);
+    double worst = std::max(largestDifference(engine.query(), record.query),
+                            largestDifference(engine.value(), record.value));
     for (int h = 0; h < c.heads; ++h) {
         QVERIFY(largestDifference(engine.scores(h), record.scores[h]) <= 1e-5);
         QVERIFY(largestDifference(engine.weights(h), record.weights[h]) <= 1e-5);
+        worst = std::max(worst, largestDifference(engine.scores(h), record.scores[h]));
     }
+    qInfo("%s layer %d: largest difference engine vs run %.3g", qPrintable(name), layer, worst);
     // Nothing changed, so the current run is the model's own.
     QCOMPARE(o.session.currentRun(), o.session.baseRun());
     o.document.undoStack()->undo();
@@ -480,6 +485,26 @@ void TestModelSession::referenceRoundTrips() {
     const std::string far = withFolderRelativeTo(view, QStringLiteral("/home/a/b/c/s.json"));
     QCOMPARE(modelReference(far)->folder, r.folder);
     QVERIFY(!modelReference(R"({"mode":"all_heads"})"));
+}
+
+// Busy shows after the progress delay (0 here); Cancel drops the result when it comes.
+void TestModelSession::cancelledOpeningLeavesTheWindowAsItWas() {
+    Opened o;
+    o.document.resetScene(o.document.scene());
+    const int tokens = o.document.scene().queryCount();
+    QSignalSpy shown(&o.session, &ModelSession::progressShown);
+    QSignalSpy problems(&o.session, &ModelSession::problem);
+    o.session.open(modelDir("gpt2-tiny"));
+    QVERIFY(o.session.isBusy());
+    QCOMPARE(shown.count(), 1);
+    QVERIFY(shown.first().first().toString().contains(QLatin1String("gpt2-tiny")));
+    o.session.cancel();
+    QVERIFY(!o.session.isBusy());
+    QTest::qWait(300);  // the pass finishes on the worker; its result is dropped
+    o.settle();
+    QVERIFY(!o.session.isOpen());
+    QCOMPARE(o.document.scene().queryCount(), tokens);
+    QCOMPARE(problems.count(), 0);
 }
 
 QTEST_MAIN(TestModelSession)
