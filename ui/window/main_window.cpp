@@ -21,6 +21,7 @@
 #include <QTabWidget>
 #include <QToolBar>
 #include <QUndoStack>
+#include <algorithm>
 
 #include "document/attention_document.h"
 #include "document/model_session.h"
@@ -327,7 +328,16 @@ void MainWindow::showModelResults() {
     data.predictions = analysis.predictions;
     data.basePredictions = analysis.basePredictions;
     data.changedHeads = session_->changedHeads(0.01);
-    if (session_->layer() >= 0) data.openHead = std::pair{session_->layer(), session_->head()};
+    if (session_->layer() >= 0) {
+        data.openHead = std::pair{session_->layer(), session_->head()};
+        // A head switched off keeps its weights, but it is the first head the what-if changed.
+        for (int h : document_->scene().ablation.heads) {
+            const std::pair<int, int> off{session_->layer(), h};
+            if (std::find(data.changedHeads.begin(), data.changedHeads.end(), off) ==
+                data.changedHeads.end())
+                data.changedHeads.push_back(off);
+        }
+    }
     modelView_->setData(std::move(data));
 }
 
