@@ -41,6 +41,7 @@ public:
     void setRun(std::shared_ptr<const ae::model::ModelRun<float>> run, const QStringList& tokens);
     void setSummaries(const std::vector<ae::model::HeadSummary>& summaries);
     void setHighlighted(const std::set<HeadId>& heads);
+    const std::set<HeadId>& highlighted() const { return highlighted_; }
     void setChangedHeads(const std::set<HeadId>& heads);
     void setOpenHead(std::optional<HeadId> head);
     void setRangeMode(RangeMode mode);

@@ -49,6 +49,13 @@ std::set<std::pair<int, int>> headsAbove(const std::vector<ae::model::HeadSummar
 }
 
 void HeadSummaryModel::setSummaries(const std::vector<ae::model::HeadSummary>& summaries) {
+    // The same heads with new scores (a what-if, induction measured): the table keeps its
+    // selection and scroll position and only re-sorts.
+    if (summaries.size() == summaries_.size() && !summaries_.empty()) {
+        summaries_ = summaries;
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+        return;
+    }
     beginResetModel();
     summaries_ = summaries;
     endResetModel();

@@ -116,9 +116,20 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     connect(grid_, &HeadGrid::hoverTextChanged, this, [this](const QString& text) {
         if (!text.isEmpty()) readout_->setText(text);
     });
-    connect(grid_, &HeadGrid::currentHeadChanged, this, [this] { updateQueryKey(); });
+    connect(grid_, &HeadGrid::currentHeadChanged, this, [this](int layer, int head) {
+        updateQueryKey();
+        // The table's selection follows the grid's head (and the grid the table's, below).
+        const int row = layer * grid_->heads() + head;
+        if (row >= summaryModel_->rowCount()) return;
+        const QModelIndex index = summaryFilter_->mapFromSource(summaryModel_->index(row, 0));
+        if (index.isValid() && table_->currentIndex().row() != index.row()) {
+            table_->selectionModel()->setCurrentIndex(
+                index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        }
+    });
     connect(rollout_, &RolloutPanel::positionClicked, this, &ModelView::setSelectedPosition);
-    connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    // activated: a double-click, or Enter on the current row.
+    connect(table_, &QTableView::activated, this, [this](const QModelIndex& index) {
         const auto& s = summaryModel_->summary(summaryFilter_->mapToSource(index).row());
         emit headActivated(s.layer, s.head);
     });

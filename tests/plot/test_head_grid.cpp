@@ -321,6 +321,17 @@ private slots:
         }
         filter.setOnlyHighlighted(false);
         QCOMPARE(filter.rowCount(), 12);
+        // New scores for the same heads (a what-if) re-sort the rows in place.
+        filter.sort(HeadSummaryModel::PreviousTokenColumn, Qt::DescendingOrder);
+        auto changed = all;
+        changed[0].previousToken = 0.9;  // L0 H0 goes to the top
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        model.setSummaries(changed);
+        QCOMPARE(reset.size(), 0);
+        QCOMPARE(filter.index(0, HeadSummaryModel::LayerColumn).data().toInt(), 0);
+        QCOMPARE(filter.index(0, HeadSummaryModel::HeadColumn).data().toInt(), 0);
+        QCOMPARE(filter.index(0, HeadSummaryModel::PreviousTokenColumn).data().toString(),
+                 QString("0.900"));
     }
 };
 

@@ -88,12 +88,17 @@ private slots:
         QCOMPARE(expected.size(), size_t(4));
         QCOMPARE(view.highlightedHeads(), expected);
         QCOMPARE(view.summaryFilter()->rowCount(), 4);
-        for (const auto& head : expected) {
-            const QRect r = view.grid()->mapRect(head);
-            QVERIFY(r.isValid());
-        }
+        QCOMPARE(view.grid()->highlighted(), expected);
         view.setThreshold(false, HeadScore::PreviousToken, threshold);
+        // The grid's head and the table's row follow each other.
+        view.grid()->setCurrentHead({1, 2});
+        const QModelIndex current = view.summaryTable()->currentIndex();
+        QCOMPARE(current.siblingAtColumn(HeadSummaryModel::LayerColumn).data().toInt(), 1);
+        QCOMPARE(current.siblingAtColumn(HeadSummaryModel::HeadColumn).data().toInt(), 2);
+        view.summaryTable()->setCurrentIndex(view.summaryFilter()->index(5, 0));
+        QCOMPARE(view.grid()->currentHead(), (std::pair<int, int>{1, 1}));
         QVERIFY(view.highlightedHeads().empty());
+        QVERIFY(view.grid()->highlighted().empty());
         QCOMPARE(view.summaryFilter()->rowCount(), 8);
     }
 
@@ -130,6 +135,15 @@ private slots:
         QCOMPARE(activated.size(), 1);
         QCOMPARE(activated.at(0).at(0).toInt(), layer);
         QCOMPARE(activated.at(0).at(1).toInt(), head);
+        // Enter opens the current row: the next one down.
+        table->setFocus();
+        QTest::keyClick(table, Qt::Key_Down);
+        QTest::keyClick(table, Qt::Key_Return);
+        QCOMPARE(activated.size(), 2);
+        QCOMPARE(activated.at(1).at(0).toInt(),
+                 table->model()->index(1, HeadSummaryModel::LayerColumn).data().toInt());
+        QCOMPARE(activated.at(1).at(1).toInt(),
+                 table->model()->index(1, HeadSummaryModel::HeadColumn).data().toInt());
     }
 
     void predictionsShowTheWhatIfsChange() {
