@@ -5,6 +5,7 @@
 // model reopens it; autosave keeps the model's what-ifs.
 
 #include <QApplication>
+#include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -59,6 +60,8 @@ private slots:
     void headSwitchedOffFlowsThroughTheModel();
     void savedSceneReopensTheModel();
     void autosaveKeepsTheWhatIf();
+    void clickedChipMarksBertPadding();
+    void movedModelIsReportedInTheWindow();
 
 private:
     void openModel(const QString& folder = gpt2Tiny());
@@ -294,6 +297,50 @@ void TestModelWindow::autosaveKeepsTheWhatIf() {
     QVERIFY(reference);
     QCOMPARE(reference->folder, QFileInfo(gpt2Tiny()).absoluteFilePath());
     QCOMPARE(reference->ids, session()->ids());
+}
+
+void TestModelWindow::clickedChipMarksBertPadding() {
+    openModel(QStringLiteral(AE_TEST_DATA_DIR "/models/bert-tiny"));
+    QListWidget* chips = window_->modelPanel()->chips();
+    const int last = chips->count() - 1;
+    emit chips->itemClicked(chips->item(last));
+    settle();
+    QCOMPARE(session()->attentionMask().at(static_cast<std::size_t>(last)), 0);
+    QVERIFY(window_->document()->scene().mask.padding.at(static_cast<std::size_t>(last)));
+    QVERIFY(window_->modelPanel()->chips()->item(last)->font().strikeOut());
+    // Again: unmarked, and the mask is gone.
+    emit chips->itemClicked(window_->modelPanel()->chips()->item(last));
+    settle();
+    QVERIFY(session()->attentionMask().empty());
+}
+
+void TestModelWindow::movedModelIsReportedInTheWindow() {
+    QTemporaryDir models;
+    const QString folder = models.filePath(QStringLiteral("gpt2"));
+    QDir().mkpath(folder);
+    for (const QString& name : QDir(gpt2Tiny()).entryList(QDir::Files))
+        QFile::copy(QDir(gpt2Tiny()).filePath(name), QDir(folder).filePath(name));
+    openModel(folder);
+    const QString file = dir_->filePath(QStringLiteral("moved.json"));
+    QVERIFY(window_->fileActions()->saveTo(file));
+    QVERIFY(QDir(folder).removeRecursively());
+    // Another day, another window: the folder is gone.
+    window_.reset();
+    window_ = std::make_unique<MainWindow>();
+    window_->resize(1024, 768);
+    window_->openPreset(QStringLiteral("default"));
+    window_->show();
+    session()->setProgressDelay(0);
+    QSignalSpy refused(session(), &ModelSession::openRefused);
+    QVERIFY(window_->fileActions()->open(file));
+    settle();
+    QCOMPARE(refused.count(), 1);
+    QVERIFY(refused.first().first().toString().contains(QLatin1String("not there")));
+    QVERIFY(!session()->isOpen());
+    QCOMPARE(window_->centralWidget(), window_->grid());
+    // The saved layer is there, as a plain scene.
+    QCOMPARE(window_->document()->scene().queryCount(), 7);
+    QVERIFY(window_->document()->errorText().isEmpty());
 }
 
 QTEST_MAIN(TestModelWindow)
