@@ -277,6 +277,8 @@ void TestModelWindow::savedSceneReopensTheModel() {
     QCOMPARE(session()->layer(), 1);
     QCOMPARE(session()->head(), 3);
     QCOMPARE(window_->grid()->head(), 3);
+    // Saved with the explorer in front (a head was opened): it comes back in front.
+    QCOMPARE(window_->centralTabs()->currentWidget(), window_->grid());
     QCOMPARE(session()->currentRun(), session()->baseRun());
     QVERIFY(!window_->document()->isModified());
 }

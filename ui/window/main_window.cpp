@@ -286,7 +286,7 @@ void MainWindow::createModelViews() {
             centre_->show();
         }
         modelDock_->show();
-        centre_->setCurrentWidget(modelView_);
+        showRequestedTab();  // the model view, unless a saved view asks for the explorer
         fileActions_->rememberModel(session_->folder());
         showStatusMessage(tr("Opened %1").arg(session_->folder()));
     });

@@ -91,6 +91,7 @@ private:
     void createModelViews();
     void showModelResults();
     void showOpenHead(int layer, int head);
+    void showRequestedTab();
 
     AttentionDocument* document_;
     HeatmapGrid* grid_;
@@ -119,6 +120,7 @@ private:
     ModelView* modelView_ = nullptr;
     QDockWidget* modelDock_ = nullptr;
     QTabWidget* centre_ = nullptr;
+    QString requestedTab_;  // a saved view's tab, shown once its model is open
 };
 
 }  // namespace ae::ui
