@@ -31,7 +31,7 @@ namespace ae::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "Usage: attention-explorer [SCENE.json]          open the window\n"
+    "Usage: attention-explorer [SCENE.json | MODEL_DIR]  open the window (on a model folder)\n"
     "       attention-explorer export (SCENE.json | --preset NAME) -o OUT [--format json|npy|csv]\n"
     "       attention-explorer render (SCENE.json | --preset NAME) -o OUT.(png|jpg|pdf|svg)\n"
     "                          [--stage q|k|v|scores|scaled|weights|context|concat|output]\n"

@@ -82,6 +82,7 @@ void AttentionDocument::resetScene(const Scene& scene, const QString& fileName) 
            [snapshot](EngineF& engine) { engine.setScene(*snapshot); }, WorkFrom::Inputs, true);
     undoStack_.setClean();
     emit fileNameChanged(fileName_);
+    emit sceneReset();
 }
 
 void AttentionDocument::record(std::function<void(Scene&)> onScene,
@@ -135,6 +136,11 @@ void AttentionDocument::endInteraction() {
 
 bool AttentionDocument::setHeads(int heads, QString* error) {
     if (heads < 1 || scene().dProj() % heads != 0 || heads == scene().heads) return false;
+    if (!scene().ablation.heads.empty()) {
+        // The switched-off heads are numbered for this head count.
+        if (error) *error = tr("switch the heads back on first");
+        return false;
+    }
     try {
         checkHeadCount(scene(), heads);  // grouped kv heads, a q/k norm, rotary's even d_head
         // Only the number of score, scaled and weight matrices (Lq x Lk each) changes, in both
@@ -173,6 +179,17 @@ void AttentionDocument::setMaskFill(double fill) {
     undoStack_.push(new ChangeValueCommand<double>(
         this, kMaskFillCommand, [this](const double& f) { applyMaskFill(f); }, scene().maskFill,
         fill, tr("Change mask fill")));
+}
+
+void AttentionDocument::setAblation(const Scene::Ablation& ablation) {
+    for (int h : ablation.heads) {
+        if (h < 0 || h >= scene().heads) return;
+    }
+    if (ablation == scene().ablation) return;
+    nextSerial();
+    undoStack_.push(new ChangeValueCommand<Scene::Ablation>(
+        this, kAblationCommand, [this](const Scene::Ablation& a) { applyAblation(a); },
+        scene().ablation, ablation, tr("Switch heads off")));
 }
 
 bool AttentionDocument::setCellValue(const CellEdit& edit, double value, QString* error) {
@@ -283,6 +300,17 @@ void AttentionDocument::applyMask(const Mask& mask) {
 void AttentionDocument::applyMaskFill(double fill) {
     record([fill](Scene& s) { s.maskFill = fill; },
            [fill](EngineF& engine) { engine.setMaskFill(fill); }, WorkFrom::Softmax, false);
+}
+
+void AttentionDocument::applyAblation(const Scene::Ablation& ablation) {
+    record([ablation](Scene& s) { s.ablation = ablation; },
+           [ablation](EngineF& engine) {
+               // Only the context changes; the engine takes it as a new scene, which is exact.
+               Scene scene = engine.scene();
+               scene.ablation = ablation;
+               engine.setScene(scene);
+           },
+           WorkFrom::Inputs, false);
 }
 
 void AttentionDocument::applyEmbeddingValue(Stream stream, int row, int column, double value) {

@@ -70,6 +70,9 @@ public:
     void setScale(const Scale& scale);
     void setMask(const Mask& mask);
     void setMaskFill(double fill);
+    // Heads switched off (issue 16): their context replaced by zeros or by its mean. Ignored
+    // unless every head is in range.
+    void setAblation(const Scene::Ablation& ablation);
     // Rejects a non-finite value, or one that makes the scores overflow, keeping the old value;
     // returns false and sets *error to a one-line reason.
     bool setEmbeddingValue(Stream stream, int row, int column, double value,
@@ -100,6 +103,8 @@ public:
 signals:
     void structureChanged();  // sizes, tokens, heads or modes changed: rebuild views
     void fileNameChanged(const QString& fileName);
+    // resetScene() replaced the scene and emptied Undo (a file, a preset, a model opened).
+    void sceneReset();
     void modifiedChanged(bool modified);
     // Forwarded from the scheduler (ComputeScheduler's signals of the same names).
     void resultsChanged();  // new numbers (or a new errorText)
@@ -118,6 +123,7 @@ private:
     void applyScale(const Scale& scale);
     void applyMask(const Mask& mask);
     void applyMaskFill(double fill);
+    void applyAblation(const Scene::Ablation& ablation);
     void applyEmbeddingValue(Stream stream, int row, int column, double value);
     void applyWeightValue(WeightMatrix which, int row, int column, double value);
     void applyScene(const Scene& scene);

@@ -9,7 +9,13 @@
 
 namespace ae::ui {
 
-enum CommandId { kHeadsCommand = 1, kScaleCommand, kMaskCommand, kMaskFillCommand };
+enum CommandId {
+    kHeadsCommand = 1,
+    kScaleCommand,
+    kMaskCommand,
+    kMaskFillCommand,
+    kAblationCommand
+};
 
 // Whether two values of a merging command are the same setting: a drag that comes back to its
 // start is then no undo step.
@@ -21,6 +27,9 @@ inline bool sameValue(double a, double b) {
 }
 inline bool sameValue(const Scale& a, const Scale& b) {
     return a.kind == b.kind && a.divisor == b.divisor;
+}
+inline bool sameValue(const Scene::Ablation& a, const Scene::Ablation& b) {
+    return a == b;
 }
 inline bool sameValue(const Mask& a, const Mask& b) {
     if (a.causal != b.causal || a.window != b.window || a.padding != b.padding) return false;

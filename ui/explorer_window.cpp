@@ -1,9 +1,11 @@
 #include "ui/explorer_window.h"
 
 #include <QApplication>
+#include <QFileInfo>
 #include <cstdio>
 
 #include "document/attention_document.h"
+#include "document/model_session.h"
 #include "ui/classroom/classroom.h"
 #include "ui/files/autosave.h"
 #include "ui/window/main_window.h"
@@ -20,6 +22,10 @@ int runExplorerWindow(const QString& sceneFile) {
     QString problem;
     if (!restored && sceneFile.isEmpty()) {
         window.openStartupScene();
+    } else if (!restored && QFileInfo(sceneFile).isDir()) {
+        // A model folder: it opens in the background over the default scene (a refusal is shown).
+        window.openPreset(QStringLiteral("default"));
+        window.modelSession()->open(sceneFile);
     } else if (!restored && !window.openSceneFile(sceneFile, &problem)) {
         problem = sceneFile + QStringLiteral(": ") + problem;
         std::fprintf(stderr, "%s\n", problem.toLocal8Bit().constData());

@@ -10,6 +10,7 @@
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <cmath>
 #include <limits>
@@ -139,6 +140,23 @@ ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
     maskLayout->addRow(tr("Value"), fillValue_);
     maskLayout->addRow(clearCustom_);
     layout->addWidget(maskBox);
+
+    auto* offBox = new QGroupBox(tr("Switch heads off"), this);
+    offBox->setObjectName(QStringLiteral("headsOffBox"));
+    offBox->setToolTip(
+        tr("A switched-off head's output (weights · V) is replaced before W_O; in a "
+           "model, every later layer follows"));
+    auto* offLayout = new QVBoxLayout(offBox);
+    headSwitchGrid_ = new QGridLayout;
+    headSwitchGrid_->setSpacing(2);
+    ablationMode_ = new QComboBox(offBox);
+    ablationMode_->setObjectName(QStringLiteral("ablationModeCombo"));
+    ablationMode_->addItem(tr("by zeros"));
+    ablationMode_->addItem(tr("by its mean over positions"));
+    ablationMode_->setToolTip(tr("What a switched-off head's output becomes"));
+    offLayout->addLayout(headSwitchGrid_);
+    offLayout->addWidget(ablationMode_);
+    layout->addWidget(offBox);
     layout->addStretch(1);
 
     for (QSlider* s : {heads_, scale_, window_})
@@ -165,6 +183,7 @@ ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
         mask.allowed.reset();
         document_->setMask(mask);
     });
+    connect(ablationMode_, &QComboBox::currentIndexChanged, this, &ControlsPanel::applyAblation);
     connect(fill_, &QComboBox::currentIndexChanged, this, &ControlsPanel::applyFill);
     connect(fillValue_, &QDoubleSpinBox::valueChanged, this, &ControlsPanel::applyFill);
     connect(document_, &AttentionDocument::resultsChanged, this, &ControlsPanel::syncFromDocument);
@@ -222,11 +241,50 @@ void ControlsPanel::applyFill() {
     if (fill != document_->scene().maskFill) document_->setMaskFill(fill);
 }
 
+void ControlsPanel::applyAblation() {
+    Scene::Ablation ablation;
+    for (std::size_t h = 0; h < headSwitches_.size(); ++h) {
+        if (headSwitches_[h]->isChecked()) ablation.heads.push_back(static_cast<int>(h));
+    }
+    ablation.byMean = ablationMode_->currentIndex() == 1;
+    // The mode alone is no change while no head is off.
+    if (ablation.heads.empty()) ablation.byMean = document_->scene().ablation.byMean;
+    document_->setAblation(ablation);
+}
+
+void ControlsPanel::rebuildHeadSwitches(int heads) {
+    for (QToolButton* b : headSwitches_)
+        delete b;
+    headSwitches_.clear();
+    constexpr int kPerRow = 8;
+    for (int h = 0; h < heads; ++h) {
+        auto* b = new QToolButton(this);
+        b->setObjectName(QStringLiteral("headOff%1").arg(h));
+        b->setText(QString::number(h));
+        b->setCheckable(true);
+        b->setToolTip(tr("Switch head %1 off (pressed) or on").arg(h));
+        b->setStyleSheet(
+            QStringLiteral("QToolButton:checked { background: #b71c1c; color: white; "
+                           "text-decoration: line-through; }"));
+        connect(b, &QToolButton::toggled, this, &ControlsPanel::applyAblation);
+        headSwitchGrid_->addWidget(b, h / kPerRow, h % kPerRow);
+        headSwitches_.push_back(b);
+    }
+}
+
 void ControlsPanel::syncFromDocument() {
     const Scene& scene = document_->scene();
     if (scene.tokens.empty()) return;
     const QSignalBlocker b1(heads_), b2(scale_), b3(window_), b4(causal_), b5(fill_),
-        b6(fillValue_), b7(sqrtDk_), b8(sqrtDmodel_), b9(none_);
+        b6(fillValue_), b7(sqrtDk_), b8(sqrtDmodel_), b9(none_), b10(ablationMode_);
+    if (static_cast<int>(headSwitches_.size()) != scene.heads) rebuildHeadSwitches(scene.heads);
+    for (std::size_t h = 0; h < headSwitches_.size(); ++h) {
+        const QSignalBlocker blocker(headSwitches_[h]);
+        const auto& off = scene.ablation.heads;
+        headSwitches_[h]->setChecked(std::find(off.begin(), off.end(), static_cast<int>(h)) !=
+                                     off.end());
+    }
+    ablationMode_->setCurrentIndex(scene.ablation.byMean ? 1 : 0);
 
     headChoices_.clear();
     const int dProj = scene.dProj();

@@ -8,6 +8,8 @@
 
 class QCheckBox;
 class QComboBox;
+class QGridLayout;
+class QToolButton;
 class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
@@ -41,6 +43,8 @@ private:
     void applyDivisor(int position);
     void applyWindow(int position);
     void applyFill();
+    void applyAblation();
+    void rebuildHeadSwitches(int heads);
 
     AttentionDocument* document_;
     std::vector<int> headChoices_;  // divisors of d_proj, one per slider position
@@ -58,6 +62,10 @@ private:
     QComboBox* fill_;
     QDoubleSpinBox* fillValue_;
     QPushButton* clearCustom_;
+    // One toggle a head: pressed means switched off (Scene::ablation), and how.
+    QGridLayout* headSwitchGrid_;
+    std::vector<QToolButton*> headSwitches_;
+    QComboBox* ablationMode_;
 };
 
 }  // namespace ae::ui

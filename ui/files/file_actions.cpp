@@ -22,6 +22,7 @@
 #include <QSpinBox>
 #include <QUndoStack>
 
+#include "document/model_session.h"
 #include "io/latex_export.h"
 #include "io/matrix_files.h"
 #include "io/result_export.h"
@@ -38,6 +39,8 @@ namespace ae::ui {
 namespace {
 
 const Setting<QStringList> kRecentFiles{"files/recent", {}};
+const Setting<QStringList> kRecentModels{"files/recentModels", {}};
+const Setting<QString> kModelFolder{"files/modelFolder", {}};
 const Setting<QString> kSceneFolder{"files/sceneFolder", {}};
 const Setting<QString> kImportFolder{"files/importFolder", {}};
 const Setting<QString> kMatrixFolder{"files/matrixFolder", {}};
@@ -78,6 +81,57 @@ void FileActions::addOpenActions(QMenu* file) {
     recentMenu_ = file->addMenu(tr("Open &recent"));
     connect(recentMenu_, &QMenu::aboutToShow, this, &FileActions::fillRecentMenu);
     connect(document(), &AttentionDocument::fileNameChanged, this, &FileActions::rememberRecent);
+}
+
+void FileActions::addModelActions(QMenu* file) {
+    QAction* open = file->addAction(tr("Open &model…"), this, &FileActions::openModelDialog);
+    open->setObjectName(QStringLiteral("openModelAction"));
+    open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    open->setToolTip(tr("A Hugging Face model folder (config.json and safetensors)"));
+    recentModelsMenu_ = file->addMenu(tr("Recent mo&dels"));
+    recentModelsMenu_->setObjectName(QStringLiteral("recentModelsMenu"));
+    connect(recentModelsMenu_, &QMenu::aboutToShow, this, &FileActions::fillRecentModelsMenu);
+}
+
+bool FileActions::openModel(const QString& folder) {
+    if (!maybeSave()) return false;
+    window_.openModel(folder);
+    return true;
+}
+
+void FileActions::openModelDialog() {
+    const QString folder = QFileDialog::getExistingDirectory(
+        window_.widget, tr("Open model folder"), kModelFolder.read());
+    if (folder.isEmpty()) return;
+    kModelFolder.write(QFileInfo(folder).absolutePath());
+    openModel(folder);
+}
+
+QStringList FileActions::recentModels() const {
+    return kRecentModels.read();
+}
+
+void FileActions::rememberModel(const QString& folder) {
+    if (folder.isEmpty()) return;
+    const QString path = QFileInfo(folder).absoluteFilePath();
+    QStringList recent = kRecentModels.read();
+    recent.removeAll(path);
+    recent.prepend(path);
+    kRecentModels.write(recent.mid(0, kMaxRecent));
+}
+
+void FileActions::fillRecentModelsMenu() {
+    recentModelsMenu_->clear();
+    const QStringList recent = kRecentModels.read();
+    for (int i = 0; i < recent.size(); ++i) {
+        const QString& path = recent[i];
+        QAction* a = recentModelsMenu_->addAction(
+            QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()), this,
+            [this, path] { openModel(path); });
+        a->setToolTip(path);
+        a->setStatusTip(path);
+    }
+    if (recent.isEmpty()) recentModelsMenu_->addAction(tr("(none yet)"))->setEnabled(false);
 }
 
 void FileActions::addSaveAndExportActions(QMenu* file) {
@@ -173,7 +227,9 @@ Scene FileActions::sceneForSaving() const {
 
 bool FileActions::saveTo(const QString& fileName, QString* error) {
     try {
-        io::writeFileAtomically(fileName, io::sceneToJson(sceneForSaving()));
+        Scene scene = sceneForSaving();
+        scene.viewJson = withFolderRelativeTo(scene.viewJson, fileName);
+        io::writeFileAtomically(fileName, io::sceneToJson(scene));
     } catch (const io::WriteError& e) {
         if (error) *error = QString::fromStdString(e.what());
         return false;

@@ -40,11 +40,14 @@ public:
         // MainWindow::openPreset do (the view, the last-scene setting).
         std::function<bool(const QString& fileName, QString* error)> openSceneFile;
         std::function<void(const QString& presetName)> openPreset;
+        // Opens a model folder (in the background; ModelSession::open) without asking.
+        std::function<void(const QString& folder)> openModel;
     };
     // Also accepts .json files dropped onto the window.
     explicit FileActions(Window window);
 
     void addOpenActions(QMenu* file);           // Open…, Open recent
+    void addModelActions(QMenu* file);          // Open model…, Recent models
     void addSaveAndExportActions(QMenu* file);  // Save, Save As, Import, Export…
     void addCopyActions(QMenu* edit);           // Copy image, Copy as LaTeX
 
@@ -59,11 +62,18 @@ public:
     bool open(const QString& fileName);
     // Opens a built-in scene (io::presets) after asking about unsaved changes.
     bool openPreset(const QString& name);
+    // Opens a Hugging Face model folder after asking about unsaved changes (the model's layer 0
+    // replaces the scene once it has run; a refusal is shown and keeps the scene).
+    bool openModel(const QString& folder);
+    // Recent models, newest first; a folder is remembered once it opened.
+    QStringList recentModels() const;
+    void rememberModel(const QString& folder);
     // Save, Save As. False when cancelled or failed (the failure is shown).
     bool save();
     bool saveAs();
     // The document's scene with the window's view, written atomically; on success the document
-    // takes the name and is clean. On failure *error is `FILE: cannot write: reason` and the old
+    // takes the name and is clean. A model's folder is written relative to the file when it is
+    // near it (withFolderRelativeTo). On failure *error is `FILE: cannot write: reason` and the old
     // file is untouched.
     bool saveTo(const QString& fileName, QString* error = nullptr);
     // The scene as Save writes it: `view` holds the window's view (other keys kept).
@@ -102,6 +112,8 @@ private:
     void openDialog();
     void rememberRecent(const QString& fileName);
     void fillRecentMenu();
+    void openModelDialog();
+    void fillRecentModelsMenu();
     void importEmbeddingsDialog(bool withTokens);
     void importWeightDialog(WeightMatrix which);
     void exportMatricesDialog();
@@ -113,6 +125,7 @@ private:
 
     Window window_;
     QMenu* recentMenu_ = nullptr;
+    QMenu* recentModelsMenu_ = nullptr;
     UnsavedQuestion askUnsaved_;
 };
 

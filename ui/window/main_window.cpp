@@ -11,18 +11,24 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 #include <QProgressBar>
 #include <QScreen>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QToolBar>
 #include <QUndoStack>
+#include <algorithm>
 
 #include "document/attention_document.h"
+#include "document/model_session.h"
 #include "io/scene_file.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
+#include "plot/model_view.h"
 #include "ui/classroom/classroom.h"
 #include "ui/editors/controls_panel.h"
 #include "ui/editors/tokens_editor.h"
@@ -33,6 +39,7 @@
 #include "ui/setting.h"
 #include "ui/training/training_panel.h"
 #include "ui/window/document_maps.h"
+#include "ui/window/model_panel.h"
 #include "ui/window/presentation_mode.h"
 
 namespace ae::ui {
@@ -57,6 +64,7 @@ struct DockPlace {
     bool shown;
 };
 const DockPlace kDefaultDocks[] = {
+    {"modelDock", Qt::TopDockWidgetArea, false},
     {"controlsDock", Qt::LeftDockWidgetArea, true},
     {"tokensDock", Qt::LeftDockWidgetArea, true},
     {"weightsDock", Qt::LeftDockWidgetArea, true},
@@ -81,10 +89,12 @@ MainWindow::MainWindow(QWidget* parent)
       document_(new AttentionDocument(this)),
       grid_(new HeatmapGrid(this)),
       controls_(new ControlsPanel(document_, this)),
+      session_(new ModelSession(document_, this)),
       fileActions_(new FileActions(
           {this, document_, grid_, [this] { return viewState(); },
            [this](const QString& file, QString* error) { return openSceneFile(file, error); },
-           [this](const QString& name) { openPreset(name); }})),
+           [this](const QString& name) { openPreset(name); },
+           [this](const QString& folder) { session_->open(folder); }})),
       autosave_(new Autosave(document_,
                              {[this] { return fileActions_->sceneForSaving(); },
                               [this](const QJsonObject& view) { applyViewState(view); }},
@@ -92,14 +102,16 @@ MainWindow::MainWindow(QWidget* parent)
     auto* maps = new DocumentMaps(document_, grid_);
     connect(maps, &DocumentMaps::statusMessage, this,
             [this](const QString& text) { statusBar()->showMessage(text, 6000); });
-    setCentralWidget(grid_);
     setWindowTitle(tr("Attention Explorer"));
+    createModelViews();
     createActions();
     createDocks();
     createStatusBar();
     classroom_ = new Classroom(this, document_, grid_, headSpin_);
     // Like File › Open preset: unsaved changes are asked about first.
     connect(classroom_, &Classroom::presetRequested, fileActions_, &FileActions::openPreset);
+    connect(classroom_->presentation(), &PresentationMode::activeChanged, modelView_,
+            &ModelView::setPresentation);
     for (QDockWidget* dock : findChildren<QDockWidget*>()) {
         // The training panel fits as it is (356x359), and test_training_panel reaches it as the
         // dock's widget.
@@ -133,6 +145,7 @@ MainWindow::~MainWindow() {
 void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     fileActions_->addOpenActions(file);
+    fileActions_->addModelActions(file);
     QMenu* presets = file->addMenu(tr("Open &preset"));
     for (const io::PresetInfo& preset : io::presets()) {
         QAction* a = presets->addAction(preset.name + QStringLiteral(" — ") + preset.description);
@@ -246,6 +259,98 @@ void MainWindow::createActions() {
     view->addAction(bar->toggleViewAction());
 }
 
+void MainWindow::createModelViews() {
+    // Without a model the maps are the middle, as they always were. With one, the middle becomes
+    // two tabs: the maps (Explorer) and the model view (Model).
+    setCentralWidget(grid_);
+    centre_ = new QTabWidget(this);
+    centre_->setObjectName(QStringLiteral("centralTabs"));
+    centre_->setDocumentMode(true);
+    centre_->hide();
+    modelView_ = new ModelView(centre_);
+    modelView_->setObjectName(QStringLiteral("modelView"));
+    centre_->addTab(modelView_, tr("Model"));
+
+    modelPanel_ = new ModelPanel(session_);
+    modelDock_ = new QDockWidget(tr("Model input"), this);
+    modelDock_->setObjectName(QStringLiteral("modelDock"));
+    modelDock_->setWidget(modelPanel_);
+    addDockWidget(Qt::TopDockWidgetArea, modelDock_);
+    modelDock_->hide();
+
+    connect(session_, &ModelSession::opened, this, [this] {
+        if (centralWidget() == grid_) {
+            takeCentralWidget();
+            centre_->insertTab(0, grid_, tr("Explorer"));
+            setCentralWidget(centre_);
+            centre_->show();
+        }
+        modelDock_->show();
+        showRequestedTab();  // the model view, unless a saved view asks for the explorer
+        fileActions_->rememberModel(session_->folder());
+        showStatusMessage(tr("Opened %1").arg(session_->folder()));
+    });
+    connect(session_, &ModelSession::closed, this, [this] {
+        if (centralWidget() == centre_) {
+            takeCentralWidget();  // the tabs stay this window's, hidden, for the next model
+            centre_->setParent(this);
+            centre_->hide();
+            centre_->removeTab(centre_->indexOf(grid_));
+            setCentralWidget(grid_);
+            grid_->show();
+        }
+        modelDock_->hide();
+        modelView_->setData({});
+    });
+    connect(session_, &ModelSession::resultsChanged, this, &MainWindow::showModelResults);
+    connect(session_, &ModelSession::openHeadChanged, this, &MainWindow::showOpenHead);
+    connect(session_, &ModelSession::problem, this, &MainWindow::showStatusMessage);
+    connect(session_, &ModelSession::openRefused, this, &MainWindow::showProblem);
+    connect(modelView_, &ModelView::headActivated, this, [this](int layer, int head) {
+        session_->openHead(layer, head);
+        if (centralWidget() == centre_) centre_->setCurrentWidget(grid_);
+    });
+    connect(modelView_, &ModelView::positionSelected, session_, &ModelSession::setSelectedPosition);
+}
+
+void MainWindow::showModelResults() {
+    ModelViewData data;
+    data.run = session_->currentRun();
+    if (data.run) {
+        for (long long id : data.run->tokens)
+            data.tokens << session_->tokenLabel(id);
+    }
+    data.tokenText = [session = QPointer<ModelSession>(session_)](long long id) {
+        return session ? session->tokenLabel(id) : QString::number(id);
+    };
+    const RunAnalysis& analysis = session_->analysis();
+    data.summaries = analysis.summaries;
+    data.predictions = analysis.predictions;
+    data.basePredictions = analysis.basePredictions;
+    data.changedHeads = session_->changedHeads(0.01);
+    if (session_->layer() >= 0) {
+        data.openHead = std::pair{session_->layer(), session_->head()};
+        // A head switched off keeps its weights, but it is the first head the what-if changed.
+        for (int h : document_->scene().ablation.heads) {
+            const std::pair<int, int> off{session_->layer(), h};
+            if (std::find(data.changedHeads.begin(), data.changedHeads.end(), off) ==
+                data.changedHeads.end())
+                data.changedHeads.push_back(off);
+        }
+    }
+    modelView_->setData(std::move(data));
+}
+
+void MainWindow::showOpenHead(int layer, int head) {
+    if (layer < 0) return;
+    // The opened head, all its stages; the head spin box still picks another.
+    headSpin_->setRange(0, document_->scene().heads - 1);
+    allStages_->setChecked(true);
+    headSpin_->setValue(head);
+    grid_->setHead(head);
+    showModelResults();
+}
+
 void MainWindow::createDocks() {
     controlsDock_ = new QDockWidget(tr("Controls"), this);
     controlsDock_->setObjectName(QStringLiteral("controlsDock"));
@@ -267,7 +372,7 @@ void MainWindow::createDocks() {
     addDockWidget(Qt::LeftDockWidgetArea, tokensDock_);
     addDockWidget(Qt::LeftDockWidgetArea, weightsDock_);
 
-    for (QDockWidget* dock : {controlsDock_, tokensDock_, weightsDock_}) {
+    for (QDockWidget* dock : {controlsDock_, tokensDock_, weightsDock_, modelDock_}) {
         viewMenu_->addAction(dock->toggleViewAction());
     }
     addTrainingDock(this, document_, viewMenu_);
@@ -286,7 +391,8 @@ void MainWindow::resetLayout() {
         if (!dock) continue;
         dock->setFloating(false);
         addDockWidget(place.area, dock);
-        dock->setVisible(place.shown);
+        // The model's input shows whenever a model is open.
+        dock->setVisible(place.shown || (dock == modelDock_ && session_ && session_->isOpen()));
     }
     for (const auto& group : kTabGroups) {
         QDockWidget* first = findChild<QDockWidget*>(QLatin1String(*group.begin()));
@@ -411,7 +517,9 @@ void MainWindow::updateStatus() {
 
 bool MainWindow::openSceneFile(const QString& fileName, QString* error) {
     try {
-        const Scene scene = io::loadSceneFile(fileName);
+        Scene scene = io::loadSceneFile(fileName);
+        // A model's folder saved relative to the file is found from where the file is now.
+        scene.viewJson = withFolderResolvedFrom(scene.viewJson, fileName);
         document_->resetScene(scene, fileName);
         if (!scene.viewJson.empty())
             applyViewState(

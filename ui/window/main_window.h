@@ -14,6 +14,7 @@ class QLabel;
 class QProgressBar;
 class QMenu;
 class QSpinBox;
+class QTabWidget;
 class QToolBar;
 
 namespace ae::ui {
@@ -24,6 +25,9 @@ class Classroom;
 class ControlsPanel;
 class FileActions;
 class HeatmapGrid;
+class ModelPanel;
+class ModelSession;
+class ModelView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -37,6 +41,14 @@ public:
     QAction* maskEditAction() const { return maskEdit_; }
     // Gallery, walkthrough, neuron view, comparisons, presentation mode (ui/classroom.h).
     Classroom* classroom() const { return classroom_; }
+    // A whole model (issue 16): the session, its input panel (a dock) and the model view (the
+    // Model tab beside the explorer's maps; both shown once a model is open).
+    ModelSession* modelSession() const { return session_; }
+    ModelPanel* modelPanel() const { return modelPanel_; }
+    ModelView* modelView() const { return modelView_; }
+    // While a model is open, the middle of the window: the explorer's maps (tab 0) and the model
+    // view (tab 1). Without a model the maps alone are the middle.
+    QTabWidget* centralTabs() const { return centre_; }
 
     // These two replace the scene and empty Undo without asking (start-up, tests); a user's
     // action goes through FileActions::open / openPreset, which ask about unsaved changes first.
@@ -76,10 +88,15 @@ private:
     void readSettings();
     void updateStatus();
     void updateHeadChoices();
+    void createModelViews();
+    void showModelResults();
+    void showOpenHead(int layer, int head);
+    void showRequestedTab();
 
     AttentionDocument* document_;
     HeatmapGrid* grid_;
     ControlsPanel* controls_;
+    ModelSession* session_;
     FileActions* fileActions_;
     Autosave* autosave_;
     QToolBar* toolBar_ = nullptr;
@@ -99,6 +116,11 @@ private:
     QProgressBar* computeProgress_ = nullptr;
     QLabel* maskMode_ = nullptr;
     Classroom* classroom_ = nullptr;
+    ModelPanel* modelPanel_ = nullptr;
+    ModelView* modelView_ = nullptr;
+    QDockWidget* modelDock_ = nullptr;
+    QTabWidget* centre_ = nullptr;
+    QString requestedTab_;  // a saved view's tab, shown once its model is open
 };
 
 }  // namespace ae::ui

@@ -8,16 +8,19 @@
 #include <QDockWidget>
 #include <QJsonObject>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QToolBar>
 
 #include "document/attention_document.h"
 #include "plot/heatmap_grid.h"
+#include "plot/model_view.h"
 #include "ui/window/main_window.h"
 
 namespace ae::ui {
 namespace {
 
 const QLatin1String kAllHeads("all_heads"), kAllStages("all_stages");
+const QLatin1String kModelTab("model"), kExplorerTab("explorer");
 
 // Through the panel's own toggle action, so the View menu's check marks stay true.
 void showPanel(QAction* toggle, bool shown) {
@@ -42,6 +45,10 @@ QJsonObject MainWindow::viewState() const {
         panels[dock->objectName().chopped(4)] = dock->toggleViewAction()->isChecked();
     panels[QLatin1String("toolbar")] = toolBar_->toggleViewAction()->isChecked();
     view[QLatin1String("panels")] = panels;
+    // With a model open: which of the two tabs is in front.
+    if (centralWidget() == centre_)
+        view[QLatin1String("tab")] =
+            centre_->currentWidget() == modelView_ ? kModelTab : kExplorerTab;
     return view;
 }
 
@@ -73,8 +80,20 @@ void MainWindow::applyViewState(const QJsonObject& view) {
         const QJsonValue shown = panels[dock->objectName().chopped(4)];
         if (shown.isBool()) showPanel(dock->toggleViewAction(), shown.toBool());
     }
+    // The tab shows once the model has opened (in the background), or now if it is open.
+    const QString tab = view[QLatin1String("tab")].toString();
+    if (tab == kModelTab || tab == kExplorerTab) {
+        requestedTab_ = tab;
+        if (centralWidget() == centre_) showRequestedTab();
+    }
     if (panels[QLatin1String("toolbar")].isBool())
         showPanel(toolBar_->toggleViewAction(), panels[QLatin1String("toolbar")].toBool());
+}
+
+void MainWindow::showRequestedTab() {
+    centre_->setCurrentWidget(requestedTab_ == kExplorerTab ? static_cast<QWidget*>(grid_)
+                                                            : modelView_);
+    requestedTab_.clear();
 }
 
 }  // namespace ae::ui

@@ -1,0 +1,511 @@
+// The model session (document/model_session.h): a model folder opened in the document, its runs,
+// the layer opened in the explorer, what-ifs flowing through the later layers, undo, and the
+// reference a saved scene keeps.
+
+#include <QDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "core/model.h"
+#include "document/attention_document.h"
+#include "document/model_session.h"
+#include "io/model_folder.h"
+#include "io/result_export.h"
+#include "io/scene_file.h"
+
+using namespace ae;
+using namespace ae::ui;
+
+namespace {
+
+using RunF = model::ModelRun<float>;
+
+QString modelDir(const char* name) {
+    return QStringLiteral(AE_TEST_DATA_DIR "/models/") + QLatin1String(name);
+}
+
+template <typename A, typename B>
+bool identical(const A& a, const B& b) {
+    return a.rows() == b.rows() && a.cols() == b.cols() && (a.size() == 0 || a == b);
+}
+
+template <typename A, typename B>
+double largestDifference(const A& a, const B& b) {
+    if (a.rows() != b.rows() || a.cols() != b.cols()) return 1e30;
+    if (a.size() == 0) return 0.0;
+    return static_cast<double>(
+        (a.template cast<double>() - b.template cast<double>()).cwiseAbs().maxCoeff());
+}
+
+// Every kept matrix of two runs, bit for bit.
+bool sameRun(const RunF& a, const RunF& b) {
+    if (a.tokens != b.tokens || a.layers.size() != b.layers.size()) return false;
+    for (std::size_t l = 0; l < a.layers.size(); ++l) {
+        const auto &x = a.layers[l], &y = b.layers[l];
+        if (!identical(x.hiddenIn, y.hiddenIn) || !identical(x.query, y.query) ||
+            !identical(x.key, y.key) || !identical(x.value, y.value) ||
+            x.weights.size() != y.weights.size())
+            return false;
+        for (std::size_t h = 0; h < x.weights.size(); ++h) {
+            if (!identical(x.scores[h], y.scores[h]) || !identical(x.weights[h], y.weights[h]))
+                return false;
+        }
+    }
+    return identical(a.logits, b.logits) && identical(a.lastHidden, b.lastHidden);
+}
+
+double outputDifference(const RunF& a, const RunF& b) {
+    return a.config.isDecoder() ? largestDifference(a.logits, b.logits)
+                                : largestDifference(a.lastHidden, b.lastHidden);
+}
+
+void copyFolder(const QString& from, const QString& to) {
+    QDir().mkpath(to);
+    for (const QString& name : QDir(from).entryList(QDir::Files))
+        QFile::copy(QDir(from).filePath(name), QDir(to).filePath(name));
+}
+
+// A WordPiece vocabulary of 64 tokens, so that bert-tiny (V = 64) can take tokenized text.
+void writeSmallVocabulary(const QString& folder) {
+    QFile file(QDir(folder).filePath(QStringLiteral("vocab.txt")));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    QStringList words = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat",
+                         "sat",   "on",    "mat",   "a",     "dog",    "ran"};
+    while (words.size() < 64)
+        words << QStringLiteral("w%1").arg(words.size());
+    file.write(words.join(QLatin1Char('\n')).toUtf8() + "\n");
+}
+
+struct Opened {
+    AttentionDocument document;
+    ModelSession session{&document};
+    Opened() { session.setProgressDelay(0); }
+    bool open(const QString& folder) {
+        session.open(folder);
+        session.waitUntilIdle();
+        document.waitForResults();
+        session.waitUntilIdle();
+        return session.isOpen();
+    }
+    void settle() {
+        for (int i = 0; i < 3; ++i) {
+            document.waitForResults();
+            session.waitUntilIdle();
+        }
+    }
+};
+
+}  // namespace
+
+class TestModelSession : public QObject {
+    Q_OBJECT
+private slots:
+    void openRunsTheModel_data();
+    void openRunsTheModel();
+    void idsChangeRerunsAndUndoes();
+    void textIsTokenizedAfterTyping();
+    void paddingMarksBert();
+    void openedHeadIsTheLayer_data();
+    void openedHeadIsTheLayer();
+    void whatIfFlowsForward();
+    void whatIfInLaterLayerLeavesEarlierOnes();
+    void resumedRunMatchesTheModel();
+    void ablationIsAWhatIf();
+    void savedSceneReopensTheModel();
+    void movedModelIsReported();
+    void changedModelIsReported();
+    void badFolderIsRefused();
+    void refusedIdsKeepTheRun();
+    void referenceRoundTrips();
+    void cancelledOpeningLeavesTheWindowAsItWas();
+};
+
+void TestModelSession::openRunsTheModel_data() {
+    QTest::addColumn<QString>("name");
+    for (const char* name : {"gpt2-tiny", "bert-tiny", "llama-tiny-gqa", "qwen3-tiny"})
+        QTest::newRow(name) << QString::fromLatin1(name);
+}
+
+void TestModelSession::openRunsTheModel() {
+    QFETCH(QString, name);
+    Opened o;
+    QVERIFY2(o.open(modelDir(name.toLatin1().constData())), qPrintable(o.session.problemText()));
+    const io::ModelFolder folder(modelDir(name.toLatin1().constData()));
+    const RunF expected = model::runModel<float>(folder.model(), o.session.ids());
+    QVERIFY(o.session.baseRun());
+    QVERIFY(sameRun(*o.session.baseRun(), expected));
+    QCOMPARE(o.session.currentRun(), o.session.baseRun());
+    QCOMPARE(o.session.layer(), 0);
+    QCOMPARE(o.session.head(), 0);
+    // The explorer shows layer 0, not modified, no undo step.
+    QCOMPARE(o.document.scene().queryCount(), static_cast<int>(o.session.ids().size()));
+    QCOMPARE(o.document.scene().heads, folder.model().config.heads);
+    QVERIFY(!o.document.isModified());
+    QCOMPARE(o.document.undoStack()->count(), 0);
+    QCOMPARE(static_cast<int>(o.session.analysis().summaries.size()),
+             folder.model().config.layers * folder.model().config.heads);
+}
+
+void TestModelSession::idsChangeRerunsAndUndoes() {
+    Opened o;
+    QVERIFY(o.open(modelDir("gpt2-tiny")));
+    const RunF first = *o.session.baseRun();
+    const std::vector<long long> ids = {5, 9, 12, 40};
+    o.session.setIds(ids);
+    o.settle();
+    QCOMPARE(o.session.baseRun()->tokens, ids);
+    const io::ModelFolder folder(modelDir("gpt2-tiny"));
+    QVERIFY(sameRun(*o.session.baseRun(), model::runModel<float>(folder.model(), ids)));
+    QCOMPARE(o.document.scene().queryCount(), 4);
+    QCOMPARE(o.document.undoStack()->count(), 1);
+    QVERIFY(o.document.isModified());
+
+    o.document.undoStack()->undo();
+    o.settle();
+    QCOMPARE(o.session.ids(), first.tokens);
+    QVERIFY(sameRun(*o.session.baseRun(), first));
+    QVERIFY(sameRun(*o.session.currentRun(), first));
+    o.document.undoStack()->redo();
+    o.settle();
+    QCOMPARE(o.session.ids(), ids);
+}
+
+void TestModelSession::textIsTokenizedAfterTyping() {
+    QTemporaryDir dir;
+    const QString folder = dir.filePath(QStringLiteral("bert"));
+    copyFolder(modelDir("bert-tiny"), folder);
+    writeSmallVocabulary(folder);
+    Opened o;
+    QVERIFY2(o.open(folder), qPrintable(o.session.problemText()));
+    QVERIFY(o.session.tokenizer());
+    o.session.setText(QStringLiteral("the"));
+    o.session.setText(QStringLiteral("the cat"));
+    o.session.setText(QStringLiteral("the cat sat"));
+    o.settle();
+    // [CLS] the cat sat [SEP]; the typing was one run, one undo step.
+    QCOMPARE(o.session.ids(), (std::vector<long long>{2, 5, 6, 7, 3}));
+    QCOMPARE(o.session.baseRun()->tokens, o.session.ids());
+    QCOMPARE(o.document.undoStack()->count(), 1);
+    QCOMPARE(o.session.tokenLabel(6), QStringLiteral("cat"));
+    QCOMPARE(o.document.scene().tokens[2], std::string("cat"));
+}
+
+void TestModelSession::paddingMarksBert() {
+    Opened o;
+    QVERIFY(o.open(modelDir("bert-tiny")));
+    const int last = static_cast<int>(o.session.ids().size()) - 1;
+    o.session.setPadding(last, true);
+    o.settle();
+    QCOMPARE(static_cast<int>(o.session.attentionMask().size()), last + 1);
+    QCOMPARE(o.session.attentionMask()[static_cast<std::size_t>(last)], 0);
+    QCOMPARE(o.session.baseRun()->attentionMask, o.session.attentionMask());
+    QVERIFY(o.document.scene().mask.padding[static_cast<std::size_t>(last)]);
+    // No query attends to the padding.
+    for (const auto& w : o.session.baseRun()->layers[0].weights)
+        QCOMPARE(w.col(last).cwiseAbs().maxCoeff(), 0.0f);
+}
+
+void TestModelSession::openedHeadIsTheLayer_data() {
+    openRunsTheModel_data();
+}
+
+// The explorer's engine on the layer scene computes what the model computed in that layer.
+void TestModelSession::openedHeadIsTheLayer() {
+    QFETCH(QString, name);
+    Opened o;
+    QVERIFY(o.open(modelDir(name.toLatin1().constData())));
+    const model::Config& c = o.session.model()->config;
+    const int layer = c.layers - 1, head = c.heads - 1;
+    QSignalSpy opened(&o.session, &ModelSession::openHeadChanged);
+    o.session.openHead(layer, head);
+    o.settle();
+    QCOMPARE(o.session.layer(), layer);
+    QCOMPARE(o.session.head(), head);
+    QCOMPARE(opened.count(), 1);
+    QCOMPARE(o.document.undoStack()->count(), 1);
+    const RunF& run = *o.session.baseRun();
+    const auto& record = run.layers[static_cast<std::size_t>(layer)];
+    const AttentionEngine<float>& engine = o.document.engine();
+    QVERIFY(o.document.errorText().isEmpty());
+    QVERIFY(largestDifference(engine.scene().embeddings, record.hiddenIn) == 0.0);
+    QVERIFY(largestDifference(engine.query(), record.query) <= 1e-5);
+    QVERIFY(largestDifference(engine.key(), record.key) <= 1e-5);
+    QVERIFY(largestDifference(engine.value(), record.value) <= 1e-5);
+    double worst = std::max(largestDifference(engine.query(), record.query),
+                            largestDifference(engine.value(), record.value));
+    for (int h = 0; h < c.heads; ++h) {
+        QVERIFY(largestDifference(engine.scores(h), record.scores[h]) <= 1e-5);
+        QVERIFY(largestDifference(engine.weights(h), record.weights[h]) <= 1e-5);
+        worst = std::max(worst, largestDifference(engine.scores(h), record.scores[h]));
+    }
+    qInfo("%s layer %d: largest difference engine vs run %.3g", qPrintable(name), layer, worst);
+    // Nothing changed, so the current run is the model's own.
+    QCOMPARE(o.session.currentRun(), o.session.baseRun());
+    o.document.undoStack()->undo();
+    o.settle();
+    QCOMPARE(o.session.layer(), 0);
+}
+
+void TestModelSession::whatIfFlowsForward() {
+    Opened o;
+    QVERIFY(o.open(modelDir("gpt2-tiny")));
+    const RunF before = *o.session.currentRun();
+    Scale sharp;
+    sharp.kind = ScaleKind::Divisor;
+    sharp.divisor = 0.25;
+    o.document.setScale(sharp);
+    o.settle();
+    const RunF after = *o.session.currentRun();
+    QVERIFY(o.session.currentRun() != o.session.baseRun());
+    // Layer 0's input is untouched; its weights, layer 1 and the logits moved.
+    QVERIFY(identical(after.layers[0].hiddenIn, before.layers[0].hiddenIn));
+    QVERIFY(largestDifference(after.layers[0].weights[0], before.layers[0].weights[0]) > 1e-3);
+    QVERIFY(largestDifference(after.layers[1].hiddenIn, before.layers[1].hiddenIn) > 1e-4);
+    QVERIFY(largestDifference(after.layers[1].weights[0], before.layers[1].weights[0]) > 1e-6);
+    QVERIFY(largestDifference(after.logits, before.logits) > 1e-4);
+    const auto changed = o.session.changedHeads(0.01);
+    QVERIFY(!changed.empty());
+    QCOMPARE(changed.front().first, 0);
+    QVERIFY(!o.session.analysis().basePredictions.empty());
+    QCOMPARE(o.session.analysis().predictions.size(), std::size_t{10});
+
+    // Undo takes it back everywhere, to the very same numbers.
+    o.document.undoStack()->undo();
+    o.settle();
+    QCOMPARE(o.session.currentRun(), o.session.baseRun());
+    QVERIFY(sameRun(*o.session.currentRun(), before));
+    QVERIFY(o.session.changedHeads(0.01).empty());
+    // Redo: the what-if again, to the same numbers.
+    o.document.undoStack()->redo();
+    o.settle();
+    QVERIFY(sameRun(*o.session.currentRun(), after));
+}
+
+void TestModelSession::whatIfInLaterLayerLeavesEarlierOnes() {
+    Opened o;
+    QVERIFY(o.open(modelDir("llama-tiny-gqa")));
+    o.session.openHead(1, 0);
+    o.settle();
+    const RunF before = *o.session.currentRun();
+    QVERIFY(o.document.setWeightValue(WeightMatrix::Query, 0, 0, 3.0));
+    o.settle();
+    const RunF after = *o.session.currentRun();
+    QVERIFY(sameRun(before, *o.session.baseRun()));
+    for (std::size_t h = 0; h < before.layers[0].weights.size(); ++h)
+        QVERIFY(identical(after.layers[0].weights[h], before.layers[0].weights[h]));
+    QVERIFY(identical(after.layers[1].hiddenIn, before.layers[1].hiddenIn));
+    QVERIFY(largestDifference(after.layers[1].query, before.layers[1].query) > 1e-4);
+    QVERIFY(largestDifference(after.logits, before.logits) > 1e-5);
+}
+
+// A scene that computes the same layer by another road (the divisor given as a number instead
+// of √d_head) goes through resumeAfterAttention: the model's own run comes back within float
+// rounding.
+void TestModelSession::resumedRunMatchesTheModel() {
+    for (const char* name : {"gpt2-tiny", "bert-tiny", "qwen3-tiny"}) {
+        Opened o;
+        QVERIFY(o.open(modelDir(name)));
+        Scale same = o.document.scene().scale;
+        QCOMPARE(same.kind, ScaleKind::Divisor);
+        const double dk = std::sqrt(static_cast<double>(o.document.scene().dHead()));
+        QVERIFY2(std::abs(dk - same.divisor) <= 1e-12 * dk, name);  // the model scales by √hd
+        same.kind = ScaleKind::SqrtDk;
+        o.document.setScale(same);
+        o.settle();
+        QVERIFY(o.session.currentRun() != o.session.baseRun());
+        QVERIFY2(outputDifference(*o.session.currentRun(), *o.session.baseRun()) <= 1e-4, name);
+    }
+}
+
+void TestModelSession::ablationIsAWhatIf() {
+    Opened o;
+    QVERIFY(o.open(modelDir("gpt2-tiny")));
+    const RunF before = *o.session.currentRun();
+    Scene ablated = o.document.scene();
+    ablated.ablation.heads = {2};
+    ablated.ablation.byMean = false;
+    QVERIFY(o.document.replaceScene(ablated, QStringLiteral("Switch head 2 off")));
+    o.settle();
+    QVERIFY(o.session.currentRun() != o.session.baseRun());
+    QVERIFY(largestDifference(o.session.currentRun()->logits, before.logits) > 1e-5);
+    // Layer 0's own weights are untouched by switching a head off; layer 1's moved.
+    QVERIFY(identical(o.session.currentRun()->layers[0].hiddenIn, before.layers[0].hiddenIn));
+    QVERIFY(largestDifference(o.session.currentRun()->layers[1].hiddenIn,
+                              before.layers[1].hiddenIn) > 1e-5);
+    o.document.undoStack()->undo();
+    o.settle();
+    QVERIFY(sameRun(*o.session.currentRun(), before));
+}
+
+void TestModelSession::savedSceneReopensTheModel() {
+    QTemporaryDir dir;
+    const QString folder = dir.filePath(QStringLiteral("models/gpt2"));
+    copyFolder(modelDir("gpt2-tiny"), folder);
+    const QString file = dir.filePath(QStringLiteral("scenes/layer.json"));
+    QDir().mkpath(dir.filePath(QStringLiteral("scenes")));
+    RunF saved;
+    {
+        Opened o;
+        QVERIFY(o.open(folder));
+        o.session.setIds({3, 1, 4, 1, 5});
+        o.settle();
+        o.session.openHead(1, 3);
+        o.settle();
+        Scale sharp;
+        sharp.kind = ScaleKind::Divisor;
+        sharp.divisor = 0.5;
+        o.document.setScale(sharp);
+        o.settle();
+        saved = *o.session.currentRun();
+        Scene scene = o.document.scene();
+        scene.viewJson = withFolderRelativeTo(scene.viewJson, file);
+        QCOMPARE(modelReference(scene.viewJson)->folder, QStringLiteral("../models/gpt2"));
+        io::writeFileAtomically(file, io::sceneToJson(scene));
+    }
+    Opened o;
+    Scene loaded = io::loadSceneFile(file);
+    loaded.viewJson = withFolderResolvedFrom(loaded.viewJson, file);
+    o.document.resetScene(loaded, file);
+    o.settle();
+    QVERIFY2(o.session.isOpen(), qPrintable(o.session.problemText()));
+    QCOMPARE(o.session.ids(), (std::vector<long long>{3, 1, 4, 1, 5}));
+    QCOMPARE(o.session.layer(), 1);
+    QCOMPARE(o.session.head(), 3);
+    QVERIFY(o.session.currentRun() != o.session.baseRun());
+    QVERIFY(outputDifference(*o.session.currentRun(), saved) <= 1e-6);
+}
+
+void TestModelSession::movedModelIsReported() {
+    QTemporaryDir dir;
+    const QString folder = dir.filePath(QStringLiteral("gpt2"));
+    copyFolder(modelDir("gpt2-tiny"), folder);
+    Scene scene;
+    {
+        Opened o;
+        QVERIFY(o.open(folder));
+        scene = o.document.scene();
+    }
+    QVERIFY(QDir(folder).removeRecursively());
+    Opened o;
+    QSignalSpy problems(&o.session, &ModelSession::problem);
+    o.document.resetScene(scene);
+    o.settle();
+    QVERIFY(!o.session.isOpen());
+    QCOMPARE(problems.count(), 1);
+    const QString message = problems.first().first().toString();
+    QVERIFY2(message.contains(folder) && message.contains(QLatin1String("not there")),
+             qPrintable(message));
+    // The layer is still there as a scene of its own.
+    QCOMPARE(o.document.scene().queryCount(), scene.queryCount());
+    QVERIFY(o.document.errorText().isEmpty());
+}
+
+void TestModelSession::changedModelIsReported() {
+    QTemporaryDir dir;
+    const QString folder = dir.filePath(QStringLiteral("model"));
+    copyFolder(modelDir("gpt2-tiny"), folder);
+    Scene scene;
+    {
+        Opened o;
+        QVERIFY(o.open(folder));
+        scene = o.document.scene();
+    }
+    // The same folder now holds another model (here: one of another family).
+    QVERIFY(QDir(folder).removeRecursively());
+    copyFolder(modelDir("llama-tiny-gqa"), folder);
+    Opened o;
+    QSignalSpy problems(&o.session, &ModelSession::problem);
+    o.document.resetScene(scene);
+    o.settle();
+    QVERIFY(!o.session.isOpen());
+    QCOMPARE(problems.count(), 1);
+    const QString message = problems.first().first().toString();
+    QVERIFY2(message.contains(QLatin1String("changed since the scene was saved")) &&
+                 message.contains(QLatin1String("gpt2 L2")) &&
+                 message.contains(QLatin1String("llama")),
+             qPrintable(message));
+}
+
+void TestModelSession::badFolderIsRefused() {
+    QTemporaryDir dir;
+    QFile bin(dir.filePath(QStringLiteral("pytorch_model.bin")));
+    QVERIFY(bin.open(QIODevice::WriteOnly));
+    bin.write("not really");
+    bin.close();
+    Opened o;
+    QVERIFY(o.open(modelDir("gpt2-tiny")));
+    const RunF before = *o.session.baseRun();
+    QSignalSpy problems(&o.session, &ModelSession::problem);
+    o.session.open(dir.path());
+    o.settle();
+    QCOMPARE(problems.count(), 1);
+    const QString message = problems.first().first().toString();
+    QVERIFY2(!message.contains(QLatin1Char('\n')) && message.contains(QLatin1String("config.json")),
+             qPrintable(message));
+    // The model open before, and its scene, stay.
+    QVERIFY(o.session.isOpen());
+    QVERIFY(o.session.folder().endsWith(QLatin1String("gpt2-tiny")));
+    QVERIFY(sameRun(*o.session.baseRun(), before));
+    QCOMPARE(o.session.layer(), 0);
+}
+
+void TestModelSession::refusedIdsKeepTheRun() {
+    Opened o;
+    QVERIFY(o.open(modelDir("gpt2-tiny")));
+    const std::vector<long long> before = o.session.ids();
+    QSignalSpy problems(&o.session, &ModelSession::problem);
+    o.session.setIds({1, 2, 999});
+    o.settle();
+    QCOMPARE(problems.count(), 1);
+    QVERIFY(problems.first().first().toString().contains(QLatin1String("999")));
+    QCOMPARE(o.session.ids(), before);
+    QCOMPARE(o.document.undoStack()->count(), 0);
+}
+
+void TestModelSession::referenceRoundTrips() {
+    ModelReference r;
+    r.folder = QStringLiteral("/data/models/gpt2");
+    r.fingerprint = QStringLiteral("gpt2 L2 H4/4 d32 hd8 V64 I128 #01234567");
+    r.text = QStringLiteral("a \"quoted\" text");
+    r.ids = {1, 2, 50000};
+    r.attentionMask = {1, 1, 0};
+    r.layer = 3;
+    r.head = 7;
+    const std::string view = withModelReference(R"({"mode":"all_heads"})", r);
+    QVERIFY(view.find("all_heads") != std::string::npos);
+    QCOMPARE(*modelReference(view), r);
+    const std::string near = withFolderRelativeTo(view, QStringLiteral("/data/scenes/s.json"));
+    QCOMPARE(modelReference(near)->folder, QStringLiteral("../models/gpt2"));
+    QCOMPARE(*modelReference(withFolderResolvedFrom(near, QStringLiteral("/data/scenes/s.json"))),
+             r);
+    // Far away: absolute.
+    const std::string far = withFolderRelativeTo(view, QStringLiteral("/home/a/b/c/s.json"));
+    QCOMPARE(modelReference(far)->folder, r.folder);
+    QVERIFY(!modelReference(R"({"mode":"all_heads"})"));
+}
+
+// Busy shows after the progress delay (0 here); Cancel drops the result when it comes.
+void TestModelSession::cancelledOpeningLeavesTheWindowAsItWas() {
+    Opened o;
+    o.document.resetScene(o.document.scene());
+    const int tokens = o.document.scene().queryCount();
+    QSignalSpy shown(&o.session, &ModelSession::progressShown);
+    QSignalSpy problems(&o.session, &ModelSession::problem);
+    o.session.open(modelDir("gpt2-tiny"));
+    QVERIFY(o.session.isBusy());
+    QCOMPARE(shown.count(), 1);
+    QVERIFY(shown.first().first().toString().contains(QLatin1String("gpt2-tiny")));
+    o.session.cancel();
+    QVERIFY(!o.session.isBusy());
+    QTest::qWait(300);  // the pass finishes on the worker; its result is dropped
+    o.settle();
+    QVERIFY(!o.session.isOpen());
+    QCOMPARE(o.document.scene().queryCount(), tokens);
+    QCOMPARE(problems.count(), 0);
+}
+
+QTEST_MAIN(TestModelSession)
+#include "test_model_session.moc"

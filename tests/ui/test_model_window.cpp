@@ -1,0 +1,349 @@
+// A whole model in the window (issue 16): File › Open model asks about unsaved changes, opens in
+// the background and shows the model's input and view; a refused folder is shown and the window
+// keeps working; a head activated in the model view becomes the explorer's scene (one undo
+// step); the heads-off control is a what-if that flows through the model; a saved scene with a
+// model reopens it; autosave keeps the model's what-ifs.
+
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QUndoStack>
+#include <QtTest>
+#include <algorithm>
+#include <memory>
+
+#include "document/attention_document.h"
+#include "document/model_session.h"
+#include "io/scene_file.h"
+#include "plot/heatmap_grid.h"
+#include "plot/model_view.h"
+#include "ui/editors/controls_panel.h"
+#include "ui/files/autosave.h"
+#include "ui/files/file_actions.h"
+#include "ui/window/main_window.h"
+#include "ui/window/model_panel.h"
+
+using namespace ae;
+using namespace ae::ui;
+
+namespace {
+
+QString gpt2Tiny() {
+    return QStringLiteral(AE_TEST_DATA_DIR "/models/gpt2-tiny");
+}
+
+}  // namespace
+
+class TestModelWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void openModelAsksAboutUnsavedChanges();
+    void openedModelShowsItsInput();
+    void refusalIsShownAndWindowKeepsWorking();
+    void activatedHeadOpensTheLayer();
+    void typedIdsRun();
+    void headSwitchedOffFlowsThroughTheModel();
+    void savedSceneReopensTheModel();
+    void autosaveKeepsTheWhatIf();
+    void clickedChipMarksBertPadding();
+    void movedModelIsReportedInTheWindow();
+
+private:
+    void openModel(const QString& folder = gpt2Tiny());
+    void settle();
+    ModelSession* session() const { return window_->modelSession(); }
+
+    std::unique_ptr<QTemporaryDir> dir_;
+    std::unique_ptr<MainWindow> window_;
+    QList<QString> asked_;
+    UnsavedChoice answer_ = UnsavedChoice::Discard;
+};
+
+void TestModelWindow::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("attention-explorer-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("test_model_window"));
+    QApplication::setFont(QFont(QStringLiteral("DejaVu Sans"), 9));
+}
+
+void TestModelWindow::init() {
+    QSettings().clear();
+    dir_ = std::make_unique<QTemporaryDir>();
+    qputenv("AE_AUTOSAVE_DIR", dir_->filePath(QStringLiteral("autosave")).toLocal8Bit());
+    window_ = std::make_unique<MainWindow>();
+    window_->resize(1024, 768);
+    window_->openPreset(QStringLiteral("default"));
+    window_->show();
+    session()->setProgressDelay(0);
+    asked_.clear();
+    answer_ = UnsavedChoice::Discard;
+    window_->fileActions()->setUnsavedQuestion([this](const QString& name) {
+        asked_ << name;
+        return answer_;
+    });
+}
+
+void TestModelWindow::cleanup() {
+    window_.reset();
+    dir_.reset();
+}
+
+void TestModelWindow::settle() {
+    for (int i = 0; i < 3; ++i) {
+        window_->document()->waitForResults();
+        session()->waitUntilIdle();
+        QCoreApplication::processEvents();
+    }
+}
+
+void TestModelWindow::openModel(const QString& folder) {
+    QVERIFY(window_->fileActions()->openModel(folder));
+    settle();
+}
+
+void TestModelWindow::openModelAsksAboutUnsavedChanges() {
+    QVERIFY(window_->document()->setHeads(2));
+    const QByteArray edited = io::sceneToJson(window_->document()->scene());
+    answer_ = UnsavedChoice::Cancel;
+    QVERIFY(!window_->fileActions()->openModel(gpt2Tiny()));
+    QCOMPARE(asked_.size(), 1);
+    QVERIFY(!session()->isBusy());
+    settle();
+    QVERIFY(!session()->isOpen());
+    QCOMPARE(io::sceneToJson(window_->document()->scene()), edited);
+    QCOMPARE(window_->document()->undoStack()->count(), 1);
+
+    answer_ = UnsavedChoice::Discard;
+    openModel();
+    QCOMPARE(asked_.size(), 2);
+    QVERIFY(session()->isOpen());
+    QVERIFY(!window_->document()->isModified());
+    QCOMPARE(window_->document()->undoStack()->count(), 0);
+    QCOMPARE(window_->fileActions()->recentModels().value(0),
+             QFileInfo(gpt2Tiny()).absoluteFilePath());
+
+    // Another scene without a model: the maps alone are the middle again, the model input goes.
+    window_->fileActions()->openPreset(QStringLiteral("default"));
+    settle();
+    QVERIFY(!session()->isOpen());
+    QCOMPARE(window_->centralWidget(), window_->grid());
+    QVERIFY(window_->grid()->isVisible());
+    QVERIFY(!window_->modelPanel()->isVisible());
+}
+
+void TestModelWindow::openedModelShowsItsInput() {
+    openModel();
+    QCOMPARE(window_->centralWidget(), window_->centralTabs());
+    QCOMPARE(window_->centralTabs()->count(), 2);
+    QCOMPARE(window_->centralTabs()->currentWidget(), window_->modelView());
+    ModelPanel* panel = window_->modelPanel();
+    QVERIFY(panel->isVisible());
+    // gpt2-tiny has no tokenizer: the text field says so, ids are typed.
+    QVERIFY(!panel->textField()->isEnabled());
+    QCOMPARE(panel->chips()->count(), static_cast<int>(session()->ids().size()));
+    QVERIFY(panel->chips()->item(0)->text().contains(QString::number(session()->ids()[0])));
+    QCOMPARE(panel->idsField()->text().split(QLatin1Char(' ')).size(),
+             static_cast<int>(session()->ids().size()));
+    // The model view has the run.
+    QCOMPARE(window_->modelView()->data().run, session()->currentRun());
+    QCOMPARE(static_cast<int>(window_->modelView()->data().summaries.size()), 2 * 4);
+    QCOMPARE(window_->modelView()->data().predictions.size(), std::size_t{10});
+}
+
+void TestModelWindow::refusalIsShownAndWindowKeepsWorking() {
+    QTemporaryDir bad;
+    QFile bin(bad.filePath(QStringLiteral("pytorch_model.bin")));
+    QVERIFY(bin.open(QIODevice::WriteOnly));
+    bin.write("weights in a pickle");
+    bin.close();
+    const QByteArray before = io::sceneToJson(window_->document()->scene());
+    QSignalSpy refused(session(), &ModelSession::openRefused);
+    openModel(bad.path());
+    QCOMPARE(refused.count(), 1);
+    const QString message = refused.first().first().toString();
+    QVERIFY2(message.contains(QLatin1String("config.json")) && !message.contains(QLatin1Char('\n')),
+             qPrintable(message));
+    QVERIFY(!session()->isOpen());
+    QCOMPARE(io::sceneToJson(window_->document()->scene()), before);
+    // Still working: an edit computes.
+    QVERIFY(window_->document()->setHeads(2));
+    window_->document()->waitForResults();
+    QVERIFY(window_->document()->errorText().isEmpty());
+}
+
+void TestModelWindow::activatedHeadOpensTheLayer() {
+    openModel();
+    emit window_->modelView()->headActivated(1, 2);
+    settle();
+    QCOMPARE(session()->layer(), 1);
+    QCOMPARE(session()->head(), 2);
+    QCOMPARE(window_->document()->undoStack()->count(), 1);
+    QCOMPARE(window_->centralTabs()->currentWidget(), window_->grid());
+    QCOMPARE(window_->grid()->head(), 2);
+    QCOMPARE(window_->findChild<QSpinBox*>(QStringLiteral("headSpin"))->value(), 2);
+    const auto open = window_->modelView()->data().openHead;
+    QVERIFY(open && open->first == 1 && open->second == 2);
+    const auto& record = session()->baseRun()->layers[1];
+    QCOMPARE((window_->document()->scene().embeddings.cast<float>() - record.hiddenIn)
+                 .cwiseAbs()
+                 .maxCoeff(),
+             0.0f);
+    window_->document()->undoStack()->undo();
+    settle();
+    QCOMPARE(session()->layer(), 0);
+}
+
+void TestModelWindow::typedIdsRun() {
+    openModel();
+    QLineEdit* ids = window_->modelPanel()->idsField();
+    ids->setText(QStringLiteral("1, 2 3"));
+    emit ids->returnPressed();
+    settle();
+    QCOMPARE(session()->ids(), (std::vector<long long>{1, 2, 3}));
+    QCOMPARE(window_->modelPanel()->chips()->count(), 3);
+    QCOMPARE(window_->document()->scene().queryCount(), 3);
+    ids->setText(QStringLiteral("1 two"));
+    emit ids->returnPressed();
+    settle();
+    QVERIFY(window_->modelPanel()->problemText().contains(QLatin1String("two")));
+    QCOMPARE(session()->ids().size(), std::size_t{3});
+}
+
+void TestModelWindow::headSwitchedOffFlowsThroughTheModel() {
+    openModel();
+    const auto before = session()->currentRun();
+    auto* off = window_->controls()->findChild<QToolButton*>(QStringLiteral("headOff1"));
+    QVERIFY(off);
+    off->click();
+    settle();
+    QCOMPARE(window_->document()->scene().ablation.heads, std::vector<int>{1});
+    QVERIFY(session()->currentRun() != session()->baseRun());
+    QVERIFY((session()->currentRun()->logits - before->logits).cwiseAbs().maxCoeff() > 1e-6f);
+    // The switched-off head itself, and the heads of layer 1 its output reaches.
+    const auto& changed = window_->modelView()->data().changedHeads;
+    QVERIFY(std::find(changed.begin(), changed.end(), std::pair{0, 1}) != changed.end());
+    QVERIFY(
+        std::any_of(changed.begin(), changed.end(), [](const auto& c) { return c.first == 1; }));
+    window_->document()->undoStack()->undo();
+    settle();
+    QCOMPARE(session()->currentRun(), session()->baseRun());
+    QVERIFY(!off->isChecked());
+}
+
+void TestModelWindow::savedSceneReopensTheModel() {
+    openModel();
+    session()->setIds({4, 8, 15, 16, 23});
+    settle();
+    emit window_->modelView()->headActivated(1, 3);
+    settle();
+    const QString file = dir_->filePath(QStringLiteral("with-model.json"));
+    QString error;
+    QVERIFY2(window_->fileActions()->saveTo(file, &error), qPrintable(error));
+    // The folder is far from the temporary file: absolute; never the weights' file.
+    QFile saved(file);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    const QJsonObject root = QJsonDocument::fromJson(saved.readAll()).object();
+    const QJsonObject model =
+        root[QLatin1String("view")].toObject()[QLatin1String("model")].toObject();
+    QCOMPARE(model[QLatin1String("folder")].toString(), QFileInfo(gpt2Tiny()).absoluteFilePath());
+    QCOMPARE(model[QLatin1String("layer")].toInt(), 1);
+    QCOMPARE(model[QLatin1String("head")].toInt(), 3);
+
+    window_.reset();
+    window_ = std::make_unique<MainWindow>();
+    window_->resize(1024, 768);
+    window_->openPreset(QStringLiteral("default"));
+    window_->show();
+    session()->setProgressDelay(0);
+    QVERIFY(window_->openSceneFile(file, &error));
+    settle();
+    QVERIFY2(session()->isOpen(), qPrintable(session()->problemText()));
+    QCOMPARE(session()->ids(), (std::vector<long long>{4, 8, 15, 16, 23}));
+    QCOMPARE(session()->layer(), 1);
+    QCOMPARE(session()->head(), 3);
+    QCOMPARE(window_->grid()->head(), 3);
+    // Saved with the explorer in front (a head was opened): it comes back in front.
+    QCOMPARE(window_->centralTabs()->currentWidget(), window_->grid());
+    QCOMPARE(session()->currentRun(), session()->baseRun());
+    QVERIFY(!window_->document()->isModified());
+}
+
+void TestModelWindow::autosaveKeepsTheWhatIf() {
+    openModel();
+    Scene::Ablation off;
+    off.heads = {0, 3};
+    off.byMean = true;
+    window_->document()->setAblation(off);
+    settle();
+    QVERIFY(window_->autosave()->writeIfChanged());
+    QFile file(window_->autosave()->filePath());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const AutosaveContents contents = parseAutosave(file.readAll());
+    QCOMPARE(contents.scene.ablation, off);
+    const auto reference = modelReference(contents.scene.viewJson);
+    QVERIFY(reference);
+    QCOMPARE(reference->folder, QFileInfo(gpt2Tiny()).absoluteFilePath());
+    QCOMPARE(reference->ids, session()->ids());
+}
+
+void TestModelWindow::clickedChipMarksBertPadding() {
+    openModel(QStringLiteral(AE_TEST_DATA_DIR "/models/bert-tiny"));
+    QListWidget* chips = window_->modelPanel()->chips();
+    const int last = chips->count() - 1;
+    emit chips->itemClicked(chips->item(last));
+    settle();
+    QCOMPARE(session()->attentionMask().at(static_cast<std::size_t>(last)), 0);
+    QVERIFY(window_->document()->scene().mask.padding.at(static_cast<std::size_t>(last)));
+    QVERIFY(window_->modelPanel()->chips()->item(last)->font().strikeOut());
+    // Again: unmarked, and the mask is gone.
+    emit chips->itemClicked(window_->modelPanel()->chips()->item(last));
+    settle();
+    QVERIFY(session()->attentionMask().empty());
+}
+
+void TestModelWindow::movedModelIsReportedInTheWindow() {
+    QTemporaryDir models;
+    const QString folder = models.filePath(QStringLiteral("gpt2"));
+    QDir().mkpath(folder);
+    for (const QString& name : QDir(gpt2Tiny()).entryList(QDir::Files))
+        QFile::copy(QDir(gpt2Tiny()).filePath(name), QDir(folder).filePath(name));
+    openModel(folder);
+    const QString file = dir_->filePath(QStringLiteral("moved.json"));
+    QVERIFY(window_->fileActions()->saveTo(file));
+    QVERIFY(QDir(folder).removeRecursively());
+    // Another day, another window: the folder is gone.
+    window_.reset();
+    window_ = std::make_unique<MainWindow>();
+    window_->resize(1024, 768);
+    window_->openPreset(QStringLiteral("default"));
+    window_->show();
+    session()->setProgressDelay(0);
+    QSignalSpy refused(session(), &ModelSession::openRefused);
+    QVERIFY(window_->fileActions()->open(file));
+    settle();
+    QCOMPARE(refused.count(), 1);
+    QVERIFY(refused.first().first().toString().contains(QLatin1String("not there")));
+    QVERIFY(!session()->isOpen());
+    QCOMPARE(window_->centralWidget(), window_->grid());
+    // The saved layer is there, as a plain scene.
+    QCOMPARE(window_->document()->scene().queryCount(), 7);
+    QVERIFY(window_->document()->errorText().isEmpty());
+}
+
+QTEST_MAIN(TestModelWindow)
+#include "test_model_window.moc"

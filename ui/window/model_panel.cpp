@@ -1,0 +1,228 @@
+#include "ui/window/model_panel.h"
+
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QVBoxLayout>
+
+#include "document/model_session.h"
+#include "io/tokenizer.h"
+
+namespace ae::ui {
+
+ModelPanel::ModelPanel(ModelSession* session, QWidget* parent)
+    : QWidget(parent),
+      session_(session),
+      title_(new QLabel),
+      text_(new QLineEdit),
+      chips_(new QListWidget),
+      ids_(new QLineEdit),
+      hint_(new QLabel),
+      problem_(new QLabel),
+      progress_(new QProgressBar),
+      cancel_(new QPushButton(tr("Cancel"))) {
+    title_->setObjectName(QStringLiteral("modelTitle"));
+    title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    text_->setObjectName(QStringLiteral("modelText"));
+    text_->setClearButtonEnabled(true);
+    text_->setToolTip(tr("The sentence; tokenized and run as you type"));
+    ids_->setObjectName(QStringLiteral("modelIds"));
+    ids_->setToolTip(tr("Token ids, separated by spaces or commas; Enter runs them"));
+    // Chips: one per token, its text over its id, wrapping like words.
+    chips_->setObjectName(QStringLiteral("modelChips"));
+    chips_->setFlow(QListView::LeftToRight);
+    chips_->setWrapping(true);
+    chips_->setResizeMode(QListView::Adjust);
+    chips_->setSpacing(3);
+    chips_->setUniformItemSizes(false);
+    chips_->setSelectionMode(QAbstractItemView::NoSelection);
+    chips_->setFixedHeight(chips_->fontMetrics().height() * 2 + 16);  // fitChips() sets it
+    chips_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    chips_->setStyleSheet(QStringLiteral(
+        "QListWidget { background: palette(window); border: none; }"
+        "QListWidget::item { border: 1px solid #8a8a8a; border-radius: 6px; padding: 1px 5px; "
+        "background: #eef3fb; color: black; }"));
+    hint_->setWordWrap(true);
+    hint_->setStyleSheet(QStringLiteral("color: palette(mid);"));
+    problem_->setObjectName(QStringLiteral("modelProblem"));
+    problem_->setWordWrap(true);
+    problem_->setStyleSheet(QStringLiteral("color: #b71c1c;"));
+    problem_->hide();
+    progress_->setObjectName(QStringLiteral("modelProgress"));
+    progress_->setRange(0, 0);  // a pass cannot say how far it is: busy
+    progress_->setTextVisible(true);
+    cancel_->setObjectName(QStringLiteral("modelCancel"));
+    cancel_->setToolTip(tr("Drop what is under way; the window stays as it is"));
+
+    // Compact, for a 1024x768 projector: the model and both fields on one line, the chips under
+    // them, and a line for a problem or the progress only while there is one.
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 2, 4, 2);
+    layout->setSpacing(2);
+    auto* fields = new QHBoxLayout;
+    fields->addWidget(title_);
+    fields->addSpacing(8);
+    fields->addWidget(new QLabel(tr("Text")));
+    fields->addWidget(text_, 3);
+    fields->addWidget(new QLabel(tr("Ids")));
+    fields->addWidget(ids_, 2);
+    layout->addLayout(fields);
+    layout->addWidget(chips_);
+    auto* status = new QHBoxLayout;
+    status->setContentsMargins(0, 0, 0, 0);
+    status->addWidget(hint_, 1);
+    status->addWidget(problem_, 1);
+    status->addWidget(progress_, 1);
+    status->addWidget(cancel_);
+    layout->addLayout(status);
+    progress_->hide();
+    cancel_->hide();
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+
+    connect(text_, &QLineEdit::textEdited, session_, &ModelSession::setText);
+    connect(ids_, &QLineEdit::returnPressed, this, [this] {
+        std::vector<long long> ids;
+        QString error;
+        if (!parseIds(ids_->text(), &ids, &error)) {
+            problem_->setText(error);
+            problem_->show();
+            return;
+        }
+        session_->setIds(ids);
+    });
+    connect(chips_, &QListWidget::itemClicked, this, &ModelPanel::chipClicked);
+    connect(cancel_, &QPushButton::clicked, session_, &ModelSession::cancel);
+    connect(session_, &ModelSession::opened, this, &ModelPanel::showModel);
+    connect(session_, &ModelSession::closed, this, &ModelPanel::showModel);
+    connect(session_, &ModelSession::inputChanged, this, &ModelPanel::showInput);
+    connect(session_, &ModelSession::problem, this, [this](const QString& message) {
+        problem_->setText(message);
+        problem_->show();
+    });
+    connect(session_, &ModelSession::progressShown, this, [this](const QString& what) {
+        progress_->setFormat(what + QStringLiteral("…"));
+        progress_->show();
+        cancel_->show();
+    });
+    connect(session_, &ModelSession::busyChanged, this, [this](bool busy) {
+        if (busy) return;
+        progress_->hide();
+        cancel_->hide();
+    });
+    showModel();
+}
+
+QString ModelPanel::problemText() const {
+    return problem_->isVisible() ? problem_->text() : QString();
+}
+
+bool ModelPanel::parseIds(const QString& text, std::vector<long long>* ids, QString* error) {
+    ids->clear();
+    const QStringList parts =
+        text.split(QRegularExpression(QStringLiteral("[\\s,;]+")), Qt::SkipEmptyParts);
+    for (const QString& part : parts) {
+        bool ok = false;
+        const long long id = part.toLongLong(&ok);
+        if (!ok || id < 0) {
+            if (error)
+                *error = tr("ids: \"%1\" is not a token id (a whole number from 0)").arg(part);
+            return false;
+        }
+        ids->push_back(id);
+    }
+    if (ids->empty()) {
+        if (error) *error = tr("ids: no tokens");
+        return false;
+    }
+    return true;
+}
+
+void ModelPanel::showModel() {
+    const model::Model* m = session_->model();
+    problem_->hide();
+    if (!m) {
+        title_->setText(tr("No model open (File › Open model…)"));
+        text_->setEnabled(false);
+        ids_->setEnabled(false);
+        chips_->clear();
+        hint_->clear();
+        return;
+    }
+    const model::Config& c = m->config;
+    title_->setText(tr("<b>%1</b> · %2 · %3×%4 heads · d %5")
+                        .arg(QFileInfo(session_->folder()).fileName().toHtmlEscaped())
+                        .arg(QLatin1String(model::familyName(c.family)))
+                        .arg(c.layers)
+                        .arg(c.heads)
+                        .arg(c.hidden));
+    title_->setToolTip(session_->folder());
+    const bool tokenizer = session_->tokenizer() != nullptr;
+    text_->setEnabled(tokenizer);
+    text_->setPlaceholderText(tokenizer ? tr("Type a sentence")
+                                        : tr("No tokenizer in this folder: type ids below"));
+    ids_->setEnabled(true);
+    QString hint = c.isDecoder() ? tr("Double-click a head in the Model tab to open it.")
+                                 : tr("Click a token: padding. Double-click a head in the Model "
+                                      "tab to open it.");
+    if (!session_->tokenizerProblem().isEmpty())
+        hint += QLatin1Char(' ') + tr("Tokenizer not read: %1").arg(session_->tokenizerProblem());
+    hint_->setText(hint);
+    showInput();
+}
+
+void ModelPanel::showInput() {
+    if (!session_->model()) return;
+    if (!text_->hasFocus() || text_->text().isEmpty()) text_->setText(session_->text());
+    QStringList ids;
+    for (long long id : session_->ids())
+        ids << QString::number(id);
+    if (!ids_->hasFocus()) ids_->setText(ids.join(QLatin1Char(' ')));
+    problem_->hide();
+    chips_->clear();
+    const std::vector<int>& mask = session_->attentionMask();
+    for (std::size_t i = 0; i < session_->ids().size(); ++i) {
+        const long long id = session_->ids()[i];
+        QString label = session_->tokenLabel(id);
+        label.replace(QLatin1Char(' '), QChar(0x2423));  // a visible space: ␣world
+        // Without a tokenizer the label is the id itself: one line.
+        const bool idOnly = !session_->tokenizer();
+        auto* item = new QListWidgetItem(
+            idOnly ? QString::number(id) : QStringLiteral("%1\n%2").arg(label).arg(id), chips_);
+        item->setTextAlignment(Qt::AlignCenter);
+        item->setData(Qt::UserRole, static_cast<int>(i));
+        const bool padding = i < mask.size() && mask[i] == 0;
+        item->setToolTip(padding ? tr("Padding: no query attends to it (click to undo)")
+                                 : tr("Token %1, id %2").arg(i).arg(id));
+        if (padding) {
+            item->setForeground(QColor(0x9e, 0x9e, 0x9e));
+            QFont font = item->font();
+            font.setStrikeOut(true);
+            item->setFont(font);
+        }
+    }
+    fitChips();
+}
+
+void ModelPanel::fitChips() {
+    // Up to two rows of chips, then the list scrolls.
+    const int row =
+        chips_->count() > 0 ? chips_->sizeHintForRow(0) : chips_->fontMetrics().height();
+    chips_->setFixedHeight(2 * (row + 2 * chips_->spacing()) + 2 * chips_->frameWidth() + 2);
+}
+
+void ModelPanel::chipClicked(QListWidgetItem* item) {
+    const model::Model* m = session_->model();
+    if (!m || m->config.isDecoder()) return;  // padding is BERT's (a decoder refuses left padding)
+    const int position = item->data(Qt::UserRole).toInt();
+    const std::vector<int>& mask = session_->attentionMask();
+    const bool padding = static_cast<std::size_t>(position) < mask.size() &&
+                         mask[static_cast<std::size_t>(position)] == 0;
+    session_->setPadding(position, !padding);
+}
+
+}  // namespace ae::ui
