@@ -152,7 +152,12 @@ struct ModelRun {
     std::vector<long long> tokens;
     std::vector<int> attentionMask;  // empty: none given
     std::vector<LayerRecord<Scalar>> layers;
-    Matrix<Scalar> logits;      // decoders: T x V
+    // Decoders: rows logitsFrom.. of the T x V logits (every position unless the run was asked
+    // for the last only, RunOptions::logitsForEveryPosition), and the final-normed hidden state
+    // they come from (T x d), so that logitsAt gives any other position's row.
+    Matrix<Scalar> logits;
+    long long logitsFrom = 0;
+    Matrix<Scalar> finalHidden;
     Matrix<Scalar> lastHidden;  // bert: T x d
 
     // Head h's views (k and v: of the kv head it reads), T x hd.
@@ -183,6 +188,10 @@ struct RunOptions {
     int positionOffset = 0;               // position of the first token
     std::vector<HeadAblation> ablations;  // heads switched off; each layer/head in range
     AblationMode ablationMode = AblationMode::Zero;
+    // Decoders: every position's logits (result files), or the last position's only (the
+    // window, which shows one position's predictions at a time). The LM head is V x d: with
+    // GPT-2's 50257 tokens, all T rows cost about as much as the twelve layers together.
+    bool logitsForEveryPosition = true;
 };
 
 // Refuses ids outside the vocabulary, a text longer than a learned position table, a mask of
@@ -229,6 +238,11 @@ template <typename Scalar>
 void resumeAfterAttention(const Model& model, ModelRun<Scalar>& run, int layer,
                           const Matrix<Scalar>& residualIn, const Matrix<Scalar>& attentionOut,
                           const RunOptions& options = {});
+
+// Decoders: the logits (V) at `position`: the run's row when it kept it, else the LM head on that
+// row of run.finalHidden. Throws ModelError for bert or a position outside the run.
+template <typename Scalar>
+Eigen::VectorXd logitsAt(const Model& model, const ModelRun<Scalar>& run, int position);
 
 extern template ModelRun<float> runModel<float>(const Model&, const std::vector<long long>&,
                                                 const RunOptions&);

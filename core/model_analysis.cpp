@@ -185,19 +185,10 @@ std::vector<Eigen::MatrixXd> attentionRollout(const ModelRun<Scalar>& run) {
     return rollouts;
 }
 
-template <typename Scalar>
-std::vector<Prediction> topPredictions(const ModelRun<Scalar>& run, int position, int count) {
-    if (!run.config.isDecoder()) {
-        throw ModelError(std::string("next-token predictions: a ") + familyName(run.config.family) +
-                         " model has no language-model head");
-    }
-    const long long T = run.logits.rows();
-    if (position < 0 || position >= T) {
-        throw ModelError("next-token predictions: position " + std::to_string(position) +
-                         " is outside the run's " + std::to_string(T) + " tokens");
-    }
-    const Eigen::Index V = run.logits.cols();
-    const Eigen::VectorXd logits = run.logits.row(position).transpose().template cast<double>();
+namespace {
+// The `count` largest of softmax(logits), most probable first; equal logits: lower id first.
+std::vector<Prediction> mostProbable(const Eigen::VectorXd& logits, int count) {
+    const Eigen::Index V = logits.size();
     const double largest = logits.maxCoeff();
     const Eigen::VectorXd shifted = (logits.array() - largest).exp();
     const double total = shifted.sum();
@@ -213,6 +204,39 @@ std::vector<Prediction> topPredictions(const ModelRun<Scalar>& run, int position
     for (Eigen::Index r = 0; r < kept; ++r)
         predictions.push_back({static_cast<long long>(order[r]), shifted(order[r]) / total});
     return predictions;
+}
+
+template <typename Scalar>
+void checkPredictionPosition(const ModelRun<Scalar>& run, int position) {
+    if (!run.config.isDecoder()) {
+        throw ModelError(std::string("next-token predictions: a ") + familyName(run.config.family) +
+                         " model has no language-model head");
+    }
+    const long long T = static_cast<long long>(run.tokens.size());
+    if (position < 0 || position >= T) {
+        throw ModelError("next-token predictions: position " + std::to_string(position) +
+                         " is outside the run's " + std::to_string(T) + " tokens");
+    }
+}
+}  // namespace
+
+template <typename Scalar>
+std::vector<Prediction> topPredictions(const ModelRun<Scalar>& run, int position, int count) {
+    checkPredictionPosition(run, position);
+    const long long kept = position - run.logitsFrom;
+    if (kept < 0 || kept >= run.logits.rows()) {
+        throw ModelError("next-token predictions: the run kept the logits of position " +
+                         std::to_string(run.logitsFrom) + " only, not " + std::to_string(position) +
+                         " (give the model to compute that row)");
+    }
+    return mostProbable(run.logits.row(kept).transpose().template cast<double>(), count);
+}
+
+template <typename Scalar>
+std::vector<Prediction> topPredictions(const Model& model, const ModelRun<Scalar>& run,
+                                       int position, int count) {
+    checkPredictionPosition(run, position);
+    return mostProbable(logitsAt(model, run, position), count);
 }
 
 template <typename Scalar>
@@ -255,12 +279,14 @@ QkProjection projectQueriesAndKeys(const ModelRun<Scalar>& run, int layer, int h
     return projection;
 }
 
-#define AE_MODEL_ANALYSIS(Scalar)                                                               \
-    template std::vector<HeadSummary> summarizeHeads<Scalar>(const ModelRun<Scalar>&);          \
-    template std::vector<double> inductionScores<Scalar>(const ModelRun<Scalar>&, int, int);    \
-    template std::vector<Eigen::MatrixXd> attentionRollout<Scalar>(const ModelRun<Scalar>&);    \
-    template std::vector<Prediction> topPredictions<Scalar>(const ModelRun<Scalar>&, int, int); \
-    template QkProjection projectQueriesAndKeys<Scalar>(const ModelRun<Scalar>&, int, int,      \
+#define AE_MODEL_ANALYSIS(Scalar)                                                                  \
+    template std::vector<HeadSummary> summarizeHeads<Scalar>(const ModelRun<Scalar>&);             \
+    template std::vector<double> inductionScores<Scalar>(const ModelRun<Scalar>&, int, int);       \
+    template std::vector<Eigen::MatrixXd> attentionRollout<Scalar>(const ModelRun<Scalar>&);       \
+    template std::vector<Prediction> topPredictions<Scalar>(const ModelRun<Scalar>&, int, int);    \
+    template std::vector<Prediction> topPredictions<Scalar>(const Model&, const ModelRun<Scalar>&, \
+                                                            int, int);                             \
+    template QkProjection projectQueriesAndKeys<Scalar>(const ModelRun<Scalar>&, int, int,         \
                                                         QkProjectionMode);
 AE_MODEL_ANALYSIS(float)
 AE_MODEL_ANALYSIS(double)

@@ -71,6 +71,11 @@ struct Prediction {
 // the run.
 template <typename Scalar>
 std::vector<Prediction> topPredictions(const ModelRun<Scalar>& run, int position, int count = 10);
+// The same from any position of a run that kept only some rows of the logits (the window's runs,
+// RunOptions::logitsForEveryPosition false): the missing row is computed from run.finalHidden.
+template <typename Scalar>
+std::vector<Prediction> topPredictions(const Model& model, const ModelRun<Scalar>& run,
+                                       int position, int count = 10);
 
 // AttentionViz's query–key map for one head: its T queries and T keys (of the kv head it reads)
 // projected onto two principal components. Separate: each set on its own components (two

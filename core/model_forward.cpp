@@ -380,8 +380,16 @@ void runLayersFrom(const Model& model, const Pass& pass, int first, Matrix<Scala
         ops::rmsNormRows<Scalar>(h, norm.vector(), c.normEps);
     }
     const WeightView<Scalar> head(w.lmHead), none;
-    project(h, head, false, none, run.logits);
+    const bool every = pass.options->logitsForEveryPosition;
+    run.logitsFrom = every ? 0 : h.rows() - 1;
+    if (every) {
+        project(h, head, false, none, run.logits);
+    } else {
+        const Matrix<Scalar> last = h.bottomRows(1);
+        project(last, head, false, none, run.logits);
+    }
     requireFinite(model, run.logits, "the logits");
+    run.finalHidden = std::move(h);
 }
 
 }  // namespace
@@ -454,8 +462,33 @@ void resumeAfterAttention(const Model& model, ModelRun<Scalar>& run, int layer,
     runLayersFrom(model, passFor(c, options), layer + 1, std::move(h), run);
 }
 
+template <typename Scalar>
+Eigen::VectorXd logitsAt(const Model& model, const ModelRun<Scalar>& run, int position) {
+    if (!run.config.isDecoder()) {
+        throw ModelError(std::string("logits: a ") + familyName(run.config.family) +
+                         " model has no language-model head");
+    }
+    const long long T = static_cast<long long>(run.tokens.size());
+    if (position < 0 || position >= T) {
+        throw ModelError("logits: position " + std::to_string(position) + " is outside the run's " +
+                         std::to_string(T) + " tokens");
+    }
+    const long long kept = position - run.logitsFrom;
+    if (kept >= 0 && kept < run.logits.rows())
+        return run.logits.row(kept).transpose().template cast<double>();
+    if (run.finalHidden.rows() != T)
+        throw ModelError("logits: the run kept neither that row nor its final hidden state");
+    const WeightView<Scalar> head(model.weights.lmHead), none;
+    const Matrix<Scalar> row = run.finalHidden.row(position);
+    Matrix<Scalar> logits;
+    project(row, head, false, none, logits);
+    return logits.row(0).transpose().template cast<double>();
+}
+
 template ModelRun<float> runModel<float>(const Model&, const std::vector<long long>&,
                                          const RunOptions&);
+template Eigen::VectorXd logitsAt<float>(const Model&, const ModelRun<float>&, int);
+template Eigen::VectorXd logitsAt<double>(const Model&, const ModelRun<double>&, int);
 template ModelRun<double> runModel<double>(const Model&, const std::vector<long long>&,
                                            const RunOptions&);
 template void resumeAfterAttention<float>(const Model&, ModelRun<float>&, int, const Matrix<float>&,

@@ -454,6 +454,43 @@ private slots:
             model::topPredictions(model::runModel<double>(bert.model(), kIdsA), 0));
     }
 
+    // The window's runs keep only the last row of the logits; any other row comes from the kept
+    // final hidden state, and equals the full run's.
+    void lastRowOfTheLogitsAndAnyOther_data() {
+        QTest::addColumn<QString>("name");
+        for (const char* name : {"gpt2-tiny", "llama-tiny-gqa", "qwen3-tiny"})
+            QTest::newRow(name) << QString(name);
+    }
+    void lastRowOfTheLogitsAndAnyOther() {
+        QFETCH(QString, name);
+        const io::ModelFolder folder(goldenModelDir(name));
+        const auto every = model::runModel<double>(folder.model(), kIdsA);
+        model::RunOptions lastOnly;
+        lastOnly.logitsForEveryPosition = false;
+        const auto last = model::runModel<double>(folder.model(), kIdsA, lastOnly);
+        const int T = static_cast<int>(kIdsA.size());
+        QCOMPARE(int(last.logits.rows()), 1);
+        QCOMPARE(last.logitsFrom, T - 1LL);
+        QCOMPARE(int(last.finalHidden.rows()), T);
+        for (int p = 0; p < T; ++p) {
+            const Eigen::VectorXd want = every.logits.row(p).transpose();
+            const Eigen::VectorXd got = model::logitsAt(folder.model(), last, p);
+            QVERIFY2((got - want).cwiseAbs().maxCoeff() <= 1e-12 * (1 + want.cwiseAbs().maxCoeff()),
+                     qPrintable(QString("position %1").arg(p)));
+            const auto a = model::topPredictions(every, p, 5);
+            const auto b = model::topPredictions(folder.model(), last, p, 5);
+            for (int r = 0; r < 5; ++r) {
+                QCOMPARE(b[r].token, a[r].token);
+                QVERIFY(std::fabs(b[r].probability - a[r].probability) < 1e-12);
+            }
+        }
+        // Without the model, only the kept row is there.
+        QCOMPARE(model::topPredictions(last, T - 1, 1)[0].token,
+                 model::topPredictions(every, T - 1, 1)[0].token);
+        QVERIFY_THROWS_EXCEPTION(model::ModelError, model::topPredictions(last, 0));
+        QVERIFY_THROWS_EXCEPTION(model::ModelError, model::logitsAt(folder.model(), last, T));
+    }
+
     // A huge logit must not overflow the softmax.
     void predictionsSurviveHugeLogits() {
         model::ModelRun<double> run = handRun({1, 2}, {});
