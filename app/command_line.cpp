@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "bench/benchmark.h"
+#include "bench/model_window_benchmark.h"
 #include "bench/window_benchmark.h"
 #include "cli/command_support.h"
 #include "cli/export_command.h"
@@ -79,9 +80,14 @@ void skipRuntimeDirNote(QtMsgType type, const QMessageLogContext& context, const
 
 // `bench`, whose --ui half measures the window at the size the figures are quoted for.
 int benchWithWindow(const QStringList& arguments) {
-    return benchCommand(arguments, [](int length, int samples) {
-        return ui::measureWindowLatency(length, samples, 1600, 1000);
-    });
+    return benchCommand(
+        arguments,
+        [](int length, int samples) {
+            return ui::measureWindowLatency(length, samples, 1600, 1000);
+        },
+        [](const QString& folder, int length, int samples) {
+            return ui::measureModelWindowLatency(folder, length, samples, 1600, 1000);
+        });
 }
 
 // Every sub-command, by name: the one list both dispatch and recognition read.

@@ -67,7 +67,8 @@ double sgemmGflops(int reps) {
     return 2.0 * n * n * static_cast<double>(n) / (ms * 1e6);
 }
 
-int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measureWindow) {
+int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measureWindow,
+                 const ModelWindowLatencyMeasure& measureModelWindow) {
     QCommandLineParser parser;
     parser.setApplicationDescription("Benchmark the engine (float) against nothing but itself.");
     parser.addHelpOption();
@@ -76,7 +77,8 @@ int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measu
     parser.addOption({"heads", "Number of heads.", "n", "12"});
     parser.addOption({"reps", "Timed repetitions per figure (median).", "n", "7"});
     parser.addOption({"ui", "Measure the window instead: change-to-repaint latency, offscreen."});
-    parser.addOption({"n", "With --ui: changes measured per figure (at least 50).", "n", "60"});
+    parser.addOption(
+        {"n", "With --ui: changes measured per figure (at least 50; 30 with --model).", "n", "60"});
     parser.addOption({"model",
                       "Measure a whole GPT-2-small-shaped model instead (random weights, written "
                       "once to the cache folder): the forward pass keeping every head."});
@@ -104,7 +106,7 @@ int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measu
     for (const QString& s : parser.value("sizes").split(','))
         sizes.push_back(positive(s, "sizes"));
 
-    if (parser.isSet("model")) {
+    if (parser.isSet("model") && !parser.isSet("ui")) {
         std::vector<int> modelSizes{128, 512, 1024};
         if (parser.isSet("sizes")) modelSizes = sizes;
         const int modelReps = parser.isSet("reps") ? reps : 5;
@@ -112,11 +114,23 @@ int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measu
     }
     if (parser.isSet("ui")) {
         const int samples = positive(parser.value("n"), "n");
-        if (samples < 50) throw std::invalid_argument("bench: --n: at least 50 changes per figure");
-        const QString uiSizes =
-            parser.isSet("sizes") ? parser.value("sizes") : QStringLiteral("128,512");
+        const int fewest = parser.isSet("model") ? 30 : 50;
+        if (samples < fewest)
+            throw std::invalid_argument("bench: --n: at least " + std::to_string(fewest) +
+                                        " changes per figure");
+        const bool model = parser.isSet("model");
+        if (model && !measureModelWindow)
+            throw std::invalid_argument("bench: --ui --model needs the window");
+        if (model) ensureModelBenchFolder(parser.value("cache-dir"));
+        const QString uiSizes = parser.isSet("sizes") ? parser.value("sizes")
+                                : model               ? QStringLiteral("128")
+                                                      : QStringLiteral("128,512");
         for (const QString& s : uiSizes.split(',')) {
-            for (const LatencyFigures& f : measureWindow(positive(s, "sizes"), samples)) {
+            const int length = positive(s, "sizes");
+            const std::vector<LatencyFigures> measured =
+                model ? measureModelWindow(parser.value("cache-dir"), length, samples)
+                      : measureWindow(length, samples);
+            for (const LatencyFigures& f : measured) {
                 const QJsonObject line{{"L", f.length},
                                        {"change", f.change},
                                        {"n", f.samples},

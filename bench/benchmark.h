@@ -19,10 +19,15 @@ struct LatencyFigures {
 
 // Measures the window at `length` tokens, `samples` changes per figure.
 using WindowLatencyMeasure = std::function<std::vector<LatencyFigures>(int length, int samples)>;
+// Measures the window with the model in `folder` open, at `length` tokens.
+using ModelWindowLatencyMeasure =
+    std::function<std::vector<LatencyFigures>(const QString& folder, int length, int samples)>;
 
 // Medians of the engine's full pass and of each cached change, one JSON line per size, then the
-// machine's float matrix-product speed; with --ui, the window's latency through `measureWindow`.
+// machine's float matrix-product speed; with --ui, the window's latency through `measureWindow`
+// (and with --ui --model, through `measureModelWindow` on the model bench --model writes).
 // Throws std::invalid_argument for bad arguments.
-int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measureWindow);
+int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measureWindow,
+                 const ModelWindowLatencyMeasure& measureModelWindow = {});
 
 }  // namespace ae::cli

@@ -213,20 +213,24 @@ QString defaultModelBenchFolder() {
     return QDir(cache).filePath("attention-explorer/bench-gpt2-small");
 }
 
+void ensureModelBenchFolder(const QString& cacheFolder) {
+    const std::vector<TensorPlan> plan = gpt2SmallTensors();
+    const auto [header, dataBytes] = safetensorsHeader(plan);
+    if (cachedModelValid(cacheFolder, header, dataBytes)) return;
+    const auto start = std::chrono::steady_clock::now();
+    writeModel(cacheFolder, plan, header);
+    std::printf("%s\n", jsonLine(QJsonObject{{"wrote", cacheFolder},
+                                             {"write_ms", rounded(elapsedMs(start), 0.1)}})
+                            .constData());
+    std::fflush(stdout);
+}
+
 int modelBenchmark(const std::vector<int>& sizes, int reps, const QString& cacheFolder) {
     for (int length : sizes)
         if (length > kPositions)
             throw std::invalid_argument("bench --model: --sizes " + std::to_string(length) +
                                         ": GPT-2 small has 1024 positions");
-    const std::vector<TensorPlan> plan = gpt2SmallTensors();
-    const auto [header, dataBytes] = safetensorsHeader(plan);
-    if (!cachedModelValid(cacheFolder, header, dataBytes)) {
-        const auto start = std::chrono::steady_clock::now();
-        writeModel(cacheFolder, plan, header);
-        std::printf("%s\n", jsonLine(QJsonObject{{"wrote", cacheFolder},
-                                                 {"write_ms", rounded(elapsedMs(start), 0.1)}})
-                                .constData());
-    }
+    ensureModelBenchFolder(cacheFolder);
 
     for (int length : sizes) {
         resetPeakRss();

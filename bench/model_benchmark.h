@@ -13,6 +13,10 @@ namespace ae::cli {
 // pass at each length and the same-run SGEMM rate. Throws std::invalid_argument for bad input.
 int modelBenchmark(const std::vector<int>& sizes, int reps, const QString& cacheFolder);
 
+// Writes the GPT-2-small-shaped model to `cacheFolder` unless a complete one is there; prints a
+// JSON line when it writes. Throws std::invalid_argument when it cannot.
+void ensureModelBenchFolder(const QString& cacheFolder);
+
 // The folder bench --model uses unless --cache-dir says otherwise:
 // $XDG_CACHE_HOME (or ~/.cache)/attention-explorer/bench-gpt2-small.
 QString defaultModelBenchFolder();

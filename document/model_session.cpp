@@ -111,7 +111,7 @@ RunAnalysis analyse(const model::ModelRun<float>& run, const model::Model& model
     if (run.config.isDecoder() && tokens > 0) {
         const int position =
             selectedPosition >= 0 && selectedPosition < tokens ? selectedPosition : tokens - 1;
-        a.predictions = model::topPredictions(run, position, 10);
+        a.predictions = model::topPredictions(model, run, position, 10);
     }
     // TransformerLens measures induction on a text repeated twice; the text itself serves.
     const model::Config& c = run.config;
@@ -119,7 +119,9 @@ RunAnalysis analyse(const model::ModelRun<float>& run, const model::Model& model
         (c.positions == 0 || 2 * tokens <= c.positions)) {
         std::vector<long long> twice = run.tokens;
         twice.insert(twice.end(), run.tokens.begin(), run.tokens.end());
-        const auto repeated = model::runModel<float>(model, twice);
+        model::RunOptions weightsOnly;
+        weightsOnly.logitsForEveryPosition = false;  // only the weights are read
+        const auto repeated = model::runModel<float>(model, twice, weightsOnly);
         const std::vector<double> induction = model::inductionScores(repeated, 0, tokens);
         for (std::size_t i = 0; i < a.summaries.size() && i < induction.size(); ++i)
             a.summaries[i].induction = induction[i];
@@ -409,6 +411,7 @@ void ModelSession::open(const QString& folderPath, const QString& text,
                  }
              }
              model::RunOptions options;
+             options.logitsForEveryPosition = false;  // predictions: logitsAt
              auto run = std::make_shared<const Run>(model::runModel<float>(m, input.ids, options));
              auto analysis = std::make_shared<RunAnalysis>(analyse(*run, m, position, true));
              return [this, loaded, input, run, analysis] {
@@ -497,6 +500,7 @@ void ModelSession::onSceneReset() {
                  }
              }
              model::RunOptions options;
+             options.logitsForEveryPosition = false;  // predictions: logitsAt
              options.attentionMask = reference.attentionMask;
              auto run =
                  std::make_shared<const Run>(model::runModel<float>(m, reference.ids, options));
@@ -558,6 +562,7 @@ void ModelSession::startInput(const Input& input) {
         Input{reference_.text, reference_.ids, reference_.attentionMask} == input)
         return;
     model::RunOptions options;
+    options.logitsForEveryPosition = false;  // predictions: logitsAt
     options.attentionMask = input.attentionMask;
     try {
         if (input.ids.empty()) throw model::ModelError("ids: no tokens");
@@ -686,6 +691,7 @@ void ModelSession::followDocument() {
                  [this, folder, held, position]() -> std::function<void()> {
                      const model::Model& m = folder->model();
                      model::RunOptions options;
+                     options.logitsForEveryPosition = false;  // predictions: logitsAt
                      options.attentionMask = held.attentionMask;
                      auto run =
                          std::make_shared<const Run>(model::runModel<float>(m, held.ids, options));
@@ -756,6 +762,7 @@ void ModelSession::computeCurrent() {
              const model::Matrix<float> residualIn = record->hiddenIn;
              run->layers[static_cast<std::size_t>(layer)] = std::move(*record);
              model::RunOptions options;
+             options.logitsForEveryPosition = false;  // predictions: logitsAt
              options.attentionMask = base->attentionMask;
              model::resumeAfterAttention<float>(m, *run, layer, residualIn, *attentionOut, options);
              RunAnalysis analysis = analyse(*run, m, position, false);
@@ -796,8 +803,9 @@ void ModelSession::setSelectedPosition(int position) {
     if (!current_ || !current_->config.isDecoder() || current_->tokens.empty()) return;
     const int tokens = static_cast<int>(current_->tokens.size());
     const int at = position >= 0 && position < tokens ? position : tokens - 1;
-    analysis_.predictions = model::topPredictions(*current_, at, 10);
-    analysis_.basePredictions = model::topPredictions(*base_, at, 10);
+    const model::Model& m = *model();
+    analysis_.predictions = model::topPredictions(m, *current_, at, 10);
+    analysis_.basePredictions = model::topPredictions(m, *base_, at, 10);
     baseAnalysis_.predictions = analysis_.basePredictions;
     baseAnalysis_.basePredictions = analysis_.basePredictions;
     emit resultsChanged();

@@ -1,0 +1,86 @@
+#include "bench/model_window_benchmark.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+
+#include "document/attention_document.h"
+#include "document/model_session.h"
+#include "plot/head_grid.h"
+#include "plot/model_view.h"
+#include "ui/window/main_window.h"
+
+namespace ae::ui {
+namespace {
+
+double percentile(std::vector<double> values, double p) {
+    std::sort(values.begin(), values.end());
+    const auto index = static_cast<std::size_t>(std::ceil(p * values.size())) - 1;
+    return values[std::min(index, values.size() - 1)];
+}
+
+}  // namespace
+
+std::vector<cli::LatencyFigures> measureModelWindowLatency(const QString& folder, int length,
+                                                           int samples, int width, int height) {
+    MainWindow window;
+    window.resize(width, height);
+    window.show();
+    ModelSession* session = window.modelSession();
+    ModelView* view = window.modelView();
+    AttentionDocument* document = window.document();
+    std::vector<long long> ids(static_cast<std::size_t>(length));
+    for (int i = 0; i < length; ++i)
+        ids[static_cast<std::size_t>(i)] = (7 * i + 3) % 50000;
+    session->open(folder, {}, ids);
+    session->waitUntilIdle();
+    if (!session->isOpen() || !session->currentRun())
+        throw std::invalid_argument("bench --ui --model: " + folder.toStdString() + ": " +
+                                    session->problemText().toStdString());
+    QCoreApplication::processEvents();
+
+    // The change is on screen when the session has nothing under way, the document's engine has
+    // its result, the events it posted have run, and the grid of every head has been painted
+    // (repaint() paints at once; it is counted in the figure).
+    auto timeChange = [&](const std::function<void()>& change) {
+        QElapsedTimer timer;
+        timer.start();
+        change();
+        document->waitForResults();
+        session->waitUntilIdle();
+        QCoreApplication::processEvents(QEventLoop::AllEvents);
+        document->waitForResults();
+        session->waitUntilIdle();
+        QCoreApplication::processEvents(QEventLoop::AllEvents);
+        view->grid()->repaint();
+        return static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    };
+    std::vector<cli::LatencyFigures> figures;
+    auto measure = [&](const QString& name, const std::function<void(int)>& change) {
+        timeChange([&] { change(-1); });  // warm-up
+        std::vector<double> times;
+        for (int i = 0; i < samples; ++i)
+            times.push_back(timeChange([&] { change(i); }));
+        figures.push_back({length, name, samples, percentile(times, 0.5), percentile(times, 0.95)});
+    };
+    // A text edit: one token replaced, so every layer and head runs again.
+    measure("model text edit", [&](int i) {
+        std::vector<long long> edited = ids;
+        edited[static_cast<std::size_t>(length / 2)] = 1000 + (i + 1) % 2;
+        session->setIds(edited);
+    });
+    // A what-if in layer 6: one step of the explorer's scaling slider on the open layer.
+    timeChange([&] { session->openHead(6, 0); });
+    if (session->layer() != 6)
+        throw std::invalid_argument("bench --ui --model: layer 6 did not open: " +
+                                    session->problemText().toStdString());
+    measure("model what-if layer 6", [&](int i) {
+        document->setScale({ScaleKind::Divisor, 8.0 * std::pow(10.0, ((i + 1) % 2) / 100.0)});
+    });
+    return figures;
+}
+
+}  // namespace ae::ui
