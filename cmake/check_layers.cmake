@@ -14,6 +14,7 @@ set(allowed_app "core;io;document;plot;ui;cli;bench;app")
 set(allowed_cli/render_command "core;io;plot;cli")
 set(allowed_cli/model_render_command "core;io;plot;cli")
 set(allowed_bench/window_benchmark "core;io;document;plot;ui;bench")
+set(allowed_bench/model_window_benchmark "core;io;document;plot;ui;bench")
 # Tests include the layer they test, what it stands on and their shared helpers (support/); the
 # command-line tests hold the binary, which is every layer, against work done in process.
 set(allowed_tests/core "core;support")

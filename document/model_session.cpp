@@ -104,7 +104,7 @@ bool hasTokenizerFiles(const QString& folder) {
 }
 
 RunAnalysis analyse(const model::ModelRun<float>& run, const model::Model& model,
-                    int selectedPosition, bool measureInduction) {
+                    int selectedPosition) {
     RunAnalysis a;
     a.summaries = model::summarizeHeads(run);
     const int tokens = static_cast<int>(run.tokens.size());
@@ -113,20 +113,23 @@ RunAnalysis analyse(const model::ModelRun<float>& run, const model::Model& model
             selectedPosition >= 0 && selectedPosition < tokens ? selectedPosition : tokens - 1;
         a.predictions = model::topPredictions(model, run, position, 10);
     }
-    // TransformerLens measures induction on a text repeated twice; the text itself serves.
-    const model::Config& c = run.config;
-    if (measureInduction && tokens >= 2 && run.attentionMask.empty() &&
-        (c.positions == 0 || 2 * tokens <= c.positions)) {
-        std::vector<long long> twice = run.tokens;
-        twice.insert(twice.end(), run.tokens.begin(), run.tokens.end());
-        model::RunOptions weightsOnly;
-        weightsOnly.logitsForEveryPosition = false;  // only the weights are read
-        const auto repeated = model::runModel<float>(model, twice, weightsOnly);
-        const std::vector<double> induction = model::inductionScores(repeated, 0, tokens);
-        for (std::size_t i = 0; i < a.summaries.size() && i < induction.size(); ++i)
-            a.summaries[i].induction = induction[i];
-    }
     return a;
+}
+
+// Every head's induction score (layers·heads values), or nothing when it cannot be measured.
+// TransformerLens measures induction on a text repeated twice; the text itself serves. It needs
+// a second pass on twice the tokens, so it follows the run's results instead of holding them up.
+std::vector<double> inductionOf(const model::ModelRun<float>& run, const model::Model& model) {
+    const int tokens = static_cast<int>(run.tokens.size());
+    const model::Config& c = run.config;
+    if (tokens < 2 || !run.attentionMask.empty() || (c.positions != 0 && 2 * tokens > c.positions))
+        return {};
+    std::vector<long long> twice = run.tokens;
+    twice.insert(twice.end(), run.tokens.begin(), run.tokens.end());
+    model::RunOptions weightsOnly;
+    weightsOnly.logitsForEveryPosition = false;  // only the weights are read
+    const auto repeated = model::runModel<float>(model, twice, weightsOnly);
+    return model::inductionScores(repeated, 0, tokens);
 }
 
 }  // namespace
@@ -303,12 +306,14 @@ void ModelSession::post(Channel channel, const QString& what,
     }
     const long serial = ++serials_[channel];
     pending_[channel] = true;
-    busyWhat_ = what;
-    updateBusy();
-    if (progressDelayMs_ <= 0)
-        emit progressShown(busyWhat_);
-    else
-        progressTimer_->start(progressDelayMs_);
+    if (channel != Induction) {  // a follow-up: the maps are up, nothing to wait for
+        busyWhat_ = what;
+        updateBusy();
+        if (progressDelayMs_ <= 0)
+            emit progressShown(busyWhat_);
+        else
+            progressTimer_->start(progressDelayMs_);
+    }
     QMetaObject::invokeMethod(
         workerContext_,
         [this, channel, serial, work = std::move(work)] {
@@ -353,6 +358,7 @@ void ModelSession::cancel() {
     textTimer_->stop();
     dropJobs(Opening);
     dropJobs(Running);
+    dropJobs(Induction);
     // The input shown goes back to what the document holds.
     if (layerOpen_) {
         const Input held{reference_.text, reference_.ids, reference_.attentionMask};
@@ -363,10 +369,11 @@ void ModelSession::cancel() {
     }
 }
 
-void ModelSession::waitUntilIdle() {
-    while (busy_ || textTimer_->isActive()) {
+void ModelSession::waitUntilIdle(bool followUpsToo) {
+    while (busy_ || textTimer_->isActive() || (followUpsToo && pending_[Induction])) {
         QEventLoop loop;
         connect(this, &ModelSession::busyChanged, &loop, &QEventLoop::quit);
+        connect(this, &ModelSession::resultsChanged, &loop, &QEventLoop::quit);
         connect(textTimer_, &QTimer::timeout, &loop, &QEventLoop::quit);
         QTimer::singleShot(50, &loop, &QEventLoop::quit);
         loop.exec();
@@ -413,7 +420,7 @@ void ModelSession::open(const QString& folderPath, const QString& text,
              model::RunOptions options;
              options.logitsForEveryPosition = false;  // predictions: logitsAt
              auto run = std::make_shared<const Run>(model::runModel<float>(m, input.ids, options));
-             auto analysis = std::make_shared<RunAnalysis>(analyse(*run, m, position, true));
+             auto analysis = std::make_shared<RunAnalysis>(analyse(*run, m, position));
              return [this, loaded, input, run, analysis] {
                  dropJobs(Running);  // runs of the model open before
                  inputJob_ = false;
@@ -504,7 +511,7 @@ void ModelSession::onSceneReset() {
              options.attentionMask = reference.attentionMask;
              auto run =
                  std::make_shared<const Run>(model::runModel<float>(m, reference.ids, options));
-             auto analysis = std::make_shared<RunAnalysis>(analyse(*run, m, position, true));
+             auto analysis = std::make_shared<RunAnalysis>(analyse(*run, m, position));
              return [this, loaded, reference, run, analysis] {
                  folder_ = loaded->folder;
                  tokenizer_ = loaded->tokenizer;
@@ -584,7 +591,7 @@ void ModelSession::startInput(const Input& input) {
          [this, folder, input, options, description, position]() -> std::function<void()> {
              const model::Model& m = folder->model();
              auto run = std::make_shared<const Run>(model::runModel<float>(m, input.ids, options));
-             auto analysis = std::make_shared<RunAnalysis>(analyse(*run, m, position, true));
+             auto analysis = std::make_shared<RunAnalysis>(analyse(*run, m, position));
              return [this, input, run, analysis, description] {
                  inputJob_ = false;
                  installBase(run, input, *analysis);
@@ -609,6 +616,25 @@ void ModelSession::installBase(std::shared_ptr<const Run> run, const Input& inpu
     baseAnalysis_ = analysis;
     baseAnalysis_.basePredictions = baseAnalysis_.predictions;
     pristine_.reset();
+    measureInductionLater();
+}
+
+void ModelSession::measureInductionLater() {
+    std::shared_ptr<const Run> run = base_;
+    std::shared_ptr<io::ModelFolder> folder = folder_;
+    if (!run || !folder) return;
+    post(Induction, tr("Measuring induction"), [this, run, folder] {
+        std::vector<double> induction = inductionOf(*run, folder->model());
+        return [this, run, induction = std::move(induction)] {
+            if (run != base_ || induction.empty()) return;  // the text changed meanwhile
+            for (std::size_t i = 0; i < induction.size(); ++i) {
+                if (i < baseAnalysis_.summaries.size())
+                    baseAnalysis_.summaries[i].induction = induction[i];
+                if (i < analysis_.summaries.size()) analysis_.summaries[i].induction = induction[i];
+            }
+            emit resultsChanged();
+        };
+    });
 }
 
 Scene ModelSession::makeLayerScene(const Run& run, int layer,
@@ -682,6 +708,11 @@ void ModelSession::followDocument() {
             std::swap(baseInput_, previousInput_);
             std::swap(baseAnalysis_, previousAnalysis_);
             pristine_.reset();
+            // Its induction scores may not have arrived before the text changed.
+            const bool measured =
+                std::none_of(baseAnalysis_.summaries.begin(), baseAnalysis_.summaries.end(),
+                             [](const model::HeadSummary& h) { return std::isnan(h.induction); });
+            if (!measured) measureInductionLater();
         } else {
             // An undo back to an input this session no longer holds: run it again (the same
             // ids give the same numbers).
@@ -695,8 +726,7 @@ void ModelSession::followDocument() {
                      options.attentionMask = held.attentionMask;
                      auto run =
                          std::make_shared<const Run>(model::runModel<float>(m, held.ids, options));
-                     auto analysis =
-                         std::make_shared<RunAnalysis>(analyse(*run, m, position, true));
+                     auto analysis = std::make_shared<RunAnalysis>(analyse(*run, m, position));
                      return [this, held, run, analysis] {
                          installBase(run, held, *analysis);
                          followDocument();
@@ -765,7 +795,7 @@ void ModelSession::computeCurrent() {
              options.logitsForEveryPosition = false;  // predictions: logitsAt
              options.attentionMask = base->attentionMask;
              model::resumeAfterAttention<float>(m, *run, layer, residualIn, *attentionOut, options);
-             RunAnalysis analysis = analyse(*run, m, position, false);
+             RunAnalysis analysis = analyse(*run, m, position);
              // Induction needs a run on the text repeated, which the what-if does not change.
              for (std::size_t i = 0; i < analysis.summaries.size(); ++i)
                  analysis.summaries[i].induction = baseAnalysis.summaries[i].induction;
@@ -778,6 +808,11 @@ void ModelSession::computeCurrent() {
 void ModelSession::publish(std::shared_ptr<const Run> current, RunAnalysis analysis) {
     current_ = std::move(current);
     analysis_ = std::move(analysis);
+    // Induction is measured on the text repeated, which a what-if leaves as it is; it may have
+    // arrived after the what-if's work started.
+    for (std::size_t i = 0; i < analysis_.summaries.size() && i < baseAnalysis_.summaries.size();
+         ++i)
+        analysis_.summaries[i].induction = baseAnalysis_.summaries[i].induction;
     emit resultsChanged();
 }
 

@@ -152,8 +152,10 @@ public:
 
     // ---- Work ----
     bool isBusy() const { return busy_; }
-    // Runs an event loop until nothing is under way (tests, CLI).
-    void waitUntilIdle();
+    // Runs an event loop until nothing is under way (tests, CLI); with `followUpsToo` false, until
+    // the run's results are in, the induction scores that follow them (a second pass on the text
+    // repeated, never holding up the maps) perhaps not yet.
+    void waitUntilIdle(bool followUpsToo = true);
     // Busy shows this long after the work starts (tests set 0).
     void setProgressDelay(int milliseconds) { progressDelayMs_ = milliseconds; }
     // The last problem (a refused folder or input, a what-if that cannot flow forward), or empty.
@@ -186,7 +188,7 @@ private:
     // Two kinds of job, each with its own serial: opening a folder, and running the model on
     // the current folder (a run, a resumed run). A newer job of a kind makes the older one
     // stale; opening a model makes every run stale too.
-    enum Channel { Opening = 0, Running = 1 };
+    enum Channel { Opening = 0, Running = 1, Induction = 2 };
     // Runs `work` on the worker, then what it returns on this thread unless a newer job of its
     // channel started or cancel() was called in between. `what` is what the progress shows. An
     // opening job's failure is also openRefused().
@@ -201,6 +203,8 @@ private:
     void computeCurrent();
     void installBase(std::shared_ptr<const Run> run, const Input& input,
                      const RunAnalysis& analysis);
+    // Measures the base run's induction scores on the worker, then shows them (resultsChanged).
+    void measureInductionLater();
     void publish(std::shared_ptr<const Run> current, RunAnalysis analysis);
     Scene makeLayerScene(const Run& run, int layer, const ModelReference& reference) const;
     ModelReference referenceFor(const Input& input, int layer, int head) const;
@@ -233,8 +237,8 @@ private:
 
     QThread* worker_ = nullptr;
     QObject* workerContext_ = nullptr;
-    long serials_[2] = {0, 0};  // per channel, the job whose result counts
-    bool pending_[2] = {false, false};
+    long serials_[3] = {0, 0, 0};  // per channel, the job whose result counts
+    bool pending_[3] = {false, false, false};
     bool busy_ = false;
     int progressDelayMs_ = 200;
     QString busyWhat_;
