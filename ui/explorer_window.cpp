@@ -32,7 +32,9 @@ int runExplorerWindow(const QString& sceneFile) {
         window.openPreset(QStringLiteral("default"));
     }
     window.show();
-    if (!restored) window.classroom()->showGalleryOnFirstStart();
+    // The gallery greets a first start with nothing asked for; a scene or a model named on the
+    // command line is what the user came for.
+    if (!restored && sceneFile.isEmpty()) window.classroom()->showGalleryOnFirstStart();
     // Test-only (tests/test_autosave.cpp): one real edit once the window runs, so a test can
     // kill a process that holds unsaved changes. AE_TEST_EDIT_HEADS=N sets the head count to N.
     if (qEnvironmentVariableIsSet("AE_TEST_EDIT_HEADS"))
