@@ -204,9 +204,14 @@ private slots:
                     QCOMPARE(image.size(), QSize(1100, 700));
                     QVERIFY(hasContent(image));
                 } else if (QByteArray(suffix) == "pdf") {
+                    // The dialog's size in points (0.75 pt a pixel), whatever the last format
+                    // was: a PDF does not switch the model view to a paper's column.
                     QVERIFY(bytes.startsWith("%PDF"));
+                    QVERIFY2(bytes.contains("/MediaBox [0 0 825.000000 525.000000]"),
+                             bytes.left(2000));
                 } else {
                     QVERIFY(bytes.contains("<svg"));
+                    QVERIFY(bytes.contains("viewBox=\"0 0 1100 700\""));
                 }
             }
         }

@@ -238,7 +238,6 @@ ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
         base_ = new QLineEdit(stem);
         form->addRow(tr("Names start with"), base_);
     }
-    if (format_) formatChanged();
     if (modelMode()) {
         // The model view's parts are laid out as widgets at a size in pixels; the head maps
         // (every head) are always drawn as the window draws a head, entropy strip included.
@@ -251,6 +250,8 @@ ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
                 field->setEnabled(false);
         }
     }
+    // After the model modes have fixed the paper width: a PDF must not pick a column then.
+    if (format_) formatChanged();
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel);
     buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
     connect(buttons, &QDialogButtonBox::accepted, this, &ExportDialog::accept);
