@@ -241,13 +241,19 @@ ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
     if (modelMode()) {
         // The model view's parts are laid out as widgets at a size in pixels; the head maps
         // (every head) are always drawn as the window draws a head, entropy strip included.
+        // Fields that do not apply are hidden rather than greyed, so the dialog stays short.
         entropy_->setEnabled(false);
+        form->setRowVisible(entropy_, false);
         if (mode == Mode::ModelImage) {
             paper_->setCurrentIndex(0);
             paper_->setEnabled(false);
             for (QWidget* field : std::initializer_list<QWidget*>{
                      titleMode_, title_, colorBarLabel_, range_, rangeLow_, rangeHigh_, decimals_})
                 field->setEnabled(false);
+            for (QWidget* row : std::initializer_list<QWidget*>{paper_, colorBarLabel_, decimals_})
+                form->setRowVisible(row, false);
+            form->setRowVisible(titleRow, false);
+            form->setRowVisible(rangeRow, false);
         }
     }
     // After the model modes have fixed the paper width: a PDF must not pick a column then.
