@@ -119,8 +119,10 @@ ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
     }
 
     // What the window shows now, at its size: the default is the screen.
-    const QSize size = grid ? grid->size().expandedTo(QSize(200, 150))
-                            : model->size().expandedTo(QSize(1024, 640));
+    // Every head of a model: the size is one head's map (the view's parts keep 1280 x 800).
+    const QSize size = grid                       ? grid->size().expandedTo(QSize(200, 150))
+                       : mode == Mode::ModelImage ? model->size().expandedTo(QSize(1024, 640))
+                                                  : naturalImageSize(1);
     width_ = new QSpinBox;
     height_ = new QSpinBox;
     for (QSpinBox* box : {width_, height_}) {
@@ -375,10 +377,8 @@ bool ExportDialog::exportNow(QString* error) {
             kFolder.write(QFileInfo(file).absolutePath());
             kFormat.write(QFileInfo(file).suffix().toLower());
         } else if (mode_ == Mode::ModelEveryHead) {
-            const bool paper = paper_->currentData().toInt() >= 0;
             exportEveryModelHead(model_->data(), target_->text(), baseName(),
-                                 kFormats[format_->currentIndex()], options,
-                                 paper ? QSize(1280, 800) : options.size);
+                                 kFormats[format_->currentIndex()], options);
             kFolder.write(target_->text());
             kFormat.write(format_->currentData().toString());
         } else if (mode_ == Mode::Image) {
