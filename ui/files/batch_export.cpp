@@ -4,12 +4,14 @@
 
 #include <QBuffer>
 #include <QDir>
+#include <QTextStream>
 #include <cmath>
 #include <stdexcept>
 
 #include "document/attention_document.h"
 #include "io/result_export.h"
 #include "plot/heatmap_controller.h"
+#include "plot/model_view_export.h"
 #include "ui/window/document_maps.h"
 
 namespace ae::ui {
@@ -62,7 +64,107 @@ int appendBytes(GifFileType* gif, const GifByteType* data, int length) {
         QStringLiteral("GIF: %1").arg(QString::fromLatin1(GifErrorString(code))).toStdString());
 }
 
+// One head's T x T weights as the grid draws a weight map: viridis on 0 to 1, tokens on both axes,
+// hidden keys hatched and each row's entropy (bits) in a strip.
+void showModelHead(HeatmapController& map, const ModelViewData& data, int layer, int head) {
+    const ae::model::ModelRun<float>& run = *data.run;
+    const EngineF::Matrix& weights =
+        run.layers[static_cast<size_t>(layer)].weights[static_cast<size_t>(head)];
+    const int count = static_cast<int>(weights.rows());
+    QStringList labels;
+    for (int i = 0; i < count; ++i)
+        labels << (i < data.tokens.size() ? data.tokens[i] : QString::number(i));
+    BoolMatrix allowed(count, count);
+    std::vector<double> entropyBits(static_cast<size_t>(count), 0.0);
+    for (int i = 0; i < count; ++i) {
+        for (int j = 0; j < count; ++j) {
+            const bool padded = j < static_cast<int>(run.attentionMask.size()) &&
+                                run.attentionMask[static_cast<size_t>(j)] == 0;
+            allowed(i, j) = !padded && (!run.config.isDecoder() || j <= i);
+            const double w = weights(i, j);
+            if (w > 0.0) entropyBits[static_cast<size_t>(i)] -= w * std::log2(w);
+        }
+    }
+    map.setTitle(QObject::tr("layer %1, head %2").arg(layer).arg(head));
+    map.setAxisTitles(QObject::tr("query"), QObject::tr("key"));
+    map.setLabels(labels, labels, true);
+    map.setGradient(ColorMap::Viridis);
+    map.setShowValues(false);
+    map.setMatrix(weights);
+    map.setAllowed(allowed);
+    map.setDataRange(0.0, 1.0);
+    map.setRowEntropy(entropyBits, std::log2(std::max(2, count)));
+    map.replot();
+}
+
+QString csvNumber(double value) {
+    return std::isfinite(value) ? QString::number(value, 'g', 17) : QString();
+}
+
 }  // namespace
+
+QStringList exportEveryModelHead(const ModelViewData& data, const QString& folder,
+                                 const QString& base, ImageFormat format,
+                                 const ImageOptions& options, QSize viewSize) {
+    if (!data.run) throw std::invalid_argument("no model run to export");
+    const ae::model::ModelRun<float>& run = *data.run;
+    if (!QDir().mkpath(folder)) {
+        throw io::WriteError(
+            QStringLiteral("%1: cannot create the directory").arg(folder).toStdString());
+    }
+    const QDir into(folder);
+    const QString suffix = imageFormatSuffix(format);
+    const int layers = static_cast<int>(run.layers.size());
+    const int heads = run.config.heads;
+    const int digits = std::max(layers, heads) >= 100 ? 3 : 2;
+    QStringList files;
+    // The CSV first: it is the smallest file, so an unwritable folder fails before any image.
+    const std::vector<ae::model::HeadSummary> summaries =
+        data.summaries.empty() ? ae::model::summarizeHeads(run) : data.summaries;
+    QByteArray csv;
+    {
+        QTextStream out(&csv);
+        out << "layer,head,entropy,first_token,previous_token,self,induction\n";
+        for (const ae::model::HeadSummary& s : summaries) {
+            out << s.layer << ',' << s.head << ',' << csvNumber(s.entropy) << ','
+                << csvNumber(s.firstToken) << ',' << csvNumber(s.previousToken) << ','
+                << csvNumber(s.self) << ',' << csvNumber(s.induction) << '\n';
+        }
+    }
+    const QString csvFile = into.filePath(base + QStringLiteral("-heads.csv"));
+    io::writeFileAtomically(csvFile, csv);
+    files << csvFile;
+
+    QWidget holder;  // the map's plot lives (hidden) as its child
+    auto* map = new HeatmapController(&holder);
+    for (int layer = 0; layer < layers; ++layer) {
+        for (int head = 0; head < heads; ++head) {
+            showModelHead(*map, data, layer, head);
+            const QString file = into.filePath(QStringLiteral("%1-L%2-H%3.%4")
+                                                   .arg(base)
+                                                   .arg(layer, digits, 10, QLatin1Char('0'))
+                                                   .arg(head, digits, 10, QLatin1Char('0'))
+                                                   .arg(suffix));
+            saveImage(file, {map}, options);
+            files << file;
+        }
+    }
+
+    const std::pair<ModelViewPart, QString> parts[] = {{ModelViewPart::Model, "grid"},
+                                                       {ModelViewPart::Rollout, "rollout"},
+                                                       {ModelViewPart::QueryKey, "qk"}};
+    for (const auto& [part, name] : parts) {
+        ModelViewImage image;
+        image.part = part;
+        image.size = viewSize;
+        image.scale = options.scale;
+        image.head = data.openHead;
+        const QString file = into.filePath(QStringLiteral("%1-%2.%3").arg(base, name, suffix));
+        io::writeFileAtomically(file, renderModelView(data, image, format));
+        files << file;
+    }
+    return files;
+}
 
 QStringList exportEveryHead(AttentionDocument* document, const GridView& view,
                             const QString& folder, const QString& base, ImageFormat format,

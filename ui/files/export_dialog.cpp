@@ -20,6 +20,8 @@
 #include "document/attention_document.h"
 #include "io/result_export.h"
 #include "plot/heatmap_controller.h"
+#include "plot/model_panels.h"
+#include "plot/model_view_export.h"
 #include "ui/files/batch_export.h"
 #include "ui/setting.h"
 #include "ui/window/document_maps.h"
@@ -43,11 +45,29 @@ QString startFolder() {
 
 ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid, Mode mode,
                            QWidget* parent)
-    : QDialog(parent), document_(document), grid_(grid), mode_(mode) {
-    setWindowTitle(mode == Mode::Image       ? tr("Export image")
-                   : mode == Mode::EveryHead ? tr("Export every head")
-                                             : tr("Export a sweep"));
+    : ExportDialog(document, grid, nullptr, mode, parent) {}
+
+ExportDialog::ExportDialog(const ModelView* model, Mode mode, QWidget* parent)
+    : ExportDialog(nullptr, nullptr, model, mode, parent) {}
+
+ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
+                           const ModelView* model, Mode mode, QWidget* parent)
+    : QDialog(parent), document_(document), grid_(grid), model_(model), mode_(mode) {
+    if (modelMode() != (model != nullptr) || modelMode() == (grid != nullptr))
+        throw std::invalid_argument("ExportDialog: the mode does not fit what it exports");
+    setWindowTitle(mode == Mode::Image        ? tr("Export image")
+                   : mode == Mode::EveryHead  ? tr("Export every head")
+                   : mode == Mode::Sweep      ? tr("Export a sweep")
+                   : mode == Mode::ModelImage ? tr("Export the model view")
+                                              : tr("Export every head of the model"));
     auto* form = new QFormLayout(this);
+    if (mode == Mode::ModelImage) {
+        maps_ = new QComboBox;
+        maps_->setObjectName(QStringLiteral("mapsCombo"));
+        maps_->addItems({tr("Model view: heads grid"), tr("Model view: rollout"),
+                         tr("Model view: query–key map")});
+        form->addRow(tr("Part"), maps_);
+    }
     if (mode == Mode::Image) {
         maps_ = new QComboBox;
         maps_->setObjectName(QStringLiteral("mapsCombo"));
@@ -99,7 +119,10 @@ ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
     }
 
     // What the window shows now, at its size: the default is the screen.
-    const QSize size = grid->size().expandedTo(QSize(200, 150));
+    // Every head of a model: the size is one head's map (the view's parts keep 1280 x 800).
+    const QSize size = grid                       ? grid->size().expandedTo(QSize(200, 150))
+                       : mode == Mode::ModelImage ? model->size().expandedTo(QSize(1024, 640))
+                                                  : naturalImageSize(1);
     width_ = new QSpinBox;
     height_ = new QSpinBox;
     for (QSpinBox* box : {width_, height_}) {
@@ -149,7 +172,7 @@ ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
     form->addRow(tr("Title"), titleRow);
     entropy_ = new QCheckBox(tr("Row entropy strip beside the weights"));
     entropy_->setObjectName(QStringLiteral("entropyCheck"));
-    entropy_->setChecked(grid->view().showEntropy);
+    entropy_->setChecked(grid ? grid->view().showEntropy : true);
     form->addRow(QString(), entropy_);
     colorBarLabel_ = new QLineEdit;
     colorBarLabel_->setObjectName(QStringLiteral("colorBarLabelEdit"));
@@ -193,10 +216,19 @@ ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
     auto* targetRow = new QHBoxLayout;
     targetRow->addWidget(target_, 1);
     targetRow->addWidget(browse);
-    const QString scene = QFileInfo(document_->fileName()).completeBaseName();
-    const QString title = QString::fromStdString(document_->scene().title);
-    const QString stem = !scene.isEmpty() ? scene : !title.isEmpty() ? title : tr("scene");
-    if (mode == Mode::Image) {
+    const QString scene = document_ ? QFileInfo(document_->fileName()).completeBaseName() : "";
+    const QString title = document_ ? QString::fromStdString(document_->scene().title) : "";
+    const QString stem = !scene.isEmpty()   ? scene
+                         : !title.isEmpty() ? title
+                         : model            ? tr("model")
+                                            : tr("scene");
+    if (mode == Mode::ModelImage) {
+        form->addRow(tr("File"), targetRow);
+        target_->setText(
+            QDir(startFolder())
+                .filePath(
+                    QStringLiteral("%1-view.%2").arg(stem, format_->currentData().toString())));
+    } else if (mode == Mode::Image) {
         form->addRow(tr("File"), targetRow);
         target_->setText(QDir(startFolder())
                              .filePath(QStringLiteral("%1-%2.%3")
@@ -208,6 +240,25 @@ ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
         base_ = new QLineEdit(stem);
         form->addRow(tr("Names start with"), base_);
     }
+    if (modelMode()) {
+        // The model view's parts are laid out as widgets at a size in pixels; the head maps
+        // (every head) are always drawn as the window draws a head, entropy strip included.
+        // Fields that do not apply are hidden rather than greyed, so the dialog stays short.
+        entropy_->setEnabled(false);
+        form->setRowVisible(entropy_, false);
+        if (mode == Mode::ModelImage) {
+            paper_->setCurrentIndex(0);
+            paper_->setEnabled(false);
+            for (QWidget* field : std::initializer_list<QWidget*>{
+                     titleMode_, title_, colorBarLabel_, range_, rangeLow_, rangeHigh_, decimals_})
+                field->setEnabled(false);
+            for (QWidget* row : std::initializer_list<QWidget*>{paper_, colorBarLabel_, decimals_})
+                form->setRowVisible(row, false);
+            form->setRowVisible(titleRow, false);
+            form->setRowVisible(rangeRow, false);
+        }
+    }
+    // After the model modes have fixed the paper width: a PDF must not pick a column then.
     if (format_) formatChanged();
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel);
     buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
@@ -229,6 +280,7 @@ QString ExportDialog::baseName() const {
 }
 
 int ExportDialog::mapsPerFile() const {
+    if (modelMode()) return 1;
     const int all = static_cast<int>(grid_->tiles().size());
     if (mode_ == Mode::EveryHead) return 1;
     if (mode_ == Mode::Image && maps_->currentIndex() > 0) return 1;
@@ -262,16 +314,17 @@ void ExportDialog::paperChanged() {
 
 void ExportDialog::formatChanged() {
     // A PDF goes into a paper: it starts at a column's width.
-    if (format_->currentData().toString() == QLatin1String("pdf") && paper_->currentIndex() == 0)
+    if (format_->currentData().toString() == QLatin1String("pdf") && paper_->currentIndex() == 0 &&
+        paper_->isEnabled())
         paper_->setCurrentIndex(paper_->findData(static_cast<int>(PaperWidth::Column)));
-    if (mode_ != Mode::Image) return;
+    if (!fileMode()) return;
     const QFileInfo file(target_->text());
     target_->setText(file.dir().filePath(file.completeBaseName() + QLatin1Char('.') +
                                          format_->currentData().toString()));
 }
 
 void ExportDialog::browse() {
-    if (mode_ == Mode::Image) {
+    if (fileMode()) {
         const QString file =
             QFileDialog::getSaveFileName(this, tr("Export image"), target_->text(),
                                          tr("Images (*.png *.jpg *.jpeg *.pdf *.svg)"));
@@ -288,7 +341,8 @@ void ExportDialog::browse() {
 }
 
 bool ExportDialog::exportNow(QString* error) {
-    GridView view = figureView(grid_->view());
+    GridView view;
+    if (grid_) view = figureView(grid_->view());
     view.showEntropy = entropy_->isChecked();
     ImageOptions options;
     options.size = QSize(width_->value(), height_->value());
@@ -302,7 +356,32 @@ bool ExportDialog::exportNow(QString* error) {
     if (paper_->currentData().toInt() >= 0)
         fitToPaper(options, mapsPerFile(), static_cast<PaperWidth>(paper_->currentData().toInt()));
     try {
-        if (mode_ == Mode::Image) {
+        if (mode_ == Mode::ModelImage) {
+            constexpr ModelViewPart kParts[] = {ModelViewPart::Model, ModelViewPart::Rollout,
+                                                ModelViewPart::QueryKey};
+            ModelViewImage image;
+            image.part = kParts[maps_->currentIndex()];
+            image.size = options.size;
+            image.scale = options.scale;
+            image.head = model_->data().openHead;
+            image.presentation = model_->presentation();
+            image.qkMode = model_->queryKeyPanel()->mode();
+            image.position = model_->selectedPosition();
+            QString file = target_->text();
+            if (!imageFormatForFile(file)) {
+                file += QLatin1Char('.') + format_->currentData().toString();
+                target_->setText(file);
+            }
+            const ImageFormat format = *imageFormatForFile(file);
+            io::writeFileAtomically(file, renderModelView(model_->data(), image, format));
+            kFolder.write(QFileInfo(file).absolutePath());
+            kFormat.write(QFileInfo(file).suffix().toLower());
+        } else if (mode_ == Mode::ModelEveryHead) {
+            exportEveryModelHead(model_->data(), target_->text(), baseName(),
+                                 kFormats[format_->currentIndex()], options);
+            kFolder.write(target_->text());
+            kFormat.write(format_->currentData().toString());
+        } else if (mode_ == Mode::Image) {
             HeatmapGrid grid;
             DocumentMaps gridFollowsDocument(document_, &grid);
             grid.setView(view);

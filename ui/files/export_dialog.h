@@ -1,7 +1,8 @@
 #pragma once
 // File › Export image…, Export every head… and Export a sweep…: what to draw, the format, the
-// size and the scale for print, and where. Remembers the last folder and format; a failed write
-// shows the writer's own reason and keeps the dialog open.
+// size and the scale for print, and where. On the model view (issue 16) the same dialog saves one
+// of its parts (heads grid, rollout, query-key map) or every head of the model. Remembers the last
+// folder and format; a failed write shows the writer's own reason and keeps the dialog open.
 
 #include <QDialog>
 
@@ -17,14 +18,19 @@ namespace ae::ui {
 
 class AttentionDocument;
 class HeatmapGrid;
+class ModelView;
 
 class ExportDialog : public QDialog {
     Q_OBJECT
 public:
-    enum class Mode { Image, EveryHead, Sweep };
+    // ModelImage: one part of the model view in one file; ModelEveryHead: exportEveryModelHead.
+    enum class Mode { Image, EveryHead, Sweep, ModelImage, ModelEveryHead };
     // Exports `document`'s maps as `grid` shows them (its view, its maps for Mode::Image).
     ExportDialog(AttentionDocument* document, const HeatmapGrid* grid, Mode mode,
                  QWidget* parent = nullptr);
+    // Exports what `model` shows (its run, selected position, open head and query-key mode);
+    // mode is ModelImage or ModelEveryHead. `model` outlives the dialog.
+    ExportDialog(const ModelView* model, Mode mode, QWidget* parent = nullptr);
 
     // Exports with the current fields; false with *error (the writer's reason) on failure.
     bool exportNow(QString* error);
@@ -39,6 +45,10 @@ signals:
     void statusMessage(const QString& text);
 
 private:
+    ExportDialog(AttentionDocument* document, const HeatmapGrid* grid, const ModelView* model,
+                 Mode mode, QWidget* parent);
+    bool modelMode() const { return mode_ == Mode::ModelImage || mode_ == Mode::ModelEveryHead; }
+    bool fileMode() const { return mode_ == Mode::Image || mode_ == Mode::ModelImage; }
     void browse();
     void formatChanged();
     void paperChanged();
@@ -49,6 +59,7 @@ private:
 
     AttentionDocument* document_;
     const HeatmapGrid* grid_;
+    const ModelView* model_;
     Mode mode_;
     QComboBox* maps_ = nullptr;
     QComboBox* format_ = nullptr;
