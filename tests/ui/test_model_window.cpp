@@ -163,6 +163,15 @@ void TestModelWindow::openedModelShowsItsInput() {
     QCOMPARE(window_->modelView()->data().run, session()->currentRun());
     QCOMPARE(static_cast<int>(window_->modelView()->data().summaries.size()), 2 * 4);
     QCOMPARE(window_->modelView()->data().predictions.size(), std::size_t{10});
+    // Export image and Export every head work on what is in front: the model view, then the maps.
+    FileActions* files = window_->fileActions();
+    QCOMPARE(files->exportModeFor(ExportDialog::Mode::Image), ExportDialog::Mode::ModelImage);
+    QCOMPARE(files->exportModeFor(ExportDialog::Mode::EveryHead),
+             ExportDialog::Mode::ModelEveryHead);
+    QCOMPARE(files->exportModeFor(ExportDialog::Mode::Sweep), ExportDialog::Mode::Sweep);
+    window_->centralTabs()->setCurrentIndex(window_->centralTabs()->indexOf(window_->grid()));
+    QCOMPARE(files->exportModeFor(ExportDialog::Mode::Image), ExportDialog::Mode::Image);
+    QCOMPARE(files->exportModeFor(ExportDialog::Mode::EveryHead), ExportDialog::Mode::EveryHead);
 }
 
 void TestModelWindow::refusalIsShownAndWindowKeepsWorking() {

@@ -21,6 +21,7 @@
 #include <QPlainTextEdit>
 #include <QSpinBox>
 #include <QUndoStack>
+#include <memory>
 
 #include "document/model_session.h"
 #include "io/latex_export.h"
@@ -174,10 +175,23 @@ void FileActions::addCopyActions(QMenu* edit) {
     edit->addAction(tr("Copy as &LaTeX…"), this, &FileActions::copyLatexDialog);
 }
 
-void FileActions::exportDialog(ExportDialog::Mode mode) {
-    ExportDialog dialog(document(), window_.grid, mode, window_.widget);
-    connect(&dialog, &ExportDialog::statusMessage, this, &FileActions::statusMessage);
-    dialog.exec();
+ExportDialog::Mode FileActions::exportModeFor(ExportDialog::Mode asked) const {
+    const ModelView* model = window_.modelViewInFront ? window_.modelViewInFront() : nullptr;
+    if (!model) return asked;
+    if (asked == ExportDialog::Mode::Image) return ExportDialog::Mode::ModelImage;
+    if (asked == ExportDialog::Mode::EveryHead) return ExportDialog::Mode::ModelEveryHead;
+    return asked;
+}
+
+void FileActions::exportDialog(ExportDialog::Mode asked) {
+    const ExportDialog::Mode mode = exportModeFor(asked);
+    const bool onModel =
+        mode == ExportDialog::Mode::ModelImage || mode == ExportDialog::Mode::ModelEveryHead;
+    std::unique_ptr<ExportDialog> dialog =
+        onModel ? std::make_unique<ExportDialog>(window_.modelViewInFront(), mode, window_.widget)
+                : std::make_unique<ExportDialog>(document(), window_.grid, mode, window_.widget);
+    connect(dialog.get(), &ExportDialog::statusMessage, this, &FileActions::statusMessage);
+    dialog->exec();
 }
 
 void FileActions::fail(const QString& text) {

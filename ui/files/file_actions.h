@@ -19,6 +19,7 @@ class QWidget;
 namespace ae::ui {
 
 class HeatmapGrid;
+class ModelView;
 
 enum class MatrixExportFormat { Csv, Npy, ResultJson };
 
@@ -42,6 +43,9 @@ public:
         std::function<void(const QString& presetName)> openPreset;
         // Opens a model folder (in the background; ModelSession::open) without asking.
         std::function<void(const QString& folder)> openModel;
+        // The model view when it is the view in front (a model is open and its tab shown), else
+        // null: Export image and Export every head then work on the model.
+        std::function<const ModelView*()> modelViewInFront;
     };
     // Also accepts .json files dropped onto the window.
     explicit FileActions(Window window);
@@ -118,6 +122,13 @@ private:
     void importWeightDialog(WeightMatrix which);
     void exportMatricesDialog();
     void exportDialog(ExportDialog::Mode mode);
+
+public:
+    // What Export image (Image) and Export every head (EveryHead) do now: the same on the maps,
+    // ModelImage and ModelEveryHead when the model view is in front. A sweep is the maps' alone.
+    ExportDialog::Mode exportModeFor(ExportDialog::Mode asked) const;
+
+private:
     void copyImage();
     void copyLatexDialog();
     void fail(const QString& text);

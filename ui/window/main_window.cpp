@@ -94,7 +94,13 @@ MainWindow::MainWindow(QWidget* parent)
           {this, document_, grid_, [this] { return viewState(); },
            [this](const QString& file, QString* error) { return openSceneFile(file, error); },
            [this](const QString& name) { openPreset(name); },
-           [this](const QString& folder) { session_->open(folder); }})),
+           [this](const QString& folder) { session_->open(folder); },
+           [this]() -> const ModelView* {
+               return centre_ && centralWidget() == centre_ &&
+                              centre_->currentWidget() == modelView_
+                          ? modelView_
+                          : nullptr;
+           }})),
       autosave_(new Autosave(document_,
                              {[this] { return fileActions_->sceneForSaving(); },
                               [this](const QJsonObject& view) { applyViewState(view); }},
