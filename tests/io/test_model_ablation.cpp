@@ -22,63 +22,6 @@ namespace {
 // Two double computations of the same numbers in different summation orders.
 constexpr double kTolerance = 1e-10;
 
-const QStringList kGoldenModels = {"gpt2-tiny",        "gpt2-tiny-orig", "bert-tiny",
-                                   "bert-tiny-legacy", "llama-tiny-gqa", "llama-tiny-rope-scaled",
-                                   "qwen3-tiny",       "llama-tiny-bf16"};
-
-using MatrixR = model::Matrix<double>;
-
-double worstRelative(const MatrixR& a, const MatrixR& b) {
-    if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
-    if (a.size() == 0) return 0;
-    return ((a - b).array().abs() / (1.0 + b.array().abs())).maxCoeff();
-}
-
-double layerDifference(const model::ModelRun<double>& a, const model::ModelRun<double>& b, int l) {
-    const auto& x = a.layers[static_cast<std::size_t>(l)];
-    const auto& y = b.layers[static_cast<std::size_t>(l)];
-    double worst = std::max({worstRelative(x.hiddenIn, y.hiddenIn), worstRelative(x.query, y.query),
-                             worstRelative(x.key, y.key), worstRelative(x.value, y.value)});
-    for (std::size_t h = 0; h < y.scores.size(); ++h) {
-        worst = std::max(worst, worstRelative(x.scores[h], y.scores[h]));
-        worst = std::max(worst, worstRelative(x.weights[h], y.weights[h]));
-    }
-    return worst;
-}
-
-double outputDifference(const model::ModelRun<double>& a, const model::ModelRun<double>& b) {
-    return a.config.isDecoder() ? worstRelative(a.logits, b.logits)
-                                : worstRelative(a.lastHidden, b.lastHidden);
-}
-
-bool bitIdentical(const model::LayerRecord<double>& a, const model::LayerRecord<double>& b) {
-    if (a.scores.size() != b.scores.size()) return false;
-    for (std::size_t h = 0; h < a.scores.size(); ++h) {
-        if (a.scores[h] != b.scores[h] || a.weights[h] != b.weights[h]) return false;
-    }
-    return a.hiddenIn == b.hiddenIn && a.query == b.query && a.key == b.key && a.value == b.value;
-}
-
-struct GoldenInput {
-    std::vector<long long> ids;
-    model::RunOptions options;
-    std::vector<std::string> labels;
-};
-
-GoldenInput goldenInput(const QString& name) {
-    const QDir dir(goldenModelDir(name));
-    const QStringList files = dir.entryList({"expected-ids-*.json"}, QDir::Files);
-    GoldenInput input;
-    if (files.isEmpty()) return input;
-    const QJsonObject reference = readJsonFile(dir.filePath(files.front()));
-    input.ids = jsonIds(reference.value("tokens").toArray());
-    for (const QJsonValue& v : reference.value("attention_mask").toArray())
-        input.options.attentionMask.push_back(v.toInt());
-    for (long long id : input.ids)
-        input.labels.push_back(std::to_string(id));
-    return input;
-}
-
 model::RunOptions withAblations(model::RunOptions options,
                                 const std::vector<model::HeadAblation>& heads, bool byMean) {
     options.ablations = heads;
@@ -141,7 +84,7 @@ private slots:
                         worstRelative(a.weights.front(), p.weights.front()) > 1e-9,
                         qPrintable(what + QStringLiteral(": weights of layer %1 kept").arg(later)));
                 }
-                QVERIFY2(outputDifference(ablated, plain) > 1e-6, qPrintable(what));
+                QVERIFY2(finalDifference(ablated, plain) > 1e-6, qPrintable(what));
             }
         }
     }
@@ -154,7 +97,7 @@ private slots:
         const auto mean = model::runModel<double>(folder.model(), input.ids,
                                                   withAblations(input.options, {{0, 1}}, true));
         QVERIFY(worstRelative(zero.layers[1].hiddenIn, mean.layers[1].hiddenIn) > 1e-6);
-        QVERIFY(outputDifference(zero, mean) > 1e-6);
+        QVERIFY(finalDifference(zero, mean) > 1e-6);
     }
 
     // Layer l's output computed by hand from the plain run's records: each head's context
@@ -197,7 +140,7 @@ private slots:
                     m, input.ids, withAblations(input.options, {{l, head}}, byMean));
                 for (int later = l + 1; later < c.layers; ++later)
                     QVERIFY(layerDifference(byHand, ablated, later) <= kTolerance);
-                const double d = outputDifference(byHand, ablated);
+                const double d = finalDifference(byHand, ablated);
                 QVERIFY2(d <= kTolerance, qPrintable(QStringLiteral("layer %1 %2: off by %3")
                                                          .arg(l)
                                                          .arg(byMean ? "mean" : "zero")
@@ -217,7 +160,7 @@ private slots:
         const auto both = model::runModel<double>(
             m, input.ids, withAblations(input.options, {{1, 1}, {0, 0}}, false));
         QVERIFY(bitIdentical(both.layers[1], first.layers[1]));
-        QVERIFY(outputDifference(both, first) > 1e-6);
+        QVERIFY(finalDifference(both, first) > 1e-6);
     }
 
     // ---- the one-layer engine on a layer's scene
@@ -246,13 +189,13 @@ private slots:
                     m, input.ids, withAblations(input.options, {{l, c.heads - 1}, {l, 0}}, byMean));
                 for (int later = l + 1; later < c.layers; ++later)
                     QVERIFY(layerDifference(resumed, ablated, later) <= kTolerance);
-                const double d = outputDifference(resumed, ablated);
+                const double d = finalDifference(resumed, ablated);
                 QVERIFY2(d <= kTolerance, qPrintable(QStringLiteral("layer %1 %2: off by %3")
                                                          .arg(l)
                                                          .arg(byMean ? "mean" : "zero")
                                                          .arg(d)));
                 // And it is not the plain run.
-                QVERIFY(outputDifference(resumed, plain) > 1e-6);
+                QVERIFY(finalDifference(resumed, plain) > 1e-6);
             }
         }
     }

@@ -21,10 +21,6 @@ namespace {
 
 constexpr double kTolerance = 1e-4;  // the reference's own (model_reference.py TOLERANCE)
 
-const QStringList kGoldenModels = {"gpt2-tiny",        "gpt2-tiny-orig", "bert-tiny",
-                                   "bert-tiny-legacy", "llama-tiny-gqa", "llama-tiny-rope-scaled",
-                                   "qwen3-tiny",       "llama-tiny-bf16"};
-
 model::RunOptions optionsOf(const QJsonObject& expected) {
     model::RunOptions options;
     for (const QJsonValue& v : expected.value("attention_mask").toArray())

@@ -22,10 +22,6 @@ namespace {
 // operations in the same order from residual inputs that agree to ~1e-14.
 constexpr double kTolerance = 1e-10;
 
-const QStringList kGoldenModels = {"gpt2-tiny",        "gpt2-tiny-orig", "bert-tiny",
-                                   "bert-tiny-legacy", "llama-tiny-gqa", "llama-tiny-rope-scaled",
-                                   "qwen3-tiny",       "llama-tiny-bf16"};
-
 }  // namespace
 
 class TestModelLayerScene : public QObject {

@@ -22,65 +22,6 @@ namespace {
 // may group sums differently, so they agree to rounding, not bit for bit.
 constexpr double kTolerance = 1e-10;
 
-const QStringList kGoldenModels = {"gpt2-tiny",        "gpt2-tiny-orig", "bert-tiny",
-                                   "bert-tiny-legacy", "llama-tiny-gqa", "llama-tiny-rope-scaled",
-                                   "qwen3-tiny",       "llama-tiny-bf16"};
-
-using MatrixR = model::Matrix<double>;
-
-double worstRelative(const MatrixR& a, const MatrixR& b) {
-    if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
-    if (a.size() == 0) return 0;
-    return ((a - b).array().abs() / (1.0 + b.array().abs())).maxCoeff();
-}
-
-// Every matrix layer `l` records, a against b.
-double layerDifference(const model::ModelRun<double>& a, const model::ModelRun<double>& b, int l) {
-    const auto& x = a.layers[static_cast<std::size_t>(l)];
-    const auto& y = b.layers[static_cast<std::size_t>(l)];
-    double worst = std::max({worstRelative(x.hiddenIn, y.hiddenIn), worstRelative(x.query, y.query),
-                             worstRelative(x.key, y.key), worstRelative(x.value, y.value)});
-    for (std::size_t h = 0; h < y.scores.size(); ++h) {
-        worst = std::max(worst, worstRelative(x.scores[h], y.scores[h]));
-        worst = std::max(worst, worstRelative(x.weights[h], y.weights[h]));
-    }
-    return worst;
-}
-
-double finalDifference(const model::ModelRun<double>& a, const model::ModelRun<double>& b) {
-    return a.config.isDecoder() ? worstRelative(a.logits, b.logits)
-                                : worstRelative(a.lastHidden, b.lastHidden);
-}
-
-bool bitIdentical(const model::LayerRecord<double>& a, const model::LayerRecord<double>& b) {
-    if (a.scores.size() != b.scores.size()) return false;
-    for (std::size_t h = 0; h < a.scores.size(); ++h) {
-        if (a.scores[h] != b.scores[h] || a.weights[h] != b.weights[h]) return false;
-    }
-    return a.hiddenIn == b.hiddenIn && a.query == b.query && a.key == b.key && a.value == b.value;
-}
-
-struct GoldenInput {
-    std::vector<long long> ids;
-    model::RunOptions options;
-    std::vector<std::string> labels;
-};
-
-// The first expected-ids-*.json of a golden model: its ids and attention mask.
-GoldenInput goldenInput(const QString& name) {
-    const QDir dir(goldenModelDir(name));
-    const QStringList files = dir.entryList({"expected-ids-*.json"}, QDir::Files);
-    GoldenInput input;
-    if (files.isEmpty()) return input;
-    const QJsonObject reference = readJsonFile(dir.filePath(files.front()));
-    input.ids = jsonIds(reference.value("tokens").toArray());
-    for (const QJsonValue& v : reference.value("attention_mask").toArray())
-        input.options.attentionMask.push_back(v.toInt());
-    for (long long id : input.ids)
-        input.labels.push_back(std::to_string(id));
-    return input;
-}
-
 // Layer l's attention sub-block as the explorer computes it: the engine on `scene`, its q, k, v,
 // scores and weights stored in run.layers[l] as the window would, and its output returned.
 MatrixR engineLayer(const Scene& scene, model::ModelRun<double>& run, int l) {
