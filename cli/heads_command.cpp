@@ -14,21 +14,6 @@
 namespace ae::cli {
 namespace {
 
-// "1,2,3" → {1, 2, 3}, read as `run --ids` reads it.
-std::vector<long long> idList(const QString& text) {
-    std::vector<long long> values;
-    for (const QString& part : text.split(',')) {
-        if (part.trimmed().isEmpty()) continue;
-        bool ok = false;
-        values.push_back(part.trimmed().toLongLong(&ok));
-        if (!ok) {
-            refuse(QStringLiteral("heads: --ids: expected comma-separated integers, got \"%1\"")
-                       .arg(part.trimmed()));
-        }
-    }
-    return values;
-}
-
 // `count` ids uniform over [0, vocab) without `excluded` (-1: none), by rejection on
 // mt19937_64, whose output the standard fixes: the same seed gives the same ids everywhere
 // (std::uniform_int_distribution's algorithm is the library's choice).
@@ -168,7 +153,7 @@ int headsCommand(const QStringList& arguments) {
             for (long long id : randomIds(period, config.vocab, config.bosToken, seed))
                 ids.push_back(id);
         } else if (parser.isSet("ids")) {
-            ids = idList(parser.value("ids"));
+            ids = integerList(parser.value("ids"), "--ids", "heads");
         } else {
             ids = tokenizeForRun(directory, parser.value("text"), nullptr);
             prefix = config.bosToken >= 0 && !ids.empty() && ids.front() == config.bosToken;
