@@ -98,6 +98,8 @@ private slots:
         norm->setChecked(true);
         checkResults("norm on");
         QVERIFY(document_->scene().norm.kind == ae::NormKind::Rms);
+        QCOMPARE(norm->text(), QStringLiteral("RMS norm"));  // says which norm it is
+        QCOMPARE(document_->undoStack()->undoText(), QStringLiteral("RMS norm on"));
 
         // The projection mode: shared Q/K.
         auto* mode = child<QComboBox>(weights_.get(), "projectionModeCombo");

@@ -360,7 +360,8 @@ TokensEditor::TokensEditor(AttentionDocument* document, QWidget* parent)
     connect(normCheck_, &QCheckBox::toggled, this, [this](bool on) {
         Scene next = document_->scene();
         setNormEnabled(next, on);
-        commit(next, on ? tr("Layer norm on") : tr("Layer norm off"));
+        const QString norm = next.norm.kind == NormKind::Rms ? tr("RMS norm") : tr("Layer norm");
+        commit(next, on ? tr("%1 on").arg(norm) : tr("%1 off").arg(norm));
     });
     connect(crossCheck_, &QCheckBox::toggled, this, [this](bool on) {
         Scene next = document_->scene();
@@ -388,6 +389,8 @@ void TokensEditor::refresh() {
     if (baseSpin_->value() != scene.positional.base) baseSpin_->setValue(scene.positional.base);
     baseSpin_->setEnabled(scene.positional.kind == PositionalKind::Sinusoidal);
     normCheck_->setChecked(scene.norm.enabled);
+    // A Llama or Qwen layer's pre-norm is an RMSNorm (no mean, no bias): say which.
+    normCheck_->setText(scene.norm.kind == NormKind::Rms ? tr("RMS norm") : tr("Layer norm"));
 
     const bool learned = scene.positional.kind == PositionalKind::Learned;
     positionalView_->setVisible(learned);
