@@ -57,6 +57,12 @@ QByteArray jsonLine(const QJsonObject& object) {
 
 }  // namespace
 
+double percentile(std::vector<double> values, double p) {
+    std::sort(values.begin(), values.end());
+    const size_t index = std::min(values.size() - 1, static_cast<size_t>(p * values.size()));
+    return values[index];
+}
+
 double sgemmGflops(int reps) {
     const int n = 2048;
     using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;

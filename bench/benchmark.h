@@ -17,6 +17,9 @@ struct LatencyFigures {
     double p50Ms = 0, p95Ms = 0;
 };
 
+// The value below which a share `p` (0 to 1) of `values` lies: the window benchmarks' p50 and p95.
+double percentile(std::vector<double> values, double p);
+
 // Measures the window at `length` tokens, `samples` changes per figure.
 using WindowLatencyMeasure = std::function<std::vector<LatencyFigures>(int length, int samples)>;
 // Measures the window with the model in `folder` open, at `length` tokens.

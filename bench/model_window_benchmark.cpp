@@ -14,15 +14,6 @@
 #include "ui/window/main_window.h"
 
 namespace ae::ui {
-namespace {
-
-double percentile(std::vector<double> values, double p) {
-    std::sort(values.begin(), values.end());
-    const auto index = static_cast<std::size_t>(std::ceil(p * values.size())) - 1;
-    return values[std::min(index, values.size() - 1)];
-}
-
-}  // namespace
 
 std::vector<cli::LatencyFigures> measureModelWindowLatency(const QString& folder, int length,
                                                            int samples, int width, int height) {
@@ -73,10 +64,11 @@ std::vector<cli::LatencyFigures> measureModelWindowLatency(const QString& folder
             times.push_back(timeChange([&] { change(i); }));
             followUps.push_back(followUpMs);
         }
-        figures.push_back({length, name, samples, percentile(times, 0.5), percentile(times, 0.95)});
+        figures.push_back(
+            {length, name, samples, cli::percentile(times, 0.5), cli::percentile(times, 0.95)});
         if (!followUpName.isEmpty()) {
-            figures.push_back({length, followUpName, samples, percentile(followUps, 0.5),
-                               percentile(followUps, 0.95)});
+            figures.push_back({length, followUpName, samples, cli::percentile(followUps, 0.5),
+                               cli::percentile(followUps, 0.95)});
         }
     };
     // A text edit: one token replaced, so every layer and head runs again.

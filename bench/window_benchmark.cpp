@@ -27,12 +27,6 @@ Scene bertShapedScene(int length) {
     return scene;
 }
 
-double percentile(std::vector<double> values, double p) {
-    std::sort(values.begin(), values.end());
-    const size_t index = std::min(values.size() - 1, static_cast<size_t>(p * values.size()));
-    return values[index];
-}
-
 }  // namespace
 
 std::vector<cli::LatencyFigures> measureWindowLatency(int length, int samples, int width,
@@ -82,7 +76,8 @@ std::vector<cli::LatencyFigures> measureWindowLatency(int length, int samples, i
         std::vector<double> times;
         for (int i = 0; i < samples; ++i)
             times.push_back(timeChange([&] { change(i); }));
-        figures.push_back({length, name, samples, percentile(times, 0.5), percentile(times, 0.95)});
+        figures.push_back(
+            {length, name, samples, cli::percentile(times, 0.5), cli::percentile(times, 0.95)});
     };
     // One step of the scaling slider: 100 steps per decade, as the slider has.
     measure("scale", [&](int i) {
