@@ -136,6 +136,27 @@ struct Model {
 template <typename Scalar>
 using Matrix = ops::RowMajorMatrix<Scalar>;
 
+// Switching a head off (issue 16, `run --ablate`): its context (weights·v, T x hd) is replaced
+// before the output projection, by zeros or by its own mean over positions (every row the mean
+// row). The one-layer engine does the same to a scene's ablated heads (core/ops.h).
+enum class AblationMode { Zero, Mean };
+struct HeadAblation {
+    int layer = 0;
+    int head = 0;
+    bool operator==(const HeadAblation& o) const { return layer == o.layer && head == o.head; }
+};
+
+struct RunOptions {
+    std::vector<int> attentionMask;       // empty, or one 0/1 a token (1 attend, 0 padding)
+    int positionOffset = 0;               // position of the first token
+    std::vector<HeadAblation> ablations;  // heads switched off; each layer/head in range
+    AblationMode ablationMode = AblationMode::Zero;
+    // Decoders: every position's logits (result files), or the last position's only (the
+    // window, which shows one position's predictions at a time). The LM head is V x d: with
+    // GPT-2's 50257 tokens, all T rows cost about as much as the twelve layers together.
+    bool logitsForEveryPosition = true;
+};
+
 template <typename Scalar>
 struct LayerRecord {
     Matrix<Scalar> hiddenIn;  // T x d: the residual stream entering the layer
@@ -151,6 +172,10 @@ struct ModelRun {
     Config config;
     std::vector<long long> tokens;
     std::vector<int> attentionMask;  // empty: none given
+    RunOptions options;              // as the run was made
+    // Set by resumeAfterAttention: a layer's record came from outside (an edited scene), so the
+    // run is not the model's on its tokens, and rerunModel never reuses it.
+    bool whatIf = false;
     std::vector<LayerRecord<Scalar>> layers;
     // Decoders: rows logitsFrom.. of the T x V logits (every position unless the run was asked
     // for the last only, RunOptions::logitsForEveryPosition), and the final-normed hidden state
@@ -171,27 +196,6 @@ struct ModelRun {
         return layers[layer].value.middleCols(config.kvHeadOf(head) * config.headDim,
                                               config.headDim);
     }
-};
-
-// Switching a head off (issue 16, `run --ablate`): its context (weights·v, T x hd) is replaced
-// before the output projection, by zeros or by its own mean over positions (every row the mean
-// row). The one-layer engine does the same to a scene's ablated heads (core/ops.h).
-enum class AblationMode { Zero, Mean };
-struct HeadAblation {
-    int layer = 0;
-    int head = 0;
-    bool operator==(const HeadAblation& o) const { return layer == o.layer && head == o.head; }
-};
-
-struct RunOptions {
-    std::vector<int> attentionMask;       // empty, or one 0/1 a token (1 attend, 0 padding)
-    int positionOffset = 0;               // position of the first token
-    std::vector<HeadAblation> ablations;  // heads switched off; each layer/head in range
-    AblationMode ablationMode = AblationMode::Zero;
-    // Decoders: every position's logits (result files), or the last position's only (the
-    // window, which shows one position's predictions at a time). The LM head is V x d: with
-    // GPT-2's 50257 tokens, all T rows cost about as much as the twelve layers together.
-    bool logitsForEveryPosition = true;
 };
 
 // Refuses ids outside the vocabulary, a text longer than a learned position table, a mask of
@@ -239,6 +243,23 @@ void resumeAfterAttention(const Model& model, ModelRun<Scalar>& run, int layer,
                           const Matrix<Scalar>& residualIn, const Matrix<Scalar>& attentionOut,
                           const RunOptions& options = {});
 
+// The forward pass on `ids` again after an edit, for a decoder: `previous` is a run of this model
+// (runModel or rerunModel, not a what-if) and `options` match its ablations and position offset.
+// The first P positions where previous.tokens and ids agree (P = reusablePrefix, at most T − 1)
+// see exactly the keys they saw before, since no row sees a later key, so their rows of every
+// layer are taken from `previous`; only rows P..T−1 run again (and the scores of the first P
+// queries against the new keys). Typing at the end of a text then costs its new tokens, as a KV
+// cache does. The numbers agree with runModel's to rounding (the products are smaller, so summed
+// in another order); with no reusable prefix (bert, padding, mean ablation, an edit at 0) this is
+// runModel.
+template <typename Scalar>
+ModelRun<Scalar> rerunModel(const Model& model, const ModelRun<Scalar>& previous,
+                            const std::vector<long long>& ids, const RunOptions& options = {});
+// P above: 0 when nothing can be reused.
+template <typename Scalar>
+long long reusablePrefix(const Model& model, const ModelRun<Scalar>& previous,
+                         const std::vector<long long>& ids, const RunOptions& options = {});
+
 // Decoders: the logits (V) at `position`: the run's row when it kept it, else the LM head on that
 // row of run.finalHidden. Throws ModelError for bert or a position outside the run.
 template <typename Scalar>
@@ -248,6 +269,11 @@ extern template ModelRun<float> runModel<float>(const Model&, const std::vector<
                                                 const RunOptions&);
 extern template ModelRun<double> runModel<double>(const Model&, const std::vector<long long>&,
                                                   const RunOptions&);
+extern template ModelRun<float> rerunModel<float>(const Model&, const ModelRun<float>&,
+                                                  const std::vector<long long>&, const RunOptions&);
+extern template ModelRun<double> rerunModel<double>(const Model&, const ModelRun<double>&,
+                                                    const std::vector<long long>&,
+                                                    const RunOptions&);
 extern template void resumeAfterAttention<float>(const Model&, ModelRun<float>&, int,
                                                  const Matrix<float>&, const Matrix<float>&,
                                                  const RunOptions&);

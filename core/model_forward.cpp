@@ -145,13 +145,18 @@ struct Visibility {
     std::vector<int> mask;  // empty: no padding
 };
 
-// Every head of one layer: scores_h = q_h·k_hᵀ, weights_h = softmax(scale·scores_h, hidden keys
-// −∞), context columns h = weights_h·v_h. q: T x (H·hd), k, v: T x (KV·hd). Heads in parallel.
+// Every head of one layer on query rows firstRow..T−1: scores_h = q_h·k_hᵀ, weights_h =
+// softmax(scale·scores_h, hidden keys −∞), context rows = weights_h·v_h. q: T x (H·hd), k, v:
+// T x (KV·hd), every row present; context: (T − firstRow) x (H·hd). Rows before firstRow come from
+// `previous` (a run that had the same first firstRow tokens, so in a decoder the same rows): its
+// weights as they were, its scores with the columns of the new keys computed here. Heads in
+// parallel.
 template <typename Scalar>
 void attend(const Config& c, double scale, const Visibility& visibility, LayerRecord<Scalar>& layer,
-            Matrix<Scalar>& context) {
-    const Eigen::Index T = layer.query.rows(), hd = c.headDim;
-    context.resize(T, c.heads * hd);
+            Matrix<Scalar>& context, Eigen::Index firstRow = 0,
+            const LayerRecord<Scalar>* previous = nullptr) {
+    const Eigen::Index T = layer.query.rows(), hd = c.headDim, count = T - firstRow;
+    context.resize(count, c.heads * hd);
     layer.scores.assign(static_cast<std::size_t>(c.heads), Matrix<Scalar>());
     layer.weights.assign(static_cast<std::size_t>(c.heads), Matrix<Scalar>());
     // With padding, every row gets the mask's two numeric forms (ops::SoftmaxMaskRow); without,
@@ -172,7 +177,7 @@ void attend(const Config& c, double scale, const Visibility& visibility, LayerRe
         }
     }
     const ops::RowVector<Scalar> none;
-    const int threads = static_cast<double>(T) * T * hd * c.heads > 2e5 ? threadCount() : 1;
+    const int threads = static_cast<double>(count) * T * hd * c.heads > 2e5 ? threadCount() : 1;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
     for (int h = 0; h < c.heads; ++h) {
         const int kv = c.kvHeadOf(h);
@@ -181,10 +186,20 @@ void attend(const Config& c, double scale, const Visibility& visibility, LayerRe
         const auto v = layer.value.middleCols(kv * hd, hd);
         Matrix<Scalar>& scores = layer.scores[static_cast<std::size_t>(h)];
         Matrix<Scalar>& weights = layer.weights[static_cast<std::size_t>(h)];
-        scores.noalias() = q * k.transpose();
+        scores.resize(T, T);
         weights.resize(T, T);
+        if (firstRow > 0) {
+            const auto& before = previous->scores[static_cast<std::size_t>(h)];
+            scores.topLeftCorner(firstRow, firstRow) = before.topLeftCorner(firstRow, firstRow);
+            scores.topRightCorner(firstRow, count).noalias() =
+                q.topRows(firstRow) * k.bottomRows(count).transpose();
+            weights.topLeftCorner(firstRow, firstRow) =
+                previous->weights[static_cast<std::size_t>(h)].topLeftCorner(firstRow, firstRow);
+            weights.topRightCorner(firstRow, count).setZero();  // causal: no row sees a later key
+        }
+        scores.bottomRows(count).noalias() = q.bottomRows(count) * k.transpose();
         ops::RowVector<Scalar> scaled(T);
-        for (Eigen::Index i = 0; i < T; ++i) {
+        for (Eigen::Index i = firstRow; i < T; ++i) {
             if (padded) {
                 scaled = scores.row(i) * static_cast<Scalar>(scale);
                 const ops::SoftmaxMaskRow<Scalar> mask{false, true, visibleAsOne.row(i),
@@ -200,7 +215,7 @@ void attend(const Config& c, double scale, const Visibility& visibility, LayerRe
                 weights.row(i).tail(T - seen).setZero();
             }
         }
-        context.middleCols(h * hd, hd).noalias() = weights * v;
+        context.middleCols(h * hd, hd).noalias() = weights.bottomRows(count) * v;
     }
 }
 
@@ -234,6 +249,17 @@ Pass passFor(const Config& c, const RunOptions& options) {
     return pass;
 }
 
+// Makes `fresh` (rows firstRow.. of a T-row matrix) whole: the first firstRow rows of `before`
+// above it. Nothing to do when firstRow is 0.
+template <typename Scalar>
+void prependRows(const Matrix<Scalar>* before, Eigen::Index firstRow, Matrix<Scalar>& fresh) {
+    if (firstRow == 0) return;
+    Matrix<Scalar> whole(firstRow + fresh.rows(), fresh.cols());
+    whole.topRows(firstRow) = before->topRows(firstRow);
+    whole.bottomRows(fresh.rows()) = fresh;
+    fresh = std::move(whole);
+}
+
 template <typename Scalar>
 void linear(const Matrix<Scalar>& in, const TensorRef& weight, const TensorRef& bias, bool xw,
             Matrix<Scalar>& out) {
@@ -241,14 +267,16 @@ void linear(const Matrix<Scalar>& in, const TensorRef& weight, const TensorRef& 
     project(in, w, xw, b, out);
 }
 
-// Layer `index`'s attention sub-block on the residual stream h (T x d), as each family has it:
-// the pre-norm (gpt2 LayerNorm, llama RMSNorm; bert has none before attention), q, k and v
-// (llama/qwen3: q/k norm and rotation), every head, the switched-off heads' contexts replaced,
-// then the output projection and its bias: attentionOut, T x d. Fills layer's q, k, v, scores
-// and weights.
+// Layer `index`'s attention sub-block on the residual stream h (rows firstRow..T−1, each x d), as
+// each family has it: the pre-norm (gpt2 LayerNorm, llama RMSNorm; bert has none before
+// attention), q, k and v (llama/qwen3: q/k norm and rotation), every head, the switched-off
+// heads' contexts replaced, then the output projection and its bias: attentionOut, the same rows
+// x d. Fills layer's q, k, v, scores and weights, all T rows: rows before firstRow from
+// `previous` (see attend).
 template <typename Scalar>
 void attentionSubBlock(const Model& model, int index, const Pass& pass, const Matrix<Scalar>& h,
-                       LayerRecord<Scalar>& layer, Matrix<Scalar>& attentionOut) {
+                       LayerRecord<Scalar>& layer, Matrix<Scalar>& attentionOut,
+                       Eigen::Index firstRow = 0, const LayerRecord<Scalar>* previous = nullptr) {
     const Config& c = model.config;
     const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(index)];
     const Eigen::Index d = c.hidden, hd = c.headDim;
@@ -282,8 +310,8 @@ void attentionSubBlock(const Model& model, int index, const Pass& pass, const Ma
         const WeightView<Scalar> queryNorm(lw.queryNorm), keyNorm(lw.keyNorm);
         const int blocks = c.heads + c.kvHeads;
         // Every head of the layer turns its rows by the same angles: computed once.
-        const ops::RotaryAngles angles =
-            ops::rotaryAngles(pass.positionOffset, h.rows(), pass.inverseFrequencies);
+        const ops::RotaryAngles angles = ops::rotaryAngles(
+            pass.positionOffset + static_cast<int>(firstRow), h.rows(), pass.inverseFrequencies);
         const int threads = static_cast<double>(h.rows()) * hd * blocks > 1e5 ? threadCount() : 1;
 #pragma omp parallel for num_threads(threads) schedule(static)
         for (int block = 0; block < blocks; ++block) {
@@ -295,8 +323,13 @@ void attentionSubBlock(const Model& model, int index, const Pass& pass, const Ma
             ops::rotateHalf<Scalar>(head, angles);
         }
     }
+    if (firstRow > 0) {
+        prependRows(&previous->query, firstRow, layer.query);
+        prependRows(&previous->key, firstRow, layer.key);
+        prependRows(&previous->value, firstRow, layer.value);
+    }
     Matrix<Scalar> context;
-    attend(c, c.attentionScale(index), pass.visibility, layer, context);
+    attend(c, c.attentionScale(index), pass.visibility, layer, context, firstRow, previous);
     if (pass.options) {
         const bool byMean = pass.options->ablationMode == AblationMode::Mean;
         for (const HeadAblation& a : pass.options->ablations) {
@@ -353,17 +386,23 @@ void finishLayer(const Model& model, int index, const Matrix<Scalar>& attentionO
     }
 }
 
-// Layers `first` onwards on h (T x d, the residual stream entering layer `first`), recorded in
-// run.layers; then the final norm and the logits (decoders) or the last hidden state (bert).
+// Layers `first` onwards on h (the residual stream entering layer `first`: rows firstRow..T−1,
+// each x d), recorded in run.layers; then the final norm and the logits (decoders) or the last
+// hidden state (bert). Rows before firstRow are taken from `previous` (a decoder's run on the
+// same first firstRow tokens, with the same options), every layer's and the final hidden state's.
 template <typename Scalar>
 void runLayersFrom(const Model& model, const Pass& pass, int first, Matrix<Scalar> h,
-                   ModelRun<Scalar>& run) {
+                   ModelRun<Scalar>& run, Eigen::Index firstRow = 0,
+                   const ModelRun<Scalar>* previous = nullptr) {
     const Config& c = model.config;
     Matrix<Scalar> attentionOut;
     for (int i = first; i < c.layers; ++i) {
         LayerRecord<Scalar>& layer = run.layers[static_cast<std::size_t>(i)];
+        const LayerRecord<Scalar>* before =
+            previous ? &previous->layers[static_cast<std::size_t>(i)] : nullptr;
         layer.hiddenIn = h;
-        attentionSubBlock(model, i, pass, h, layer, attentionOut);
+        if (before) prependRows(&before->hiddenIn, firstRow, layer.hiddenIn);
+        attentionSubBlock(model, i, pass, h, layer, attentionOut, firstRow, before);
         finishLayer(model, i, attentionOut, h);
         requireFinite(model, h, "the output of layer " + std::to_string(i));
     }
@@ -379,10 +418,15 @@ void runLayersFrom(const Model& model, const Pass& pass, int first, Matrix<Scala
         const WeightView<Scalar> norm(w.finalNorm);
         ops::rmsNormRows<Scalar>(h, norm.vector(), c.normEps);
     }
+    if (previous) prependRows(&previous->finalHidden, firstRow, h);
     const WeightView<Scalar> head(w.lmHead), none;
     const bool every = pass.options->logitsForEveryPosition;
     run.logitsFrom = every ? 0 : h.rows() - 1;
-    if (every) {
+    if (every && previous && previous->logitsFrom == 0 && previous->logits.rows() >= firstRow) {
+        const Matrix<Scalar> fresh = h.bottomRows(h.rows() - firstRow);
+        project(fresh, head, false, none, run.logits);
+        prependRows(&previous->logits, firstRow, run.logits);
+    } else if (every) {
         project(h, head, false, none, run.logits);
     } else {
         const Matrix<Scalar> last = h.bottomRows(1);
@@ -390,6 +434,39 @@ void runLayersFrom(const Model& model, const Pass& pass, int first, Matrix<Scala
     }
     requireFinite(model, run.logits, "the logits");
     run.finalHidden = std::move(h);
+}
+
+// The residual stream entering layer 0 for the tokens at positions firstRow.. of `ids`:
+// (T − firstRow) x d.
+template <typename Scalar>
+Matrix<Scalar> embed(const Model& model, const std::vector<long long>& ids,
+                     const RunOptions& options, long long firstRow = 0) {
+    const Config& c = model.config;
+    const ModelWeights& w = model.weights;
+    const std::vector<long long> fresh(ids.begin() + firstRow, ids.end());
+    const auto count = static_cast<long long>(fresh.size());
+    Matrix<Scalar> h = gatherRows<Scalar>(w.tokenEmbedding, fresh);
+    std::vector<long long> positions(static_cast<std::size_t>(count));
+    for (long long i = 0; i < count; ++i)
+        positions[static_cast<std::size_t>(i)] = firstRow + i;
+    if (c.family == Family::Gpt2) {
+        // GPT2Model.forward: wte(ids) + wpe(position_ids)
+        h += gatherRows<Scalar>(w.positionEmbedding, positions, options.positionOffset);
+    } else if (c.family == Family::Bert) {
+        // BertEmbeddings.forward: word + token_type (all 0) + position, then LayerNorm
+        h += gatherRows<Scalar>(w.tokenTypeEmbedding, std::vector<long long>(count, 0));
+        h += gatherRows<Scalar>(w.positionEmbedding, positions, options.positionOffset);
+        layerNorm(h, w.embeddingNorm, w.embeddingNormBias, c.normEps);
+    }
+    return h;
+}
+
+bool sameAblations(const RunOptions& a, const RunOptions& b) {
+    return a.ablations == b.ablations && (a.ablations.empty() || a.ablationMode == b.ablationMode);
+}
+
+bool hidesNothing(const std::vector<int>& mask) {
+    return std::all_of(mask.begin(), mask.end(), [](int m) { return m == 1; });
 }
 
 }  // namespace
@@ -408,23 +485,58 @@ ModelRun<Scalar> runModel(const Model& model, const std::vector<long long>& ids,
     run.config = c;
     run.tokens = ids;
     run.attentionMask = options.attentionMask;
-
-    const ModelWeights& w = model.weights;
-    Matrix<Scalar> h = gatherRows<Scalar>(w.tokenEmbedding, ids);
-    std::vector<long long> positions(static_cast<std::size_t>(T));
-    for (long long i = 0; i < T; ++i)
-        positions[static_cast<std::size_t>(i)] = i;
-    if (c.family == Family::Gpt2) {
-        // GPT2Model.forward: wte(ids) + wpe(position_ids)
-        h += gatherRows<Scalar>(w.positionEmbedding, positions, options.positionOffset);
-    } else if (c.family == Family::Bert) {
-        // BertEmbeddings.forward: word + token_type (all 0) + position, then LayerNorm
-        h += gatherRows<Scalar>(w.tokenTypeEmbedding, std::vector<long long>(T, 0));
-        h += gatherRows<Scalar>(w.positionEmbedding, positions, options.positionOffset);
-        layerNorm(h, w.embeddingNorm, w.embeddingNormBias, c.normEps);
-    }
+    run.options = options;
+    Matrix<Scalar> h = embed<Scalar>(model, ids, options);
     run.layers.resize(static_cast<std::size_t>(c.layers));
     runLayersFrom(model, passFor(c, options), 0, std::move(h), run);
+    return run;
+}
+
+template <typename Scalar>
+long long reusablePrefix(const Model& model, const ModelRun<Scalar>& previous,
+                         const std::vector<long long>& ids, const RunOptions& options) {
+    const Config& c = model.config;
+    if (!c.isDecoder() || previous.whatIf || previous.tokens.empty() || ids.empty()) return 0;
+    if (previous.config.family != c.family || previous.config.layers != c.layers ||
+        previous.config.hidden != c.hidden || previous.config.heads != c.heads ||
+        previous.config.kvHeads != c.kvHeads || previous.config.vocab != c.vocab ||
+        static_cast<int>(previous.layers.size()) != c.layers)
+        return 0;
+    // Padding changes which keys the rows before an edit see; a mean over positions (mean
+    // ablation) changes with every row. Either way the earlier rows are not the same.
+    if (!hidesNothing(options.attentionMask) || !hidesNothing(previous.attentionMask)) return 0;
+    if (!options.ablations.empty() && options.ablationMode == AblationMode::Mean) return 0;
+    if (!sameAblations(options, previous.options) ||
+        options.positionOffset != previous.options.positionOffset)
+        return 0;
+    const std::size_t limit = std::min(previous.tokens.size(), ids.size());
+    std::size_t same = 0;
+    while (same < limit && previous.tokens[same] == ids[same])
+        ++same;
+    // At least the last row is computed again: it carries the logits.
+    return static_cast<long long>(std::min(same, ids.size() - 1));
+}
+
+template <typename Scalar>
+ModelRun<Scalar> rerunModel(const Model& model, const ModelRun<Scalar>& previous,
+                            const std::vector<long long>& ids, const RunOptions& options) {
+    const long long firstRow = reusablePrefix(model, previous, ids, options);
+    if (firstRow == 0) return runModel<Scalar>(model, ids, options);
+    const Config& c = model.config;
+    checkInputs(c, ids, options);
+    const long long T = static_cast<long long>(ids.size());
+    // The previous run is held as well while this one is made.
+    const RunMemory need = runMemory(model, T, sizeof(Scalar));
+    checkRunFitsInMemory(model, need.total(),
+                         sizeof(Scalar) == 4 ? "the model in float" : "the model in double");
+    ModelRun<Scalar> run;
+    run.config = c;
+    run.tokens = ids;
+    run.attentionMask = options.attentionMask;
+    run.options = options;
+    Matrix<Scalar> h = embed<Scalar>(model, ids, options, firstRow);
+    run.layers.resize(static_cast<std::size_t>(c.layers));
+    runLayersFrom(model, passFor(c, options), 0, std::move(h), run, firstRow, &previous);
     return run;
 }
 
@@ -455,6 +567,7 @@ void resumeAfterAttention(const Model& model, ModelRun<Scalar>& run, int layer,
         throw ModelError("resume: the attention output is " + shape(attentionOut) + ", expected " +
                          expected);
     }
+    run.whatIf = true;
     run.layers[static_cast<std::size_t>(layer)].hiddenIn = residualIn;
     Matrix<Scalar> h = residualIn;
     finishLayer(model, layer, attentionOut, h);
@@ -491,6 +604,14 @@ template Eigen::VectorXd logitsAt<float>(const Model&, const ModelRun<float>&, i
 template Eigen::VectorXd logitsAt<double>(const Model&, const ModelRun<double>&, int);
 template ModelRun<double> runModel<double>(const Model&, const std::vector<long long>&,
                                            const RunOptions&);
+template long long reusablePrefix<float>(const Model&, const ModelRun<float>&,
+                                         const std::vector<long long>&, const RunOptions&);
+template long long reusablePrefix<double>(const Model&, const ModelRun<double>&,
+                                          const std::vector<long long>&, const RunOptions&);
+template ModelRun<float> rerunModel<float>(const Model&, const ModelRun<float>&,
+                                           const std::vector<long long>&, const RunOptions&);
+template ModelRun<double> rerunModel<double>(const Model&, const ModelRun<double>&,
+                                             const std::vector<long long>&, const RunOptions&);
 template void resumeAfterAttention<float>(const Model&, ModelRun<float>&, int, const Matrix<float>&,
                                           const Matrix<float>&, const RunOptions&);
 template void resumeAfterAttention<double>(const Model&, ModelRun<double>&, int,
