@@ -119,7 +119,13 @@ RunAnalysis analyse(const model::ModelRun<float>& run, const model::Model& model
 // Every head's induction score (layers·heads values), or nothing when it cannot be measured.
 // TransformerLens measures induction on a text repeated twice; the text itself serves. It needs
 // a second pass on twice the tokens, so it follows the run's results instead of holding them up.
-std::vector<double> inductionOf(const model::ModelRun<float>& run, const model::Model& model) {
+// `previousRepeated` (the last text's repeated run, or null) lets an edit rerun only the rows
+// from its first changed token on (model::rerunModel); the repeated run made here is returned in
+// `repeated` when it is small enough to keep for the next edit.
+std::vector<double> inductionOf(const model::ModelRun<float>& run, const model::Model& model,
+                                const model::ModelRun<float>* previousRepeated,
+                                std::shared_ptr<const model::ModelRun<float>>& repeated) {
+    repeated.reset();
     const int tokens = static_cast<int>(run.tokens.size());
     const model::Config& c = run.config;
     if (tokens < 2 || !run.attentionMask.empty() || (c.positions != 0 && 2 * tokens > c.positions))
@@ -128,8 +134,15 @@ std::vector<double> inductionOf(const model::ModelRun<float>& run, const model::
     twice.insert(twice.end(), run.tokens.begin(), run.tokens.end());
     model::RunOptions weightsOnly;
     weightsOnly.logitsForEveryPosition = false;  // only the weights are read
-    const auto repeated = model::runModel<float>(model, twice, weightsOnly);
-    return model::inductionScores(repeated, 0, tokens);
+    auto made = std::make_shared<const model::ModelRun<float>>(
+        previousRepeated ? model::rerunModel<float>(model, *previousRepeated, twice, weightsOnly)
+                         : model::runModel<float>(model, twice, weightsOnly));
+    std::vector<double> scores = model::inductionScores(*made, 0, tokens);
+    // Kept only while it is small: at 1024 tokens GPT-2's repeated run holds about 5 GB of maps.
+    constexpr double kKeepRepeatedBytes = 256.0 * 1024 * 1024;
+    if (model::runMemory(model, 2LL * tokens, sizeof(float)).kept <= kKeepRepeatedBytes)
+        repeated = std::move(made);
+    return scores;
 }
 
 }  // namespace
@@ -429,6 +442,7 @@ void ModelSession::open(const QString& folderPath, const QString& text,
                  tokenizerProblem_ = loaded->tokenizerProblem;
                  fingerprint_ = loaded->fingerprint;
                  previousBase_.reset();
+                 repeated_.reset();
                  base_.reset();
                  installBase(run, input, *analysis);
                  input_ = input;
@@ -453,6 +467,7 @@ void ModelSession::close() {
     tokenizer_.reset();
     base_.reset();
     previousBase_.reset();
+    repeated_.reset();
     current_.reset();
     analysis_ = {};
     baseAnalysis_ = {};
@@ -587,21 +602,27 @@ void ModelSession::startInput(const Input& input) {
                                                           : tr("Change padding");
     std::shared_ptr<io::ModelFolder> folder = folder_;
     const int position = selectedPosition_;
-    post(Running, tr("Running the model"),
-         [this, folder, input, options, description, position]() -> std::function<void()> {
-             const model::Model& m = folder->model();
-             auto run = std::make_shared<const Run>(model::runModel<float>(m, input.ids, options));
-             auto analysis = std::make_shared<RunAnalysis>(analyse(*run, m, position));
-             return [this, input, run, analysis, description] {
-                 inputJob_ = false;
-                 installBase(run, input, *analysis);
-                 const int layer = layerOpen_ ? reference_.layer : 0;
-                 const int head = layerOpen_ ? reference_.head : 0;
-                 const Scene scene = makeLayerScene(*run, layer, referenceFor(input, layer, head));
-                 QString error;
-                 if (!document_->replaceScene(scene, description, &error)) fail(error);
-             };
-         });
+    // The rows before the first changed token are the last run's (a decoder's earlier rows never
+    // see a later token): typing at the end reruns the new tokens only.
+    std::shared_ptr<const Run> previous = base_;
+    post(
+        Running, tr("Running the model"),
+        [this, folder, input, options, description, position, previous]() -> std::function<void()> {
+            const model::Model& m = folder->model();
+            auto run = std::make_shared<const Run>(
+                previous ? model::rerunModel<float>(m, *previous, input.ids, options)
+                         : model::runModel<float>(m, input.ids, options));
+            auto analysis = std::make_shared<RunAnalysis>(analyse(*run, m, position));
+            return [this, input, run, analysis, description] {
+                inputJob_ = false;
+                installBase(run, input, *analysis);
+                const int layer = layerOpen_ ? reference_.layer : 0;
+                const int head = layerOpen_ ? reference_.head : 0;
+                const Scene scene = makeLayerScene(*run, layer, referenceFor(input, layer, head));
+                QString error;
+                if (!document_->replaceScene(scene, description, &error)) fail(error);
+            };
+        });
 }
 
 void ModelSession::installBase(std::shared_ptr<const Run> run, const Input& input,
@@ -623,9 +644,13 @@ void ModelSession::measureInductionLater() {
     std::shared_ptr<const Run> run = base_;
     std::shared_ptr<io::ModelFolder> folder = folder_;
     if (!run || !folder) return;
-    post(Induction, tr("Measuring induction"), [this, run, folder] {
-        std::vector<double> induction = inductionOf(*run, folder->model());
-        return [this, run, induction = std::move(induction)] {
+    std::shared_ptr<const Run> previousRepeated = repeated_;
+    post(Induction, tr("Measuring induction"), [this, run, folder, previousRepeated] {
+        std::shared_ptr<const Run> repeated;
+        std::vector<double> induction =
+            inductionOf(*run, folder->model(), previousRepeated.get(), repeated);
+        return [this, run, induction = std::move(induction), repeated] {
+            if (repeated) repeated_ = repeated;
             if (run != base_ || induction.empty()) return;  // the text changed meanwhile
             for (std::size_t i = 0; i < induction.size(); ++i) {
                 if (i < baseAnalysis_.summaries.size())
