@@ -271,12 +271,13 @@ bool AttentionDocument::replaceScene(const Scene& newScene, const QString& descr
         s = std::move(restored);
     };
     checkToAttach_ = check;
-    applyScene(newScene);
+    auto replacement = std::make_shared<const Scene>(newScene);
+    applyScene(replacement);
     if (!standsOrTakenBack(
-            *check, [this, old] { applyScene(*old); }, error))
+            *check, [this, old] { applyScene(old); }, error))
         return false;
     nextSerial();
-    auto* command = new ReplaceSceneCommand(this, *old, newScene, description);
+    auto* command = new ReplaceSceneCommand(this, old, std::move(replacement), description);
     check->undoStep = command;
     undoStack_.push(command);
     return true;
@@ -342,8 +343,7 @@ void AttentionDocument::applyWeightValue(WeightMatrix which, int row, int column
         WorkFrom::Projections, false);
 }
 
-void AttentionDocument::applyScene(const Scene& scene) {
-    auto snapshot = std::make_shared<const Scene>(scene);
+void AttentionDocument::applyScene(std::shared_ptr<const Scene> snapshot) {
     record([snapshot](Scene& s) { s = *snapshot; },
            [snapshot](EngineF& engine) { engine.setScene(*snapshot); }, WorkFrom::Inputs, true);
 }

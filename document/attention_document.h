@@ -94,7 +94,9 @@ public:
     void setHeadsWithoutUndo(int heads) { applyHeads(heads); }
     void setScaleWithoutUndo(const Scale& scale) { applyScale(scale); }
     void setMaskWithoutUndo(const Mask& mask) { applyMask(mask); }
-    void setSceneWithoutUndo(const Scene& scene) { applyScene(scene); }
+    void setSceneWithoutUndo(const Scene& scene) {
+        applyScene(std::make_shared<const Scene>(scene));
+    }
 
     static double weightValue(const Scene& scene, WeightMatrix which, int row, int column);
     // Called by a checked edit's undo command when it is deleted.
@@ -126,7 +128,8 @@ private:
     void applyAblation(const Scene::Ablation& ablation);
     void applyEmbeddingValue(Stream stream, int row, int column, double value);
     void applyWeightValue(WeightMatrix which, int row, int column, double value);
-    void applyScene(const Scene& scene);
+    // `scene` becomes the document's scene and the engine's; the snapshot is shared, not copied.
+    void applyScene(std::shared_ptr<const Scene> scene);
 
     // One number of the scene edited through setEmbeddingValue or setWeightValue.
     struct CellEdit {

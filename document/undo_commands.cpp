@@ -28,8 +28,9 @@ void WeightValueCommand::apply(bool old) {
     document_->applyWeightValue(which_, row_, column_, old ? old_ : new_);
 }
 
-ReplaceSceneCommand::ReplaceSceneCommand(AttentionDocument* document, Scene oldScene,
-                                         Scene newScene, const QString& text)
+ReplaceSceneCommand::ReplaceSceneCommand(AttentionDocument* document,
+                                         std::shared_ptr<const Scene> oldScene,
+                                         std::shared_ptr<const Scene> newScene, const QString& text)
     : AppliedCommand(document, text), old_(std::move(oldScene)), new_(std::move(newScene)) {}
 
 void ReplaceSceneCommand::apply(bool old) {

@@ -125,17 +125,18 @@ private:
     double old_, new_;
 };
 
-// Any structural change: keeps both whole scenes.
+// Any structural change: keeps both whole scenes, shared with the document's own snapshots (a
+// model's layer is tens of MB; a copy per step would cost as much time as memory).
 class ReplaceSceneCommand : public AppliedCommand {
 public:
-    ReplaceSceneCommand(AttentionDocument* document, Scene oldScene, Scene newScene,
-                        const QString& text);
+    ReplaceSceneCommand(AttentionDocument* document, std::shared_ptr<const Scene> oldScene,
+                        std::shared_ptr<const Scene> newScene, const QString& text);
 
 protected:
     void apply(bool old) override;
 
 private:
-    Scene old_, new_;
+    std::shared_ptr<const Scene> old_, new_;
 };
 
 }  // namespace ae::ui
