@@ -595,6 +595,20 @@ void TestModelSession::builtInModelOpensByName() {
     QVERIFY(r);
     QCOMPARE(r->builtIn, QStringLiteral("tiny-test"));
     QVERIFY(!o.document.isModified());
+    {
+        // An autosave keeps the folder too; restored, the name wins over a folder that is gone.
+        Scene restored = o.document.scene();
+        ModelReference stale = *r;
+        stale.folder = dir.filePath(QStringLiteral("gone/tiny-test"));
+        restored.viewJson = withModelReference(restored.viewJson, stale);
+        Opened p;
+        p.document.resetScene(restored);
+        p.settle();
+        QVERIFY2(p.session.isOpen(), qPrintable(p.session.problemText()));
+        QCOMPARE(p.session.folder(), QDir::cleanPath(folder));
+        QCOMPARE(p.session.layer(), 1);
+        QCOMPARE(p.session.head(), 2);
+    }
 
     // Ids given by the caller win over about.json's; a layer about.json names that the model does
     // not have falls back to 0.
@@ -616,6 +630,16 @@ void TestModelSession::builtInModelOpensByName() {
              QStringLiteral("unknown built-in model \"nope\" (built-in models: tiny-test)"));
     QVERIFY(o.session.isOpen());
     QCOMPARE(o.session.builtInName(), QStringLiteral("tiny-test"));
+
+    // With a tokenizer in the folder, about.json's text is what it opens on (its ids are for a
+    // folder without one).
+    const QString bert = dir.filePath(QStringLiteral("bert-test"));
+    copyFolder(modelDir("bert-tiny"), bert);
+    writeSmallVocabulary(bert);
+    writeAbout(bert, R"({"text": "the cat sat", "ids": [9, 9]})");
+    QVERIFY2(o.open(QStringLiteral("builtin:bert-test")), qPrintable(o.session.problemText()));
+    QCOMPARE(o.session.text(), QStringLiteral("the cat sat"));
+    QCOMPARE(o.session.ids(), (std::vector<long long>{2, 5, 6, 7, 3}));  // [CLS] … [SEP]
 }
 
 void TestModelSession::builtInSceneReopensByNameElsewhere() {
