@@ -1,13 +1,18 @@
 // Built-in models (io/builtin_models.h): where they are looked for (AE_MODELS_PATH, the build
 // tree's folder beside the binary, the install tree's share/attention-explorer/models), which of
-// two folders of one name wins, the refusal of an unknown name, and about.json.
+// two folders of one name wins, the refusal of an unknown name, and about.json. And every model
+// that ships in resources/models/: it opens, has a tokenizer, is small, and its about.json reads
+// and names a head the model has.
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "core/model.h"
 #include "io/builtin_models.h"
+#include "io/model_folder.h"
+#include "io/tokenizer.h"
 
 using namespace ae;
 
@@ -54,6 +59,7 @@ private slots:
     void unknownNameListsTheAvailableOnes();
     void aboutJson();
     void aboutJsonProblems();
+    void shippedModelsOpen();
 };
 
 void TestBuiltinModels::buildTreeBesideTheBinary() {
@@ -219,6 +225,46 @@ void TestBuiltinModels::aboutJsonProblems() {
     broken.write("[1, 2]");
     broken.close();
     QVERIFY(io::readBuiltInAbout(folder).problem.endsWith(QStringLiteral("expected an object")));
+}
+
+void TestBuiltinModels::shippedModelsOpen() {
+    // "A few MB at most" (issue 17): the package carries every one of them.
+    constexpr qint64 kMostBytes = 10 * 1000 * 1000;
+    const std::vector<io::BuiltInModel> shipped = io::builtInModels({AE_SHIPPED_MODELS_DIR});
+    if (shipped.empty()) QSKIP("resources/models/ holds no model yet");
+    for (const io::BuiltInModel& m : shipped) {
+        QVERIFY2(m.about.problem.isEmpty(), qPrintable(m.about.problem));
+        QVERIFY2(!m.about.title.isEmpty() && !m.about.note.isEmpty(),
+                 qPrintable(m.name + ": about.json needs a title and a note for the gallery"));
+        qint64 bytes = 0;
+        QDirIterator files(m.folder, QDir::Files, QDirIterator::Subdirectories);
+        while (files.hasNext()) {
+            files.next();
+            bytes += files.fileInfo().size();
+        }
+        QVERIFY2(bytes <= kMostBytes,
+                 qPrintable(QStringLiteral("%1: %2 bytes").arg(m.name).arg(bytes)));
+        try {
+            const io::ModelFolder folder(m.folder);
+            const model::Config& c = folder.model().config;
+            QVERIFY2(m.about.layer < c.layers && m.about.head < c.heads,
+                     qPrintable(m.name + ": about.json's layer or head is not in the model"));
+            const io::Tokenizer tokenizer = io::Tokenizer::load(m.folder);
+            const QString text =
+                m.about.text.isEmpty() ? QStringLiteral("the cat sat on the mat") : m.about.text;
+            const std::vector<int> ids = tokenizer.encode(text);
+            QVERIFY(!ids.empty());
+            std::vector<long long> run(ids.begin(), ids.end());
+            model::checkInputs(c, run, {});
+            for (long long id : m.about.ids)
+                QVERIFY2(id < c.vocab,
+                         qPrintable(m.name + ": about.json's ids are not in the vocabulary"));
+        } catch (const model::ModelError& error) {
+            QFAIL(qPrintable(m.name + ": " + QString::fromStdString(error.what())));
+        } catch (const io::TokenizerError& error) {
+            QFAIL(qPrintable(m.name + ": " + QString::fromStdString(error.what())));
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestBuiltinModels)
