@@ -61,6 +61,7 @@ constexpr const char* kUsage =
 
     "       attention-explorer --help | --version\n"
     "\n"
+    "MODEL_DIR may be builtin:NAME, a small model that ships with the app (docs/models.md).\n"
     "Sub-commands need no display. Exit status: 0 success, 2 invalid input or arguments,\n"
     "1 internal error. Errors are one line on stderr: FILE: FIELD.PATH: PROBLEM.\n"
     "A scene the window cannot load is reported the same way, and in the window, which opens\n"

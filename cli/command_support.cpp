@@ -3,7 +3,9 @@
 #include <QCommandLineParser>
 #include <stdexcept>
 
+#include "core/model.h"
 #include "core/scene_error.h"
+#include "io/builtin_models.h"
 #include "io/scene_file.h"
 
 namespace ae::cli {
@@ -33,6 +35,14 @@ Scene readSceneArgument(const QCommandLineParser& parser, const QString& command
                          : io::loadSceneFile(positional.first());
     } catch (const SceneError& error) {
         refuse(label + ": " + QString::fromStdString(error.what()));
+    }
+}
+
+QString modelFolderArgument(const QString& argument, const QString& command) {
+    try {
+        return io::resolveModelArgument(argument);
+    } catch (const model::ModelError& error) {
+        refuse(command + ": " + QString::fromStdString(error.what()));
     }
 }
 

@@ -22,4 +22,9 @@ void addSceneArguments(QCommandLineParser& parser);
 // Reads what addSceneArguments parsed; refuses neither or both, or a scene that does not load,
 // naming `command` or the scene (`label`: the file, or "preset NAME", for later error lines).
 Scene readSceneArgument(const QCommandLineParser& parser, const QString& command, QString& label);
+
+// The folder a MODEL_DIR argument stands for: `builtin:NAME` is the built-in model of that name
+// (io/builtin_models.h), anything else is returned as given. An unknown name is refused as
+// `command: unknown built-in model "NAME" (built-in models: a, b)`.
+QString modelFolderArgument(const QString& argument, const QString& command);
 }  // namespace ae::cli

@@ -104,7 +104,7 @@ int headsCommand(const QStringList& arguments) {
         "twice, the weight from each token of the second copy to the token after its first "
         "occurrence). docs/models.md, \"Head summaries\", has the formulas.");
     parser.addHelpOption();
-    parser.addPositionalArgument("model", "A Hugging Face model folder.");
+    parser.addPositionalArgument("model", "A Hugging Face model folder, or builtin:NAME.");
     parser.addOptions({
         {"text", "The text, tokenized with the folder's tokenizer.", "text"},
         {"ids", "Token ids instead of text, e.g. 464,3290,3332.", "ids"},
@@ -137,7 +137,7 @@ int headsCommand(const QStringList& arguments) {
     const unsigned long long seed =
         parser.isSet("seed") ? parser.value("seed").toULongLong(&ok) : 0;
     if (!ok) refuse("heads: --seed: expected a non-negative integer, got " + parser.value("seed"));
-    const QString directory = positional.first();
+    const QString directory = modelFolderArgument(positional.first(), "heads");
 
     try {
         const io::ModelFolder folder(directory);

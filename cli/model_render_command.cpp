@@ -79,7 +79,7 @@ int renderModelCommand(const QStringList& arguments) {
         "Draw a whole model's view (every head, rollout, one head's queries and keys, or one "
         "layer's maps) into an image, as the window does.");
     parser.addHelpOption();
-    parser.addPositionalArgument("model", "A Hugging Face model folder.");
+    parser.addPositionalArgument("model", "A Hugging Face model folder, or builtin:NAME.");
     parser.addOptions({
         {"text", "The text, tokenized with the folder's tokenizer.", "text"},
         {"ids", "Token ids instead of text, e.g. 464,3290,3332.", "ids"},
@@ -127,7 +127,7 @@ int renderModelCommand(const QStringList& arguments) {
     image.presentation = parser.isSet("presentation");
     image.qkMode = static_cast<model::QkProjectionMode>(modes.indexOf(qk));
 
-    const QString directory = positional.first();
+    const QString directory = modelFolderArgument(positional.first(), "render");
     try {
         const io::ModelFolder folder(directory);
         const model::Model& model = folder.model();

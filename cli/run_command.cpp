@@ -109,7 +109,8 @@ int runModelCommand(const QStringList& arguments) {
     parser.addHelpOption();
     parser.addPositionalArgument("model",
                                  "A Hugging Face model folder (config.json and "
-                                 "model.safetensors or its shards).");
+                                 "model.safetensors or its shards), or builtin:NAME "
+                                 "(a model shipped with the app).");
     parser.addOptions({
         {"text", "The text, tokenized with the folder's tokenizer.", "text"},
         {"ids", "Token ids instead of text, e.g. 464,3290,3332.", "ids"},
@@ -144,7 +145,7 @@ int runModelCommand(const QStringList& arguments) {
         refuse("run: --ablate-mode: expected zero or mean, got " + ablateMode);
     if (parser.isSet("ablate-mode") && !parser.isSet("ablate"))
         refuse("run: --ablate-mode needs --ablate LAYER.HEAD[,LAYER.HEAD...]");
-    const QString directory = positional.first();
+    const QString directory = modelFolderArgument(positional.first(), "run");
 
     try {
         const io::ModelFolder folder(directory);
@@ -185,7 +186,7 @@ int modelSceneCommand(const QStringList& arguments) {
         "Write one layer of a whole model as a scene (format version 2): its attention with the "
         "layer's residual input as the embeddings, for the window, export and render.");
     parser.addHelpOption();
-    parser.addPositionalArgument("model", "A Hugging Face model folder.");
+    parser.addPositionalArgument("model", "A Hugging Face model folder, or builtin:NAME.");
     parser.addOptions({
         {"text", "The text, tokenized with the folder's tokenizer.", "text"},
         {"ids", "Token ids instead of text, e.g. 464,3290,3332.", "ids"},
@@ -207,7 +208,7 @@ int modelSceneCommand(const QStringList& arguments) {
     bool ok = false;
     const int layer = parser.value("layer").toInt(&ok);
     if (!ok) refuse("scene: --layer: expected an integer, got " + parser.value("layer"));
-    const QString directory = positional.first();
+    const QString directory = modelFolderArgument(positional.first(), "scene");
     try {
         const io::ModelFolder folder(directory);
         std::vector<std::string> labels;

@@ -57,7 +57,9 @@ int tokenizeCommand(const QStringList& arguments) {
         "Print the token ids of a text, as the model's tokenizer makes them.");
     parser.addHelpOption();
     parser.addPositionalArgument(
-        "tokenizer", "A model folder, or tokenizer.json, vocab.json/merges.txt or vocab.txt.");
+        "tokenizer",
+        "A model folder (or builtin:NAME), or tokenizer.json, vocab.json/merges.txt or "
+        "vocab.txt.");
     parser.addOptions({
         {"text", "The text to tokenize.", "text"},
         {"lines", "A file of JSON strings, one a line (- for standard input).", "file"},
@@ -72,11 +74,12 @@ int tokenizeCommand(const QStringList& arguments) {
     if (positional.size() != 1) refuse("tokenize: give one MODEL_DIR or TOKENIZER_FILE");
     if (parser.isSet("text") == parser.isSet("lines"))
         refuse("tokenize: give --text TEXT or --lines FILE");
+    const QString source = modelFolderArgument(positional.first(), "tokenize");
     const bool addSpecial = !parser.isSet("no-special");
     const QStringList texts = parser.isSet("text") ? QStringList{parser.value("text")}
                                                    : readJsonLines(parser.value("lines"));
     try {
-        const io::Tokenizer tokenizer = io::Tokenizer::load(positional.first());
+        const io::Tokenizer tokenizer = io::Tokenizer::load(source);
         for (const QString& text : texts)
             printIds(tokenizer.encode(text, addSpecial));
     } catch (const io::TokenizerError& error) {

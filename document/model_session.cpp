@@ -16,6 +16,7 @@
 #include "core/model_layer_scene.h"
 #include "document/attention_document.h"
 #include "document/undo_commands.h"
+#include "io/builtin_models.h"
 #include "io/model_folder.h"
 #include "io/tokenizer.h"
 
@@ -154,9 +155,11 @@ std::optional<ModelReference> modelReference(const std::string& viewJson) {
     const QJsonValue value = viewObject(viewJson).value(kModelKey);
     if (!value.isObject()) return std::nullopt;
     const QJsonObject o = value.toObject();
-    if (!o[QLatin1String("folder")].isString()) return std::nullopt;
+    if (!o[QLatin1String("folder")].isString() && !o[QLatin1String("builtin")].isString())
+        return std::nullopt;
     ModelReference r;
     r.folder = o[QLatin1String("folder")].toString();
+    r.builtIn = o[QLatin1String("builtin")].toString();
     r.fingerprint = o[QLatin1String("fingerprint")].toString();
     r.text = o[QLatin1String("text")].toString();
     for (const QJsonValue id : o[QLatin1String("ids")].toArray())
@@ -171,7 +174,8 @@ std::optional<ModelReference> modelReference(const std::string& viewJson) {
 std::string withModelReference(const std::string& viewJson, const ModelReference& r) {
     QJsonObject view = viewObject(viewJson);
     QJsonObject o;
-    o[QLatin1String("folder")] = r.folder;
+    if (!r.builtIn.isEmpty()) o[QLatin1String("builtin")] = r.builtIn;
+    if (r.builtIn.isEmpty() || !r.folder.isEmpty()) o[QLatin1String("folder")] = r.folder;
     o[QLatin1String("fingerprint")] = r.fingerprint;
     o[QLatin1String("text")] = r.text;
     QJsonArray ids, mask;
@@ -189,7 +193,14 @@ std::string withModelReference(const std::string& viewJson, const ModelReference
 
 std::string withFolderRelativeTo(const std::string& viewJson, const QString& sceneFile) {
     std::optional<ModelReference> r = modelReference(viewJson);
-    if (!r || QDir::isRelativePath(r->folder)) return viewJson;
+    if (!r) return viewJson;
+    if (!r->builtIn.isEmpty()) {
+        // Where this machine keeps its built-in models is no business of the file.
+        if (r->folder.isEmpty()) return viewJson;
+        r->folder.clear();
+        return withModelReference(viewJson, *r);
+    }
+    if (QDir::isRelativePath(r->folder)) return viewJson;
     const QString sceneDir = QFileInfo(sceneFile).absolutePath();
     const QString folder = QDir::cleanPath(r->folder);
     const QString relative = QDir(sceneDir).relativeFilePath(folder);
@@ -200,7 +211,7 @@ std::string withFolderRelativeTo(const std::string& viewJson, const QString& sce
 
 std::string withFolderResolvedFrom(const std::string& viewJson, const QString& sceneFile) {
     std::optional<ModelReference> r = modelReference(viewJson);
-    if (!r || QDir::isAbsolutePath(r->folder)) return viewJson;
+    if (!r || !r->builtIn.isEmpty() || QDir::isAbsolutePath(r->folder)) return viewJson;
     r->folder = QDir::cleanPath(QFileInfo(sceneFile).absoluteDir().absoluteFilePath(r->folder));
     return withModelReference(viewJson, *r);
 }
@@ -289,6 +300,15 @@ const model::Model* ModelSession::model() const {
 
 QString ModelSession::folder() const {
     return folder_ ? folder_->directory() : QString();
+}
+
+QString ModelSession::location() const {
+    return builtIn_.isEmpty() ? folder() : io::builtInPrefix() + builtIn_;
+}
+
+bool ModelSession::refersToOpenModel(const ModelReference& r) const {
+    if (!folder_ || r.fingerprint != fingerprint_) return false;
+    return builtIn_.isEmpty() ? r.builtIn.isEmpty() && r.folder == folder() : r.builtIn == builtIn_;
 }
 
 QString ModelSession::tokenLabel(long long id) const {
@@ -402,10 +422,32 @@ void ModelSession::fail(const QString& message) {
 
 void ModelSession::open(const QString& folderPath, const QString& text,
                         std::vector<long long> ids) {
-    const QString directory = QFileInfo(folderPath).absoluteFilePath();
+    QString directory = QFileInfo(folderPath).absoluteFilePath();
+    QString builtIn;
+    io::BuiltInAbout about;
+    if (io::isBuiltInArgument(folderPath)) {
+        builtIn = io::builtInName(folderPath);
+        const std::vector<io::BuiltInModel> available = io::builtInModels();
+        const auto found =
+            std::find_if(available.begin(), available.end(),
+                         [&](const io::BuiltInModel& m) { return m.name == builtIn; });
+        if (found == available.end()) {
+            const QString message = io::unknownBuiltInMessage(builtIn, available);
+            fail(message);
+            emit openRefused(message);
+            return;
+        }
+        directory = found->folder;
+        about = found->about;
+        if (!text.isEmpty() || !ids.empty()) {  // the caller's input wins over about.json's
+            about.text.clear();
+            about.ids.clear();
+        }
+    }
     const int position = selectedPosition_;
     post(Opening, tr("Opening %1").arg(QFileInfo(directory).fileName()),
-         [this, directory, text, position, ids = std::move(ids)]() -> std::function<void()> {
+         [this, directory, builtIn, about, text, position,
+          ids = std::move(ids)]() -> std::function<void()> {
              auto loaded = std::make_shared<Loaded>();
              loaded->folder = std::make_shared<io::ModelFolder>(directory);
              const model::Model& m = loaded->folder->model();
@@ -419,6 +461,14 @@ void ModelSession::open(const QString& folderPath, const QString& text,
                  }
              }
              Input input{text, ids, {}};
+             // A built-in model's own text (with a tokenizer) or ids, when the caller gave none.
+             if (input.text.isEmpty() && input.ids.empty()) {
+                 if (loaded->tokenizer && !about.text.isEmpty()) {
+                     input.text = about.text;
+                 } else if (!about.ids.empty()) {
+                     input.ids = about.ids;
+                 }
+             }
              if (input.ids.empty()) {
                  if (loaded->tokenizer) {
                      if (input.text.isEmpty()) input.text = QString::fromLatin1(kDefaultText);
@@ -434,10 +484,15 @@ void ModelSession::open(const QString& folderPath, const QString& text,
              options.logitsForEveryPosition = false;  // predictions: logitsAt
              auto run = std::make_shared<const Run>(model::runModel<float>(m, input.ids, options));
              auto analysis = std::make_shared<RunAnalysis>(analyse(*run, m, position));
-             return [this, loaded, input, run, analysis] {
+             // The layer and head about.json names, when the model has them.
+             const model::Config& c = m.config;
+             const int layer = about.layer < c.layers ? about.layer : 0;
+             const int head = about.head < c.heads ? about.head : 0;
+             return [this, loaded, builtIn, input, run, analysis, layer, head] {
                  dropJobs(Running);  // runs of the model open before
                  inputJob_ = false;
                  folder_ = loaded->folder;
+                 builtIn_ = builtIn;
                  tokenizer_ = loaded->tokenizer;
                  tokenizerProblem_ = loaded->tokenizerProblem;
                  fingerprint_ = loaded->fingerprint;
@@ -449,7 +504,7 @@ void ModelSession::open(const QString& folderPath, const QString& text,
                  problem_.clear();
                  emit opened();
                  emit inputChanged();
-                 const Scene scene = makeLayerScene(*run, 0, referenceFor(input, 0, 0));
+                 const Scene scene = makeLayerScene(*run, layer, referenceFor(input, layer, head));
                  try {
                      document_->resetScene(scene);
                  } catch (const SceneError& error) {
@@ -464,6 +519,7 @@ void ModelSession::close() {
     dropJobs(Running);
     inputJob_ = false;
     folder_.reset();
+    builtIn_.clear();
     tokenizer_.reset();
     base_.reset();
     previousBase_.reset();
@@ -482,14 +538,31 @@ void ModelSession::onSceneReset() {
         close();
         return;
     }
-    if (folder_ && r->folder == folder() && r->fingerprint == fingerprint_) {
+    if (refersToOpenModel(*r)) {
         followDocument();
         return;
     }
     // A scene file (or a restored autosave) made on a model: open it, but only if it is still
-    // the model the scene was made on.
+    // the model the scene was made on. A built-in model is looked up by its name here, wherever
+    // this machine keeps it.
     close();
-    const QString directory = r->folder;
+    ModelReference reference = *r;
+    if (!reference.builtIn.isEmpty()) {
+        const std::vector<io::BuiltInModel> available = io::builtInModels();
+        const auto found =
+            std::find_if(available.begin(), available.end(),
+                         [&](const io::BuiltInModel& m) { return m.name == reference.builtIn; });
+        if (found == available.end()) {
+            const QString message =
+                tr("%1; the saved layer is shown as a plain scene")
+                    .arg(io::unknownBuiltInMessage(reference.builtIn, available));
+            fail(message);
+            emit openRefused(message);
+            return;
+        }
+        reference.folder = found->folder;
+    }
+    const QString directory = reference.folder;
     if (!QFileInfo(directory).isDir()) {
         const QString message = tr("%1: the model folder is not there (moved or deleted); the "
                                    "saved layer is shown as a plain scene")
@@ -498,7 +571,6 @@ void ModelSession::onSceneReset() {
         emit openRefused(message);
         return;
     }
-    const ModelReference reference = *r;
     const int position = selectedPosition_;
     post(Opening, tr("Opening %1").arg(QFileInfo(directory).fileName()),
          [this, reference, position]() -> std::function<void()> {
@@ -507,10 +579,14 @@ void ModelSession::onSceneReset() {
              const model::Model& m = loaded->folder->model();
              loaded->fingerprint = modelFingerprint(m);
              if (!reference.fingerprint.isEmpty() && loaded->fingerprint != reference.fingerprint) {
+                 const QString named = reference.builtIn.isEmpty()
+                                           ? reference.folder
+                                           : QStringLiteral("built-in model %1 (%2)")
+                                                 .arg(reference.builtIn, reference.folder);
                  throw model::ModelError(
                      tr("%1: the model changed since the scene was saved (then %2, now %3); the "
                         "saved layer is shown as a plain scene")
-                         .arg(reference.folder, reference.fingerprint, loaded->fingerprint)
+                         .arg(named, reference.fingerprint, loaded->fingerprint)
                          .toStdString());
              }
              if (hasTokenizerFiles(reference.folder)) {
@@ -529,6 +605,7 @@ void ModelSession::onSceneReset() {
              auto analysis = std::make_shared<RunAnalysis>(analyse(*run, m, position));
              return [this, loaded, reference, run, analysis] {
                  folder_ = loaded->folder;
+                 builtIn_ = reference.builtIn;
                  tokenizer_ = loaded->tokenizer;
                  tokenizerProblem_ = loaded->tokenizerProblem;
                  fingerprint_ = loaded->fingerprint;
@@ -548,6 +625,7 @@ void ModelSession::onSceneReset() {
 ModelReference ModelSession::referenceFor(const Input& input, int layer, int head) const {
     ModelReference r;
     r.folder = folder();
+    r.builtIn = builtIn_;
     r.fingerprint = fingerprint_;
     r.text = input.text;
     r.ids = input.ids;
@@ -712,7 +790,7 @@ void ModelSession::followDocument() {
     const std::optional<ModelReference> r = modelReference(document_->scene().viewJson);
     const bool wasOpen = layerOpen_;
     const int oldLayer = layer(), oldHead = head();
-    layerOpen_ = folder_ && r && r->folder == folder() && r->fingerprint == fingerprint_;
+    layerOpen_ = r && refersToOpenModel(*r);
     if (!layerOpen_) {
         if (wasOpen) emit openHeadChanged(-1, -1);
         if (current_ != base_) publish(base_, baseAnalysis_);

@@ -49,8 +49,11 @@ namespace ae::ui {
 class AttentionDocument;
 
 // What a layer scene's viewJson says about the model it came from, under the key "model".
+// A built-in model (io/builtin_models.h) is referred to by its name: a saved file holds the name
+// alone, and it is looked up again where the file is opened (another machine, another prefix).
 struct ModelReference {
     QString folder;       // absolute while open; a saved file may hold it relative to itself
+    QString builtIn;      // the built-in model's name, or empty (then `folder` says where)
     QString fingerprint;  // modelFingerprint() of the model when the scene was made
     QString text;         // the sentence; empty when the ids were typed
     std::vector<long long> ids;
@@ -58,9 +61,9 @@ struct ModelReference {
     int layer = 0;
     int head = 0;
     bool operator==(const ModelReference& o) const {
-        return folder == o.folder && fingerprint == o.fingerprint && text == o.text &&
-               ids == o.ids && attentionMask == o.attentionMask && layer == o.layer &&
-               head == o.head;
+        return folder == o.folder && builtIn == o.builtIn && fingerprint == o.fingerprint &&
+               text == o.text && ids == o.ids && attentionMask == o.attentionMask &&
+               layer == o.layer && head == o.head;
     }
 };
 
@@ -70,8 +73,9 @@ std::optional<ModelReference> modelReference(const std::string& viewJson);
 // kept).
 std::string withModelReference(const std::string& viewJson, const ModelReference& reference);
 // The reference's folder relative to `sceneFile`'s folder when it is near it (they share a
-// folder below the root, and the path needs no more than two "../"), else absolute. And back: a
-// relative folder resolved against `sceneFile`'s folder.
+// folder below the root, and the path needs no more than two "../"), else absolute; a built-in
+// model's name alone (no folder). And back: a relative folder resolved against `sceneFile`'s
+// folder (a built-in model's reference is left as it is: the session looks the name up).
 std::string withFolderRelativeTo(const std::string& viewJson, const QString& sceneFile);
 std::string withFolderResolvedFrom(const std::string& viewJson, const QString& sceneFile);
 
@@ -100,6 +104,8 @@ public:
     // replaced (resetScene: no undo across it; the caller asks about unsaved changes first) by
     // layer 0 with head 0 open. A refusal (model::ModelError's one line) comes as problem(); the
     // model and the scene open before stay. `ids` empty: a default text or default ids.
+    // `folder` may be "builtin:NAME" (io/builtin_models.h): that built-in model, opened on its
+    // about.json's text or ids and at its layer and head unless `text` or `ids` are given.
     void open(const QString& folder, const QString& text = {}, std::vector<long long> ids = {});
     // Drops the result of whatever is under way (opening, a run); the window stays as it was.
     void cancel();
@@ -108,6 +114,10 @@ public:
     bool isOpen() const { return static_cast<bool>(folder_); }
     const model::Model* model() const;
     QString folder() const;
+    // The built-in model's name when the open model is one, else empty.
+    QString builtInName() const { return builtIn_; }
+    // What open() takes to open this model again: "builtin:NAME", or the folder.
+    QString location() const;
     // The folder's tokenizer, or null (none there, or one that could not be read: ids only).
     const io::Tokenizer* tokenizer() const { return tokenizer_.get(); }
     // Why the tokenizer could not be read, or empty.
@@ -209,9 +219,13 @@ private:
     Scene makeLayerScene(const Run& run, int layer, const ModelReference& reference) const;
     ModelReference referenceFor(const Input& input, int layer, int head) const;
     std::vector<std::string> tokenLabels(const std::vector<long long>& ids) const;
+    // Whether `r` refers to the open model (the same built-in name, or the same folder; and the
+    // same fingerprint).
+    bool refersToOpenModel(const ModelReference& r) const;
 
     AttentionDocument* document_;
     std::shared_ptr<io::ModelFolder> folder_;
+    QString builtIn_;  // the open model's built-in name, or empty
     std::shared_ptr<io::Tokenizer> tokenizer_;
     QString tokenizerProblem_;
     QString fingerprint_;

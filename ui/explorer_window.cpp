@@ -6,6 +6,7 @@
 
 #include "document/attention_document.h"
 #include "document/model_session.h"
+#include "io/builtin_models.h"
 #include "ui/classroom/classroom.h"
 #include "ui/files/autosave.h"
 #include "ui/window/main_window.h"
@@ -22,8 +23,9 @@ int runExplorerWindow(const QString& sceneFile) {
     QString problem;
     if (!restored && sceneFile.isEmpty()) {
         window.openStartupScene();
-    } else if (!restored && QFileInfo(sceneFile).isDir()) {
-        // A model folder: it opens in the background over the default scene (a refusal is shown).
+    } else if (!restored && (QFileInfo(sceneFile).isDir() || io::isBuiltInArgument(sceneFile))) {
+        // A model folder or builtin:NAME: it opens in the background over the default scene (a
+        // refusal is shown).
         window.openPreset(QStringLiteral("default"));
         window.modelSession()->open(sceneFile);
     } else if (!restored && !window.openSceneFile(sceneFile, &problem)) {

@@ -14,6 +14,7 @@
 #include "core/model_analysis.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
+#include "io/builtin_models.h"
 #include "io/model_folder.h"
 #include "io/result_export.h"
 #include "io/scene_file.h"
@@ -130,6 +131,10 @@ private slots:
     void refusedIdsKeepTheRun();
     void referenceRoundTrips();
     void cancelledOpeningLeavesTheWindowAsItWas();
+    void builtInModelOpensByName();
+    void builtInSceneReopensByNameElsewhere();
+    void builtInSceneReportsAChangedOrMissingModel();
+    void builtInReferenceKeepsTheNameOnly();
 };
 
 void TestModelSession::openRunsTheModel_data() {
@@ -550,6 +555,213 @@ void TestModelSession::cancelledOpeningLeavesTheWindowAsItWas() {
     QVERIFY(!o.session.isOpen());
     QCOMPARE(o.document.scene().queryCount(), tokens);
     QCOMPARE(problems.count(), 0);
+}
+
+namespace {
+
+// A test built-in model: a copy of a golden model named `name` under `root`, which
+// AE_MODELS_PATH points at while this lives (a packager's extra folder; never resources/models).
+struct TestBuiltIns {
+    explicit TestBuiltIns(const QString& root) { qputenv("AE_MODELS_PATH", root.toLocal8Bit()); }
+    ~TestBuiltIns() { qunsetenv("AE_MODELS_PATH"); }
+};
+
+void writeAbout(const QString& folder, const QByteArray& json) {
+    QFile file(QDir(folder).filePath(QStringLiteral("about.json")));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(json);
+}
+
+}  // namespace
+
+void TestModelSession::builtInModelOpensByName() {
+    QTemporaryDir dir;
+    const QString folder = dir.filePath(QStringLiteral("tiny-test"));
+    copyFolder(modelDir("gpt2-tiny"), folder);
+    writeAbout(folder, R"({"title": "Tiny", "ids": [3, 1, 4, 1, 5], "layer": 1, "head": 2})");
+    const TestBuiltIns builtIns(dir.path());
+    Opened o;
+    QVERIFY2(o.open(QStringLiteral("builtin:tiny-test")), qPrintable(o.session.problemText()));
+    QCOMPARE(o.session.builtInName(), QStringLiteral("tiny-test"));
+    QCOMPARE(o.session.location(), QStringLiteral("builtin:tiny-test"));
+    QCOMPARE(o.session.folder(), QDir::cleanPath(folder));
+    // about.json's ids, layer and head (no tokenizer in the folder, so the ids).
+    QCOMPARE(o.session.ids(), (std::vector<long long>{3, 1, 4, 1, 5}));
+    QCOMPARE(o.session.layer(), 1);
+    QCOMPARE(o.session.head(), 2);
+    const io::ModelFolder direct(folder);
+    QVERIFY(sameRun(*o.session.baseRun(), model::runModel<float>(direct.model(), o.session.ids())));
+    const auto r = modelReference(o.document.scene().viewJson);
+    QVERIFY(r);
+    QCOMPARE(r->builtIn, QStringLiteral("tiny-test"));
+    QVERIFY(!o.document.isModified());
+    {
+        // An autosave keeps the folder too; restored, the name wins over a folder that is gone.
+        Scene restored = o.document.scene();
+        ModelReference stale = *r;
+        stale.folder = dir.filePath(QStringLiteral("gone/tiny-test"));
+        restored.viewJson = withModelReference(restored.viewJson, stale);
+        Opened p;
+        p.document.resetScene(restored);
+        p.settle();
+        QVERIFY2(p.session.isOpen(), qPrintable(p.session.problemText()));
+        QCOMPARE(p.session.folder(), QDir::cleanPath(folder));
+        QCOMPARE(p.session.layer(), 1);
+        QCOMPARE(p.session.head(), 2);
+    }
+
+    // Ids given by the caller win over about.json's; a layer about.json names that the model does
+    // not have falls back to 0.
+    writeAbout(folder, R"({"ids": [1, 2], "layer": 9, "head": 1})");
+    QVERIFY(o.open(QStringLiteral("builtin:tiny-test")));
+    QCOMPARE(o.session.ids(), (std::vector<long long>{1, 2}));
+    QCOMPARE(o.session.layer(), 0);
+    QCOMPARE(o.session.head(), 1);
+    o.session.open(QStringLiteral("builtin:tiny-test"), {}, {7, 8, 9});
+    o.settle();
+    QCOMPARE(o.session.ids(), (std::vector<long long>{7, 8, 9}));
+
+    // An unknown name is refused at once with the names there are; the model open stays.
+    QSignalSpy refused(&o.session, &ModelSession::openRefused);
+    o.session.open(QStringLiteral("builtin:nope"));
+    o.settle();
+    QCOMPARE(refused.count(), 1);
+    QCOMPARE(refused.first().first().toString(),
+             QStringLiteral("unknown built-in model \"nope\" (built-in models: tiny-test)"));
+    QVERIFY(o.session.isOpen());
+    QCOMPARE(o.session.builtInName(), QStringLiteral("tiny-test"));
+
+    // With a tokenizer in the folder, about.json's text is what it opens on (its ids are for a
+    // folder without one).
+    const QString bert = dir.filePath(QStringLiteral("bert-test"));
+    copyFolder(modelDir("bert-tiny"), bert);
+    writeSmallVocabulary(bert);
+    writeAbout(bert, R"({"text": "the cat sat", "ids": [9, 9]})");
+    QVERIFY2(o.open(QStringLiteral("builtin:bert-test")), qPrintable(o.session.problemText()));
+    QCOMPARE(o.session.text(), QStringLiteral("the cat sat"));
+    QCOMPARE(o.session.ids(), (std::vector<long long>{2, 5, 6, 7, 3}));  // [CLS] … [SEP]
+}
+
+void TestModelSession::builtInSceneReopensByNameElsewhere() {
+    // Saved on one machine (built-in models in `here`), opened on another (`there`: another
+    // install prefix), with the same model under the same name.
+    QTemporaryDir here, there, scenes;
+    copyFolder(modelDir("gpt2-tiny"), here.filePath(QStringLiteral("tiny-test")));
+    copyFolder(modelDir("gpt2-tiny"), there.filePath(QStringLiteral("tiny-test")));
+    const QString file = scenes.filePath(QStringLiteral("layer.json"));
+    RunF saved;
+    {
+        const TestBuiltIns builtIns(here.path());
+        Opened o;
+        QVERIFY(o.open(QStringLiteral("builtin:tiny-test")));
+        o.session.setIds({3, 1, 4, 1, 5});
+        o.settle();
+        o.session.openHead(1, 3);
+        o.settle();
+        Scale sharp;
+        sharp.kind = ScaleKind::Divisor;
+        sharp.divisor = 0.5;
+        o.document.setScale(sharp);
+        o.settle();
+        saved = *o.session.currentRun();
+        Scene scene = o.document.scene();
+        scene.viewJson = withFolderRelativeTo(scene.viewJson, file);
+        io::writeFileAtomically(file, io::sceneToJson(scene));
+    }
+    // The file names the model, not where it was.
+    QFile written(file);
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    const QByteArray text = written.readAll();
+    QVERIFY(text.contains("\"builtin\": \"tiny-test\"") ||
+            text.contains("\"builtin\":\"tiny-test\""));
+    QVERIFY(!text.contains(here.path().toUtf8()));
+    QVERIFY(!text.contains("\"folder\""));
+
+    const TestBuiltIns builtIns(there.path());
+    Opened o;
+    Scene loaded = io::loadSceneFile(file);
+    loaded.viewJson = withFolderResolvedFrom(loaded.viewJson, file);
+    o.document.resetScene(loaded, file);
+    o.settle();
+    QVERIFY2(o.session.isOpen(), qPrintable(o.session.problemText()));
+    QCOMPARE(o.session.builtInName(), QStringLiteral("tiny-test"));
+    QCOMPARE(o.session.folder(), QDir::cleanPath(there.filePath(QStringLiteral("tiny-test"))));
+    QCOMPARE(o.session.ids(), (std::vector<long long>{3, 1, 4, 1, 5}));
+    QCOMPARE(o.session.layer(), 1);
+    QCOMPARE(o.session.head(), 3);
+    QVERIFY(o.session.currentRun() != o.session.baseRun());  // the what-if came back
+    QVERIFY(outputDifference(*o.session.currentRun(), saved) <= 1e-6);
+    QVERIFY(!o.document.isModified());
+    // Another head of the same layer keeps the name in the reference.
+    o.session.openHead(1, 0);
+    o.settle();
+    QCOMPARE(modelReference(o.document.scene().viewJson)->builtIn, QStringLiteral("tiny-test"));
+    QCOMPARE(o.session.head(), 0);
+}
+
+void TestModelSession::builtInSceneReportsAChangedOrMissingModel() {
+    QTemporaryDir here, changed, none;
+    copyFolder(modelDir("gpt2-tiny"), here.filePath(QStringLiteral("tiny-test")));
+    copyFolder(modelDir("llama-tiny-gqa"), changed.filePath(QStringLiteral("tiny-test")));
+    Scene scene;
+    {
+        const TestBuiltIns builtIns(here.path());
+        Opened o;
+        QVERIFY(o.open(QStringLiteral("builtin:tiny-test")));
+        scene = o.document.scene();
+        scene.viewJson = withFolderRelativeTo(scene.viewJson, QStringLiteral("/x/s.json"));
+    }
+    {
+        // Another model under the same name: reported, not silently used.
+        const TestBuiltIns builtIns(changed.path());
+        Opened o;
+        QSignalSpy problems(&o.session, &ModelSession::problem);
+        o.document.resetScene(scene);
+        o.settle();
+        QVERIFY(!o.session.isOpen());
+        QCOMPARE(problems.count(), 1);
+        const QString message = problems.first().first().toString();
+        QVERIFY2(message.startsWith(QStringLiteral("built-in model tiny-test (")) &&
+                     message.contains(QLatin1String("the model changed since the scene was saved")),
+                 qPrintable(message));
+        QCOMPARE(o.document.scene().queryCount(), scene.queryCount());
+    }
+    {
+        // No such built-in model here.
+        const TestBuiltIns builtIns(none.path());
+        Opened o;
+        QSignalSpy refused(&o.session, &ModelSession::openRefused);
+        o.document.resetScene(scene);
+        o.settle();
+        QVERIFY(!o.session.isOpen());
+        QCOMPARE(refused.count(), 1);
+        QCOMPARE(refused.first().first().toString(),
+                 QStringLiteral("unknown built-in model \"tiny-test\" (no built-in models are "
+                                "installed); the saved layer is shown as a plain scene"));
+        QCOMPARE(o.document.scene().queryCount(), scene.queryCount());
+    }
+}
+
+void TestModelSession::builtInReferenceKeepsTheNameOnly() {
+    ModelReference r;
+    r.folder = QStringLiteral("/usr/share/attention-explorer/models/tiny");
+    r.builtIn = QStringLiteral("tiny");
+    r.fingerprint = QStringLiteral("gpt2 L2");
+    r.ids = {1, 2};
+    const std::string view = withModelReference(R"({"mode":"all_heads"})", r);
+    QCOMPARE(*modelReference(view), r);  // while open, both
+    const std::string saved = withFolderRelativeTo(view, QStringLiteral("/usr/share/s.json"));
+    ModelReference byName = r;
+    byName.folder.clear();
+    QCOMPARE(*modelReference(saved), byName);
+    QVERIFY(saved.find("folder") == std::string::npos);
+    QVERIFY(saved.find("all_heads") != std::string::npos);
+    // Reading it back leaves the name to the session (no folder is made up from the file's).
+    QCOMPARE(withFolderResolvedFrom(saved, QStringLiteral("/home/a/s.json")), saved);
+    // A reference with a folder and no name is as before.
+    ModelReference plain = r;
+    plain.builtIn.clear();
+    QVERIFY(withModelReference({}, plain).find("builtin") == std::string::npos);
 }
 
 QTEST_MAIN(TestModelSession)

@@ -2,15 +2,19 @@
 // the background and shows the model's input and view; a refused folder is shown and the window
 // keeps working; a head activated in the model view becomes the explorer's scene (one undo
 // step); the heads-off control is a what-if that flows through the model; a saved scene with a
-// model reopens it; autosave keeps the model's what-ifs.
+// model reopens it; autosave keeps the model's what-ifs. Built-in models (here test ones, in a
+// folder AE_MODELS_PATH names) open from File › Open built-in model and the examples gallery, and
+// a scene saved on one reopens it by name.
 
 #include <QApplication>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -26,9 +30,12 @@
 
 #include "document/attention_document.h"
 #include "document/model_session.h"
+#include "io/builtin_models.h"
 #include "io/scene_file.h"
 #include "plot/heatmap_grid.h"
 #include "plot/model_view.h"
+#include "ui/classroom/classroom.h"
+#include "ui/classroom/examples_gallery.h"
 #include "ui/editors/controls_panel.h"
 #include "ui/files/autosave.h"
 #include "ui/files/file_actions.h"
@@ -62,6 +69,8 @@ private slots:
     void autosaveKeepsTheWhatIf();
     void clickedChipMarksBertPadding();
     void movedModelIsReportedInTheWindow();
+    void builtInModelOpensFromTheMenu();
+    void galleryShowsEachBuiltInModel();
 
 private:
     void openModel(const QString& folder = gpt2Tiny());
@@ -356,6 +365,101 @@ void TestModelWindow::movedModelIsReportedInTheWindow() {
     // The saved layer is there, as a plain scene.
     QCOMPARE(window_->document()->scene().queryCount(), 7);
     QVERIFY(window_->document()->errorText().isEmpty());
+}
+
+namespace {
+
+// Two test built-in models: copies of gpt2-tiny, one with an about.json, one without, in a
+// temporary folder AE_MODELS_PATH names while this lives.
+struct TestBuiltIns {
+    QTemporaryDir dir;
+    TestBuiltIns() {
+        for (const char* name : {"tiny-test", "plain-test"}) {
+            const QString folder = dir.filePath(QLatin1String(name));
+            QDir().mkpath(folder);
+            for (const QString& file : QDir(gpt2Tiny()).entryList(QDir::Files))
+                QFile::copy(QDir(gpt2Tiny()).filePath(file), QDir(folder).filePath(file));
+        }
+        QFile about(dir.filePath(QStringLiteral("tiny-test/about.json")));
+        if (about.open(QIODevice::WriteOnly)) {
+            about.write(R"({"title": "A tiny test model",
+                            "note": "Two layers of four heads; look at layer 1, head 2.",
+                            "ids": [3, 1, 4, 1, 5], "layer": 1, "head": 2})");
+        }
+        qputenv("AE_MODELS_PATH", dir.path().toLocal8Bit());
+    }
+    ~TestBuiltIns() { qunsetenv("AE_MODELS_PATH"); }
+};
+
+}  // namespace
+
+void TestModelWindow::builtInModelOpensFromTheMenu() {
+    const TestBuiltIns builtIns;
+    auto* menu = window_->findChild<QMenu*>(QStringLiteral("builtInModelsMenu"));
+    QVERIFY(menu);
+    emit menu->aboutToShow();
+    const QList<QAction*> actions = menu->actions();
+    QCOMPARE(actions.size(), 2);  // by name: plain-test, tiny-test
+    QCOMPARE(actions[0]->text(), QStringLiteral("plain-test"));
+    QCOMPARE(actions[1]->text(), QStringLiteral("A tiny test model (tiny-test)"));
+    QVERIFY(window_->document()->setHeads(2));  // unsaved: asked first, as every opening does
+    actions[1]->trigger();
+    settle();
+    QCOMPARE(asked_.size(), 1);
+    QVERIFY2(session()->isOpen(), qPrintable(session()->problemText()));
+    QCOMPARE(session()->builtInName(), QStringLiteral("tiny-test"));
+    QCOMPARE(session()->layer(), 1);
+    QCOMPARE(session()->head(), 2);
+    QCOMPARE(window_->fileActions()->recentModels().value(0), QStringLiteral("builtin:tiny-test"));
+
+    // Saved, it names the model; opened again (here, after another scene), it opens it by name.
+    const QString file = dir_->filePath(QStringLiteral("builtin.json"));
+    QVERIFY(window_->fileActions()->saveTo(file));
+    const auto reference = modelReference(io::loadSceneFile(file).viewJson);
+    QVERIFY(reference);
+    QCOMPARE(reference->builtIn, QStringLiteral("tiny-test"));
+    QVERIFY(reference->folder.isEmpty());
+    window_->fileActions()->openPreset(QStringLiteral("default"));
+    settle();
+    QVERIFY(!session()->isOpen());
+    QString error;
+    QVERIFY2(window_->openSceneFile(file, &error), qPrintable(error));
+    settle();
+    QVERIFY2(session()->isOpen(), qPrintable(session()->problemText()));
+    QCOMPARE(session()->builtInName(), QStringLiteral("tiny-test"));
+    QCOMPARE(session()->ids(), (std::vector<long long>{3, 1, 4, 1, 5}));
+    QCOMPARE(session()->head(), 2);
+    QVERIFY(!window_->document()->isModified());
+}
+
+void TestModelWindow::galleryShowsEachBuiltInModel() {
+    const TestBuiltIns builtIns;
+    ExamplesGallery* gallery = window_->classroom()->gallery();
+    QListWidget* list = gallery->list();
+    const int presets = galleryExamples().size();
+    QCOMPARE(list->count(), presets + 2);
+    QCOMPARE(list->item(presets)->text(), QStringLiteral("Model: plain-test"));
+    QCOMPARE(list->item(presets + 1)->text(), QStringLiteral("Model: A tiny test model"));
+    list->setCurrentRow(presets + 1);
+    auto* notice = gallery->findChild<QLabel*>(QStringLiteral("examplesNotice"));
+    QVERIFY(notice);
+    QVERIFY2(notice->text().contains(QLatin1String("look at layer 1, head 2")) &&
+                 notice->text().contains(QLatin1String("builtin:tiny-test")),
+             qPrintable(notice->text()));
+    // Without an about.json the note says what a built-in model is.
+    list->setCurrentRow(presets);
+    QVERIFY(notice->text().contains(QLatin1String("whole model")));
+    // Opening the entry opens the model, as File › Open built-in model does.
+    list->setCurrentRow(presets + 1);
+    gallery->openSelected();
+    settle();
+    QVERIFY2(session()->isOpen(), qPrintable(session()->problemText()));
+    QCOMPARE(session()->builtInName(), QStringLiteral("tiny-test"));
+    // A preset entry still opens its preset.
+    list->setCurrentRow(0);
+    gallery->openSelected();
+    settle();
+    QVERIFY(!session()->isOpen());
 }
 
 QTEST_MAIN(TestModelWindow)

@@ -305,6 +305,7 @@ ExamplesGallery* Classroom::gallery() {
     if (!gallery_) {
         gallery_ = new ExamplesGallery(window_);
         connect(gallery_, &ExamplesGallery::presetRequested, this, &Classroom::presetRequested);
+        connect(gallery_, &ExamplesGallery::modelRequested, this, &Classroom::modelRequested);
     }
     return gallery_;
 }

@@ -75,6 +75,9 @@ public slots:
 signals:
     // A scene picked in the examples gallery: the window opens it as File › Open preset does.
     void presetRequested(const QString& name);
+    // A built-in model picked in the gallery (builtin:NAME): opened as File › Open built-in
+    // model does.
+    void modelRequested(const QString& location);
 
 private:
     void createDocks();

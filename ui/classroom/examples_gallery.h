@@ -1,5 +1,6 @@
 #pragma once
-// File › Examples: the built-in scenes worth showing a class, each with a line on what to notice.
+// File › Examples: the built-in scenes worth showing a class, each with a line on what to notice,
+// then one entry per built-in model (io/builtin_models.h) with its about.json's title and note.
 // Non-modal, so it can stay open beside the window while a teacher picks the next scene; it is
 // also what a new user sees on the very first start (see runExplorerWindow).
 
@@ -13,13 +14,16 @@ class QListWidget;
 namespace ae::ui {
 
 struct GalleryExample {
-    QString preset;   // a name io::loadPreset knows
+    QString preset;   // a name io::loadPreset knows (empty for a model)
     QString heading;  // what the list shows
     QString notice;   // what to look at once it is open
+    QString model;    // builtin:NAME for a built-in model, else empty
 };
 
-// Every example, in the order a lesson would use them.
+// Every preset example, in the order a lesson would use them.
 const QList<GalleryExample>& galleryExamples();
+// One entry per built-in model found now, by name.
+QList<GalleryExample> builtInModelExamples();
 
 class ExamplesGallery : public QDialog {
     Q_OBJECT
@@ -27,15 +31,20 @@ public:
     explicit ExamplesGallery(QWidget* parent = nullptr);
 
     QListWidget* list() const { return list_; }
+    // What the list shows, row by row: the presets, then the built-in models.
+    const QList<GalleryExample>& entries() const { return entries_; }
     // Opens the selected example (as double-click or the Open button do).
     void openSelected();
 
 signals:
     void presetRequested(const QString& preset);
+    // A built-in model picked: `location` is builtin:NAME, for ModelSession::open.
+    void modelRequested(const QString& location);
 
 private:
     void showNotice(int row);
 
+    QList<GalleryExample> entries_;
     QListWidget* list_;
     QLabel* notice_;
 };

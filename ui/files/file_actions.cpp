@@ -24,6 +24,7 @@
 #include <memory>
 
 #include "document/model_session.h"
+#include "io/builtin_models.h"
 #include "io/latex_export.h"
 #include "io/matrix_files.h"
 #include "io/result_export.h"
@@ -89,9 +90,28 @@ void FileActions::addModelActions(QMenu* file) {
     open->setObjectName(QStringLiteral("openModelAction"));
     open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     open->setToolTip(tr("A Hugging Face model folder (config.json and safetensors)"));
+    builtInModelsMenu_ = file->addMenu(tr("Open &built-in model"));
+    builtInModelsMenu_->setObjectName(QStringLiteral("builtInModelsMenu"));
+    connect(builtInModelsMenu_, &QMenu::aboutToShow, this, &FileActions::fillBuiltInModelsMenu);
     recentModelsMenu_ = file->addMenu(tr("Recent mo&dels"));
     recentModelsMenu_->setObjectName(QStringLiteral("recentModelsMenu"));
     connect(recentModelsMenu_, &QMenu::aboutToShow, this, &FileActions::fillRecentModelsMenu);
+}
+
+void FileActions::fillBuiltInModelsMenu() {
+    builtInModelsMenu_->clear();
+    for (const io::BuiltInModel& m : io::builtInModels()) {
+        const QString location = io::builtInPrefix() + m.name;
+        const QString title =
+            m.about.title.isEmpty() ? m.name : QStringLiteral("%1 (%2)").arg(m.about.title, m.name);
+        QAction* a =
+            builtInModelsMenu_->addAction(title, this, [this, location] { openModel(location); });
+        a->setData(location);
+        a->setToolTip(m.about.note.isEmpty() ? m.folder : m.about.note);
+        a->setStatusTip(m.folder);
+    }
+    if (builtInModelsMenu_->isEmpty())
+        builtInModelsMenu_->addAction(tr("(none installed)"))->setEnabled(false);
 }
 
 bool FileActions::openModel(const QString& folder) {
@@ -114,7 +134,8 @@ QStringList FileActions::recentModels() const {
 
 void FileActions::rememberModel(const QString& folder) {
     if (folder.isEmpty()) return;
-    const QString path = QFileInfo(folder).absoluteFilePath();
+    const QString path =
+        io::isBuiltInArgument(folder) ? folder : QFileInfo(folder).absoluteFilePath();
     QStringList recent = kRecentModels.read();
     recent.removeAll(path);
     recent.prepend(path);
@@ -126,9 +147,10 @@ void FileActions::fillRecentModelsMenu() {
     const QStringList recent = kRecentModels.read();
     for (int i = 0; i < recent.size(); ++i) {
         const QString& path = recent[i];
-        QAction* a = recentModelsMenu_->addAction(
-            QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()), this,
-            [this, path] { openModel(path); });
+        // A built-in model is remembered as builtin:NAME, and shown so.
+        const QString shown = io::isBuiltInArgument(path) ? path : QFileInfo(path).fileName();
+        QAction* a = recentModelsMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(shown),
+                                                  this, [this, path] { openModel(path); });
         a->setToolTip(path);
         a->setStatusTip(path);
     }

@@ -51,7 +51,7 @@ public:
     explicit FileActions(Window window);
 
     void addOpenActions(QMenu* file);           // Open…, Open recent
-    void addModelActions(QMenu* file);          // Open model…, Recent models
+    void addModelActions(QMenu* file);          // Open model…, Open built-in model, Recent models
     void addSaveAndExportActions(QMenu* file);  // Save, Save As, Import, Export…
     void addCopyActions(QMenu* edit);           // Copy image, Copy as LaTeX
 
@@ -67,9 +67,10 @@ public:
     // Opens a built-in scene (io::presets) after asking about unsaved changes.
     bool openPreset(const QString& name);
     // Opens a Hugging Face model folder after asking about unsaved changes (the model's layer 0
-    // replaces the scene once it has run; a refusal is shown and keeps the scene).
+    // replaces the scene once it has run; a refusal is shown and keeps the scene). `folder` may
+    // be builtin:NAME, a model shipped with the app (io/builtin_models.h).
     bool openModel(const QString& folder);
-    // Recent models, newest first; a folder is remembered once it opened.
+    // Recent models, newest first; a folder (or builtin:NAME) is remembered once it opened.
     QStringList recentModels() const;
     void rememberModel(const QString& folder);
     // Save, Save As. False when cancelled or failed (the failure is shown).
@@ -118,6 +119,8 @@ private:
     void fillRecentMenu();
     void openModelDialog();
     void fillRecentModelsMenu();
+    // One entry per built-in model (its about.json title), filled each time it opens.
+    void fillBuiltInModelsMenu();
     void importEmbeddingsDialog(bool withTokens);
     void importWeightDialog(WeightMatrix which);
     void exportMatricesDialog();
@@ -137,6 +140,7 @@ private:
     Window window_;
     QMenu* recentMenu_ = nullptr;
     QMenu* recentModelsMenu_ = nullptr;
+    QMenu* builtInModelsMenu_ = nullptr;
     UnsavedQuestion askUnsaved_;
 };
 

@@ -116,6 +116,7 @@ MainWindow::MainWindow(QWidget* parent)
     classroom_ = new Classroom(this, document_, grid_, headSpin_);
     // Like File › Open preset: unsaved changes are asked about first.
     connect(classroom_, &Classroom::presetRequested, fileActions_, &FileActions::openPreset);
+    connect(classroom_, &Classroom::modelRequested, fileActions_, &FileActions::openModel);
     connect(classroom_->presentation(), &PresentationMode::activeChanged, modelView_,
             &ModelView::setPresentation);
     for (QDockWidget* dock : findChildren<QDockWidget*>()) {
@@ -293,7 +294,7 @@ void MainWindow::createModelViews() {
         }
         modelDock_->show();
         showRequestedTab();  // the model view, unless a saved view asks for the explorer
-        fileActions_->rememberModel(session_->folder());
+        fileActions_->rememberModel(session_->location());
         showStatusMessage(tr("Opened %1").arg(session_->folder()));
     });
     connect(session_, &ModelSession::closed, this, [this] {
