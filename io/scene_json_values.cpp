@@ -7,6 +7,7 @@
 #include "core/init_draw.h"
 #include "io/scene_file.h"
 #include "io/scene_json_text.h"
+#include "io/scene_model_numbers.h"
 
 namespace ae::io::scene_values {
 
@@ -55,6 +56,18 @@ bool boolean(const QJsonValue& v, const QString& path) {
 
 // A list of equally long rows of finite numbers; rows/cols < 0 mean "any".
 MatrixD matrix(const QJsonValue& value, const QString& path, qsizetype rows, qsizetype cols) {
+    if (model_numbers::isMarker(value)) {
+        const MatrixD m =
+            model_numbers::resolve(value, path, model_numbers::Scope::current(), false);
+        if ((rows >= 0 && m.rows() != rows) || (cols >= 0 && m.cols() != cols)) {
+            fail(path, QStringLiteral("the model's is %1x%2, the scene needs %3x%4")
+                           .arg(m.rows())
+                           .arg(m.cols())
+                           .arg(rows >= 0 ? rows : m.rows())
+                           .arg(cols >= 0 ? cols : m.cols()));
+        }
+        return m;
+    }
     const QJsonArray list = value.toArray();
     bool allRows = value.isArray() && !list.isEmpty();
     for (const QJsonValue& r : list)
@@ -83,6 +96,16 @@ MatrixD matrix(const QJsonValue& value, const QString& path, qsizetype rows, qsi
 }
 
 VectorD vector(const QJsonValue& value, const QString& path, qsizetype n) {
+    if (model_numbers::isMarker(value)) {
+        const MatrixD m =
+            model_numbers::resolve(value, path, model_numbers::Scope::current(), true);
+        if (m.cols() != 1 || m.rows() != n) {
+            fail(path, QStringLiteral("the model's has %1 values, the scene needs %2")
+                           .arg(m.size())
+                           .arg(n));
+        }
+        return m.col(0);
+    }
     if (!value.isArray()) fail(path, "expected a list of numbers");
     const QJsonArray list = value.toArray();
     if (list.size() != n)

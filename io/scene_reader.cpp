@@ -11,12 +11,14 @@
 #include <QStringList>
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
 
 #include "core/init_draw.h"
 #include "io/scene_json_text.h"
 #include "io/scene_json_values.h"
+#include "io/scene_model_numbers.h"
 
 // Reading: every check in the reference's order, so a bad scene gets the same message.
 namespace ae::io {
@@ -622,6 +624,35 @@ Scene parseScene(const QByteArray& json) {
     }
     s.scale = readScale(scene.contains("scale") ? scene["scale"] : QJsonValue(QJsonObject()));
     return s;
+}
+
+bool takesNumbersFromModel(const QByteArray& json) {
+    // A cheap look first: a file without the word has no marker. With it, the word may still be
+    // only a token's text, so the fields are looked at.
+    if (!json.contains("\"from_model\"")) return false;
+    const QJsonDocument doc = QJsonDocument::fromJson(json);
+    const QJsonObject o = doc.object();
+    auto marked = [](const QJsonValue& v) { return model_numbers::isMarker(v); };
+    auto anyIn = [&](const QJsonValue& v) {
+        const QJsonObject inner = v.toObject();
+        for (auto it = inner.begin(); it != inner.end(); ++it) {
+            if (marked(it.value())) return true;
+            if (it.value().isObject()) {
+                const QJsonObject deeper = it.value().toObject();
+                for (auto d = deeper.begin(); d != deeper.end(); ++d)
+                    if (marked(d.value())) return true;
+            }
+        }
+        return false;
+    };
+    return marked(o.value("embeddings")) || anyIn(o.value("projections")) ||
+           anyIn(o.value("norm")) || anyIn(o.value("qk_norm"));
+}
+
+Scene parseScene(const QByteArray& json, const Scene& modelLayer) {
+    const std::map<QString, MatrixD> fields = model_numbers::fieldsOf(modelLayer);
+    const model_numbers::Scope scope(&fields);
+    return parseScene(json);
 }
 
 Scene loadSceneFile(const QString& fileName) {

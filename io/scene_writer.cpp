@@ -6,8 +6,12 @@
 #include <QJsonValue>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+#include "io/scene_model_numbers.h"
 
 // Writing: JSON that reads back to the same scene; format version 1 unless the scene uses a
 // version 2 field (Scene::usesVersion2), so every version 1 scene is written as before.
@@ -111,7 +115,20 @@ QJsonObject rotaryToJson(const RopeParameters& rope) {
 
 }  // namespace
 
-QByteArray sceneToJson(const Scene& s) {
+namespace {
+
+QByteArray writeScene(const Scene& s, const std::map<QString, MatrixD>* modelFields) {
+    // A matrix or vector at `path`: the model's marker when the model gives it, else explicit.
+    auto field = [modelFields](const char* path, const auto& m) -> QJsonValue {
+        if (modelFields) {
+            const auto found = modelFields->find(QString::fromLatin1(path));
+            constexpr bool isVector = !std::is_same_v<std::decay_t<decltype(m)>, MatrixD>;
+            const QJsonValue compact = model_numbers::compactForm(
+                MatrixD(m), found == modelFields->end() ? nullptr : &found->second, isVector);
+            if (!compact.isUndefined()) return compact;
+        }
+        return toJson(m);
+    };
     QJsonObject o;
     o["format"] = "attention-explorer/scene";
     const bool version2 = s.usesVersion2();
@@ -124,7 +141,7 @@ QByteArray sceneToJson(const Scene& s) {
     // Grouped K and V are narrower than init draws them.
     const bool writeInit = s.init && seedIsWritable(s.init->seed) && !s.kvHeads;
     const bool drawnEmbeddings = writeInit && s.init->dModel;
-    if (!drawnEmbeddings) o["embeddings"] = toJson(s.embeddings);
+    if (!drawnEmbeddings) o["embeddings"] = field("embeddings", s.embeddings);
     if (s.hasSource) {
         QJsonObject source;
         source["tokens"] = toJson(s.sourceTokens);
@@ -140,12 +157,13 @@ QByteArray sceneToJson(const Scene& s) {
         o["positional"] = QJsonObject{{"kind", "learned"}, {"table", toJson(s.positional.table)}};
     }
     if (s.norm.enabled && s.norm.kind == NormKind::Rms) {
-        o["norm"] = QJsonObject{
-            {"kind", "rmsnorm"}, {"weight", toJson(s.norm.weight)}, {"eps", s.norm.eps}};
+        o["norm"] = QJsonObject{{"kind", "rmsnorm"},
+                                {"weight", field("norm.weight", s.norm.weight)},
+                                {"eps", s.norm.eps}};
     } else if (s.norm.enabled) {
         o["norm"] = QJsonObject{{"kind", "layernorm"},
-                                {"weight", toJson(s.norm.weight)},
-                                {"bias", toJson(s.norm.bias)},
+                                {"weight", field("norm.weight", s.norm.weight)},
+                                {"bias", field("norm.bias", s.norm.bias)},
                                 {"eps", s.norm.eps}};
     }
     if (writeInit) {
@@ -155,17 +173,20 @@ QByteArray sceneToJson(const Scene& s) {
         QJsonObject proj{{"mode", modeName(p.mode)}};
         QJsonObject bias;
         if (p.mode != ProjectionMode::Identity) {
-            proj["query"] = toJson(p.query);
-            if (p.mode == ProjectionMode::Separate) proj["key"] = toJson(p.key);
-            proj["value"] = toJson(p.value);
-            if (!p.queryBias.isZero(0)) bias["query"] = toJson(p.queryBias);
+            proj["query"] = field("projections.query", p.query);
+            if (p.mode == ProjectionMode::Separate) proj["key"] = field("projections.key", p.key);
+            proj["value"] = field("projections.value", p.value);
+            if (!p.queryBias.isZero(0))
+                bias["query"] = field("projections.bias.query", p.queryBias);
             if (p.mode == ProjectionMode::Separate && !p.keyBias.isZero(0))
-                bias["key"] = toJson(p.keyBias);
-            if (!p.valueBias.isZero(0)) bias["value"] = toJson(p.valueBias);
+                bias["key"] = field("projections.bias.key", p.keyBias);
+            if (!p.valueBias.isZero(0))
+                bias["value"] = field("projections.bias.value", p.valueBias);
         }
         if (p.hasOutput) {
-            proj["output"] = toJson(p.output);
-            if (!p.outputBias.isZero(0)) bias["output"] = toJson(p.outputBias);
+            proj["output"] = field("projections.output", p.output);
+            if (!p.outputBias.isZero(0))
+                bias["output"] = field("projections.bias.output", p.outputBias);
         }
         if (!bias.isEmpty()) proj["bias"] = bias;
         o["projections"] = proj;
@@ -174,9 +195,10 @@ QByteArray sceneToJson(const Scene& s) {
     if (version2) o["head_dim"] = s.dHead();  // redundant, but says what a head is at a glance
     if (s.kvHeads) o["kv_heads"] = *s.kvHeads;
     if (s.qkNorm.enabled) {
-        o["qk_norm"] = QJsonObject{{"query_weight", toJson(s.qkNorm.queryWeight)},
-                                   {"key_weight", toJson(s.qkNorm.keyWeight)},
-                                   {"eps", s.qkNorm.eps}};
+        o["qk_norm"] =
+            QJsonObject{{"query_weight", field("qk_norm.query_weight", s.qkNorm.queryWeight)},
+                        {"key_weight", field("qk_norm.key_weight", s.qkNorm.keyWeight)},
+                        {"eps", s.qkNorm.eps}};
     }
     if (s.rotary) o["rotary"] = rotaryToJson(*s.rotary);
     if (!s.ablation.heads.empty()) {
@@ -216,6 +238,17 @@ QByteArray sceneToJson(const Scene& s) {
     if (s.scale.kind == ScaleKind::Divisor) scale["divisor"] = s.scale.divisor;
     o["scale"] = scale;
     return QJsonDocument(o).toJson(QJsonDocument::Indented);
+}
+
+}  // namespace
+
+QByteArray sceneToJson(const Scene& s) {
+    return writeScene(s, nullptr);
+}
+
+QByteArray sceneToJson(const Scene& s, const Scene& modelLayer) {
+    const std::map<QString, MatrixD> fields = model_numbers::fieldsOf(modelLayer);
+    return writeScene(s, &fields);
 }
 
 }  // namespace ae::io
