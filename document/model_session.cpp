@@ -18,6 +18,7 @@
 #include "document/undo_commands.h"
 #include "io/builtin_models.h"
 #include "io/model_folder.h"
+#include "io/scene_file.h"
 #include "io/tokenizer.h"
 
 namespace ae::ui {
@@ -543,19 +544,23 @@ void ModelSession::onSceneReset() {
         return;
     }
     // A scene file (or a restored autosave) made on a model: open it, but only if it is still
-    // the model the scene was made on. A built-in model is looked up by its name here, wherever
-    // this machine keeps it.
+    // the model the scene was made on.
     close();
-    ModelReference reference = *r;
+    openForReference(*r, tr("the saved layer is shown as a plain scene"),
+                     [this](const Run&) { followDocument(); });
+}
+
+void ModelSession::openForReference(ModelReference reference, const QString& consequence,
+                                    std::function<void(const Run& run)> whenOpen) {
+    // A built-in model is looked up by its name here, wherever this machine keeps it.
     if (!reference.builtIn.isEmpty()) {
         const std::vector<io::BuiltInModel> available = io::builtInModels();
         const auto found =
             std::find_if(available.begin(), available.end(),
                          [&](const io::BuiltInModel& m) { return m.name == reference.builtIn; });
         if (found == available.end()) {
-            const QString message =
-                tr("%1; the saved layer is shown as a plain scene")
-                    .arg(io::unknownBuiltInMessage(reference.builtIn, available));
+            const QString message = tr("%1; %2").arg(
+                io::unknownBuiltInMessage(reference.builtIn, available), consequence);
             fail(message);
             emit openRefused(message);
             return;
@@ -564,16 +569,16 @@ void ModelSession::onSceneReset() {
     }
     const QString directory = reference.folder;
     if (!QFileInfo(directory).isDir()) {
-        const QString message = tr("%1: the model folder is not there (moved or deleted); the "
-                                   "saved layer is shown as a plain scene")
-                                    .arg(directory);
+        const QString message = tr("%1: the model folder is not there (moved or deleted); %2")
+                                    .arg(directory, consequence);
         fail(message);
         emit openRefused(message);
         return;
     }
+    close();  // the model open before, once this one is known to be there
     const int position = selectedPosition_;
     post(Opening, tr("Opening %1").arg(QFileInfo(directory).fileName()),
-         [this, reference, position]() -> std::function<void()> {
+         [this, reference, position, whenOpen, consequence]() -> std::function<void()> {
              auto loaded = std::make_shared<Loaded>();
              loaded->folder = std::make_shared<io::ModelFolder>(reference.folder);
              const model::Model& m = loaded->folder->model();
@@ -584,9 +589,8 @@ void ModelSession::onSceneReset() {
                                            : QStringLiteral("built-in model %1 (%2)")
                                                  .arg(reference.builtIn, reference.folder);
                  throw model::ModelError(
-                     tr("%1: the model changed since the scene was saved (then %2, now %3); the "
-                        "saved layer is shown as a plain scene")
-                         .arg(named, reference.fingerprint, loaded->fingerprint)
+                     tr("%1: the model changed since the scene was saved (then %2, now %3); %4")
+                         .arg(named, reference.fingerprint, loaded->fingerprint, consequence)
                          .toStdString());
              }
              if (hasTokenizerFiles(reference.folder)) {
@@ -603,7 +607,7 @@ void ModelSession::onSceneReset() {
              auto run =
                  std::make_shared<const Run>(model::runModel<float>(m, reference.ids, options));
              auto analysis = std::make_shared<RunAnalysis>(analyse(*run, m, position));
-             return [this, loaded, reference, run, analysis] {
+             return [this, loaded, reference, run, analysis, whenOpen] {
                  folder_ = loaded->folder;
                  builtIn_ = reference.builtIn;
                  tokenizer_ = loaded->tokenizer;
@@ -615,9 +619,52 @@ void ModelSession::onSceneReset() {
                  problem_.clear();
                  emit opened();
                  emit inputChanged();
-                 followDocument();
+                 whenOpen(*run);
              };
          });
+}
+
+void ModelSession::openSavedLayer(const QByteArray& json, const QString& fileName, bool unsaved) {
+    const QJsonObject view = QJsonDocument::fromJson(json).object().value("view").toObject();
+    std::string viewJson = QJsonDocument(view).toJson(QJsonDocument::Compact).toStdString();
+    if (!fileName.isEmpty()) viewJson = withFolderResolvedFrom(viewJson, fileName);
+    const std::optional<ModelReference> r = modelReference(viewJson);
+    const QString named = fileName.isEmpty() ? tr("The restored scene") : fileName;
+    if (!r) {
+        const QString message =
+            tr("%1: takes its numbers from a model, but names none it can open (view.model)")
+                .arg(named);
+        fail(message);
+        emit openRefused(message);
+        return;
+    }
+    const QString consequence =
+        tr("%1 holds only what was changed in the layer, so it cannot be shown without it")
+            .arg(named);
+    openForReference(*r, consequence, [this, json, fileName, unsaved, named, r](const Run& run) {
+        // The file holds the what-ifs; the layer as the model has it holds everything else.
+        const Scene modelLayer = makeLayerScene(run, r->layer, *r);
+        try {
+            Scene scene = io::parseScene(json, modelLayer);
+            if (!fileName.isEmpty())
+                scene.viewJson = withFolderResolvedFrom(scene.viewJson, fileName);
+            document_->resetScene(scene, fileName);
+            if (unsaved) document_->markUnsaved();
+            emit savedLayerOpened(
+                QJsonDocument::fromJson(QByteArray::fromStdString(scene.viewJson)).object());
+        } catch (const SceneError& error) {
+            fail(QStringLiteral("%1: %2").arg(named, QString::fromStdString(error.what())));
+            followDocument();
+        }
+    });
+}
+
+std::optional<Scene> ModelSession::modelLayerOf(const Scene& scene) const {
+    const std::optional<ModelReference> r = modelReference(scene.viewJson);
+    if (!r || !base_ || !refersToOpenModel(*r)) return std::nullopt;
+    if (!(Input{r->text, r->ids, r->attentionMask} == baseInput_)) return std::nullopt;
+    if (r->layer < 0 || r->layer >= base_->config.layers) return std::nullopt;
+    return layerAsModelHasIt(r->layer, r->head);
 }
 
 // ---- Input ----

@@ -25,6 +25,7 @@
 // makes the running job stale, and a stale result is dropped on arrival; busy shows after 200 ms.
 // A model pass cannot stop half-way: cancel() drops its result when it comes.
 
+#include <QJsonObject>
 #include <QObject>
 #include <QString>
 #include <functional>
@@ -146,6 +147,15 @@ public:
     int head() const { return layerOpen_ ? reference_.head : -1; }
     // The layer `layer` as the model has it on the current input, with `head` in its reference.
     Scene layerAsModelHasIt(int layer, int head) const;
+    // The layer as the open model gives it, for a scene made from it on the current input
+    // (io::sceneToJson(scene, layer) then saves the scene without the model's numbers); nothing
+    // when the scene is not from the open model or its input has not run yet.
+    std::optional<Scene> modelLayerOf(const Scene& scene) const;
+    // Opens a scene file that takes its numbers from its model (io::takesNumbersFromModel):
+    // the model it names, run on its input, then the file read against that layer. `fileName`
+    // resolves a relative folder and becomes the document's file ("" for a restored autosave);
+    // `unsaved` leaves the document modified (an autosave). Refusals come as openRefused().
+    void openSavedLayer(const QByteArray& json, const QString& fileName, bool unsaved = false);
 
     // ---- Results ----
     // The run on the input without what-ifs, and with the document's what-if (the same object
@@ -183,6 +193,8 @@ signals:
     void problem(const QString& message);
     // Opening a folder was refused (also problem()): worth a message box, unlike a typed id.
     void openRefused(const QString& message);
+    // openSavedLayer's scene is in the document; `view` is its view object for the window.
+    void savedLayerOpened(const QJsonObject& view);
 
 private:
     struct Input {
@@ -222,6 +234,11 @@ private:
     // Whether `r` refers to the open model (the same built-in name, or the same folder; and the
     // same fingerprint).
     bool refersToOpenModel(const ModelReference& r) const;
+    // Opens the model `reference` names (its folder, or its built-in name), checks its
+    // fingerprint, runs it on the reference's input and installs that run; then `whenOpen`. A
+    // refusal ends with `consequence` (what the user gets instead).
+    void openForReference(ModelReference reference, const QString& consequence,
+                          std::function<void(const Run& run)> whenOpen);
 
     AttentionDocument* document_;
     std::shared_ptr<io::ModelFolder> folder_;

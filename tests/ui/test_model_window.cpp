@@ -60,6 +60,7 @@ private slots:
     void init();
     void cleanup();
     void openModelAsksAboutUnsavedChanges();
+    void savedWhatIfReopensExactly();
     void openedModelShowsItsInput();
     void refusalIsShownAndWindowKeepsWorking();
     void activatedHeadOpensTheLayer();
@@ -82,6 +83,17 @@ private:
     QList<QString> asked_;
     UnsavedChoice answer_ = UnsavedChoice::Discard;
 };
+
+namespace {
+
+// A scene's numbers and settings as a file has them, without the window's view (which saving
+// adds to).
+QByteArray withoutView(Scene scene) {
+    scene.viewJson.clear();
+    return io::sceneToJson(scene);
+}
+
+}  // namespace
 
 void TestModelWindow::initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
@@ -283,6 +295,9 @@ void TestModelWindow::savedSceneReopensTheModel() {
     QCOMPARE(QFileInfo(QDir(dir_->path()).filePath(folder)).canonicalFilePath(),
              QFileInfo(gpt2Tiny()).canonicalFilePath());
     QVERIFY(!folder.endsWith(QLatin1String(".safetensors")));
+    // The layer's numbers are the model's: markers, not matrices.
+    QCOMPARE(root["embeddings"].toObject()["from_model"], QJsonValue(true));
+    QCOMPARE(root["projections"].toObject()["query"].toObject()["from_model"], QJsonValue(true));
     QCOMPARE(model[QLatin1String("layer")].toInt(), 1);
     QCOMPARE(model[QLatin1String("head")].toInt(), 3);
 
@@ -311,16 +326,92 @@ void TestModelWindow::autosaveKeepsTheWhatIf() {
     off.heads = {0, 3};
     off.byMean = true;
     window_->document()->setAblation(off);
+    QVERIFY(window_->document()->setWeightValue(WeightMatrix::Value, 2, 5, 0.75));
     settle();
+    const QByteArray expected = withoutView(window_->document()->scene());
     QVERIFY(window_->autosave()->writeIfChanged());
     QFile file(window_->autosave()->filePath());
     QVERIFY(file.open(QIODevice::ReadOnly));
-    const AutosaveContents contents = parseAutosave(file.readAll());
-    QCOMPARE(contents.scene.ablation, off);
-    const auto reference = modelReference(contents.scene.viewJson);
+    OrphanedAutosave orphan;
+    orphan.file = file.fileName();
+    orphan.contents = parseAutosave(file.readAll());
+    // Kept without the model's numbers, as a saved file is; the what-ifs are in it.
+    QVERIFY(orphan.contents.takesNumbersFromModel);
+    QVERIFY(orphan.contents.sceneJson.contains("\"edits\""));
+    const auto reference = modelReference(orphan.contents.scene.viewJson);
     QVERIFY(reference);
     QCOMPARE(reference->folder, QFileInfo(gpt2Tiny()).absoluteFilePath());
     QCOMPARE(reference->ids, session()->ids());
+
+    // Restored in a new window: the model opens, and the scene is the one that was left.
+    window_.reset();
+    window_ = std::make_unique<MainWindow>();
+    window_->openPreset(QStringLiteral("default"));
+    window_->show();
+    session()->setProgressDelay(0);
+    window_->autosave()->restore(std::move(orphan));
+    settle();
+    QVERIFY2(session()->isOpen(), qPrintable(session()->problemText()));
+    QVERIFY(withoutView(window_->document()->scene()) == expected);
+    QCOMPARE(window_->document()->scene().ablation, off);
+    QVERIFY(window_->document()->isModified());
+    QVERIFY(session()->currentRun() != session()->baseRun());  // the what-if flows again
+}
+
+// A what-if saved and opened again: the same scene, bit for bit, on the model, and nothing to
+// save. Without the model the file is refused by name and the window keeps what it had.
+void TestModelWindow::savedWhatIfReopensExactly() {
+    openModel();
+    emit window_->modelView()->headActivated(1, 2);
+    settle();
+    QVERIFY(window_->document()->setWeightValue(WeightMatrix::Query, 1, 2, -0.5));
+    window_->document()->setScale({ScaleKind::Divisor, 3.0});
+    settle();
+    const QByteArray expected = withoutView(window_->document()->scene());
+    const QString file = dir_->filePath(QStringLiteral("what-if.json"));
+    QString error;
+    QVERIFY2(window_->fileActions()->saveTo(file, &error), qPrintable(error));
+    QFile saved(file);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    const QByteArray json = saved.readAll();
+    QVERIFY(io::takesNumbersFromModel(json));
+    QVERIFY2(json.size() * 4 < io::sceneToJson(window_->document()->scene()).size(),
+             qPrintable(QStringLiteral("%1 of %2 bytes").arg(json.size()).arg(expected.size())));
+
+    window_.reset();
+    window_ = std::make_unique<MainWindow>();
+    window_->openPreset(QStringLiteral("default"));
+    window_->show();
+    session()->setProgressDelay(0);
+    QVERIFY(window_->openSceneFile(file, &error));
+    settle();
+    QVERIFY2(session()->isOpen(), qPrintable(session()->problemText()));
+    QVERIFY(withoutView(window_->document()->scene()) == expected);
+    QCOMPARE(window_->document()->fileName(), QFileInfo(file).absoluteFilePath());
+    QVERIFY(!window_->document()->isModified());
+    QCOMPARE(session()->layer(), 1);
+    QVERIFY(session()->currentRun() != session()->baseRun());
+
+    // The same file, with its model gone.
+    QTemporaryDir elsewhere;
+    QJsonObject root = QJsonDocument::fromJson(json).object();
+    QJsonObject view = root["view"].toObject();
+    QJsonObject model = view["model"].toObject();
+    model["folder"] = elsewhere.filePath(QStringLiteral("no-such-model"));
+    view["model"] = model;
+    root["view"] = view;
+    const QString orphanFile = dir_->filePath(QStringLiteral("orphan.json"));
+    QFile out(orphanFile);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QJsonDocument(root).toJson());
+    out.close();
+    QSignalSpy refused(session(), &ModelSession::openRefused);
+    window_->openSceneFile(orphanFile, &error);
+    settle();
+    QCOMPARE(refused.count(), 1);
+    QVERIFY2(refused.first().first().toString().contains(QStringLiteral("no-such-model")),
+             qPrintable(refused.first().first().toString()));
+    QVERIFY(withoutView(window_->document()->scene()) == expected);  // nothing lost
 }
 
 void TestModelWindow::clickedChipMarksBertPadding() {
@@ -415,7 +506,11 @@ void TestModelWindow::builtInModelOpensFromTheMenu() {
     // Saved, it names the model; opened again (here, after another scene), it opens it by name.
     const QString file = dir_->filePath(QStringLiteral("builtin.json"));
     QVERIFY(window_->fileActions()->saveTo(file));
-    const auto reference = modelReference(io::loadSceneFile(file).viewJson);
+    QFile saved(file);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    const QJsonObject view = QJsonDocument::fromJson(saved.readAll()).object()["view"].toObject();
+    const auto reference =
+        modelReference(QJsonDocument(view).toJson(QJsonDocument::Compact).toStdString());
     QVERIFY(reference);
     QCOMPARE(reference->builtIn, QStringLiteral("tiny-test"));
     QVERIFY(reference->folder.isEmpty());

@@ -111,9 +111,18 @@ AutosaveContents parseAutosave(const QByteArray& json) {
                                              Qt::ISODateWithMs);
     contents.pid = object.value(QStringLiteral("pid")).toInteger();
     try {
-        contents.scene =
-            io::parseScene(QJsonDocument(object.value(QStringLiteral("scene")).toObject())
-                               .toJson(QJsonDocument::Compact));
+        const QJsonObject scene = object.value(QStringLiteral("scene")).toObject();
+        contents.sceneJson = QJsonDocument(scene).toJson(QJsonDocument::Compact);
+        contents.takesNumbersFromModel = io::takesNumbersFromModel(contents.sceneJson);
+        if (contents.takesNumbersFromModel) {
+            // Read once the model is open; the question shows the title.
+            contents.scene.title = scene.value(QStringLiteral("title")).toString().toStdString();
+            contents.scene.viewJson = QJsonDocument(scene.value(QStringLiteral("view")).toObject())
+                                          .toJson(QJsonDocument::Compact)
+                                          .toStdString();
+        } else {
+            contents.scene = io::parseScene(contents.sceneJson);
+        }
     } catch (const SceneError& e) {
         throw SceneError(e.path().empty() ? "scene" : "scene." + e.path(), e.problem());
     }
@@ -258,7 +267,7 @@ bool Autosave::writeIfChanged() {
     }
     const QString original = document_->fileName();
     try {
-        const QByteArray scene = io::sceneToJson(view_.sceneForSaving());
+        const QByteArray scene = view_.sceneJsonForSaving();
         io::writeFileAtomically(
             filePath_,
             autosaveJson(scene,
@@ -305,6 +314,11 @@ bool Autosave::offerRestore(const RestoreQuestion& ask) {
 
 void Autosave::restore(OrphanedAutosave orphan) {
     const AutosaveContents& contents = orphan.contents;
+    if (contents.takesNumbersFromModel) {
+        if (view_.openWithModel) view_.openWithModel(contents.sceneJson, contents.originalFile);
+        adopt(std::move(orphan));
+        return;
+    }
     document_->resetScene(contents.scene, contents.originalFile);
     if (!contents.scene.viewJson.empty())
         view_.apply(

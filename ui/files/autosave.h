@@ -41,7 +41,11 @@ struct AutosaveContents {
     QString originalFile;
     QDateTime savedAt;  // UTC
     qint64 pid = 0;
-    Scene scene;  // with its view (scene.viewJson)
+    Scene scene;  // with its view (scene.viewJson); only those two when takesNumbersFromModel
+    // A scene made from a model's layer is kept without the model's numbers
+    // (io::takesNumbersFromModel): restoring it opens the model first.
+    bool takesNumbersFromModel = false;
+    QByteArray sceneJson;
 };
 QByteArray autosaveJson(const QByteArray& sceneJson, const QString& originalFile,
                         const QDateTime& savedAt, qint64 pid);
@@ -76,10 +80,14 @@ RestoreChoice askAboutAutosave(QWidget* parent, const OrphanedAutosave& orphan);
 
 // What an autosave needs from the window whose work it keeps, without knowing that window.
 struct AutosaveView {
-    // The scene as File › Save writes it: the document's, with the window's view.
-    std::function<Scene()> sceneForSaving;
+    // The scene's file as File › Save writes it: the document's scene, with the window's view,
+    // without a model's numbers when it is a model's layer.
+    std::function<QByteArray()> sceneJsonForSaving;
     // Shows a restored scene's `view` object.
     std::function<void(const QJsonObject& view)> apply;
+    // Restores a scene that takes its numbers from its model (ModelSession::openSavedLayer),
+    // unsaved, with `originalFile` as its file.
+    std::function<void(const QByteArray& sceneJson, const QString& originalFile)> openWithModel;
 };
 
 class Autosave : public QObject {

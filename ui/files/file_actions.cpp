@@ -261,11 +261,19 @@ Scene FileActions::sceneForSaving() const {
     return scene;
 }
 
+QByteArray FileActions::sceneJsonForSaving(const Scene& scene) const {
+    if (window_.modelLayerOf) {
+        if (const std::optional<Scene> layer = window_.modelLayerOf(scene))
+            return io::sceneToJson(scene, *layer);
+    }
+    return io::sceneToJson(scene);
+}
+
 bool FileActions::saveTo(const QString& fileName, QString* error) {
     try {
         Scene scene = sceneForSaving();
         scene.viewJson = withFolderRelativeTo(scene.viewJson, fileName);
-        io::writeFileAtomically(fileName, io::sceneToJson(scene));
+        io::writeFileAtomically(fileName, sceneJsonForSaving(scene));
     } catch (const io::WriteError& e) {
         if (error) *error = QString::fromStdString(e.what());
         return false;

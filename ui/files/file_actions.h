@@ -46,6 +46,9 @@ public:
         // The model view when it is the view in front (a model is open and its tab shown), else
         // null: Export image and Export every head then work on the model.
         std::function<const ModelView*()> modelViewInFront;
+        // The layer as its model gives it, for a scene made from a model's layer (Save then
+        // writes only the what-ifs: ModelSession::modelLayerOf); nothing for any other scene.
+        std::function<std::optional<Scene>(const Scene&)> modelLayerOf;
     };
     // Also accepts .json files dropped onto the window.
     explicit FileActions(Window window);
@@ -83,6 +86,10 @@ public:
     bool saveTo(const QString& fileName, QString* error = nullptr);
     // The scene as Save writes it: `view` holds the window's view (other keys kept).
     Scene sceneForSaving() const;
+    // The file Save writes for `scene` (sceneForSaving's, by default): without the model's
+    // numbers when it is a model's layer (io::sceneToJson(scene, layer)).
+    QByteArray sceneJsonForSaving(const Scene& scene) const;
+    QByteArray sceneJsonForSaving() const { return sceneJsonForSaving(sceneForSaving()); }
     // True when there is nothing unsaved, or the user chose Save (and it worked) or Discard.
     bool maybeSave();
     // Replaces the message box maybeSave() shows (an empty function brings it back).

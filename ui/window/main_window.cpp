@@ -5,6 +5,7 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -100,10 +101,14 @@ MainWindow::MainWindow(QWidget* parent)
                               centre_->currentWidget() == modelView_
                           ? modelView_
                           : nullptr;
-           }})),
+           },
+           [this](const Scene& scene) { return session_->modelLayerOf(scene); }})),
       autosave_(new Autosave(document_,
-                             {[this] { return fileActions_->sceneForSaving(); },
-                              [this](const QJsonObject& view) { applyViewState(view); }},
+                             {[this] { return fileActions_->sceneJsonForSaving(); },
+                              [this](const QJsonObject& view) { applyViewState(view); },
+                              [this](const QByteArray& json, const QString& originalFile) {
+                                  session_->openSavedLayer(json, originalFile, true);
+                              }},
                              this)) {
     auto* maps = new DocumentMaps(document_, grid_);
     connect(maps, &DocumentMaps::statusMessage, this,
@@ -313,6 +318,8 @@ void MainWindow::createModelViews() {
     connect(session_, &ModelSession::openHeadChanged, this, &MainWindow::showOpenHead);
     connect(session_, &ModelSession::problem, this, &MainWindow::showStatusMessage);
     connect(session_, &ModelSession::openRefused, this, &MainWindow::showProblem);
+    connect(session_, &ModelSession::savedLayerOpened, this,
+            [this](const QJsonObject& view) { applyViewState(view); });
     connect(modelView_, &ModelView::headActivated, this, [this](int layer, int head) {
         session_->openHead(layer, head);
         if (centralWidget() == centre_) centre_->setCurrentWidget(grid_);
@@ -524,6 +531,17 @@ void MainWindow::updateStatus() {
 
 bool MainWindow::openSceneFile(const QString& fileName, QString* error) {
     try {
+        QFile file(fileName);
+        if (file.open(QIODevice::ReadOnly)) {
+            const QByteArray json = file.readAll();
+            if (io::takesNumbersFromModel(json)) {
+                // A model's layer saved without the model's numbers: the model opens first (in
+                // the background), then the file is read against its layer.
+                session_->openSavedLayer(json, QFileInfo(fileName).absoluteFilePath());
+                kLastScene.write(QFileInfo(fileName).absoluteFilePath());
+                return true;
+            }
+        }
         Scene scene = io::loadSceneFile(fileName);
         // A model's folder saved relative to the file is found from where the file is now.
         scene.viewJson = withFolderResolvedFrom(scene.viewJson, fileName);
