@@ -36,6 +36,14 @@ QString keyValueGroupLabel(const Scene& scene, int head) {
     return QObject::tr("kv head %1 (heads %2–%3)").arg(kv).arg(kv * size).arg(kv * size + size - 1);
 }
 
+// The title colour of the maps of kv group `kv`: Okabe–Ito colours dark enough for text on white
+// (yellow and sky blue are not), in turn; the "kv n" in the title tells them apart in greyscale.
+QColor keyValueGroupColor(int kv) {
+    static const QColor colors[] = {QColor(0x00, 0x72, 0xb2), QColor(0xd5, 0x5e, 0x00),
+                                    QColor(0x00, 0x9e, 0x73), QColor(0xcc, 0x79, 0xa7)};
+    return colors[kv % 4];
+}
+
 QStringList tokenLabels(const std::vector<std::string>& tokens) {
     QStringList labels;
     for (const std::string& t : tokens)
@@ -290,6 +298,9 @@ void HeatmapGrid::configureTile(const HeatmapTile& tile) {
         scene.keyValueHeads() != scene.heads)
         title += tr(" · kv %1").arg(scene.keyValueHeadOf(tile.head));
     c->setTitle(title);
+    c->setTitleColor(tile.meanOverHeads || !isPerHead(tile.stage) || group.isEmpty()
+                         ? QColor(Qt::black)
+                         : keyValueGroupColor(scene.keyValueHeadOf(tile.head)));
     const QString rowTitle = rowsAreKeys(tile.stage) ? tr("key") : tr("query");
     c->setAxisTitles(rowTitle, isAttentionMatrix(tile.stage) ? tr("key") : tr("dimension"));
     const QStringList rows =

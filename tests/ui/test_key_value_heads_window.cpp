@@ -237,6 +237,13 @@ void TestKeyValueHeadsWindow::gridLabelsTheGroups() {
         QVERIFY2(title.endsWith(QStringLiteral(" · kv %1").arg(h / 2)), qPrintable(title));
     }
     QVERIFY(!grid->tile(Stage::Weights, -1)->title().contains(QStringLiteral("kv")));
+    // And a colour its group shares: heads 0 and 1 alike, 2 and 3 alike, the two groups apart.
+    const auto colour = [grid](int h) { return grid->tile(Stage::Weights, h)->titleColor(); };
+    QCOMPARE(colour(0), colour(1));
+    QCOMPARE(colour(2), colour(3));
+    QVERIFY(colour(1) != colour(2));
+    QVERIFY(colour(0) != QColor(Qt::black));
+    QCOMPARE(grid->tile(Stage::Weights, -1)->titleColor(), QColor(Qt::black));
     // K and V: one map per kv head, named with the heads that share it.
     for (Stage stage : {Stage::Key, Stage::Value}) {
         grid->setStage(stage);
@@ -256,6 +263,7 @@ void TestKeyValueHeadsWindow::gridLabelsTheGroups() {
     test::settleWindow(*window_);
     QCOMPARE(grid->tiles().size(), size_t(4));
     QVERIFY(!grid->tile(Stage::Value, 3)->title().contains(QStringLiteral("kv")));
+    QCOMPARE(grid->tile(Stage::Value, 3)->titleColor(), QColor(Qt::black));
 }
 
 void TestKeyValueHeadsWindow::statusLineShowsTheCache() {
