@@ -85,7 +85,7 @@ QString shapeProblem(const Scene& scene, const model::Config& c, int tokens) {
     if (scene.dModel() != c.hidden)
         return QObject::tr("d_model is %1, the model's %2").arg(scene.dModel()).arg(c.hidden);
     if (scene.heads == c.heads && scene.dHead() == c.headDim && scene.keyValueHeads() != c.kvHeads)
-        return QObject::tr("the layer has %1 kv heads, the model %2")
+        return QObject::tr("the layer's kv heads are %1, the model's %2")
             .arg(scene.keyValueHeads())
             .arg(c.kvHeads);
     if (scene.heads != c.heads || scene.keyValueHeads() != c.kvHeads || scene.dHead() != c.headDim)

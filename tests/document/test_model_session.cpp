@@ -589,6 +589,12 @@ void TestModelSession::keyValueCacheStatus() {
         QVERIFY2(status.startsWith(QStringLiteral("KV cache 2 × 1 kv head × 8 = 16 numbers")),
                  qPrintable(status));
         QVERIFY(status.endsWith(expected.mid(expected.indexOf(QLatin1Char(';')))));
+        // The model has its own kv heads: the what-if is computed in the explorer and said not
+        // to flow forward, naming the kv heads.
+        o.settle();
+        const QString problem = QStringLiteral("the layer's kv heads are 1, the model's %1")
+                                    .arg(o.session.model()->config.kvHeads);
+        QVERIFY2(o.session.problemText().contains(problem), qPrintable(o.session.problemText()));
     }
 }
 
