@@ -76,6 +76,7 @@ void AttentionDocument::resetScene(const Scene& scene, const QString& fileName) 
     checkWindowMemory(scene);
     undoStack_.clear();
     fileName_ = fileName;
+    keyValueSource_.reset();
     scheduler_.startOver();
     auto snapshot = std::make_shared<const Scene>(scene);
     record([snapshot](Scene& s) { s = *snapshot; },
@@ -127,6 +128,8 @@ int AttentionDocument::nextSerial() {
 void AttentionDocument::beginInteraction() {
     interacting_ = true;
     ++interactionSerial_;
+    interactionHeads_ = scene().heads;
+    interactionKeyValueHeads_ = scene().keyValueHeads();
 }
 
 void AttentionDocument::endInteraction() {
@@ -140,6 +143,13 @@ bool AttentionDocument::setHeads(int heads, QString* error) {
         // The switched-off heads are numbered for this head count.
         if (error) *error = tr("switch the heads back on first");
         return false;
+    }
+    // Grouped when the change began: the kv count follows (a multi-head layer stays one).
+    const int startHeads = interacting_ ? interactionHeads_ : scene().heads;
+    const int startKv = interacting_ ? interactionKeyValueHeads_ : scene().keyValueHeads();
+    if (startKv != startHeads) {
+        return pushHeadGrouping(heads, nearestKeyValueHeads(heads, startKv),
+                                tr("Change head count"), error);
     }
     try {
         checkHeadCount(scene(), heads);  // grouped kv heads, a q/k norm, rotary's even d_head
@@ -157,6 +167,52 @@ bool AttentionDocument::setHeads(int heads, QString* error) {
     undoStack_.push(new ChangeValueCommand<int>(
         this, kHeadsCommand, [this](const int& h) { applyHeads(h); }, scene().heads, heads,
         tr("Change head count")));
+    return true;
+}
+
+bool AttentionDocument::setKeyValueHeads(int kvHeads, QString* error) {
+    if (kvHeads == scene().keyValueHeads()) return false;
+    return pushHeadGrouping(scene().heads, kvHeads, tr("Change kv heads"), error);
+}
+
+std::shared_ptr<const KeyValueSource> AttentionDocument::keyValueSourceNow() const {
+    if (keyValueSource_ && isGroupedFrom(scene(), *keyValueSource_)) return keyValueSource_;
+    return std::make_shared<const KeyValueSource>(keyValueSource(scene()));
+}
+
+bool AttentionDocument::pushHeadGrouping(int heads, int kvHeads, const QString& text,
+                                         QString* error) {
+    HeadGrouping before, after;
+    try {
+        before.source = keyValueSourceNow();
+        Scene next = scene();
+        ae::setKeyValueHeads(next, *before.source, heads, kvHeads);
+        checkWindowMemory(next);
+        after.heads = next.heads;
+        after.kvHeads = next.kvHeads;
+        after.key = std::move(next.projections.key);
+        after.value = std::move(next.projections.value);
+        after.keyBias = std::move(next.projections.keyBias);
+        after.valueBias = std::move(next.projections.valueBias);
+        after.source = before.source;
+    } catch (const SceneError& refusal) {
+        if (error) *error = QString::fromStdString(refusal.what());
+        return false;
+    }
+    const Projections& p = scene().projections;
+    before.heads = scene().heads;
+    before.kvHeads = scene().kvHeads;
+    before.key = p.key;
+    before.value = p.value;
+    before.keyBias = p.keyBias;
+    before.valueBias = p.valueBias;
+    // Undo goes back to the source the layer had before this step (the same one unless it was
+    // stale), so an earlier step's source is there again for the steps before it.
+    before.source = keyValueSource_;
+    nextSerial();
+    undoStack_.push(new ChangeValueCommand<HeadGrouping>(
+        this, kHeadGroupingCommand, [this](const HeadGrouping& g) { applyHeadGrouping(g); },
+        std::move(before), std::move(after), text));
     return true;
 }
 
@@ -286,6 +342,28 @@ bool AttentionDocument::replaceScene(const Scene& newScene, const QString& descr
 void AttentionDocument::applyHeads(int heads) {
     record([heads](Scene& s) { s.heads = heads; },
            [heads](EngineF& engine) { engine.setHeads(heads); }, WorkFrom::Scores, true);
+}
+
+void AttentionDocument::applyHeadGrouping(const HeadGrouping& grouping) {
+    auto g = std::make_shared<const HeadGrouping>(grouping);
+    const auto put = [g](Scene& s) {
+        s.heads = g->heads;
+        s.kvHeads = g->kvHeads;
+        s.projections.key = g->key;
+        s.projections.value = g->value;
+        s.projections.keyBias = g->keyBias;
+        s.projections.valueBias = g->valueBias;
+    };
+    // K and V change shape with the kv count: the engine takes its own scene anew, which is exact.
+    record(
+        put,
+        [put](EngineF& engine) {
+            Scene scene = engine.scene();
+            put(scene);
+            engine.setScene(scene);
+        },
+        WorkFrom::Inputs, true);
+    keyValueSource_ = grouping.source;
 }
 
 void AttentionDocument::applyScale(const Scale& scale) {

@@ -17,9 +17,22 @@
 #include <memory>
 
 #include "core/attention_engine.h"
+#include "core/key_value_heads.h"
 #include "document/compute_scheduler.h"
 
 namespace ae::ui {
+
+// The head count, the kv head count and the K and V weights that go with them (grouped-query
+// attention): one undo step of the kv heads slider, or of the heads slider on a grouped layer.
+// `source` is the multi-head K and V the weights were pooled from, kept so that later settings
+// come from it too.
+struct HeadGrouping {
+    int heads = 1;
+    std::optional<int> kvHeads;
+    MatrixD key, value;          // dModel x kvHeads·dHead
+    VectorD keyBias, valueBias;  // kvHeads·dHead (or empty)
+    std::shared_ptr<const KeyValueSource> source;
+};
 
 enum class WeightMatrix { Query, Key, Value, Output, QueryBias, KeyBias, ValueBias, OutputBias };
 
@@ -66,7 +79,17 @@ public:
     // endInteraction() (a slider drag) merge into one step per kind.
     // Ignored unless heads divides d_proj; refused (false, *error) if the window could not hold
     // that many score matrices, and nothing changes then.
+    // On a grouped layer (kv heads < heads) the kv count goes along: the one nearest to the kv
+    // count the layer had when the change (or drag) began that divides the new head count
+    // (nearestKeyValueHeads), K and V pooled anew from the multi-head source.
     bool setHeads(int heads, QString* error = nullptr);
+    // Grouped-query attention: `kvHeads` (a divisor of the head count) key/value heads, each the
+    // mean of its group's K and V columns (and biases) in the multi-head source: the layer's K and
+    // V as they stood before the first kv change, as long as the layer still holds exactly that
+    // source pooled (no weight edited since); else the layer's K and V written out per head
+    // (repeat_kv). So kvHeads = heads gives back exactly the weights the user had. Refused (false,
+    // *error) unless the projections are separate and kvHeads divides the head count.
+    bool setKeyValueHeads(int kvHeads, QString* error = nullptr);
     void setScale(const Scale& scale);
     void setMask(const Mask& mask);
     void setMaskFill(double fill);
@@ -122,6 +145,11 @@ private:
     friend class WeightValueCommand;
     friend class ReplaceSceneCommand;
     void applyHeads(int heads);
+    void applyHeadGrouping(const HeadGrouping& grouping);
+    // The multi-head source of the current K and V (see setKeyValueHeads).
+    std::shared_ptr<const KeyValueSource> keyValueSourceNow() const;
+    // Pushes the grouping with `heads` and `kvHeads` pooled from keyValueSourceNow().
+    bool pushHeadGrouping(int heads, int kvHeads, const QString& text, QString* error);
     void applyScale(const Scale& scale);
     void applyMask(const Mask& mask);
     void applyMaskFill(double fill);
@@ -166,6 +194,12 @@ private:
     QString fileName_;
     int interactionSerial_ = 0;
     bool interacting_ = false;
+    // The head and kv head counts when the current interaction began: a drag of the heads slider
+    // picks its kv counts from these, so dragging back gives back the grouping it started from.
+    int interactionHeads_ = 1, interactionKeyValueHeads_ = 1;
+    // Where the current K and V were pooled from, as the last grouping step left it; a stale one
+    // (weights edited since) is noticed by isGroupedFrom and replaced.
+    std::shared_ptr<const KeyValueSource> keyValueSource_;
 };
 
 }  // namespace ae::ui

@@ -13,6 +13,7 @@
 #include <limits>
 #include <utility>
 
+#include "core/key_value_heads.h"
 #include "core/model_layer_scene.h"
 #include "document/attention_document.h"
 #include "document/undo_commands.h"
@@ -85,6 +86,10 @@ QString shapeProblem(const Scene& scene, const model::Config& c, int tokens) {
             .arg(tokens);
     if (scene.dModel() != c.hidden)
         return QObject::tr("d_model is %1, the model's %2").arg(scene.dModel()).arg(c.hidden);
+    if (scene.heads == c.heads && scene.dHead() == c.headDim && scene.keyValueHeads() != c.kvHeads)
+        return QObject::tr("the layer's kv heads are %1, the model's %2")
+            .arg(scene.keyValueHeads())
+            .arg(c.kvHeads);
     if (scene.heads != c.heads || scene.keyValueHeads() != c.kvHeads || scene.dHead() != c.headDim)
         return QObject::tr("the layer has %1 heads of %2, the model %3 of %4")
             .arg(scene.heads)
@@ -215,6 +220,21 @@ std::string withFolderResolvedFrom(const std::string& viewJson, const QString& s
     if (!r || !r->builtIn.isEmpty() || QDir::isAbsolutePath(r->folder)) return viewJson;
     r->folder = QDir::cleanPath(QFileInfo(sceneFile).absoluteDir().absoluteFilePath(r->folder));
     return withModelReference(viewJson, *r);
+}
+
+QString keyValueCacheStatus(const Scene& scene, const model::Model* model,
+                            const QString& modelFolder) {
+    // The window's engines compute in float.
+    QString text = QString::fromStdString(
+        keyValueCacheLayerText(scene.keyValueHeads(), scene.dHead(), sizeof(float), "float32"));
+    if (model) {
+        const QString name = QFileInfo(modelFolder).fileName();
+        text += QStringLiteral("; ") +
+                QString::fromStdString(keyValueCacheModelText(
+                    (name.isEmpty() ? QStringLiteral("model") : name).toStdString(), model->config,
+                    attentionWeightsDType(*model)));
+    }
+    return text;
 }
 
 QString modelFingerprint(const model::Model& m) {

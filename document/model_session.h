@@ -84,6 +84,14 @@ std::string withFolderResolvedFrom(const std::string& viewJson, const QString& s
 // and a hash of every tensor's name, dtype and shape ("gpt2 L2 H4/4 d32 hd8 V64 I128 #1a2b3c4d").
 QString modelFingerprint(const model::Model& model);
 
+// The status line's KV-cache figures (core/key_value_heads.h): the layer's per token at its
+// current kv heads, in the window's float32 ("KV cache 2 × 2 kv heads × 16 = 64
+// numbers/token/layer (256 B at float32)"), and with `model` (the one the layer came from) that
+// model's at its real size: every layer, its own kv heads, its stored dtype ("; Llama-3.2-1B:
+// 32 KiB/token"), named by its folder.
+QString keyValueCacheStatus(const Scene& scene, const model::Model* model = nullptr,
+                            const QString& modelFolder = {});
+
 // The analysis of one run, for the model view.
 struct RunAnalysis {
     std::vector<model::HeadSummary> summaries;       // with induction when measured, else NaN

@@ -14,7 +14,8 @@ enum CommandId {
     kScaleCommand,
     kMaskCommand,
     kMaskFillCommand,
-    kAblationCommand
+    kAblationCommand,
+    kHeadGroupingCommand
 };
 
 // Whether two values of a merging command are the same setting: a drag that comes back to its
@@ -30,6 +31,15 @@ inline bool sameValue(const Scale& a, const Scale& b) {
 }
 inline bool sameValue(const Scene::Ablation& a, const Scene::Ablation& b) {
     return a == b;
+}
+// Bit for bit: a drag back to where it began leaves no step.
+inline bool sameValue(const HeadGrouping& a, const HeadGrouping& b) {
+    const auto same = [](const auto& x, const auto& y) {
+        return x.rows() == y.rows() && x.cols() == y.cols() &&
+               (x.size() == 0 || (x.array() == y.array()).all());
+    };
+    return a.heads == b.heads && a.kvHeads == b.kvHeads && same(a.key, b.key) &&
+           same(a.value, b.value) && same(a.keyBias, b.keyBias) && same(a.valueBias, b.valueBias);
 }
 inline bool sameValue(const Mask& a, const Mask& b) {
     if (a.causal != b.causal || a.window != b.window || a.padding != b.padding) return false;

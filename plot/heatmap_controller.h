@@ -73,6 +73,9 @@ public:
 
     void setTitle(const QString& title);
     QString title() const;
+    // The title's text colour: black, or the colour of the heads' kv group (grouped-query).
+    void setTitleColor(const QColor& color);
+    QColor titleColor() const;
     // Figures: no title row at all, so the maps take its room (a paper's caption names them).
     void setTitleShown(bool shown);
     bool isTitleShown() const;

@@ -19,6 +19,31 @@
 namespace ae::ui {
 namespace {
 
+bool isKeyValueStage(Stage stage) {
+    return stage == Stage::Key || stage == Stage::Value;
+}
+
+// How many query heads read each kv head (1 unless grouped-query).
+int groupSize(const Scene& scene) {
+    return scene.heads / scene.keyValueHeads();
+}
+
+// "kv head 1 (heads 2–3)": the K or V map a group of heads shares; empty unless grouped.
+QString keyValueGroupLabel(const Scene& scene, int head) {
+    const int size = groupSize(scene);
+    if (size == 1) return {};
+    const int kv = scene.keyValueHeadOf(head);
+    return QObject::tr("kv head %1 (heads %2–%3)").arg(kv).arg(kv * size).arg(kv * size + size - 1);
+}
+
+// The title colour of the maps of kv group `kv`: Okabe–Ito colours dark enough for text on white
+// (yellow and sky blue are not), in turn; the "kv n" in the title tells them apart in greyscale.
+QColor keyValueGroupColor(int kv) {
+    static const QColor colors[] = {QColor(0x00, 0x72, 0xb2), QColor(0xd5, 0x5e, 0x00),
+                                    QColor(0x00, 0x9e, 0x73), QColor(0xcc, 0x79, 0xa7)};
+    return colors[kv % 4];
+}
+
 QStringList tokenLabels(const std::vector<std::string>& tokens) {
     QStringList labels;
     for (const std::string& t : tokens)
@@ -120,6 +145,15 @@ HeatmapController* HeatmapGrid::tile(Stage stage, int head) const {
     for (const HeatmapTile& t : tiles_) {
         if (t.stage == stage && (t.meanOverHeads ? -1 : t.head) == head) return t.controller;
     }
+    // K and V of a grouped layer: the group's one map serves every head in it.
+    if (engine_ && isKeyValueStage(stage) && head >= 0 && head < engine_->heads()) {
+        const Scene& scene = engine_->scene();
+        for (const HeatmapTile& t : tiles_) {
+            if (t.stage == stage && !t.meanOverHeads &&
+                scene.keyValueHeadOf(t.head) == scene.keyValueHeadOf(head))
+                return t.controller;
+        }
+    }
     return nullptr;
 }
 
@@ -165,7 +199,10 @@ void HeatmapGrid::rebuild() {
             wanted.push_back({nullptr, stage_, 0, false});
         } else {
             const int shown = std::min(heads, kMaxTiles);
-            for (int h = 0; h < shown; ++h)
+            // Grouped-query attention: K and V have one map per kv head (shown as its group's
+            // first query head), not one per query head.
+            const int step = isKeyValueStage(stage_) ? groupSize(engine.scene()) : 1;
+            for (int h = 0; h < shown; h += step)
                 wanted.push_back({nullptr, stage_, h, false});
             if (stage_ == Stage::Weights && heads > 1) wanted.push_back({nullptr, stage_, 0, true});
             if (shown < heads) {
@@ -244,15 +281,26 @@ void HeatmapGrid::configureTile(const HeatmapTile& tile) {
     const Scene& scene = engine.scene();
     HeatmapController* c = tile.controller;
     QString title;
+    const QString group = keyValueGroupLabel(scene, tile.head);
     if (tile.meanOverHeads) {
         title = tr("mean over %1 heads").arg(engine.heads());
+    } else if (isKeyValueStage(tile.stage) && !group.isEmpty()) {
+        // One map serves the whole group: named by its kv head and the heads that read it.
+        title = tr("%1 · %2").arg(stageName(tile.stage), group);
     } else if (mode_ == ViewMode::AllHeads && isPerHead(tile.stage)) {
         title = tr("head %1 · %2").arg(tile.head).arg(stageName(tile.stage));
     } else {
         title = isPerHead(tile.stage) ? tr("%1 · head %2").arg(stageName(tile.stage)).arg(tile.head)
                                       : tr("%1 (all heads)").arg(stageName(tile.stage));
     }
+    // Heads that read the same keys say so: "head 2 · weights · kv 1".
+    if (!tile.meanOverHeads && isPerHead(tile.stage) && !isKeyValueStage(tile.stage) &&
+        scene.keyValueHeads() != scene.heads)
+        title += tr(" · kv %1").arg(scene.keyValueHeadOf(tile.head));
     c->setTitle(title);
+    c->setTitleColor(tile.meanOverHeads || !isPerHead(tile.stage) || group.isEmpty()
+                         ? QColor(Qt::black)
+                         : keyValueGroupColor(scene.keyValueHeadOf(tile.head)));
     const QString rowTitle = rowsAreKeys(tile.stage) ? tr("key") : tr("query");
     c->setAxisTitles(rowTitle, isAttentionMatrix(tile.stage) ? tr("key") : tr("dimension"));
     const QStringList rows =

@@ -55,6 +55,14 @@ QString HeatmapController::title() const {
     return title_->text();
 }
 
+void HeatmapController::setTitleColor(const QColor& color) {
+    title_->setTextColor(color);
+}
+
+QColor HeatmapController::titleColor() const {
+    return title_->textColor();
+}
+
 void HeatmapController::setTitleShown(bool shown) {
     if (shown == isTitleShown()) return;
     QCPLayoutGrid* layout = plot_->plotLayout();

@@ -60,10 +60,23 @@ private slots:
         document_->resetScene(scene);
         checkResults("opened");
 
+        // Another head count takes the kv heads along (the nearest count that divides it, K and
+        // V pooled anew); a q/k norm, whose weights are head_dim wide, still keeps the count.
         QString error;
-        QVERIFY(!document_->setHeads(2, &error));
-        QVERIFY2(error.startsWith("kv_heads:"), qPrintable(error));
+        const bool changed = document_->setHeads(2, &error);
+        if (scene.qkNorm.enabled) {
+            QVERIFY(!changed);
+            QVERIFY2(error.startsWith("qk_norm:"), qPrintable(error));
+        } else {
+            QVERIFY2(changed, qPrintable(error));
+            checkResults("2 heads");
+            QCOMPARE(document_->scene().heads, 2);
+            QCOMPARE(2 % document_->scene().keyValueHeads(), 0);
+            document_->undoStack()->undo();
+            checkResults("undo 2 heads");
+        }
         QCOMPARE(document_->scene().heads, scene.heads);
+        QCOMPARE(document_->scene().kvHeads, scene.kvHeads);
 
         // A weight of the narrower K, and an embedding value (row path through norm and rotary).
         const int lastKeyColumn = static_cast<int>(scene.projections.key.cols()) - 1;

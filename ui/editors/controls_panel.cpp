@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/key_value_heads.h"
 #include "document/attention_document.h"
 
 namespace ae::ui {
@@ -83,6 +84,18 @@ ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
     headsMessage_->hide();
     headsLayout->addWidget(headsLabel_);
     headsLayout->addWidget(heads_);
+    // Key/value heads (issue 17). Offered on every scene with separate projections, version 1
+    // included: teachers start from the built-in (version 1) scenes, and a kv count below the
+    // head count only makes the scene version 2 when saved, as switching a head off already does
+    // (Scene::usesVersion2); disabling it there would hide grouped-query attention behind opening
+    // a model.
+    kvHeadsLabel_ = new QLabel(headsBox);
+    kvHeadsLabel_->setObjectName(QStringLiteral("kvHeadsLabel"));
+    kvHeadsLabel_->setWordWrap(true);
+    kvHeads_ = makeSlider(QStringLiteral("kvHeadsSlider"), headsBox);
+    kvHeads_->setTickPosition(QSlider::TicksBelow);
+    headsLayout->addWidget(kvHeadsLabel_);
+    headsLayout->addWidget(kvHeads_);
     headsLayout->addWidget(headsMessage_);
     layout->addWidget(headsBox);
 
@@ -159,9 +172,10 @@ ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
     layout->addWidget(offBox);
     layout->addStretch(1);
 
-    for (QSlider* s : {heads_, scale_, window_})
+    for (QSlider* s : {heads_, kvHeads_, scale_, window_})
         connectDrag(s);
     connect(heads_, &QSlider::valueChanged, this, &ControlsPanel::applyHeads);
+    connect(kvHeads_, &QSlider::valueChanged, this, &ControlsPanel::applyKeyValueHeads);
     connect(scale_, &QSlider::valueChanged, this, &ControlsPanel::applyDivisor);
     connect(window_, &QSlider::valueChanged, this, &ControlsPanel::applyWindow);
     connect(sqrtDk_, &QPushButton::clicked, this, [this] {
@@ -222,6 +236,60 @@ void ControlsPanel::applyHeads(int position) {
     syncFromDocument();  // the slider goes back to the head count the scene still has
 }
 
+void ControlsPanel::applyKeyValueHeads(int position) {
+    if (position < 0 || position >= static_cast<int>(kvChoices_.size())) return;
+    const int kvHeads = kvChoices_[static_cast<size_t>(position)];
+    if (kvHeads == document_->scene().keyValueHeads()) return;
+    QString error;
+    if (document_->setKeyValueHeads(kvHeads, &error)) {
+        headsMessage_->clear();
+        headsMessage_->hide();
+        return;
+    }
+    if (error.isEmpty()) return;
+    const QString message = tr("%1 kv heads refused: %2").arg(kvHeads).arg(error);
+    headsMessage_->setText(message);
+    headsMessage_->show();
+    emit messageRequested(message);
+    syncFromDocument();
+}
+
+void ControlsPanel::syncKeyValueHeads() {
+    const Scene& scene = document_->scene();
+    const int kv = scene.keyValueHeads();
+    kvChoices_ = keyValueHeadChoices(scene.heads);
+    kvHeads_->setRange(0, static_cast<int>(kvChoices_.size()) - 1);
+    const auto at = std::find(kvChoices_.begin(), kvChoices_.end(), kv);
+    kvHeads_->setValue(static_cast<int>(at - kvChoices_.begin()));
+    const bool separate = scene.projections.mode == ProjectionMode::Separate;
+    kvHeads_->setEnabled(separate && scene.heads > 1);
+    const int groupSize = scene.heads / kv;
+    kvHeadsLabel_->setText(
+        tr("<b>%1</b> kv head%2 · %3")
+            .arg(kv)
+            .arg(kv == 1 ? QString() : QStringLiteral("s"))
+            .arg(QString::fromStdString(keyValueRegimeName(scene.heads, kv)) +
+                 (groupSize > 1 && kv > 1 ? tr(", %1 heads share each K and V").arg(groupSize)
+                                          : QString())));
+    QString why;
+    if (!separate) {
+        why = tr("Kv heads need separate W_Q, W_K and W_V (here %1): set the projection mode to "
+                 "separate in the Weights panel")
+                  .arg(scene.projections.mode == ProjectionMode::Identity ? tr("Q = K = V = X")
+                                                                          : tr("K is W_Q"));
+    } else if (scene.heads == 1) {
+        why = tr("One head has one K and V: with more heads, groups of them can share theirs");
+    } else {
+        why = tr("Key/value heads (grouped-query attention, as in Llama, Qwen, Mistral): the query "
+                 "heads of a group read the same K and V. Fewer kv heads: each is the mean of its "
+                 "group's W_K and W_V columns (Ainslie et al. 2023); more again gives back the "
+                 "weights you had. From %1 (multi-head) to 1 (multi-query).")
+                  .arg(scene.heads);
+    }
+    kvHeads_->setToolTip(why);
+    kvHeadsLabel_->setToolTip(why);
+}
+
 void ControlsPanel::applyDivisor(int position) {
     document_->setScale({ScaleKind::Divisor, positionToDivisor(position)});
 }
@@ -276,7 +344,7 @@ void ControlsPanel::syncFromDocument() {
     const Scene& scene = document_->scene();
     if (scene.tokens.empty()) return;
     const QSignalBlocker b1(heads_), b2(scale_), b3(window_), b4(causal_), b5(fill_),
-        b6(fillValue_), b7(sqrtDk_), b8(sqrtDmodel_), b9(none_), b10(ablationMode_);
+        b6(fillValue_), b7(sqrtDk_), b8(sqrtDmodel_), b9(none_), b10(ablationMode_), b11(kvHeads_);
     if (static_cast<int>(headSwitches_.size()) != scene.heads) rebuildHeadSwitches(scene.heads);
     for (std::size_t h = 0; h < headSwitches_.size(); ++h) {
         const QSignalBlocker blocker(headSwitches_[h]);
@@ -299,6 +367,7 @@ void ControlsPanel::syncFromDocument() {
                              .arg(scene.heads == 1 ? QString() : QStringLiteral("s"))
                              .arg(scene.dHead())
                              .arg(dProj));
+    syncKeyValueHeads();
 
     const double divisor = scene.divisor();
     scale_->setValue(divisorToPosition(divisor));

@@ -40,6 +40,8 @@ private:
     void syncFromDocument();
     void connectDrag(QSlider* slider);
     void applyHeads(int position);
+    void applyKeyValueHeads(int position);
+    void syncKeyValueHeads();
     void applyDivisor(int position);
     void applyWindow(int position);
     void applyFill();
@@ -51,6 +53,10 @@ private:
     QSlider* heads_;
     QLabel* headsLabel_;
     QLabel* headsMessage_;  // a refused head count, until the next accepted one
+    // Grouped-query attention: the kv head count, one of the divisors of the head count.
+    std::vector<int> kvChoices_;
+    QSlider* kvHeads_;
+    QLabel* kvHeadsLabel_;
     QSlider* scale_;
     QLabel* scaleLabel_;
     QPushButton* sqrtDk_;

@@ -456,6 +456,11 @@ void MainWindow::createStatusBar() {
     computeProgress_->hide();
     statusBar()->addPermanentWidget(maskMode_);
     statusBar()->addPermanentWidget(computeProgress_);
+    // What the layer's K and V cost a decoder per token (issue 17): the kv heads slider moves it.
+    kvCache_ = new QLabel;
+    kvCache_->setObjectName(QStringLiteral("kvCacheLabel"));
+    kvCache_->setMinimumWidth(stats_->fontMetrics().averageCharWidth() * 24);
+    statusBar()->addPermanentWidget(kvCache_);
     statusBar()->addPermanentWidget(stats_);
     connect(maskEdit_, &QAction::toggled, maskMode_, &QWidget::setVisible);
     connect(document_, &AttentionDocument::progressChanged, this,
@@ -527,6 +532,10 @@ void MainWindow::updateStatus() {
             .arg(QString::number(scene.divisor(), 'g', 4))
             .arg(QString::number(document_->lastComputeMilliseconds(), 'f', 2)));
     stats_->setToolTip(stats_->text());
+    kvCache_->setText(keyValueCacheStatus(scene, session_->model(), session_->folder()));
+    kvCache_->setToolTip(
+        tr("Keys and values a decoder keeps per token: 2 (K and V) × kv heads × d_head numbers "
+           "a layer; a loaded model's figure is for all its layers, its kv heads and dtype"));
 }
 
 bool MainWindow::openSceneFile(const QString& fileName, QString* error) {

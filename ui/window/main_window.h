@@ -113,6 +113,7 @@ private:
     QComboBox* stageCombo_ = nullptr;
     QSpinBox* headSpin_ = nullptr;
     QLabel* stats_ = nullptr;
+    QLabel* kvCache_ = nullptr;
     QProgressBar* computeProgress_ = nullptr;
     QLabel* maskMode_ = nullptr;
     Classroom* classroom_ = nullptr;
