@@ -1,0 +1,151 @@
+#include "core/rotary_study.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "core/attention_engine.h"
+#include "core/ops.h"
+
+namespace ae {
+namespace {
+
+const double kTwoPi = 6.28318530717958647692;
+const double kSinusoidalBase = 10000.0;
+
+std::vector<double> wavelengthsOf(const std::vector<double>& inverseFrequencies) {
+    std::vector<double> out;
+    out.reserve(inverseFrequencies.size());
+    for (double theta : inverseFrequencies)
+        out.push_back(kTwoPi / theta);
+    return out;
+}
+
+ops::RowVector<double> asRow(const std::vector<double>& v) {
+    return Eigen::Map<const ops::RowVector<double>>(v.data(), static_cast<Eigen::Index>(v.size()));
+}
+
+}  // namespace
+
+TokenPositions positionsAt(int distance, int start) {
+    return {start + std::max(distance, 0), start + std::max(-distance, 0)};
+}
+
+std::vector<TokenPositions> positionsOverDistances(int from, int to, int start) {
+    std::vector<TokenPositions> out;
+    for (int d = from; d <= to; ++d)
+        out.push_back(positionsAt(d, start));
+    return out;
+}
+
+RotaryStudy::RotaryStudy(const Scene& scene, int head, int queryRow, int keyRow)
+    : scene_(scene), head_(head), queryRow_(queryRow), keyRow_(keyRow) {
+    sceneHasRotary_ = scene.rotary.has_value();
+    parameters_ = scene.rotary.value_or(RopeParameters{});
+    // What the study varies itself (positions, rotation) and what only hides scores (mask,
+    // ablation) are left out; the token vectors, norm, projections and q/k norm stay.
+    scene_.rotary.reset();
+    scene_.positional = Positional{};
+    scene_.mask = Mask{};
+    scene_.ablation = Scene::Ablation{};
+    AttentionEngine<double> engine(scene_);
+    engine.compute();
+    const auto q = engine.headQuery(head).row(queryRow);
+    const auto k = engine.headKey(head).row(keyRow);
+    for (Eigen::Index c = 0; c < q.size(); ++c)
+        query_.push_back(q(c));
+    for (Eigen::Index c = 0; c < k.size(); ++c)
+        key_.push_back(k(c));
+    setParameters(parameters_);
+}
+
+void RotaryStudy::setParameters(const RopeParameters& parameters) {
+    parameters_ = parameters;
+    inverseFrequencies_ = ops::ropeInverseFrequencies(headDim(), parameters_);
+}
+
+std::vector<double> RotaryStudy::unscaledInverseFrequencies() const {
+    RopeParameters plain;
+    plain.theta = parameters_.theta;
+    return ops::ropeInverseFrequencies(headDim(), plain);
+}
+
+std::vector<double> RotaryStudy::wavelengths() const {
+    return wavelengthsOf(inverseFrequencies_);
+}
+
+std::vector<double> RotaryStudy::unscaledWavelengths() const {
+    return wavelengthsOf(unscaledInverseFrequencies());
+}
+
+std::vector<RotatedPair> RotaryStudy::rotatedPairs(TokenPositions positions) const {
+    ops::RowMajorMatrix<double> q = asRow(query_), k = asRow(key_);
+    ops::rotateHalf<double>(q, positions.query, inverseFrequencies_);
+    ops::rotateHalf<double>(k, positions.key, inverseFrequencies_);
+    const int half = headDim() / 2;
+    std::vector<RotatedPair> pairs(static_cast<size_t>(half));
+    for (int i = 0; i < half; ++i)
+        pairs[static_cast<size_t>(i)] = {q(0, i), q(0, i + half), k(0, i), k(0, i + half)};
+    return pairs;
+}
+
+double RotaryStudy::rotaryScore(TokenPositions positions) const {
+    return ops::rotatedDot(asRow(query_), asRow(key_), positions.query, positions.key,
+                           inverseFrequencies_);
+}
+
+std::vector<double> RotaryStudy::rotaryScores(const std::vector<TokenPositions>& positions) const {
+    std::vector<double> out;
+    out.reserve(positions.size());
+    for (const TokenPositions& p : positions)
+        out.push_back(rotaryScore(p));
+    return out;
+}
+
+std::vector<double> RotaryStudy::sinusoidalScores(
+    const std::vector<TokenPositions>& positions) const {
+    if (positions.empty()) return {};
+    // One row per distinct placement: the query's token at each query position, then the key's
+    // token at each key position. The positions go in as a learned table holding the sinusoidal
+    // rows, so the engine adds them to X exactly where it adds its own.
+    std::map<int, Eigen::Index> queryRows, keyRows;
+    for (const TokenPositions& p : positions) {
+        queryRows.emplace(p.query, 0);
+        keyRows.emplace(p.key, 0);
+    }
+    const auto rows = static_cast<Eigen::Index>(queryRows.size() + keyRows.size());
+    const auto dModel = static_cast<Eigen::Index>(scene_.dModel());
+    const MatrixD& keyTokens = scene_.hasSource ? scene_.sourceEmbeddings : scene_.embeddings;
+    Scene placed = scene_;
+    placed.hasSource = false;
+    placed.sourceTokens.clear();
+    placed.sourceEmbeddings.resize(0, 0);
+    placed.init.reset();
+    placed.embeddings.resize(rows, dModel);
+    placed.positional.kind = PositionalKind::Learned;
+    placed.positional.table.resize(rows, dModel);
+    Eigen::Index row = 0;
+    const auto place = [&](std::map<int, Eigen::Index>& at, const MatrixD& tokens, int tokenRow) {
+        for (auto& [position, index] : at) {
+            index = row;
+            placed.embeddings.row(row) = tokens.row(tokenRow);
+            auto positionRow = placed.positional.table.middleRows(row, 1);
+            ops::sinusoidalPositions(positionRow, position, kSinusoidalBase);
+            ++row;
+        }
+    };
+    place(queryRows, scene_.embeddings, queryRow_);
+    place(keyRows, keyTokens, keyRow_);
+    placed.tokens.assign(static_cast<size_t>(rows), std::string());
+    AttentionEngine<double> engine(placed);
+    engine.compute();
+    const auto& scores = engine.scores(head_);
+    std::vector<double> out;
+    out.reserve(positions.size());
+    for (const TokenPositions& p : positions)
+        out.push_back(scores(queryRows.at(p.query), keyRows.at(p.key)));
+    return out;
+}
+
+}  // namespace ae
