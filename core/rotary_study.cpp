@@ -106,38 +106,37 @@ std::vector<double> RotaryStudy::rotaryScores(const std::vector<TokenPositions>&
 std::vector<double> RotaryStudy::sinusoidalScores(
     const std::vector<TokenPositions>& positions) const {
     if (positions.empty()) return {};
-    // One row per distinct placement: the query's token at each query position, then the key's
-    // token at each key position. The positions go in as a learned table holding the sinusoidal
-    // rows, so the engine adds them to X exactly where it adds its own.
+    // A cross-attention layer with one query row per distinct query position and one source row
+    // per distinct key position, so the engine projects only what the scores need (Q of the
+    // queries, K and V of the keys). Each row is its token's vector plus the sinusoidal row of
+    // its position (ops::addSinusoidalPositions, as the engine adds its own before the norm).
     std::map<int, Eigen::Index> queryRows, keyRows;
     for (const TokenPositions& p : positions) {
         queryRows.emplace(p.query, 0);
         keyRows.emplace(p.key, 0);
     }
-    const auto rows = static_cast<Eigen::Index>(queryRows.size() + keyRows.size());
     const auto dModel = static_cast<Eigen::Index>(scene_.dModel());
-    const MatrixD& keyTokens = scene_.hasSource ? scene_.sourceEmbeddings : scene_.embeddings;
-    Scene placed = scene_;
-    placed.hasSource = false;
-    placed.sourceTokens.clear();
-    placed.sourceEmbeddings.resize(0, 0);
-    placed.init.reset();
-    placed.embeddings.resize(rows, dModel);
-    placed.positional.kind = PositionalKind::Learned;
-    placed.positional.table.resize(rows, dModel);
-    Eigen::Index row = 0;
-    const auto place = [&](std::map<int, Eigen::Index>& at, const MatrixD& tokens, int tokenRow) {
+    const auto placeAll = [dModel](std::map<int, Eigen::Index>& at, const MatrixD& tokens,
+                                   int tokenRow) {
+        MatrixD placed(static_cast<Eigen::Index>(at.size()), dModel);
+        Eigen::Index row = 0;
         for (auto& [position, index] : at) {
             index = row;
-            placed.embeddings.row(row) = tokens.row(tokenRow);
-            auto positionRow = placed.positional.table.middleRows(row, 1);
-            ops::sinusoidalPositions(positionRow, position, kSinusoidalBase);
+            auto one = placed.middleRows(row, 1);
+            one = tokens.row(tokenRow);
+            ops::addSinusoidalPositions(one, position, kSinusoidalBase);
             ++row;
         }
+        return placed;
     };
-    place(queryRows, scene_.embeddings, queryRow_);
-    place(keyRows, keyTokens, keyRow_);
-    placed.tokens.assign(static_cast<size_t>(rows), std::string());
+    Scene placed = scene_;
+    placed.init.reset();
+    placed.embeddings = placeAll(queryRows, scene_.embeddings, queryRow_);
+    placed.sourceEmbeddings =
+        placeAll(keyRows, scene_.hasSource ? scene_.sourceEmbeddings : scene_.embeddings, keyRow_);
+    placed.hasSource = true;
+    placed.tokens.assign(queryRows.size(), std::string());
+    placed.sourceTokens.assign(keyRows.size(), std::string());
     AttentionEngine<double> engine(placed);
     engine.compute();
     const auto& scores = engine.scores(head_);

@@ -68,9 +68,10 @@ public:
     double rotaryScore(TokenPositions positions) const;
     std::vector<double> rotaryScores(const std::vector<TokenPositions>& positions) const;
     // The raw score with no rotation but sinusoidal positions (base 10000, ops::
-    // sinusoidalPositions) added to the two token vectors before the projections: the query's
-    // token placed at positions[n].query, the key's at positions[n].key. Computed by one
-    // AttentionEngine<double> pass over a scene that holds each distinct placement once.
+    // addSinusoidalPositions) added to the two token vectors before the norm and projections:
+    // the query's token placed at positions[n].query, the key's at positions[n].key. Computed by
+    // one AttentionEngine<double> pass over a cross-attention scene that holds each distinct
+    // placement once (queries: the query token's, source: the key token's).
     std::vector<double> sinusoidalScores(const std::vector<TokenPositions>& positions) const;
 
 private:
