@@ -40,19 +40,28 @@ std::vector<TokenPositions> positionsOverDistances(int from, int to, int start) 
 }
 
 RotaryStudy::RotaryStudy(const Scene& scene, int head, int queryRow, int keyRow)
-    : scene_(scene), head_(head), queryRow_(queryRow), keyRow_(keyRow) {
+    : scene_(scene), head_(head) {
     sceneHasRotary_ = scene.rotary.has_value();
     parameters_ = scene.rotary.value_or(RopeParameters{});
     // What the study varies itself (positions, rotation) and what only hides scores (mask,
-    // ablation) are left out; the token vectors, norm, projections and q/k norm stay.
+    // ablation) are left out; the token vectors, norm, projections and q/k norm stay. Without
+    // them each row of Q and K comes from its own token alone, so the study keeps only the two
+    // tokens, as a cross-attention layer of one query (the query's token) and one key.
     scene_.rotary.reset();
     scene_.positional = Positional{};
     scene_.mask = Mask{};
     scene_.ablation = Scene::Ablation{};
+    scene_.init.reset();
+    scene_.embeddings = scene.embeddings.row(queryRow);
+    scene_.sourceEmbeddings =
+        (scene.hasSource ? scene.sourceEmbeddings : scene.embeddings).row(keyRow);
+    scene_.hasSource = true;
+    scene_.tokens = {scene.tokens[static_cast<size_t>(queryRow)]};
+    scene_.sourceTokens = {scene.keyTokens()[static_cast<size_t>(keyRow)]};
     AttentionEngine<double> engine(scene_);
     engine.compute();
-    const auto q = engine.headQuery(head).row(queryRow);
-    const auto k = engine.headKey(head).row(keyRow);
+    const auto q = engine.headQuery(head).row(0);
+    const auto k = engine.headKey(head).row(0);
     for (Eigen::Index c = 0; c < q.size(); ++c)
         query_.push_back(q(c));
     for (Eigen::Index c = 0; c < k.size(); ++c)
@@ -130,11 +139,8 @@ std::vector<double> RotaryStudy::sinusoidalScores(
         return placed;
     };
     Scene placed = scene_;
-    placed.init.reset();
-    placed.embeddings = placeAll(queryRows, scene_.embeddings, queryRow_);
-    placed.sourceEmbeddings =
-        placeAll(keyRows, scene_.hasSource ? scene_.sourceEmbeddings : scene_.embeddings, keyRow_);
-    placed.hasSource = true;
+    placed.embeddings = placeAll(queryRows, scene_.embeddings, 0);
+    placed.sourceEmbeddings = placeAll(keyRows, scene_.sourceEmbeddings, 0);
     placed.tokens.assign(queryRows.size(), std::string());
     placed.sourceTokens.assign(keyRows.size(), std::string());
     AttentionEngine<double> engine(placed);

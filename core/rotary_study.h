@@ -75,9 +75,10 @@ public:
     std::vector<double> sinusoidalScores(const std::vector<TokenPositions>& positions) const;
 
 private:
-    Scene scene_;  // the token vectors and weights, without the parts the study leaves out
+    // The weights, and the two tokens as a cross-attention layer (one query row, one source
+    // row), without the parts the study leaves out.
+    Scene scene_;
     int head_;
-    int queryRow_, keyRow_;
     bool sceneHasRotary_;
     std::vector<double> query_, key_;
     RopeParameters parameters_;
