@@ -221,6 +221,18 @@ void TestRotaryView::slidersChangeWhatIsDrawn() {
                        RotaryView::drawnGraph(view->sinusoidalCurvePlot(), 1)) > 1e-3);
     view->startSlider()->setValue(10);
 
+    // Dragging the handle: the curves follow once the queued moves are in.
+    view->startSlider()->setSliderDown(true);
+    view->startSlider()->setValue(300);
+    view->startSlider()->setValue(301);
+    QTRY_VERIFY(largestGap(RotaryView::drawnGraph(view->sinusoidalCurvePlot(), 0),
+                           sinusoidalBefore) > 1e-3);
+    view->startSlider()->setSliderDown(false);
+    view->startSlider()->setValue(10);
+    settle();
+    QVERIFY(largestGap(RotaryView::drawnGraph(view->sinusoidalCurvePlot(), 0), sinusoidalBefore) <
+            1e-12);
+
     // θ: pair 0 turns by θ_0 = 1 whatever θ is; the slower pairs turn differently.
     const double theta = view->parameters().theta;
     view->thetaSlider()->setValue(view->thetaSlider()->value() - 40);

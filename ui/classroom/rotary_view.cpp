@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -330,7 +331,20 @@ void RotaryView::buildControls() {
         drawCurveMarkers();
         drawPositions();
     });
-    connect(start_, &QSlider::valueChanged, this, &RotaryView::drawCurves);
+    connect(start_, &QSlider::valueChanged, this, [this] {
+        if (!start_->isSliderDown()) {
+            drawCurves();
+            return;
+        }
+        // While the handle is dragged, the engine pass of the sinusoidal curves (large layers:
+        // a fraction of a second) runs once the queued moves are in, not once per move.
+        if (curvesPending_) return;
+        curvesPending_ = true;
+        QTimer::singleShot(0, this, [this] {
+            curvesPending_ = false;
+            drawCurves();
+        });
+    });
     connect(firstPair_, &QSpinBox::valueChanged, this, [this] { drawPositions(); });
     connect(theta_, &QSlider::valueChanged, this, [this](int step) {
         thetaValue_ = std::round(std::pow(10.0, kThetaLogLow + step * kThetaLogStep));

@@ -110,6 +110,7 @@ private:
     int head_ = 0, queryRow_ = -1, keyRow_ = 0;
     bool slidersFromTokens_ = true;  // the next refresh puts the sliders at the tokens' rows
     bool controlsSet_ = false;
+    bool curvesPending_ = false;                 // a drag of "move both" has queued drawCurves()
     std::optional<RopeParameters> sceneRotary_;  // the scene's, when the controls were set
     double thetaValue_ = 10000.0;                // exact: the slider only shows it to its step
 
