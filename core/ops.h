@@ -156,6 +156,18 @@ void rotateHalf(Eigen::Ref<RowMajorMatrix<Scalar>> x, int firstRow, double base)
     rotateHalf<Scalar>(x, firstRow, ropeInverseFrequencies(static_cast<int>(x.cols()), rope));
 }
 
+// q·k after rotating q to position queryPosition and k to keyPosition, by rotateHalf itself: the
+// raw score of one query and one key of a head (before the divisor and the mask). q, k: 1 x d.
+// Rotations compose, so it depends on queryPosition − keyPosition only (up to rounding).
+inline double rotatedDot(Eigen::Ref<const RowVector<double>> q,
+                         Eigen::Ref<const RowVector<double>> k, int queryPosition, int keyPosition,
+                         const std::vector<double>& inverseFrequencies) {
+    RowMajorMatrix<double> rotatedQuery = q, rotatedKey = k;
+    rotateHalf<double>(rotatedQuery, queryPosition, inverseFrequencies);
+    rotateHalf<double>(rotatedKey, keyPosition, inverseFrequencies);
+    return rotatedQuery.row(0).dot(rotatedKey.row(0));
+}
+
 // ---- Activations (transformers' ACT2FN), element-wise on any Eigen array ----
 
 // "gelu": exact, 0.5·x·(1 + erf(x/√2)) (BERT).

@@ -20,6 +20,7 @@
 #include "ui/classroom/classroom.h"
 #include "ui/classroom/comparison_views.h"
 #include "ui/classroom/examples_gallery.h"
+#include "ui/classroom/rotary_view.h"
 #include "ui/files/export_dialog.h"
 #include "ui/files/model_import_dialog.h"
 #include "ui/screen_fit.h"
@@ -115,9 +116,9 @@ void TestWindowScreen::dialogsFitASmallScreen() {
     owned.push_back(std::make_unique<ModelImportDialog>(document(), window_.get()));
     Classroom* classroom = window_->classroom();
     classroom->showShortcuts();
-    QList<QDialog*> dialogs = {classroom->gallery(), classroom->projectionComparison(),
+    QList<QDialog*> dialogs = {classroom->gallery(),     classroom->projectionComparison(),
                                classroom->scalingPlot(), classroom->positionsComparison(),
-                               classroom->shortcutsDialog()};
+                               classroom->rotaryView(),  classroom->shortcutsDialog()};
     for (const auto& dialog : owned)
         dialogs << dialog.get();
     const QRect available = window_->screen()->availableGeometry();

@@ -20,6 +20,7 @@
 #include "ui/classroom/comparison_views.h"
 #include "ui/classroom/examples_gallery.h"
 #include "ui/classroom/neuron_view.h"
+#include "ui/classroom/rotary_view.h"
 #include "ui/classroom/walkthrough_panel.h"
 #include "ui/editors/controls_panel.h"
 #include "ui/window/presentation_mode.h"
@@ -94,9 +95,11 @@ Classroom::Classroom(QMainWindow* window, AttentionDocument* document, HeatmapGr
         walkthrough_->refresh();
         if (projection_) projection_->setHead(head);
         if (positions_) positions_->setHead(head);
+        if (rotary_) rotary_->setHead(head);
     });
     connect(grid_, &HeatmapGrid::selectedRowChanged, this, [this](int row) {
         if (row >= 0) neuron_->setQuery(row);
+        if (row >= 0 && rotary_) rotary_->setQuery(row);
     });
     connect(neuron_, &NeuronView::queryChanged, grid_, &HeatmapGrid::setSelectedRow);
     connect(presentation_, &PresentationMode::fontsChanged, this, [this] {
@@ -228,6 +231,9 @@ void Classroom::createActions() {
     QAction* positions = addAction(explain, QStringLiteral("positionsAction"),
                                    tr("Why p&ositions?"), {QKeySequence(Qt::Key_F8)});
     connect(positions, &QAction::triggered, this, [this] { showDialog(positionsComparison()); });
+    QAction* rotary = addAction(explain, QStringLiteral("rotaryAction"),
+                                tr("Why &rotary positions?"), {QKeySequence(Qt::Key_F10)});
+    connect(rotary, &QAction::triggered, this, [this] { showDialog(rotaryView()); });
 
     view->addSeparator();
     QAction* present = addAction(view, QStringLiteral("presentationAction"),
@@ -325,6 +331,15 @@ PositionsComparison* Classroom::positionsComparison() {
     if (!positions_) positions_ = new PositionsComparison(document_, window_);
     positions_->setHead(currentHead());
     return positions_;
+}
+
+RotaryView* Classroom::rotaryView() {
+    if (!rotary_) {
+        rotary_ = new RotaryView(document_, window_);
+        if (grid_->selectedRow() >= 0) rotary_->setQuery(grid_->selectedRow());
+    }
+    rotary_->setHead(currentHead());
+    return rotary_;
 }
 
 void Classroom::showDialog(QDialog* dialog) {

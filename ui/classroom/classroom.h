@@ -30,6 +30,7 @@ class PinCompareView;
 class PositionsComparison;
 class PresentationMode;
 class ProjectionComparison;
+class RotaryView;
 class ScalingPlot;
 class WalkthroughPanel;
 
@@ -62,6 +63,7 @@ public:
     ProjectionComparison* projectionComparison();
     ScalingPlot* scalingPlot();
     PositionsComparison* positionsComparison();
+    RotaryView* rotaryView();
     QDialog* shortcutsDialog() const { return shortcuts_; }
 
     // The gallery on the very first start only (a QSettings flag); runExplorerWindow calls it,
@@ -106,6 +108,7 @@ private:
     ProjectionComparison* projection_ = nullptr;
     ScalingPlot* scaling_ = nullptr;
     PositionsComparison* positions_ = nullptr;
+    RotaryView* rotary_ = nullptr;
     QDialog* shortcuts_ = nullptr;
     QList<QAction*> presentationKeys_;
 };

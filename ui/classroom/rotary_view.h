@@ -1,0 +1,151 @@
+#pragma once
+// Explain › Why rotary positions? (F10): rotary positions (RoPE, as in Llama, Qwen, Mistral) seen
+// on one query and one key of the current scene. Every number comes from core/rotary_study.h,
+// which turns the engine's own vectors with ops::rotateHalf; this file only draws them.
+//   - each frequency pair (columns i and i + d/2) of q and k as two arrows in a plane, turned by
+//     their positions; the first pairs large, every pair's share of q·k as bars;
+//   - q·k against the distance m − n for two starting positions: rotary (the curves coincide)
+//     beside sinusoidal positions added to the tokens (they do not);
+//   - the wavelength of each pair, original and scaled (θ, linear or llama3), on a log axis.
+// The scene is never changed: θ and the scaling here are a what-if.
+
+#include <QDialog>
+#include <QPointF>
+#include <QVector>
+#include <memory>
+#include <optional>
+
+#include "core/rotary_study.h"
+
+class QComboBox;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QLabel;
+class QSlider;
+class QSpinBox;
+
+namespace ae::ui {
+
+class AttentionDocument;
+
+class RotaryView : public QDialog {
+    Q_OBJECT
+public:
+    explicit RotaryView(AttentionDocument* document, QWidget* parent = nullptr);
+    ~RotaryView() override;
+
+    static constexpr int kLargePairs = 4;       // pairs drawn large, from firstShownPair()
+    static constexpr int kDistanceRange = 64;   // distances −64 … 64 on the curves and slider
+    static constexpr int kSecondStartGap = 50;  // the second curve starts this much later
+    static constexpr int kLatestStart = 2000;   // the "move both" slider's end
+
+    // The numbers drawn (null when the scene cannot give them: see problem()).
+    const RotaryStudy* study() const { return study_.get(); }
+    QString problem() const { return problem_; }
+    int head() const { return head_; }
+    int queryToken() const { return queryRow_; }
+    int keyToken() const { return keyRow_; }
+    // The query's and the key's positions, from the distance and "move both" sliders.
+    TokenPositions positions() const;
+    int firstShownPair() const;
+    // The rotary parameters the controls give (the scene's until one is moved).
+    RopeParameters parameters() const;
+
+    QSlider* distanceSlider() const { return distance_; }
+    QSlider* startSlider() const { return start_; }
+    QSlider* thetaSlider() const { return theta_; }
+    QComboBox* scalingChoice() const { return scaling_; }
+    QDoubleSpinBox* factorSpin() const { return factor_; }
+    QSpinBox* originalPositionsSpin() const { return original_; }
+    QComboBox* queryChoice() const { return queryChoice_; }
+    QComboBox* keyChoice() const { return keyChoice_; }
+    QCustomPlot* pairPlot(int slot) const { return pairPlots_[slot]; }
+    QCustomPlot* sharesPlot() const { return shares_; }
+    QCustomPlot* rotaryCurvePlot() const { return rotaryCurves_; }
+    QCustomPlot* sinusoidalCurvePlot() const { return sinusoidalCurves_; }
+    QCustomPlot* frequencyPlot() const { return frequencies_; }
+
+    // What is drawn, read back from the plots: the tips of pair plot `slot`'s q and k arrows, a
+    // curve (graph 0: from the slider's start, 1: kSecondStartGap later) and the wavelengths
+    // (graph 0: original, 1: with the scaling).
+    QPointF drawnQueryTip(int slot) const;
+    QPointF drawnKeyTip(int slot) const;
+    static QVector<QPointF> drawnGraph(const QCustomPlot* plot, int graph);
+    // Largest difference between the two starts' curves: rotary and sinusoidal added.
+    double rotaryGap() const { return rotaryGap_; }
+    double sinusoidalGap() const { return sinusoidalGap_; }
+    QString readout() const;
+
+public slots:
+    void setHead(int head);
+    // The query token (the window's selected row); the key stays unless it is out of range.
+    void setQuery(int row);
+    void setTokens(int queryRow, int keyRow);
+    // Back to the scene's θ and scaling (or the defaults when it has none).
+    void resetParameters();
+    void refresh();
+
+protected:
+    void showEvent(QShowEvent* event) override;  // catches up with changes made while hidden
+    void changeEvent(QEvent* event) override;    // presentation mode's larger text
+
+private:
+    void buildControls();
+    void buildPlots();
+    void onResultsChanged();
+    void onParametersEdited();
+    void setControlsFrom(const RopeParameters& rope);
+    void drawPositions();     // pairs, shares and the readout
+    void drawCurves();        // both curve plots (then the markers and positions)
+    void drawCurveMarkers();  // where the distance slider is, on both curves
+    void drawFrequencies();   // the wavelength plot
+    void styleItemsText();
+
+    struct Items;
+    AttentionDocument* document_;
+    std::unique_ptr<Items> items_;
+    std::unique_ptr<RotaryStudy> study_;
+    QString problem_;
+    bool stale_ = false;
+    int head_ = 0, queryRow_ = -1, keyRow_ = 0;
+    bool slidersFromTokens_ = true;  // the next refresh puts the sliders at the tokens' rows
+    bool controlsSet_ = false;
+    bool curvesPending_ = false;                 // a drag of "move both" has queued drawCurves()
+    std::optional<RopeParameters> sceneRotary_;  // the scene's, when the controls were set
+    double thetaValue_ = 10000.0;                // exact: the slider only shows it to its step
+
+    QWidget* choices_;
+    QWidget* sliders_;
+    QWidget* pairsHeader_;
+    QWidget* frequencyControls_;
+    QWidget* content_;
+    QLabel* problemLabel_;
+    QLabel* pairsCaption_;
+
+    QSpinBox* headSpin_;
+    QComboBox* queryChoice_;
+    QComboBox* keyChoice_;
+    QLabel* sourceNote_;  // where θ and the scaling come from
+    QSlider* distance_;
+    QLabel* distanceValue_;
+    QSlider* start_;
+    QLabel* startValue_;
+    QSpinBox* firstPair_;
+    QSlider* theta_;
+    QLabel* thetaValueLabel_;
+    QComboBox* scaling_;
+    QDoubleSpinBox* factor_;
+    QDoubleSpinBox* lowFactor_;
+    QDoubleSpinBox* highFactor_;
+    QSpinBox* original_;
+    QLabel* legend_;
+    QLabel* readout_;
+    QCustomPlot* pairPlots_[kLargePairs];
+    QCustomPlot* shares_;
+    QCustomPlot* rotaryCurves_;
+    QCustomPlot* sinusoidalCurves_;
+    QCustomPlot* frequencies_;
+    double rotaryGap_ = 0, sinusoidalGap_ = 0;
+};
+
+}  // namespace ae::ui
