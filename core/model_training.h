@@ -76,6 +76,13 @@ struct ModelTrainingOptions {
     int totalSteps = 0;     // > 0: the rate decays by a cosine to 0 at that step, as the one-layer
                             // trainer's; 0: constant
     double initStd = 0.02;  // N(0, initStd) for every weight matrix (GPT-2's); norms 1, biases 0
+    double ropeTheta = 10000.0;  // llama: rope_theta, the base of the rotary frequencies
+    // > 0: every k-th step trains on previous-token sequences instead of the task's. With
+    // induction alone the previous-token role ends up split between layer-0 heads, each copying
+    // the previous token for some of the tokens (rotary llama has no bias, so a query cannot
+    // ignore its token); a share of previous-token steps makes one head do it for every token,
+    // and the induction head reads it (docs/training.md, "Whole models", measured: k = 4).
+    int previousTokenEvery = 0;
 };
 
 // The first problem with `options` as one line naming the option ("--heads: ..."), or "".
@@ -126,8 +133,10 @@ public:
 
     // ---- For tests and the CLI ----
 
-    // A sequence of the task, drawn from `rng` (the trainer's own stream when null).
-    TrainingExample drawExample(SplitMix64* rng = nullptr);
+    // A sequence of `task` (the options' when null), drawn from `rng` (the trainer's own stream
+    // when null).
+    TrainingExample drawExample(SplitMix64* rng = nullptr,
+                                std::optional<ModelTask> task = std::nullopt);
     // Mean cross-entropy over the positions with a target. With `gradient` (one matrix per
     // parameter tensor, as parameters(), zero-initialised by the caller), adds dLoss/dθ scaled by
     // `gradientScale`. Throws ModelError for ids outside the vocabulary or a sequence longer than
