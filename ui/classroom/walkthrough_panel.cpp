@@ -2,12 +2,14 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QMainWindow>
 #include <QPushButton>
 #include <QVBoxLayout>
 #include <cmath>
@@ -280,6 +282,19 @@ void WalkthroughPanel::setModelSession(ModelSession* session) {
     connect(session, &ModelSession::opened, this, &WalkthroughPanel::onSessionResults);
 }
 
+void WalkthroughPanel::widenDockToFit() {
+    // With a model open the model view takes the width, and the dock (a scroll area) can end up
+    // narrower than the panel: the text would be cut and Next hidden off to the right.
+    QWidget* w = parentWidget();
+    while (w && !qobject_cast<QDockWidget*>(w))
+        w = w->parentWidget();
+    auto* dock = qobject_cast<QDockWidget*>(w);
+    auto* window = dock ? qobject_cast<QMainWindow*>(dock->parentWidget()) : nullptr;
+    const int needed = minimumWidth() + 24;  // the panel and a vertical scroll bar
+    if (window && !dock->isFloating() && dock->isVisible() && dock->width() < needed)
+        window->resizeDocks({dock}, {needed}, Qt::Horizontal);
+}
+
 void WalkthroughPanel::setTour(WalkTour tour) {
     if (tour == WalkTour::TrainedModel && !plan_) tour = WalkTour::Layer;
     const bool changed = tour != tour_;
@@ -339,6 +354,7 @@ void WalkthroughPanel::actOnModelTourStep() {
         }
     }
     emit modelViewRequested();
+    widenDockToFit();
 }
 
 void WalkthroughPanel::onSessionResults() {
@@ -427,12 +443,14 @@ void WalkthroughPanel::refreshModelTour() {
             break;
         case ModelTourStep::SwitchOff:
             formula = tr("%1 → 0").arg(previous);
-            text = tr("%1 now adds zeros (it is switched off in the controls' heads). Look at %2 "
-                      "in the <b>Model</b> tab: its stripe fades, from %3 with every head on to "
-                      "%4 now. Without the previous-token head no position says which token came "
+            text = tr("Layer %1, head %2 now adds zeros (it is switched off in the controls' "
+                      "heads). Look at %3 "
+                      "in the <b>Model</b> tab: its stripe fades, from %4 with every head on to "
+                      "%5 now. Without the previous-token head no position says which token came "
                       "before it, and the induction head no longer finds where to look. "
                       "Back (or Ctrl+Z) switches it on again.")
-                       .arg(previous)
+                       .arg(p.previousLayer)
+                       .arg(p.previousHead)
                        .arg(induction)
                        .arg(num(stripeBase))
                        .arg(num(stripeNow));

@@ -132,6 +132,8 @@ private:
     void actOnModelTourStep();
     void onSessionResults();
     bool tourModelIsOpen() const;
+    // Makes the dock holding the panel at least as wide as the panel needs.
+    void widenDockToFit();
 
     AttentionDocument* document_;
     HeatmapGrid* grid_;
