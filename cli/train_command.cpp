@@ -132,7 +132,13 @@ int trainModelCommand(const QStringList& arguments) {
     const std::string problem = model::checkTrainingOptions(options);
     if (!problem.empty()) refuse("train: " + QString::fromStdString(problem));
 
-    model::ModelTrainer trainer(options);
+    std::optional<model::ModelTrainer> built;
+    try {
+        built.emplace(options);  // refuses a model too large for this machine's memory
+    } catch (const model::ModelError& error) {
+        refuse("train: " + QString::fromStdString(error.what()));
+    }
+    model::ModelTrainer& trainer = *built;
     const int heads = options.heads;
     printLine(stdout, QStringLiteral("%1 model, %2 layers x %3 heads, d %4, %5, vocab %6, "
                                      "task %7, length %8, seed %9")

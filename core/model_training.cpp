@@ -166,6 +166,22 @@ Config trainingConfig(const ModelTrainingOptions& o) {
     return c;
 }
 
+double trainerBytes(const ModelTrainingOptions& o) {
+    const Config c = trainingConfig(o);
+    ModelWeights shapes;
+    double parameters = 0;
+    for (const TensorSpec& spec : tensorSpecs(c, shapes)) {
+        double count = 1;
+        for (long long s : spec.shape)
+            count *= static_cast<double>(s);
+        parameters += count;
+    }
+    const double T = o.length, width = std::max(c.hidden, c.intermediate);
+    const double perSequence =
+        c.layers * (12.0 * T * width + c.heads * T * T) + 2.0 * T * c.vocab + 2.0 * T * c.hidden;
+    return ((3.0 + o.batch) * parameters + o.batch * perSequence) * sizeof(double);
+}
+
 // Everything the backward pass needs from the forward pass of one sequence (T tokens).
 struct ModelTrainer::Forward {
     struct Layer {
@@ -191,6 +207,13 @@ struct ModelTrainer::Forward {
 ModelTrainer::ModelTrainer(const ModelTrainingOptions& options) : options_(options) {
     const std::string problem = checkTrainingOptions(options);
     if (!problem.empty()) throw ModelError(problem);
+    const double bytes = trainerBytes(options), available = physicalMemoryBytes();
+    if (available > 0 && bytes > available) {
+        throw ModelError("training needs about " + std::to_string(std::llround(bytes / 1048576.0)) +
+                         " MiB, more than this machine's " +
+                         std::to_string(std::llround(available / 1048576.0)) +
+                         " MiB (try a smaller --d-model, --vocab, --length or --batch)");
+    }
     Config& c = model_.config;
     c = trainingConfig(options);
     model_.folder = "(training)";

@@ -89,6 +89,11 @@ struct ModelTrainingOptions {
 std::string checkTrainingOptions(const ModelTrainingOptions& options);
 // The model's configuration (what config.json will say).
 Config trainingConfig(const ModelTrainingOptions& options);
+// Bytes a ModelTrainer for `options` holds at its peak, from the shapes: the parameters and
+// Adam's two moments, one gradient per sequence of a batch (summed in order, model_training.cpp)
+// and each sequence's kept forward pass (per layer about 12 T x max(d, I) matrices and the heads'
+// T x T weights, plus the T x V logits twice).
+double trainerBytes(const ModelTrainingOptions& options);
 
 // One training sequence: ids, and per position the id it must predict or -1 (not in the loss).
 struct TrainingExample {
@@ -106,7 +111,8 @@ struct HeadScores {
 
 class ModelTrainer {
 public:
-    // Throws ModelError with checkTrainingOptions's message.
+    // Throws ModelError with checkTrainingOptions's message, or when trainerBytes exceeds this
+    // machine's memory (before anything is allocated).
     explicit ModelTrainer(const ModelTrainingOptions& options);
     // model() points into this object's parameters: not copied or moved.
     ModelTrainer(const ModelTrainer&) = delete;

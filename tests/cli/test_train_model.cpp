@@ -94,6 +94,12 @@ private slots:
             << QStringList{"--model", "2", "--task", "copy-next", "--vocab", "50", out, "x"}
             << "--vocab";
         QTest::newRow("no output") << QStringList{"--model", "2"} << "-o FOLDER";
+        QTest::newRow("too large for memory")
+            << QStringList{"--model", "2",       "--d-model", "2048",           "--heads",
+                           "16",      "--vocab", "65536",     "--length",       "4096",
+                           "--batch", "4096",    "--task",    "previous-token", out,
+                           "x"}
+            << "more than this machine";
         QTest::newRow("negative mix")
             << QStringList{"--model", "2", "--previous-token-every", "-1", out, "x"}
             << "--previous-token-every";

@@ -311,6 +311,15 @@ private slots:
         o.ropeTheta = 1;
         QVERIFY(checkTrainingOptions(o).find("--rope-theta") == 0);
         o.ropeTheta = 10000;
+        // Far beyond any machine: refused before anything is allocated.
+        ModelTrainingOptions huge = smallOptions(Family::Llama, true);
+        huge.hidden = 2048;
+        huge.heads = 16;
+        huge.vocab = 65536;
+        huge.length = 4096;
+        huge.batch = 4096;
+        QVERIFY(trainerBytes(huge) > 1e13);
+        QVERIFY_THROWS_EXCEPTION(ModelError, ModelTrainer{huge});
         o.family = Family::Bert;
         QVERIFY(checkTrainingOptions(o).find("--family") == 0);
     }
