@@ -1,13 +1,25 @@
 #include "ui/classroom/walkthrough_panel.h"
 
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
 #include <QHBoxLayout>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
+#include <QMainWindow>
 #include <QPushButton>
 #include <QVBoxLayout>
 #include <cmath>
+#include <limits>
 
 #include "core/ops.h"
 #include "document/attention_document.h"
+#include "document/model_session.h"
+#include "io/builtin_models.h"
+#include "io/model_folder.h"
 #include "plot/color_maps.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
@@ -122,9 +134,83 @@ QString walkStepTitle(WalkStep step) {
     return QCoreApplication::translate("Walkthrough", titles[static_cast<int>(step)]);
 }
 
+QString modelTourStepTitle(ModelTourStep step) {
+    const char* titles[kModelTourStepCount] = {"A model trained here, on a repeated sequence",
+                                               "The previous-token head", "The induction head",
+                                               "Switch the previous-token head off"};
+    return QCoreApplication::translate("Walkthrough", titles[static_cast<int>(step)]);
+}
+
+QString tourModelName() {
+    return QStringLiteral("tiny-induction");
+}
+
+namespace {
+
+// [layer, head] from about.json's "tour" object, if both are in the model.
+std::optional<std::pair<int, int>> tourHead(const QJsonObject& tour, const QString& key,
+                                            const model::Config& config) {
+    const QJsonArray pair = tour.value(key).toArray();
+    if (pair.size() != 2 || !pair[0].isDouble() || !pair[1].isDouble()) return std::nullopt;
+    const int layer = pair[0].toInt(-1), head = pair[1].toInt(-1);
+    if (layer < 0 || layer >= config.layers || head < 0 || head >= config.heads)
+        return std::nullopt;
+    return std::pair{layer, head};
+}
+
+}  // namespace
+
+std::optional<ModelTourPlan> modelTourPlan() {
+    const std::optional<io::BuiltInModel> builtIn = io::findBuiltInModel(tourModelName());
+    if (!builtIn) return std::nullopt;
+    QFile file(QDir(builtIn->folder).filePath(QStringLiteral("about.json")));
+    if (!file.open(QIODevice::ReadOnly)) return std::nullopt;
+    const QJsonObject tour =
+        QJsonDocument::fromJson(file.readAll()).object().value("tour").toObject();
+    try {
+        const QString configFile = QDir(builtIn->folder).filePath(QStringLiteral("config.json"));
+        QFile configJson(configFile);
+        if (!configJson.open(QIODevice::ReadOnly)) return std::nullopt;
+        const model::Config config = io::parseModelConfig(configJson.readAll(), configFile);
+        const auto previous = tourHead(tour, QStringLiteral("previous_token"), config);
+        const auto induction = tourHead(tour, QStringLiteral("induction"), config);
+        const std::vector<long long>& ids = builtIn->about.ids;
+        if (!previous || !induction || ids.size() < 4 || ids.size() % 2 != 0) return std::nullopt;
+        ModelTourPlan plan;
+        plan.location = io::builtInPrefix() + tourModelName();
+        plan.ids = ids;
+        std::tie(plan.previousLayer, plan.previousHead) = *previous;
+        std::tie(plan.inductionLayer, plan.inductionHead) = *induction;
+        return plan;
+    } catch (const model::ModelError&) {
+        return std::nullopt;  // an unreadable model is test_builtin_models's to report
+    }
+}
+
+double inductionStripe(const model::Matrix<float>& weights, const std::vector<long long>& ids) {
+    const long long T = static_cast<long long>(ids.size());
+    const long long N = T / 2;
+    if (N < 1 || T % 2 != 0 || weights.rows() != T || weights.cols() != T ||
+        !std::equal(ids.begin(), ids.begin() + N, ids.begin() + N))
+        return std::numeric_limits<double>::quiet_NaN();
+    double sum = 0;
+    for (long long i = N; i < T; ++i)
+        sum += weights(i, i - N + 1);
+    return sum / static_cast<double>(N);
+}
+
 WalkthroughPanel::WalkthroughPanel(AttentionDocument* document, HeatmapGrid* grid, QWidget* parent)
     : QWidget(parent), document_(document), grid_(grid) {
     setObjectName(QStringLiteral("walkthroughPanel"));
+    tourChoice_ = new QComboBox(this);
+    tourChoice_->setObjectName(QStringLiteral("walkthroughTour"));
+    tourChoice_->addItem(tr("One attention layer, step by step"));
+    tourChoice_->setToolTip(tr("Which guided tour"));
+    // The longest tour name must not widen the dock (1024x768 projectors).
+    tourChoice_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    tourChoice_->setMinimumContentsLength(16);
+    connect(tourChoice_, &QComboBox::currentIndexChanged, this,
+            [this](int index) { setTour(index == 1 ? WalkTour::TrainedModel : WalkTour::Layer); });
     heading_ = new QLabel(this);
     heading_->setObjectName(QStringLiteral("walkthroughHeading"));
     QFont headingFont = heading_->font();
@@ -165,6 +251,7 @@ WalkthroughPanel::WalkthroughPanel(AttentionDocument* document, HeatmapGrid* gri
     buttons->addStretch(1);
     buttons->addWidget(next_);
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(tourChoice_);
     layout->addWidget(heading_);
     layout->addWidget(formula_);
     layout->addWidget(explanation_);
@@ -185,8 +272,201 @@ void WalkthroughPanel::back() {
     setStep(step_ - 1);
 }
 
+void WalkthroughPanel::setModelSession(ModelSession* session) {
+    session_ = session;
+    plan_ = session ? modelTourPlan() : std::nullopt;
+    if (plan_ && tourChoice_->count() == 1)
+        tourChoice_->addItem(tr("A trained model: previous-token and induction heads"));
+    if (!session) return;
+    connect(session, &ModelSession::resultsChanged, this, &WalkthroughPanel::onSessionResults);
+    connect(session, &ModelSession::opened, this, &WalkthroughPanel::onSessionResults);
+}
+
+void WalkthroughPanel::widenDockToFit() {
+    // With a model open the model view takes the width, and the dock (a scroll area) can end up
+    // narrower than the panel: the text would be cut and Next hidden off to the right.
+    QWidget* w = parentWidget();
+    while (w && !qobject_cast<QDockWidget*>(w))
+        w = w->parentWidget();
+    auto* dock = qobject_cast<QDockWidget*>(w);
+    auto* window = dock ? qobject_cast<QMainWindow*>(dock->parentWidget()) : nullptr;
+    const int needed = minimumWidth() + 24;  // the panel and a vertical scroll bar
+    if (window && !dock->isFloating() && dock->isVisible() && dock->width() < needed)
+        window->resizeDocks({dock}, {needed}, Qt::Horizontal);
+}
+
+void WalkthroughPanel::setTour(WalkTour tour) {
+    if (tour == WalkTour::TrainedModel && !plan_) tour = WalkTour::Layer;
+    const bool changed = tour != tour_;
+    tour_ = tour;
+    {
+        const QSignalBlocker blocker(tourChoice_);
+        tourChoice_->setCurrentIndex(tour == WalkTour::TrainedModel ? 1 : 0);
+    }
+    actPending_ = false;
+    if (tour == WalkTour::TrainedModel) grid_->setHighlightedStages({});
+    if (changed || tour == WalkTour::TrainedModel) setStep(0);
+}
+
+int WalkthroughPanel::stepCount() const {
+    return tour_ == WalkTour::TrainedModel ? kModelTourStepCount : kWalkStepCount;
+}
+
+bool WalkthroughPanel::tourModelIsOpen() const {
+    return session_ && plan_ && session_->isOpen() && session_->builtInName() == tourModelName() &&
+           session_->baseRun() && session_->baseRun()->tokens == plan_->ids;
+}
+
+void WalkthroughPanel::actOnModelTourStep() {
+    if (!session_ || !plan_) return;
+    if (!tourModelIsOpen()) {
+        // Opening (or running the sequence) takes a moment: the step acts once the run is in.
+        actPending_ = true;
+        if (!session_->isOpen() || session_->builtInName() != tourModelName()) {
+            emit modelRequested(plan_->location);
+        } else if (!session_->isBusy() && session_->ids() != plan_->ids) {
+            session_->setIds(plan_->ids);
+        }
+        emit modelViewRequested();
+        return;
+    }
+    actPending_ = false;
+    const ModelTourPlan& p = *plan_;
+    const auto clearAblation = [this] {
+        if (!document_->scene().ablation.heads.empty()) document_->setAblation({});
+    };
+    switch (static_cast<ModelTourStep>(step_)) {
+        case ModelTourStep::Open:
+        case ModelTourStep::Induction:
+            session_->openHead(p.inductionLayer, p.inductionHead);
+            if (p.inductionLayer == p.previousLayer) clearAblation();
+            break;
+        case ModelTourStep::PreviousToken:
+            session_->openHead(p.previousLayer, p.previousHead);
+            clearAblation();
+            break;
+        case ModelTourStep::SwitchOff: {
+            session_->openHead(p.previousLayer, p.previousHead);
+            Scene::Ablation off;
+            off.heads = {p.previousHead};
+            document_->setAblation(off);
+            break;
+        }
+    }
+    emit modelViewRequested();
+    widenDockToFit();
+}
+
+void WalkthroughPanel::onSessionResults() {
+    if (tour_ != WalkTour::TrainedModel) return;
+    if (actPending_ && tourModelIsOpen() && !session_->isBusy()) actOnModelTourStep();
+    if (isVisible()) {
+        refresh();
+    } else {
+        stale_ = true;
+    }
+}
+
+void WalkthroughPanel::refreshModelTour() {
+    const auto step = static_cast<ModelTourStep>(step_);
+    heading_->setText(tr("Step %1 of %2 · %3")
+                          .arg(step_ + 1)
+                          .arg(kModelTourStepCount)
+                          .arg(modelTourStepTitle(step)));
+    back_->setEnabled(step_ > 0);
+    next_->setEnabled(step_ < kModelTourStepCount - 1);
+    map_->plot()->hide();
+    const ModelTourPlan& p = *plan_;
+    const int period = static_cast<int>(p.ids.size() / 2);
+    const QString previous = tr("layer %1, head %2").arg(p.previousLayer).arg(p.previousHead);
+    const QString induction = tr("layer %1, head %2").arg(p.inductionLayer).arg(p.inductionHead);
+    if (!tourModelIsOpen()) {
+        formula_->setText(tr("Opening builtin:%1 …").arg(tourModelName()));
+        explanation_->setText(
+            tr("The tour opens the built-in model <b>%1</b> on its sequence of %2 tokens, then "
+               "the same %2 again.")
+                .arg(tourModelName())
+                .arg(period));
+        return;
+    }
+    const std::shared_ptr<const ModelSession::Run> base = session_->baseRun();
+    const std::shared_ptr<const ModelSession::Run> now = session_->currentRun();
+    const double stripeBase =
+        inductionStripe(base->layers[p.inductionLayer].weights[p.inductionHead], p.ids);
+    const double stripeNow =
+        now ? inductionStripe(now->layers[p.inductionLayer].weights[p.inductionHead], p.ids)
+            : stripeBase;
+    const model::Matrix<float>& back = base->layers[p.previousLayer].weights[p.previousHead];
+    double previousWeight = 0;
+    for (Eigen::Index i = 1; i < back.rows(); ++i)
+        previousWeight += back(i, i - 1);
+    previousWeight /= static_cast<double>(std::max<Eigen::Index>(1, back.rows() - 1));
+    const QString config = tr("%1 layers × %2 heads")
+                               .arg(session_->model()->config.layers)
+                               .arg(session_->model()->config.heads);
+    QString formula, text;
+    switch (step) {
+        case ModelTourStep::Open:
+            formula = tr("%1 random tokens, then the same %1 again").arg(period);
+            text = tr("This model (%1) was trained in this program, by <i>attention-explorer "
+                      "train</i>, on one task only: a random sequence, then the same sequence "
+                      "again, where every token of the second copy must predict the next one. "
+                      "Only the first copy can tell what comes next, so the model had to learn to "
+                      "look it up. It is open on such a sequence (the <b>Model</b> tab shows "
+                      "every head). Two heads do the work; the next steps open them.")
+                       .arg(config);
+            break;
+        case ModelTourStep::PreviousToken:
+            formula = tr("%1: token i looks at token i − 1").arg(previous);
+            text = tr("In %1 every row puts its weight just left of the diagonal, on the token "
+                      "before it (mean weight %2 here). After layer %3, each position therefore "
+                      "also carries <i>which token came before it</i>. That predicts nothing on "
+                      "its own: the next head uses it.")
+                       .arg(previous)
+                       .arg(num(previousWeight))
+                       .arg(p.previousLayer);
+            break;
+        case ModelTourStep::Induction:
+            formula = tr("%1: token i looks at the token after its earlier copy").arg(induction);
+            text = tr("In the second copy the weight of %1 sits on a stripe parallel to the "
+                      "diagonal, %2 tokens to its left: on the token that <i>followed</i> the "
+                      "earlier occurrence of the current token (mean weight %3 on that stripe). "
+                      "The head looks for the key whose previous token, written there by %4, is "
+                      "the current token, and copies that key's token: what comes next. In the "
+                      "first copy there is nothing to find and the weight spreads out. (The "
+                      "Heads table's induction column reads lower: it measures on this text "
+                      "repeated once more, where each token has several earlier copies.)")
+                       .arg(induction)
+                       .arg(period - 1)
+                       .arg(num(stripeBase))
+                       .arg(previous);
+            break;
+        case ModelTourStep::SwitchOff:
+            formula = tr("%1 → 0").arg(previous);
+            text = tr("Layer %1, head %2 now adds zeros (it is switched off in the controls' "
+                      "heads). Look at %3 "
+                      "in the <b>Model</b> tab: its stripe fades, from %4 with every head on to "
+                      "%5 now. Without the previous-token head no position says which token came "
+                      "before it, and the induction head no longer finds where to look. "
+                      "Back (or Ctrl+Z) switches it on again.")
+                       .arg(p.previousLayer)
+                       .arg(p.previousHead)
+                       .arg(induction)
+                       .arg(num(stripeBase))
+                       .arg(num(stripeNow));
+            break;
+    }
+    formula_->setText(formula);
+    explanation_->setText(text);
+}
+
 void WalkthroughPanel::setStep(int step) {
-    step_ = std::clamp(step, 0, kWalkStepCount - 1);
+    step_ = std::clamp(step, 0, stepCount() - 1);
+    if (tour_ == WalkTour::TrainedModel) {
+        actOnModelTourStep();
+        refresh();
+        return;
+    }
     if (active_) emit allStagesViewRequested();
     refresh();
     // A teacher never scrolls during a lecture: the step brings its maps into view.
@@ -195,7 +475,9 @@ void WalkthroughPanel::setStep(int step) {
 
 void WalkthroughPanel::setActive(bool active) {
     active_ = active;
-    if (active) {
+    if (active && tour_ == WalkTour::TrainedModel) {
+        refresh();
+    } else if (active) {
         emit allStagesViewRequested();
         refresh();
         grid_->revealHighlighted();
@@ -232,6 +514,10 @@ QString WalkthroughPanel::explanationText() const {
 
 void WalkthroughPanel::refresh() {
     stale_ = false;
+    if (tour_ == WalkTour::TrainedModel && plan_) {
+        refreshModelTour();
+        return;
+    }
     const Scene& scene = document_->engine().scene();  // the scene of the shown results
     heading_->setText(tr("Step %1 of %2 · %3")
                           .arg(step_ + 1)

@@ -3,14 +3,24 @@
 // names the matrices involved (the grid shows one head, all stages, and marks them; inputs and
 // weight matrices, which the grid does not show, appear in the panel's own map), gives the formula
 // and explains it with the engine's live numbers for the current head and query.
+//
+// A second tour (issue 17) walks through the built-in trained model tourModelName(): each step
+// acts on the window through the ModelSession (opens the model on its repeated sequence, opens
+// the previous-token head, the induction head, switches the previous-token head off) and reads
+// the induction head's stripe from the model's live run. The heads come from the model's
+// about.json ("tour": {"previous_token": [layer, head], "induction": [layer, head]}), written from
+// what training measured.
 
 #include <QList>
 #include <QString>
 #include <QWidget>
 #include <optional>
+#include <vector>
 
+#include "core/model.h"
 #include "plot/stage.h"
 
+class QComboBox;
 class QLabel;
 class QPushButton;
 
@@ -19,6 +29,7 @@ namespace ae::ui {
 class AttentionDocument;
 class HeatmapController;
 class HeatmapGrid;
+class ModelSession;
 
 enum class WalkStep {
     Inputs,
@@ -42,10 +53,44 @@ std::optional<Stage> walkStepStage(WalkStep step);
 QList<Stage> walkStepStages(WalkStep step);
 QString walkStepTitle(WalkStep step);
 
+enum class WalkTour { Layer, TrainedModel };
+
+// The trained-model tour: its steps, and the built-in model it opens.
+enum class ModelTourStep { Open, PreviousToken, Induction, SwitchOff };
+constexpr int kModelTourStepCount = 4;
+QString modelTourStepTitle(ModelTourStep step);
+QString tourModelName();  // "tiny-induction" (resources/models/tiny-induction)
+
+// What the tour needs from the built-in model's about.json; nothing when the model is not
+// installed or its about.json has no "tour" object naming two heads the model has.
+struct ModelTourPlan {
+    QString location;            // "builtin:NAME"
+    std::vector<long long> ids;  // about.json's ids: a sequence repeated twice
+    int previousLayer = 0, previousHead = 0;
+    int inductionLayer = 0, inductionHead = 0;
+};
+std::optional<ModelTourPlan> modelTourPlan();
+
+// The mean weight of a head on the induction stripe of `ids` = one period N repeated twice: from
+// each position i of the second copy (N ≤ i < 2N) to i − N + 1, the token after the earlier
+// occurrence of the token at i. `weights` is T x T, T = ids.size(). NaN when ids is not a period
+// repeated twice.
+double inductionStripe(const model::Matrix<float>& weights, const std::vector<long long>& ids);
+
 class WalkthroughPanel : public QWidget {
     Q_OBJECT
 public:
     WalkthroughPanel(AttentionDocument* document, HeatmapGrid* grid, QWidget* parent = nullptr);
+    // The window's model session: without one the trained-model tour is not offered.
+    void setModelSession(ModelSession* session);
+
+    WalkTour tour() const { return tour_; }
+    // Switches tour (from its first step; the trained-model tour then acts: opens the model).
+    void setTour(WalkTour tour);
+    QComboBox* tourChoice() const { return tourChoice_; }
+    int stepCount() const;
+    // The trained-model tour's plan, when it is offered.
+    const std::optional<ModelTourPlan>& plan() const { return plan_; }
 
     int step() const { return step_; }
     WalkStep currentStep() const { return static_cast<WalkStep>(step_); }
@@ -68,6 +113,10 @@ public slots:
 signals:
     // The grid should show one head, all stages: the panel asks, the window switches its mode.
     void allStagesViewRequested();
+    // The trained-model tour: open this built-in model ("builtin:NAME"), as File › Open built-in
+    // model does (unsaved changes are asked about), and show the model view.
+    void modelRequested(const QString& location);
+    void modelViewRequested();
 
 protected:
     // Hidden views skip the engine's changes (a BERT-sized slider drag must stay fast) and catch
@@ -77,9 +126,22 @@ protected:
 private:
     void onResultsChanged();
     void fillMatrixMap();
+    void refreshModelTour();
+    // Does what the current model-tour step does to the window; what needs the model open waits
+    // (actPending_) until the session has run.
+    void actOnModelTourStep();
+    void onSessionResults();
+    bool tourModelIsOpen() const;
+    // Makes the dock holding the panel at least as wide as the panel needs.
+    void widenDockToFit();
 
     AttentionDocument* document_;
     HeatmapGrid* grid_;
+    ModelSession* session_ = nullptr;
+    std::optional<ModelTourPlan> plan_;
+    WalkTour tour_ = WalkTour::Layer;
+    bool actPending_ = false;
+    QComboBox* tourChoice_;
     QLabel* heading_;
     QLabel* formula_;
     QLabel* explanation_;

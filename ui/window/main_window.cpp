@@ -31,6 +31,7 @@
 #include "plot/heatmap_grid.h"
 #include "plot/model_view.h"
 #include "ui/classroom/classroom.h"
+#include "ui/classroom/walkthrough_panel.h"
 #include "ui/editors/controls_panel.h"
 #include "ui/editors/tokens_editor.h"
 #include "ui/editors/weights_editor.h"
@@ -122,6 +123,13 @@ MainWindow::MainWindow(QWidget* parent)
     // Like File › Open preset: unsaved changes are asked about first.
     connect(classroom_, &Classroom::presetRequested, fileActions_, &FileActions::openPreset);
     connect(classroom_, &Classroom::modelRequested, fileActions_, &FileActions::openModel);
+    // The walkthrough's trained-model tour opens its built-in model and shows the model view.
+    WalkthroughPanel* walkthrough = classroom_->walkthrough();
+    walkthrough->setModelSession(session_);
+    connect(walkthrough, &WalkthroughPanel::modelRequested, fileActions_, &FileActions::openModel);
+    connect(walkthrough, &WalkthroughPanel::modelViewRequested, this, [this] {
+        if (centralWidget() == centre_) centre_->setCurrentWidget(modelView_);
+    });
     connect(classroom_->presentation(), &PresentationMode::activeChanged, modelView_,
             &ModelView::setPresentation);
     for (QDockWidget* dock : findChildren<QDockWidget*>()) {
