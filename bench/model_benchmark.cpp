@@ -23,6 +23,7 @@
 
 #include "core/model.h"
 #include "io/model_folder.h"
+#include "io/safetensors_writer.h"
 
 namespace ae::cli {
 namespace {
@@ -85,32 +86,15 @@ std::vector<TensorPlan> gpt2SmallTensors() {
     return plan;
 }
 
-// The safetensors header (8-byte length, JSON padded with spaces to a multiple of 8) and the
-// data section's length.
+// The safetensors header (io/safetensors_writer.h's layout, all F32) and the data section's
+// length.
 std::pair<std::string, long long> safetensorsHeader(const std::vector<TensorPlan>& plan) {
-    QJsonObject header;
-    long long offset = 0;
-    for (const TensorPlan& t : plan) {
-        QJsonArray shape;
-        for (long long s : t.shape)
-            shape.append(static_cast<double>(s));
-        const long long bytes = t.count() * 4;
-        header[QString::fromStdString(t.name)] = QJsonObject{
-            {"dtype", "F32"},
-            {"shape", shape},
-            {"data_offsets",
-             QJsonArray{static_cast<double>(offset), static_cast<double>(offset + bytes)}}};
-        offset += bytes;
-    }
-    header["__metadata__"] = QJsonObject{{"format", "pt"}, {"written_by", "bench --model"}};
-    std::string json = QJsonDocument(header).toJson(QJsonDocument::Compact).toStdString();
-    while (json.size() % 8 != 0)
-        json.push_back(' ');
-    std::string out(8, '\0');
-    uint64_t n = json.size();
-    for (int i = 0; i < 8; ++i)
-        out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
-    return {out + json, offset};
+    std::vector<io::TensorHeaderEntry> entries;
+    for (const TensorPlan& t : plan)
+        entries.push_back({t.name, DType::F32, t.shape});
+    const io::SafetensorsLayout layout =
+        io::safetensorsLayout(entries, {{"format", "pt"}, {"written_by", "bench --model"}});
+    return {layout.header.toStdString(), layout.dataBytes};
 }
 
 // A folder is reused when its config is ours and its weights file has exactly the size ours

@@ -5,10 +5,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/command_support.h"
 #include "core/attention_training.h"
+#include "core/model_training.h"
+#include "io/model_writer.h"
 #include "io/result_export.h"
 #include "io/scene_file.h"
 
@@ -18,9 +21,165 @@ namespace {
 // Upper bound on --steps: a typo such as 1e9 should be refused, not run for days.
 constexpr long long kMaxSteps = 10'000'000;
 
+// "L.H" of head index l·heads + h.
+QString headName(int index, int heads) {
+    return QStringLiteral("%1.%2").arg(index / heads).arg(index % heads);
+}
+
+// `train --model`: a small whole model (core/model_training.h), saved as a model folder.
+int trainModelCommand(const QStringList& arguments) {
+    using model::Family;
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Train a small gpt2- or llama-family model by backpropagation on a toy task and save it "
+        "as a model folder (config.json, model.safetensors in F64, a byte-level tokenizer).");
+    parser.addHelpOption();
+    parser.addOption({"model", "Number of layers (1 to 48).", "layers"});
+    parser.addOption({"heads", "Heads per layer (default 4).", "h", "4"});
+    parser.addOption({"d-model", "Width d of the residual stream (default 64).", "d", "64"});
+    parser.addOption({"family",
+                      "llama (RMS norm, rotary positions, SwiGLU) or gpt2 (layer norm, learned "
+                      "positions, GELU); default: the one --positions names, else llama.",
+                      "family"});
+    parser.addOption({"positions", "rotary (llama) or learned (gpt2).", "kind"});
+    parser.addOption({"mlp", "Give every layer an MLP (default: attention only)."});
+    parser.addOption({"vocab", "Vocabulary size; ids are bytes (default 128).", "v", "128"});
+    parser.addOption({"length", "Tokens per training sequence (default 64).", "n", "64"});
+    parser.addOption({"task",
+                      QStringLiteral("%1 (default induction).").arg(model::modelTaskNames()),
+                      "task", "induction"});
+    parser.addOption({"steps", "Adam steps (default 2000).", "n", "2000"});
+    parser.addOption({"lr", "Learning rate (default 0.001, constant).", "x", "0.001"});
+    parser.addOption({"batch", "Sequences per step (default 16).", "b", "16"});
+    parser.addOption({"seed", "Seed of the weights and the sequences (default 1).", "s", "1"});
+    parser.addOption({{"o", "output"}, "The model folder to write.", "folder"});
+    if (!parser.parse(arguments)) refuse("train: " + parser.errorText());
+    if (parser.isSet("help")) {
+        printLine(stdout, parser.helpText());
+        return kSuccess;
+    }
+    const auto integer = [&parser](const QString& name, long long low, long long high) {
+        bool ok = false;
+        const long long value = parser.value(name).toLongLong(&ok);
+        if (!ok || value < low || value > high) {
+            refuse(QStringLiteral("train: --%1: expected an integer from %2 to %3, got %4")
+                       .arg(name)
+                       .arg(low)
+                       .arg(high)
+                       .arg(parser.value(name)));
+        }
+        return value;
+    };
+    model::ModelTrainingOptions options;
+    options.layers = static_cast<int>(integer("model", 1, 48));
+    options.heads = static_cast<int>(integer("heads", 1, 64));
+    options.hidden = static_cast<int>(integer("d-model", 1, 2048));
+    options.vocab = static_cast<int>(integer("vocab", 2, 65536));
+    options.length = static_cast<int>(integer("length", 2, 4096));
+    options.batch = static_cast<int>(integer("batch", 1, 4096));
+    const long long steps = integer("steps", 1, kMaxSteps);
+    options.mlp = parser.isSet("mlp");
+    std::optional<Family> family;
+    if (parser.isSet("family")) {
+        const QString name = parser.value("family");
+        if (name != "llama" && name != "gpt2")
+            refuse("train: --family: expected llama or gpt2, got " + name);
+        family = name == "gpt2" ? Family::Gpt2 : Family::Llama;
+    }
+    if (parser.isSet("positions")) {
+        const QString kind = parser.value("positions");
+        if (kind != "rotary" && kind != "learned")
+            refuse("train: --positions: expected rotary or learned, got " + kind);
+        const Family implied = kind == "learned" ? Family::Gpt2 : Family::Llama;
+        if (family && *family != implied) {
+            refuse("train: --positions " + kind + " does not go with --family " +
+                   parser.value("family") + " (gpt2 has learned positions, llama rotary)");
+        }
+        family = implied;
+    }
+    options.family = family.value_or(Family::Llama);
+    const std::optional<model::ModelTask> task =
+        model::modelTaskFromName(parser.value("task").toStdString());
+    if (!task) {
+        refuse(QStringLiteral("train: --task: expected %1, got %2")
+                   .arg(model::modelTaskNames(), parser.value("task")));
+    }
+    options.task = *task;
+    bool ok = false;
+    options.learningRate = parser.value("lr").toDouble(&ok);
+    if (!ok || !std::isfinite(options.learningRate) || options.learningRate <= 0)
+        refuse("train: --lr: expected a positive number, got " + parser.value("lr"));
+    options.seed = parser.value("seed").toULongLong(&ok);
+    if (!ok) refuse("train: --seed: expected an unsigned integer, got " + parser.value("seed"));
+    if (!parser.isSet("output")) refuse("train: -o FOLDER is required");
+    if (!parser.positionalArguments().isEmpty()) {
+        refuse("train: --model takes no scene, got " + parser.positionalArguments().first());
+    }
+    const std::string problem = model::checkTrainingOptions(options);
+    if (!problem.empty()) refuse("train: " + QString::fromStdString(problem));
+
+    model::ModelTrainer trainer(options);
+    const int heads = options.heads;
+    printLine(stdout, QStringLiteral("%1 model, %2 layers x %3 heads, d %4, %5, vocab %6, "
+                                     "task %7, length %8, seed %9")
+                          .arg(model::familyName(options.family))
+                          .arg(options.layers)
+                          .arg(heads)
+                          .arg(options.hidden)
+                          .arg(options.mlp ? "with MLP" : "attention only")
+                          .arg(options.vocab)
+                          .arg(model::modelTaskName(options.task))
+                          .arg(options.length)
+                          .arg(options.seed));
+    const long long every = std::max(1LL, steps / 20);
+    const auto start = std::chrono::steady_clock::now();
+    const auto report = [&](long long step, double loss) {
+        const model::HeadScores scores = trainer.probeHeads();
+        printLine(
+            stdout,
+            QStringLiteral("step %1  loss %2  previous-token head %3 %4  induction head %5 "
+                           "%6  (%7 s)")
+                .arg(step)
+                .arg(loss, 0, 'f', 4)
+                .arg(headName(scores.bestPreviousToken, heads))
+                .arg(scores.previousToken[scores.bestPreviousToken], 0, 'f', 3)
+                .arg(headName(scores.bestInduction, heads))
+                .arg(scores.induction[scores.bestInduction], 0, 'f', 3)
+                .arg(
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                    0, 'f', 1));
+    };
+    try {
+        for (long long s = 1; s <= steps; ++s) {
+            const double loss = trainer.step();  // the batch's loss before this step's update
+            if (s == 1 || s % every == 0) report(s, loss);
+        }
+    } catch (const model::ModelError& error) {
+        refuse("train: " + QString::fromStdString(error.what()));
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    printLine(stdout, QStringLiteral("final loss %1 after %2 steps (%3 s)")
+                          .arg(trainer.loss(), 0, 'f', 4)
+                          .arg(steps)
+                          .arg(seconds, 0, 'f', 2));
+    const QString folder = parser.value("output");
+    try {
+        io::writeModelFolder(folder, trainer.model(), DType::F64);
+        io::writeByteTokenizer(folder, options.vocab);
+    } catch (const io::WriteError& error) {
+        refuse(QString::fromStdString(error.what()));
+    }
+    printLine(stdout, "wrote " + folder);
+    return kSuccess;
+}
+
 }  // namespace
 
 int trainCommand(const QStringList& arguments) {
+    // `train --model ...` trains a whole model; everything else is the one-layer trainer.
+    for (const QString& a : arguments)
+        if (a == "--model" || a.startsWith("--model=")) return trainModelCommand(arguments);
     QCommandLineParser parser;
     parser.setApplicationDescription(
         "Train the layer's weights by backpropagation so its attention learns a toy task.");

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/attention_engine.h"
+#include "core/backprop.h"
 #include "core/init_draw.h"
 #include "core/ops.h"
 #include "core/scene_error.h"
@@ -219,84 +220,64 @@ LayerParameters backwardPass(const Scene& config, const LayerParameters& p, cons
     const int dh = dProj / config.heads;
     const double divisor = config.divisor();
 
-    // 4. Y = C·W_O + b_O:  dW_O = Cᵀ·dY (dProj x dOut), db_O = Σ_rows dY, dC = dY·W_Oᵀ (L x dProj)
+    // 4. Y = C·W_O + b_O  (dProj x dOut)
     MatrixD dC;
     if (config.projections.hasOutput) {
-        g.output.noalias() = f.concat.transpose() * outputGradient;
-        g.outputBias = outputGradient.colwise().sum().transpose();
-        dC.noalias() = outputGradient * p.output.transpose();
+        g.output = MatrixD::Zero(p.output.rows(), p.output.cols());
+        g.outputBias = VectorD::Zero(p.output.cols());
+        dC = backprop::projectionBackward(f.concat, p.output, outputGradient, g.output,
+                                          &g.outputBias);
     } else {
         dC = outputGradient;
     }
 
-    // 3. Per head, backwards through context, softmax, mask and scaling.
+    // 3. Per head, backwards through context, softmax, mask and scaling. A masked entry is
+    // either the constant fill (finite: no path back to the score) or has A = 0 (−inf, and every
+    // entry of a fully masked row): either way its score gets no gradient, hence `allowed`.
     const MatrixD allowed = f.allowed.cast<double>().matrix();
-    MatrixD dQ = MatrixD::Zero(L, dProj), dK = MatrixD::Zero(L, dProj),
-            dV = MatrixD::Zero(L, dProj);
+    MatrixD dQ(L, dProj), dK(L, dProj), dV(L, dProj);
     for (int h = 0; h < config.heads; ++h) {
-        const MatrixD& a = f.weights[h];
-        const auto dCh = dC.middleCols(h * dh, dh);
-        // C_h = A·V_h:  dA = dC_h·V_hᵀ (L x L), dV_h = Aᵀ·dC_h (L x dHead)
-        const MatrixD dA = dCh * f.v.middleCols(h * dh, dh).transpose();
-        dV.middleCols(h * dh, dh).noalias() = a.transpose() * dCh;
-        // Softmax, row by row: dZ_ij = A_ij (dA_ij − Σ_k A_ik dA_ik). A masked entry is either
-        // the constant fill (finite: no path back to the score) or has A = 0 (−inf, and every
-        // entry of a fully masked row): either way its score gets no gradient, hence ⊙ allowed.
-        const VectorD rowDot = (a.array() * dA.array()).rowwise().sum();
-        MatrixD dZ =
-            (a.array() * (dA.array().colwise() - rowDot.array()) * allowed.array()).matrix();
-        // Z = S / divisor; S = Q_h·K_hᵀ:  dQ_h = dS·K_h, dK_h = dSᵀ·Q_h (L x dHead)
-        dZ /= divisor;
-        dQ.middleCols(h * dh, dh).noalias() = dZ * f.k.middleCols(h * dh, dh);
-        dK.middleCols(h * dh, dh).noalias() = dZ.transpose() * f.q.middleCols(h * dh, dh);
+        auto dQh = dQ.middleCols(h * dh, dh), dKh = dK.middleCols(h * dh, dh),
+             dVh = dV.middleCols(h * dh, dh);
+        backprop::attentionHeadBackward(
+            f.q.middleCols(h * dh, dh), f.k.middleCols(h * dh, dh), f.v.middleCols(h * dh, dh),
+            f.weights[h], dC.middleCols(h * dh, dh), 1.0 / divisor, &allowed, dQh, dKh, dVh);
     }
 
-    // 2. Projections: dW = Xᵀ·dP (dModel x dProj), db = Σ_rows dP, dX = Σ dP·Wᵀ (L x dModel).
+    // 2. Projections P = X·W + b (dModel x dProj): X collects every projection's gradient.
     MatrixD dX;
+    const auto zerosLike = [](const MatrixD& m) { return MatrixD::Zero(m.rows(), m.cols()); };
     switch (config.projections.mode) {
         case ProjectionMode::Identity:
             dX = dQ + dK + dV;
             break;
         case ProjectionMode::Separate:
-            g.query.noalias() = f.x.transpose() * dQ;
-            g.key.noalias() = f.x.transpose() * dK;
-            g.value.noalias() = f.x.transpose() * dV;
-            g.queryBias = dQ.colwise().sum().transpose();
-            g.keyBias = dK.colwise().sum().transpose();
-            g.valueBias = dV.colwise().sum().transpose();
-            dX.noalias() = dQ * p.query.transpose();
-            dX.noalias() += dK * p.key.transpose();
-            dX.noalias() += dV * p.value.transpose();
+            g.query = zerosLike(p.query);
+            g.key = zerosLike(p.key);
+            g.value = zerosLike(p.value);
+            g.queryBias = g.keyBias = g.valueBias = VectorD::Zero(dProj);
+            dX = backprop::projectionBackward(f.x, p.query, dQ, g.query, &g.queryBias);
+            dX += backprop::projectionBackward(f.x, p.key, dK, g.key, &g.keyBias);
+            dX += backprop::projectionBackward(f.x, p.value, dV, g.value, &g.valueBias);
             break;
         case ProjectionMode::SharedQK: {
             // W_Q makes both Q and K, so it collects both gradients.
             const MatrixD dQK = dQ + dK;
-            g.query.noalias() = f.x.transpose() * dQK;
-            g.value.noalias() = f.x.transpose() * dV;
-            g.queryBias = dQK.colwise().sum().transpose();
-            g.valueBias = dV.colwise().sum().transpose();
-            dX.noalias() = dQK * p.query.transpose();
-            dX.noalias() += dV * p.value.transpose();
+            g.query = zerosLike(p.query);
+            g.value = zerosLike(p.value);
+            g.queryBias = g.valueBias = VectorD::Zero(dProj);
+            dX = backprop::projectionBackward(f.x, p.query, dQK, g.query, &g.queryBias);
+            dX += backprop::projectionBackward(f.x, p.value, dV, g.value, &g.valueBias);
             break;
         }
     }
 
-    // 1. Layer norm, X = X̂·diag(γ) + β with X̂ = (X0 − mean)·r, r = 1/sqrt(var + eps):
-    //    dγ = Σ_rows dX ⊙ X̂, dβ = Σ_rows dX, and per row with dX̂ = dX ⊙ γ:
-    //    dX0 = r (dX̂ − mean(dX̂) − X̂ · mean(dX̂ ⊙ X̂))   (the two means: through mean and var)
+    // 1. Layer norm of X0.
     MatrixD dX0;
     if (config.norm.enabled) {
-        g.normWeight = (dX.array() * f.xHat.array()).colwise().sum().transpose();
-        g.normBias = dX.colwise().sum().transpose();
-        const MatrixD dXHat = dX * p.normWeight.asDiagonal();
-        dX0.resize(L, dX.cols());
-        for (int i = 0; i < L; ++i) {
-            const double meanGradient = dXHat.row(i).mean();
-            const double meanProjected = dXHat.row(i).dot(f.xHat.row(i)) / dX.cols();
-            dX0.row(i) = f.inverseDeviation(i) * (dXHat.row(i).array() - meanGradient -
-                                                  f.xHat.row(i).array() * meanProjected)
-                                                     .matrix();
-        }
+        g.normWeight = g.normBias = VectorD::Zero(p.normWeight.size());
+        dX0 = backprop::layerNormBackward(dX, f.xHat, f.inverseDeviation, p.normWeight,
+                                          g.normWeight, &g.normBias);
     } else {
         dX0 = std::move(dX);
     }
