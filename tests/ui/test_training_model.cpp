@@ -296,6 +296,10 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         auto* dock = window.findChild<QDockWidget*>("trainingDock");
         dock->show();
+        // As a teacher would for room: the one-layer panels on the left are closed.
+        for (const char* name : {"controlsDock", "tokensDock", "weightsDock"}) {
+            if (auto* d = window.findChild<QDockWidget*>(QLatin1String(name))) d->hide();
+        }
         auto* panel = qobject_cast<TrainingPanel*>(dock->widget());
         QVERIFY(panel);
         panel->setMode(TrainingPanel::Mode::Model);

@@ -49,9 +49,13 @@ void setUpScorePlot(QCustomPlot* plot, const QString& label) {
     plot->xAxis->setLabel(QObject::tr("step"));
     plot->yAxis->setLabel(label);
     plot->yAxis->setRange(0, 1);
+    // The legend beside the plot, not over it: the lines rise into every corner as heads form.
     plot->legend->setVisible(true);
-    plot->legend->setBrush(QColor(255, 255, 255, 210));
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignLeft | Qt::AlignTop);
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->plotLayout()->addElement(0, 1, plot->legend);
+    plot->plotLayout()->setColumnStretchFactor(1, 0.001);
+    plot->legend->setBorderPen(Qt::NoPen);
+    plot->legend->setRowSpacing(0);
     plot->setMinimumHeight(130);
 }
 

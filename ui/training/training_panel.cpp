@@ -384,15 +384,20 @@ TrainingPanel* addTrainingDock(QMainWindow* window, AttentionDocument* document,
     auto* viewDock = new QDockWidget(QObject::tr("Model in training"), window);
     viewDock->setObjectName(QStringLiteral("trainingModelDock"));
     viewDock->setWidget(panel->modelPage()->modelView());
-    window->addDockWidget(Qt::RightDockWidgetArea, viewDock);
-    window->splitDockWidget(dock, viewDock, Qt::Horizontal);
+    window->addDockWidget(Qt::RightDockWidgetArea, viewDock, Qt::Horizontal);
     viewDock->hide();
     QAction* viewToggle = viewDock->toggleViewAction();
     viewToggle->setText(QObject::tr("&Model in training"));
     menu->addAction(viewToggle);
     QObject::connect(panel->modelPage(), &ModelTrainingPage::trainingStarted, viewDock,
-                     [dock, viewDock] {
-                         if (!dock->isVisible()) return;
+                     [window, dock, viewDock] {
+                         if (!dock->isVisible() || viewDock->isVisible()) return;
+                         // Beside the panel's column (a restored or reset layout may have put it
+                         // elsewhere), unless the user floated it. Not splitDockWidget: the panel
+                         // is tabbed with the walkthrough, and splitting a tabbed dock loses both.
+                         if (!viewDock->isFloating())
+                             window->addDockWidget(Qt::RightDockWidgetArea, viewDock,
+                                                   Qt::Horizontal);
                          viewDock->show();
                          viewDock->raise();
                      });
