@@ -49,7 +49,14 @@ int trainModelCommand(const QStringList& arguments) {
                       QStringLiteral("%1 (default induction).").arg(model::modelTaskNames()),
                       "task", "induction"});
     parser.addOption({"steps", "Adam steps (default 2000).", "n", "2000"});
-    parser.addOption({"lr", "Learning rate (default 0.001, constant).", "x", "0.001"});
+    parser.addOption({"lr",
+                      "Peak learning rate, cosine-decayed to 0 at the last step (default "
+                      "0.001).",
+                      "x", "0.001"});
+    parser.addOption({"previous-token-every",
+                      "Every k-th step trains on previous-token sequences (default 0: never).", "k",
+                      "0"});
+    parser.addOption({"rope-theta", "llama: the rotary base (default 10000).", "x", "10000"});
     parser.addOption({"batch", "Sequences per step (default 16).", "b", "16"});
     parser.addOption({"seed", "Seed of the weights and the sequences (default 1).", "s", "1"});
     parser.addOption({{"o", "output"}, "The model folder to write.", "folder"});
@@ -78,6 +85,8 @@ int trainModelCommand(const QStringList& arguments) {
     options.length = static_cast<int>(integer("length", 2, 4096));
     options.batch = static_cast<int>(integer("batch", 1, 4096));
     const long long steps = integer("steps", 1, kMaxSteps);
+    options.totalSteps = static_cast<int>(steps);
+    options.previousTokenEvery = static_cast<int>(integer("previous-token-every", 0, kMaxSteps));
     options.mlp = parser.isSet("mlp");
     std::optional<Family> family;
     if (parser.isSet("family")) {
@@ -109,6 +118,11 @@ int trainModelCommand(const QStringList& arguments) {
     options.learningRate = parser.value("lr").toDouble(&ok);
     if (!ok || !std::isfinite(options.learningRate) || options.learningRate <= 0)
         refuse("train: --lr: expected a positive number, got " + parser.value("lr"));
+    options.ropeTheta = parser.value("rope-theta").toDouble(&ok);
+    if (!ok || !std::isfinite(options.ropeTheta) || options.ropeTheta <= 1)
+        refuse("train: --rope-theta: expected a number above 1, got " + parser.value("rope-theta"));
+    if (parser.isSet("rope-theta") && options.family != Family::Llama)
+        refuse("train: --rope-theta goes with rotary positions (--family llama)");
     options.seed = parser.value("seed").toULongLong(&ok);
     if (!ok) refuse("train: --seed: expected an unsigned integer, got " + parser.value("seed"));
     if (!parser.isSet("output")) refuse("train: -o FOLDER is required");
@@ -118,7 +132,13 @@ int trainModelCommand(const QStringList& arguments) {
     const std::string problem = model::checkTrainingOptions(options);
     if (!problem.empty()) refuse("train: " + QString::fromStdString(problem));
 
-    model::ModelTrainer trainer(options);
+    std::optional<model::ModelTrainer> built;
+    try {
+        built.emplace(options);  // refuses a model too large for this machine's memory
+    } catch (const model::ModelError& error) {
+        refuse("train: " + QString::fromStdString(error.what()));
+    }
+    model::ModelTrainer& trainer = *built;
     const int heads = options.heads;
     printLine(stdout, QStringLiteral("%1 model, %2 layers x %3 heads, d %4, %5, vocab %6, "
                                      "task %7, length %8, seed %9")
@@ -148,6 +168,7 @@ int trainModelCommand(const QStringList& arguments) {
                 .arg(
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                     0, 'f', 1));
+        std::fflush(stdout);  // progress, also when piped to a file
     };
     try {
         for (long long s = 1; s <= steps; ++s) {

@@ -131,6 +131,10 @@ std::string checkTrainingOptions(const ModelTrainingOptions& o) {
         return "batch: expected 1 to 4096 sequences, got " + std::to_string(o.batch);
     if (!(o.learningRate > 0) || !std::isfinite(o.learningRate))
         return "--lr: expected a positive number";
+    if (o.previousTokenEvery < 0)
+        return "--previous-token-every: expected 0 (never) or a positive step count";
+    if (!(o.ropeTheta > 1) || !std::isfinite(o.ropeTheta))
+        return "--rope-theta: expected a number above 1";
     if (!(o.initStd > 0) || !std::isfinite(o.initStd))
         return "init std: expected a positive number";
     return "";
@@ -157,9 +161,25 @@ Config trainingConfig(const ModelTrainingOptions& o) {
         c.activation = Activation::Silu;
         c.normEps = 1e-5;
         c.tieWordEmbeddings = false;  // LlamaConfig's default
-        c.rope.theta = 10000.0;
+        c.rope.theta = o.ropeTheta;
     }
     return c;
+}
+
+double trainerBytes(const ModelTrainingOptions& o) {
+    const Config c = trainingConfig(o);
+    ModelWeights shapes;
+    double parameters = 0;
+    for (const TensorSpec& spec : tensorSpecs(c, shapes)) {
+        double count = 1;
+        for (long long s : spec.shape)
+            count *= static_cast<double>(s);
+        parameters += count;
+    }
+    const double T = o.length, width = std::max(c.hidden, c.intermediate);
+    const double perSequence =
+        c.layers * (12.0 * T * width + c.heads * T * T) + 2.0 * T * c.vocab + 2.0 * T * c.hidden;
+    return ((3.0 + o.batch) * parameters + o.batch * perSequence) * sizeof(double);
 }
 
 // Everything the backward pass needs from the forward pass of one sequence (T tokens).
@@ -187,6 +207,13 @@ struct ModelTrainer::Forward {
 ModelTrainer::ModelTrainer(const ModelTrainingOptions& options) : options_(options) {
     const std::string problem = checkTrainingOptions(options);
     if (!problem.empty()) throw ModelError(problem);
+    const double bytes = trainerBytes(options), available = physicalMemoryBytes();
+    if (available > 0 && bytes > available) {
+        throw ModelError("training needs about " + std::to_string(std::llround(bytes / 1048576.0)) +
+                         " MiB, more than this machine's " +
+                         std::to_string(std::llround(available / 1048576.0)) +
+                         " MiB (try a smaller --d-model, --vocab, --length or --batch)");
+    }
     Config& c = model_.config;
     c = trainingConfig(options);
     model_.folder = "(training)";
@@ -264,11 +291,12 @@ int ModelTrainer::index(const TensorRef& slot) const {
     return found == dataOf_.end() ? -1 : static_cast<int>(found - dataOf_.begin());
 }
 
-TrainingExample ModelTrainer::drawExample(SplitMix64* source) {
+TrainingExample ModelTrainer::drawExample(SplitMix64* source, std::optional<ModelTask> task) {
     SplitMix64& rng = source ? *source : rng_;
+    const ModelTask kind = task.value_or(options_.task);
     const int V = options_.vocab, L = options_.length;
     TrainingExample e;
-    switch (options_.task) {
+    switch (kind) {
         case ModelTask::Induction: {
             // The period varies: with one fixed N a head could attend to "N − 1 back" by
             // position alone (rotary makes that easy) and never learn induction, which would
@@ -306,9 +334,9 @@ TrainingExample ModelTrainer::drawExample(SplitMix64* source) {
             e.targets.assign(e.ids.size(), -1);
             for (int i = 0; i < L; ++i) {
                 const auto u = static_cast<std::size_t>(i);
-                if (options_.task == ModelTask::PreviousToken) {
+                if (kind == ModelTask::PreviousToken) {
                     if (i >= 1) e.targets[u] = e.ids[u - 1];
-                } else if (options_.task == ModelTask::FirstToken) {
+                } else if (kind == ModelTask::FirstToken) {
                     e.targets[u] = e.ids[0];
                 } else {
                     for (int j = i - 1; j >= 0; --j) {
@@ -606,9 +634,12 @@ double ModelTrainer::step() {
     // gradient goes to its own buffer and the buffers are summed in sequence order, so the
     // threads' partition cannot change a bit of the result.
     const int B = options_.batch;
+    const int every = options_.previousTokenEvery;
+    const ModelTask task =
+        every > 0 && (steps_ + 1) % every == 0 ? ModelTask::PreviousToken : options_.task;
     std::vector<TrainingExample> batch;
     for (int b = 0; b < B; ++b)
-        batch.push_back(drawExample());
+        batch.push_back(drawExample(nullptr, task));
     std::vector<std::vector<MatrixD>> gradients(static_cast<std::size_t>(B));
     std::vector<double> losses(static_cast<std::size_t>(B), 0.0);
     std::vector<std::string> failures(static_cast<std::size_t>(B));

@@ -76,12 +76,24 @@ struct ModelTrainingOptions {
     int totalSteps = 0;     // > 0: the rate decays by a cosine to 0 at that step, as the one-layer
                             // trainer's; 0: constant
     double initStd = 0.02;  // N(0, initStd) for every weight matrix (GPT-2's); norms 1, biases 0
+    double ropeTheta = 10000.0;  // llama: rope_theta, the base of the rotary frequencies
+    // > 0: every k-th step trains on previous-token sequences instead of the task's. With
+    // induction alone the previous-token role ends up split between layer-0 heads, each copying
+    // the previous token for some of the tokens (rotary llama has no bias, so a query cannot
+    // ignore its token); a share of previous-token steps makes one head do it for every token,
+    // and the induction head reads it (docs/training.md, "Whole models", measured: k = 4).
+    int previousTokenEvery = 0;
 };
 
 // The first problem with `options` as one line naming the option ("--heads: ..."), or "".
 std::string checkTrainingOptions(const ModelTrainingOptions& options);
 // The model's configuration (what config.json will say).
 Config trainingConfig(const ModelTrainingOptions& options);
+// Bytes a ModelTrainer for `options` holds at its peak, from the shapes: the parameters and
+// Adam's two moments, one gradient per sequence of a batch (summed in order, model_training.cpp)
+// and each sequence's kept forward pass (per layer about 12 T x max(d, I) matrices and the heads'
+// T x T weights, plus the T x V logits twice).
+double trainerBytes(const ModelTrainingOptions& options);
 
 // One training sequence: ids, and per position the id it must predict or -1 (not in the loss).
 struct TrainingExample {
@@ -99,7 +111,8 @@ struct HeadScores {
 
 class ModelTrainer {
 public:
-    // Throws ModelError with checkTrainingOptions's message.
+    // Throws ModelError with checkTrainingOptions's message, or when trainerBytes exceeds this
+    // machine's memory (before anything is allocated).
     explicit ModelTrainer(const ModelTrainingOptions& options);
     // model() points into this object's parameters: not copied or moved.
     ModelTrainer(const ModelTrainer&) = delete;
@@ -126,8 +139,10 @@ public:
 
     // ---- For tests and the CLI ----
 
-    // A sequence of the task, drawn from `rng` (the trainer's own stream when null).
-    TrainingExample drawExample(SplitMix64* rng = nullptr);
+    // A sequence of `task` (the options' when null), drawn from `rng` (the trainer's own stream
+    // when null).
+    TrainingExample drawExample(SplitMix64* rng = nullptr,
+                                std::optional<ModelTask> task = std::nullopt);
     // Mean cross-entropy over the positions with a target. With `gradient` (one matrix per
     // parameter tensor, as parameters(), zero-initialised by the caller), adds dLoss/dθ scaled by
     // `gradientScale`. Throws ModelError for ids outside the vocabulary or a sequence longer than

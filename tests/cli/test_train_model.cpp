@@ -29,7 +29,8 @@ private slots:
 
     void writesAFolderThatHeadsAndRunAccept_data() {
         QTest::addColumn<QStringList>("options");
-        QTest::newRow("llama, attention only") << QStringList{"--family", "llama"};
+        QTest::newRow("llama, attention only")
+            << QStringList{"--family", "llama", "--previous-token-every", "2"};
         QTest::newRow("gpt2 (learned positions), mlp")
             << QStringList{"--positions", "learned", "--mlp"};
     }
@@ -93,6 +94,18 @@ private slots:
             << QStringList{"--model", "2", "--task", "copy-next", "--vocab", "50", out, "x"}
             << "--vocab";
         QTest::newRow("no output") << QStringList{"--model", "2"} << "-o FOLDER";
+        QTest::newRow("too large for memory")
+            << QStringList{"--model", "2",       "--d-model", "2048",           "--heads",
+                           "16",      "--vocab", "65536",     "--length",       "4096",
+                           "--batch", "4096",    "--task",    "previous-token", out,
+                           "x"}
+            << "more than this machine";
+        QTest::newRow("negative mix")
+            << QStringList{"--model", "2", "--previous-token-every", "-1", out, "x"}
+            << "--previous-token-every";
+        QTest::newRow("rope theta on gpt2")
+            << QStringList{"--model", "2", "--family", "gpt2", "--rope-theta", "100", out, "x"}
+            << "--rope-theta";
         QTest::newRow("bad family")
             << QStringList{"--model", "2", "--family", "bert", out, "x"} << "--family";
     }

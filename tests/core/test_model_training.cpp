@@ -213,8 +213,11 @@ private slots:
         }
         o.task = ModelTask::PreviousToken;
         {
+            // The same, asked of an induction trainer (previousTokenEvery's steps).
+            o.task = ModelTask::Induction;
             ModelTrainer t(o);
-            const TrainingExample e = t.drawExample();
+            const TrainingExample e = t.drawExample(nullptr, ModelTask::PreviousToken);
+            QCOMPARE(e.ids.size(), std::size_t(10));
             QCOMPARE(e.targets[0], -1);
             for (int i = 1; i < 10; ++i)
                 QCOMPARE(e.targets[i], e.ids[i - 1]);
@@ -301,6 +304,22 @@ private slots:
         o.task = ModelTask::CopyNext;
         QVERIFY(checkTrainingOptions(o).find("--vocab") == 0);
         QVERIFY_THROWS_EXCEPTION(ModelError, ModelTrainer{o});
+        o.task = ModelTask::Induction;
+        o.previousTokenEvery = -1;
+        QVERIFY(checkTrainingOptions(o).find("--previous-token-every") == 0);
+        o.previousTokenEvery = 0;
+        o.ropeTheta = 1;
+        QVERIFY(checkTrainingOptions(o).find("--rope-theta") == 0);
+        o.ropeTheta = 10000;
+        // Far beyond any machine: refused before anything is allocated.
+        ModelTrainingOptions huge = smallOptions(Family::Llama, true);
+        huge.hidden = 2048;
+        huge.heads = 16;
+        huge.vocab = 65536;
+        huge.length = 4096;
+        huge.batch = 4096;
+        QVERIFY(trainerBytes(huge) > 1e13);
+        QVERIFY_THROWS_EXCEPTION(ModelError, ModelTrainer{huge});
         o.family = Family::Bert;
         QVERIFY(checkTrainingOptions(o).find("--family") == 0);
     }

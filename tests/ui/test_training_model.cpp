@@ -122,6 +122,9 @@ private slots:
                      induction[static_cast<std::size_t>(i)]);
         }
 
+        // The window's default mixes in previous-token steps, as docs/training.md recommends.
+        QCOMPARE(snapshot->options.previousTokenEvery, 4);
+        QCOMPARE(page->options().previousTokenEvery, 4);
         model::ModelTrainer trainer(page->options());
         for (int s = 0; s < snapshot->step; ++s)
             trainer.step();

@@ -92,7 +92,7 @@ private:
     ModelTrainingWorker* worker_;  // lives in thread_, deleted when it finishes
     QPointer<ModelView> view_;
     QPushButton *play_, *pause_, *step_, *reset_, *save_;
-    QSpinBox *layers_, *heads_, *hidden_, *seed_, *stepsPerSecond_;
+    QSpinBox *layers_, *heads_, *hidden_, *seed_, *stepsPerSecond_, *previousTokenEvery_;
     QComboBox *positions_, *task_;
     QDoubleSpinBox* learningRate_;
     QLabel* status_;
