@@ -57,7 +57,7 @@ void setUpScorePlot(QCustomPlot* plot, const QString& label) {
     plot->plotLayout()->setColumnStretchFactor(1, 0.001);
     plot->legend->setBorderPen(Qt::NoPen);
     plot->legend->setRowSpacing(0);
-    plot->setMinimumHeight(130);
+    plot->setMinimumHeight(122);
 }
 
 }  // namespace
@@ -154,7 +154,7 @@ ModelTrainingPage::ModelTrainingPage(QWidget* parent)
     lossPlot_->yAxis->setLabel(tr("loss"));
     lossPlot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
     lossPlot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    lossPlot_->setMinimumHeight(110);
+    lossPlot_->setMinimumHeight(95);
     setUpScorePlot(previousTokenPlot_, tr("previous-token"));
     setUpScorePlot(inductionPlot_, tr("induction"));
     previousTokenPlot_->setObjectName(QStringLiteral("previousTokenPlot"));
