@@ -17,6 +17,7 @@
 #include "core/model_analysis.h"
 #include "core/model_training.h"
 #include "document/attention_document.h"
+#include "document/model_session.h"
 #include "io/model_folder.h"
 #include "io/scene_file.h"
 #include "io/tokenizer.h"
@@ -281,6 +282,29 @@ private slots:
         QVERIFY(viewDock->isVisible());
         QVERIFY(viewDock->isAncestorOf(panel->modelPage()->modelView()));
         QTRY_VERIFY(panel->modelPage()->lastSnapshot());
+    }
+
+    // In the window, a saved model opens like any checkpoint: the session has it, on its layers.
+    void aSavedModelOpensInTheWindow() {
+        MainWindow window;
+        window.openPreset("journey");
+        auto* panel =
+            qobject_cast<TrainingPanel*>(window.findChild<QDockWidget*>("trainingDock")->widget());
+        QVERIFY(panel);
+        panel->setMode(TrainingPanel::Mode::Model);
+        ModelTrainingPage* page = panel->modelPage();
+        chooseSmallModel(page, 2, 2, 16);
+        page->step();
+        QTRY_VERIFY(page->lastSnapshot() && page->lastSnapshot()->step == 1);
+        QTemporaryDir dir;
+        const QString folder = dir.filePath("trained");
+        QVERIFY(page->saveModel(folder));
+        emit panel->openModelRequested(folder);  // what Save model and open it… does last
+        window.modelSession()->waitUntilIdle();
+        QTRY_VERIFY(window.modelSession()->isOpen());
+        QCOMPARE(window.modelSession()->model()->config.layers, 2);
+        QCOMPARE(window.modelSession()->model()->config.heads, 2);
+        QVERIFY(window.modelSession()->currentRun());
     }
 
     // Not a check: with AE_TRAINING_SHOT=FILE.png, the whole window trains the default model on
