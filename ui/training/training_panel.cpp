@@ -11,7 +11,9 @@
 #include <QMenu>
 #include <QMetaObject>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -19,7 +21,9 @@
 #include "document/attention_document.h"
 #include "io/result_export.h"
 #include "io/scene_file.h"
+#include "plot/model_view.h"
 #include "qcustomplot.h"
+#include "ui/training/model_training_page.h"
 #include "ui/training/training_worker.h"
 
 namespace ae::ui {
@@ -45,7 +49,10 @@ TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
       stepsPerSecond_(new QSpinBox),
       taskNote_(new QLabel),
       status_(new QLabel),
-      plot_(new QCustomPlot) {
+      plot_(new QCustomPlot),
+      mode_(new QComboBox),
+      pages_(new QStackedWidget),
+      modelPage_(new ModelTrainingPage) {
     for (auto [button, name] : {std::pair{play_, "play"},
                                 {pause_, "pause"},
                                 {step_, "step"},
@@ -98,13 +105,40 @@ TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
     auto* buttons = new QHBoxLayout;
     for (QPushButton* b : {play_, pause_, step_, reset_})
         buttons->addWidget(b);
+    auto* layerPage = new QWidget;
+    auto* layerLayout = new QVBoxLayout(layerPage);
+    layerLayout->setContentsMargins(0, 0, 0, 0);
+    layerLayout->addLayout(form);
+    layerLayout->addWidget(taskNote_);
+    layerLayout->addLayout(buttons);
+    layerLayout->addWidget(status_);
+    layerLayout->addWidget(plot_, 1);
+    layerLayout->addWidget(save_);
+    pages_->addWidget(layerPage);
+    // The model page is taller than a 768-pixel screen leaves a dock: it scrolls there.
+    auto* modelScroll = new QScrollArea;
+    modelScroll->setWidget(modelPage_);
+    modelScroll->setWidgetResizable(true);
+    modelScroll->setFrameShape(QFrame::NoFrame);
+    modelScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    pages_->addWidget(modelScroll);
+    mode_->setObjectName(QStringLiteral("mode"));
+    mode_->addItem(tr("One layer (the scene)"), static_cast<int>(Mode::Layer));
+    mode_->addItem(tr("Model (layers of heads)"), static_cast<int>(Mode::Model));
+    mode_->setToolTip(
+        tr("One layer trains the scene in the explorer. Model trains a small "
+           "model of several layers on its own and shows how its heads learn."));
+    auto* modeRow = new QFormLayout;
+    modeRow->addRow(tr("Mode"), mode_);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addWidget(taskNote_);
-    layout->addLayout(buttons);
-    layout->addWidget(status_);
-    layout->addWidget(plot_, 1);
-    layout->addWidget(save_);
+    layout->addLayout(modeRow);
+    layout->addWidget(pages_, 1);
+    connect(mode_, &QComboBox::currentIndexChanged, pages_, &QStackedWidget::setCurrentIndex);
+    connect(modelPage_, &ModelTrainingPage::runningChanged, this, &TrainingPanel::updateButtons);
+    connect(modelPage_, &ModelTrainingPage::messageRequested, this,
+            &TrainingPanel::messageRequested);
+    connect(modelPage_, &ModelTrainingPage::openModelRequested, this,
+            &TrainingPanel::openModelRequested);
 
     connect(play_, &QPushButton::clicked, this, &TrainingPanel::play);
     connect(pause_, &QPushButton::clicked, this, &TrainingPanel::pause);
@@ -290,7 +324,17 @@ void TrainingPanel::showFailure(const QString& message) {
     updateButtons();
 }
 
+TrainingPanel::Mode TrainingPanel::mode() const {
+    return static_cast<Mode>(mode_->currentData().toInt());
+}
+
+void TrainingPanel::setMode(Mode mode) {
+    mode_->setCurrentIndex(mode_->findData(static_cast<int>(mode)));
+}
+
 void TrainingPanel::updateButtons() {
+    // One trainer at a time: the mode changes between runs.
+    mode_->setEnabled(!running_ && !modelPage_->isRunning());
     play_->setEnabled(!running_);
     pause_->setEnabled(running_);
     step_->setEnabled(!running_);
@@ -334,6 +378,29 @@ TrainingPanel* addTrainingDock(QMainWindow* window, AttentionDocument* document,
     QObject::connect(
         panel, &TrainingPanel::messageRequested, window,
         [window](const QString& text) { window->statusBar()->showMessage(text, 8000); });
+
+    // The Model mode's model view: a dock of its own beside the panel, shown when a model starts
+    // training (the panel is too narrow for a grid of heads).
+    auto* viewDock = new QDockWidget(QObject::tr("Model in training"), window);
+    viewDock->setObjectName(QStringLiteral("trainingModelDock"));
+    viewDock->setWidget(panel->modelPage()->modelView());
+    window->addDockWidget(Qt::RightDockWidgetArea, viewDock, Qt::Horizontal);
+    viewDock->hide();
+    QAction* viewToggle = viewDock->toggleViewAction();
+    viewToggle->setText(QObject::tr("&Model in training"));
+    menu->addAction(viewToggle);
+    QObject::connect(panel->modelPage(), &ModelTrainingPage::trainingStarted, viewDock,
+                     [window, dock, viewDock] {
+                         if (!dock->isVisible() || viewDock->isVisible()) return;
+                         // Beside the panel's column (a restored or reset layout may have put it
+                         // elsewhere), unless the user floated it. Not splitDockWidget: the panel
+                         // is tabbed with the walkthrough, and splitting a tabbed dock loses both.
+                         if (!viewDock->isFloating())
+                             window->addDockWidget(Qt::RightDockWidgetArea, viewDock,
+                                                   Qt::Horizontal);
+                         viewDock->show();
+                         viewDock->raise();
+                     });
     return panel;
 }
 

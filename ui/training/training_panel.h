@@ -9,6 +9,10 @@
 // bury every real edit, and resetScene() would also wipe the history and the file name. When a run
 // stops (Pause, Step, Reset), the whole run becomes one undo step ("Training: steps 0–250"), from
 // the scene before the run to the one after, so Ctrl+Z takes a class back to before training.
+//
+// The Mode choice at the top switches to the Model page (model_training_page.h): a small model of
+// several layers trained on a toy task, with its loss, its heads' scores over the steps and a
+// model view of it. That mode never touches the document.
 
 #include <QThread>
 #include <QWidget>
@@ -28,16 +32,20 @@ class QMainWindow;
 class QMenu;
 class QPushButton;
 class QSpinBox;
+class QStackedWidget;
 
 namespace ae::ui {
 
 class AttentionDocument;
+class ModelTrainingPage;
 class TrainingWorker;
 struct TrainingSnapshot;
 
 class TrainingPanel : public QWidget {
     Q_OBJECT
 public:
+    enum class Mode { Layer, Model };
+
     explicit TrainingPanel(AttentionDocument* document, QWidget* parent = nullptr);
     // Stops the worker and waits for its thread: safe while training runs.
     ~TrainingPanel() override;
@@ -57,8 +65,15 @@ public:
     // The trainer's side, for tests that check what the controls set on it.
     TrainingWorker* worker() const { return worker_; }
 
+    // One layer (the document's scene) or a whole small model (the Model page).
+    Mode mode() const;
+    void setMode(Mode mode);
+    ModelTrainingPage* modelPage() const { return modelPage_; }
+
 signals:
     void messageRequested(const QString& text);
+    // A model folder the Model page saved and the user wants open (File › Open model does it).
+    void openModelRequested(const QString& folder);
 
 private:
     void ensureTrainer();
@@ -80,6 +95,9 @@ private:
     QLabel* taskNote_;  // what the chosen task does to the scene (match replaces the tokens)
     QLabel* status_;
     QCustomPlot* plot_;
+    QComboBox* mode_;
+    QStackedWidget* pages_;
+    ModelTrainingPage* modelPage_;
 
     bool configured_ = false;  // the worker has a trainer for the current options
     bool running_ = false;

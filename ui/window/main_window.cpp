@@ -397,7 +397,9 @@ void MainWindow::createDocks() {
     for (QDockWidget* dock : {controlsDock_, tokensDock_, weightsDock_, modelDock_}) {
         viewMenu_->addAction(dock->toggleViewAction());
     }
-    addTrainingDock(this, document_, viewMenu_);
+    TrainingPanel* training = addTrainingDock(this, document_, viewMenu_);
+    // A model the training dock saved opens as File › Open model opens one.
+    connect(training, &TrainingPanel::openModelRequested, fileActions_, &FileActions::openModel);
     QAction* reset = viewMenu_->addAction(tr("Reset &layout"), this, &MainWindow::resetLayout);
     reset->setObjectName(QStringLiteral("resetLayoutAction"));
     reset->setToolTip(tr("Every panel back in its first-start place, and the window on screen"));

@@ -1,0 +1,469 @@
+#include "ui/training/model_training_page.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMetaObject>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <iterator>
+#include <numeric>
+
+#include "core/model_analysis.h"
+#include "io/model_writer.h"
+#include "io/result_export.h"
+#include "plot/model_view.h"
+#include "qcustomplot.h"
+#include "ui/training/model_training_worker.h"
+
+namespace ae::ui {
+namespace {
+
+// Tableau's ten colours: distinct on a projector, and none too pale on white.
+const QColor kHeadColours[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B),
+                               QColor(0xE1, 0x57, 0x59), QColor(0x76, 0xB7, 0xB2),
+                               QColor(0x59, 0xA1, 0x4F), QColor(0xB0, 0x7A, 0xA1),
+                               QColor(0x9C, 0x75, 0x5F), QColor(0xED, 0xC9, 0x48),
+                               QColor(0xFF, 0x9D, 0xA7), QColor(0x4B, 0x4B, 0x4B)};
+const QColor kUnlabelledHead(0xC8, 0xC8, 0xC8);
+
+QString headLabel(int layer, int head) {
+    return QStringLiteral("L%1 H%2").arg(layer).arg(head);
+}
+
+// The ids are bytes (the trainer's vocabulary, and the byte-level tokenizer the saved folder
+// gets): printable ones as themselves, the rest by number.
+QString byteLabel(long long id) {
+    if (id == ' ') return QStringLiteral("␣");
+    if (id > 32 && id < 127) return QString(QChar(static_cast<char16_t>(id)));
+    return QStringLiteral("#%1").arg(id);
+}
+
+void setUpScorePlot(QCustomPlot* plot, const QString& label) {
+    plot->xAxis->setLabel(QObject::tr("step"));
+    plot->xAxis->ticker()->setTickCount(4);  // "1250 1500" run together in a narrow dock
+    plot->yAxis->setLabel(label);
+    plot->yAxis->setRange(0, 1);
+    // The legend beside the plot, not over it: the lines rise into every corner as heads form.
+    plot->legend->setVisible(true);
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->plotLayout()->addElement(0, 1, plot->legend);
+    plot->plotLayout()->setColumnStretchFactor(1, 0.001);
+    plot->legend->setBorderPen(Qt::NoPen);
+    plot->legend->setRowSpacing(0);
+    plot->setMinimumHeight(122);
+}
+
+}  // namespace
+
+ModelTrainingPage::ModelTrainingPage(QWidget* parent)
+    : QWidget(parent),
+      worker_(new ModelTrainingWorker),
+      view_(new ModelView),
+      play_(new QPushButton(tr("Play"))),
+      pause_(new QPushButton(tr("Pause"))),
+      step_(new QPushButton(tr("Step"))),
+      reset_(new QPushButton(tr("Reset"))),
+      save_(new QPushButton(tr("Save model and open it…"))),
+      layers_(new QSpinBox),
+      heads_(new QSpinBox),
+      hidden_(new QSpinBox),
+      seed_(new QSpinBox),
+      stepsPerSecond_(new QSpinBox),
+      previousTokenEvery_(new QSpinBox),
+      positions_(new QComboBox),
+      task_(new QComboBox),
+      learningRate_(new QDoubleSpinBox),
+      status_(new QLabel),
+      lossPlot_(new QCustomPlot),
+      previousTokenPlot_(new QCustomPlot),
+      inductionPlot_(new QCustomPlot) {
+    for (auto [button, name] : {std::pair{play_, "modelPlay"},
+                                {pause_, "modelPause"},
+                                {step_, "modelStep"},
+                                {reset_, "modelReset"},
+                                {save_, "modelSave"}}) {
+        button->setObjectName(QLatin1String(name));
+    }
+    view_->setObjectName(QStringLiteral("trainingModelView"));
+    const model::ModelTrainingOptions defaults;
+    layers_->setObjectName(QStringLiteral("modelLayers"));
+    layers_->setRange(1, 8);
+    layers_->setValue(defaults.layers);
+    heads_->setObjectName(QStringLiteral("modelHeads"));
+    heads_->setRange(1, 16);
+    heads_->setValue(defaults.heads);
+    hidden_->setObjectName(QStringLiteral("modelHidden"));
+    hidden_->setRange(8, 256);
+    hidden_->setSingleStep(8);
+    hidden_->setValue(defaults.hidden);
+    hidden_->setToolTip(tr("Width d of the residual stream; the heads share it (d / heads each)"));
+    positions_->setObjectName(QStringLiteral("modelPositions"));
+    positions_->addItem(tr("rotary (llama)"), static_cast<int>(model::Family::Llama));
+    positions_->addItem(tr("learned (gpt2)"), static_cast<int>(model::Family::Gpt2));
+    positions_->setCurrentIndex(positions_->findData(static_cast<int>(defaults.family)));
+    task_->setObjectName(QStringLiteral("modelTask"));
+    for (model::ModelTask t :
+         {model::ModelTask::Induction, model::ModelTask::CopyNext, model::ModelTask::PreviousToken,
+          model::ModelTask::FirstToken, model::ModelTask::Match}) {
+        task_->addItem(QString::fromLatin1(model::modelTaskName(t)), static_cast<int>(t));
+    }
+    task_->setToolTip(
+        tr("induction: random tokens, then the same again; the second copy is predictable only "
+           "by finding where the current token came before and copying what followed it"));
+    learningRate_->setObjectName(QStringLiteral("modelLearningRate"));
+    learningRate_->setDecimals(4);
+    learningRate_->setRange(0.0001, 0.1);
+    learningRate_->setSingleStep(0.0005);
+    learningRate_->setValue(defaults.learningRate);
+    seed_->setObjectName(QStringLiteral("modelSeed"));
+    seed_->setRange(0, 1'000'000);
+    seed_->setValue(static_cast<int>(defaults.seed));
+    // docs/training.md, "Whole models": induction alone splits the previous-token role between
+    // layer-0 heads; a previous-token batch every 4th step makes one head do it, and the induction
+    // head that reads it forms cleanly (4 of 4 seeds measured).
+    previousTokenEvery_->setObjectName(QStringLiteral("modelPreviousTokenEvery"));
+    previousTokenEvery_->setRange(0, 100);
+    previousTokenEvery_->setValue(4);
+    previousTokenEvery_->setSpecialValueText(tr("never"));
+    previousTokenEvery_->setPrefix(tr("every "));
+    previousTokenEvery_->setSuffix(tr(" steps"));
+    previousTokenEvery_->setToolTip(
+        tr("Every k-th step trains on previous-token sequences instead of the task's: one "
+           "layer-0 head then copies the previous token for every token, and an induction head "
+           "forms on it"));
+    stepsPerSecond_->setObjectName(QStringLiteral("modelStepsPerSecond"));
+    stepsPerSecond_->setRange(0, 1000);
+    stepsPerSecond_->setValue(0);
+    stepsPerSecond_->setSpecialValueText(tr("as fast as possible"));
+    stepsPerSecond_->setSuffix(tr(" steps/s"));
+    status_->setObjectName(QStringLiteral("modelStatus"));
+    status_->setWordWrap(true);
+    status_->setText(
+        tr("Press Play to train a small model on the task. Watch the induction "
+           "scores: the jump is an induction head forming."));
+
+    lossPlot_->addGraph();
+    lossPlot_->xAxis->setLabel(tr("step"));
+    lossPlot_->yAxis->setLabel(tr("loss"));
+    lossPlot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    lossPlot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    lossPlot_->setMinimumHeight(95);
+    setUpScorePlot(previousTokenPlot_, tr("previous-token"));
+    setUpScorePlot(inductionPlot_, tr("induction"));
+    previousTokenPlot_->setObjectName(QStringLiteral("previousTokenPlot"));
+    inductionPlot_->setObjectName(QStringLiteral("inductionPlot"));
+    lossPlot_->setObjectName(QStringLiteral("modelLossPlot"));
+
+    auto* form = new QFormLayout;
+    auto* shape = new QHBoxLayout;
+    shape->addWidget(layers_);
+    shape->addWidget(new QLabel(tr("heads")));
+    shape->addWidget(heads_);
+    shape->addWidget(new QLabel(tr("d")));
+    shape->addWidget(hidden_);
+    form->addRow(tr("Layers"), shape);
+    form->addRow(tr("Positions"), positions_);
+    form->addRow(tr("Task"), task_);
+    form->addRow(tr("Previous-token"), previousTokenEvery_);
+    auto* rateAndSeed = new QHBoxLayout;
+    rateAndSeed->addWidget(learningRate_);
+    rateAndSeed->addWidget(new QLabel(tr("seed")));
+    rateAndSeed->addWidget(seed_);
+    form->addRow(tr("Learning rate"), rateAndSeed);
+    form->addRow(tr("Speed"), stepsPerSecond_);
+    auto* buttons = new QHBoxLayout;
+    for (QPushButton* b : {play_, pause_, step_, reset_})
+        buttons->addWidget(b);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(form);
+    layout->addLayout(buttons);
+    layout->addWidget(status_);
+    layout->addWidget(lossPlot_, 2);
+    layout->addWidget(previousTokenPlot_, 3);
+    layout->addWidget(inductionPlot_, 3);
+    layout->addWidget(save_);
+
+    connect(play_, &QPushButton::clicked, this, &ModelTrainingPage::play);
+    connect(pause_, &QPushButton::clicked, this, &ModelTrainingPage::pause);
+    connect(step_, &QPushButton::clicked, this, &ModelTrainingPage::step);
+    connect(reset_, &QPushButton::clicked, this, &ModelTrainingPage::reset);
+    connect(save_, &QPushButton::clicked, this, &ModelTrainingPage::saveDialog);
+    for (QSpinBox* s : {layers_, heads_, hidden_, seed_, previousTokenEvery_})
+        connect(s, &QSpinBox::valueChanged, this, &ModelTrainingPage::invalidateTrainer);
+    for (QComboBox* c : {positions_, task_})
+        connect(c, &QComboBox::currentIndexChanged, this, &ModelTrainingPage::invalidateTrainer);
+    connect(learningRate_, &QDoubleSpinBox::valueChanged, this,
+            &ModelTrainingPage::invalidateTrainer);
+    connect(stepsPerSecond_, &QSpinBox::valueChanged, this,
+            [this](int rate) { worker_->setStepsPerSecond(rate); });
+    connect(view_, &ModelView::positionSelected, this, &ModelTrainingPage::showModel);
+    connect(view_, &ModelView::headActivated, this, [this](int layer, int head) {
+        emit messageRequested(tr("To open %1 in the explorer, pause and save the model: it opens "
+                                 "like any checkpoint.")
+                                  .arg(headLabel(layer, head)));
+    });
+
+    worker_->moveToThread(&thread_);
+    connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
+    connect(worker_, &ModelTrainingWorker::snapshotReady, this, &ModelTrainingPage::applySnapshot);
+    connect(worker_, &ModelTrainingWorker::failed, this, &ModelTrainingPage::showFailure);
+    thread_.start();
+    updateButtons();
+}
+
+ModelTrainingPage::~ModelTrainingPage() {
+    worker_->requestStop();
+    thread_.quit();
+    thread_.wait();
+    // A view no dock took is still ours.
+    if (view_ && !view_->parent()) delete view_;
+}
+
+int ModelTrainingPage::lossPointCount() const {
+    return lossPlot_->graph(0)->dataCount();
+}
+
+model::ModelTrainingOptions ModelTrainingPage::options() const {
+    model::ModelTrainingOptions o;
+    o.family = static_cast<model::Family>(positions_->currentData().toInt());
+    o.layers = layers_->value();
+    o.heads = heads_->value();
+    o.hidden = hidden_->value();
+    o.task = static_cast<model::ModelTask>(task_->currentData().toInt());
+    o.seed = static_cast<std::uint64_t>(seed_->value());
+    o.learningRate = learningRate_->value();
+    o.previousTokenEvery = previousTokenEvery_->value();
+    o.totalSteps = 0;  // no budget in the window: the rate stays constant while the class watches
+    return o;
+}
+
+void ModelTrainingPage::invalidateTrainer() {
+    configured_ = false;
+}
+
+void ModelTrainingPage::clearPlots(int layers, int heads) {
+    lossPlot_->graph(0)->data()->clear();
+    for (QCustomPlot* plot : {previousTokenPlot_, inductionPlot_}) {
+        plot->clearGraphs();
+        for (int l = 0; l < layers; ++l) {
+            for (int h = 0; h < heads; ++h) {
+                QCPGraph* graph = plot->addGraph();
+                graph->setName(headLabel(l, h));
+            }
+        }
+        plot->xAxis->setRange(0, 1);
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+    lossPlot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ModelTrainingPage::ensureTrainer() {
+    if (configured_) return;
+    const model::ModelTrainingOptions o = options();
+    const std::string problem = model::checkTrainingOptions(o);
+    if (!problem.empty()) {
+        showFailure(QString::fromStdString(problem));
+        return;
+    }
+    ++generation_;
+    stepCount_ = 0;
+    last_.reset();
+    clearPlots(o.layers, o.heads);
+    QMetaObject::invokeMethod(worker_, [worker = worker_, o, generation = generation_] {
+        worker->configure(o, generation);
+    });
+    configured_ = true;
+}
+
+void ModelTrainingPage::play() {
+    if (running_) return;
+    ensureTrainer();
+    if (!configured_) return;
+    running_ = true;
+    QMetaObject::invokeMethod(worker_, &ModelTrainingWorker::run);
+    updateButtons();
+    emit trainingStarted();
+}
+
+void ModelTrainingPage::pause() {
+    if (!running_) return;
+    running_ = false;
+    worker_->requestStop();
+    updateButtons();
+}
+
+void ModelTrainingPage::step() {
+    if (running_) return;
+    ensureTrainer();
+    if (!configured_) return;
+    QMetaObject::invokeMethod(worker_, &ModelTrainingWorker::stepOnce);
+    emit trainingStarted();
+}
+
+void ModelTrainingPage::reset() {
+    running_ = false;
+    worker_->requestStop();
+    // Snapshots still on their way belong to the old generation and are dropped.
+    configured_ = false;
+    ensureTrainer();
+    status_->setText(tr("Reset: a new model from seed %1.").arg(seed_->value()));
+    updateButtons();
+}
+
+void ModelTrainingPage::applySnapshot(
+    const std::shared_ptr<const ModelTrainingSnapshot>& snapshot) {
+    worker_->snapshotTaken();
+    if (snapshot->generation != generation_) return;
+    last_ = snapshot;
+    const int first = snapshot->step - static_cast<int>(snapshot->losses.size());
+    for (std::size_t i = 0; i < snapshot->losses.size(); ++i)
+        lossPlot_->graph(0)->addData(first + static_cast<int>(i) + 1, snapshot->losses[i]);
+    stepCount_ = snapshot->step;
+    const int count = static_cast<int>(snapshot->summaries.size());
+    for (int i = 0; i < count && i < previousTokenPlot_->graphCount(); ++i) {
+        const model::HeadSummary& s = snapshot->summaries[static_cast<std::size_t>(i)];
+        previousTokenPlot_->graph(i)->addData(snapshot->step, s.previousToken);
+        inductionPlot_->graph(i)->addData(snapshot->step, s.induction);
+    }
+    updateLegends();
+    for (QCustomPlot* plot : {previousTokenPlot_, inductionPlot_}) {
+        plot->xAxis->setRange(0, std::max(1, stepCount_));
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+    if (lossPointCount() > 0) {
+        lossPlot_->rescaleAxes();
+        lossPlot_->replot(QCustomPlot::rpQueuedReplot);
+    }
+    if (count > 0) {
+        const auto best = std::max_element(
+            snapshot->summaries.begin(), snapshot->summaries.end(),
+            [](const auto& a, const auto& b) { return a.induction < b.induction; });
+        QString text = tr("Step %1").arg(stepCount_);
+        if (!snapshot->losses.empty())
+            text += tr(", loss %1").arg(snapshot->losses.back(), 0, 'f', 3);
+        text += tr(". Best induction head %1: %2")
+                    .arg(headLabel(best->layer, best->head))
+                    .arg(best->induction, 0, 'f', 2);
+        status_->setText(text);
+    }
+    showModel();
+    updateButtons();
+}
+
+void ModelTrainingPage::updateLegends() {
+    for (QCustomPlot* plot : {previousTokenPlot_, inductionPlot_}) {
+        const int count = plot->graphCount();
+        // The heads highest at the latest step get the colours and the legend.
+        std::vector<int> order(static_cast<std::size_t>(count));
+        std::iota(order.begin(), order.end(), 0);
+        const auto latest = [plot](int i) {
+            const auto data = plot->graph(i)->data();
+            return data->isEmpty() ? 0.0 : (data->constEnd() - 1)->value;
+        };
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int a, int b) { return latest(a) > latest(b); });
+        const int labelled = count < kAllLabelledBelow ? count : kLabelledHeads;
+        plot->legend->clearItems();
+        for (int rank = 0; rank < count; ++rank) {
+            QCPGraph* graph = plot->graph(order[static_cast<std::size_t>(rank)]);
+            if (rank < labelled) {
+                const int index = order[static_cast<std::size_t>(rank)];
+                graph->setPen(QPen(kHeadColours[index % std::size(kHeadColours)], 2.5));
+                graph->addToLegend();
+            } else {
+                graph->setPen(QPen(kUnlabelledHead, 1.0));
+            }
+        }
+        // Coloured lines on top of the grey ones.
+        for (int rank = labelled - 1; rank >= 0; --rank)
+            plot->graph(order[static_cast<std::size_t>(rank)])->setLayer(QStringLiteral("main"));
+        for (int rank = labelled; rank < count; ++rank) {
+            plot->graph(order[static_cast<std::size_t>(rank)])->setLayer(QStringLiteral("grid"));
+        }
+    }
+}
+
+void ModelTrainingPage::showModel() {
+    if (!last_ || !view_) return;
+    ModelViewData data;
+    data.run = last_->run;
+    for (long long id : last_->run->tokens)
+        data.tokens << byteLabel(id);
+    data.tokenText = byteLabel;
+    data.summaries = last_->summaries;
+    const int tokens = static_cast<int>(last_->run->tokens.size());
+    int position = view_->selectedPosition();
+    if (position < 0 || position >= tokens) position = tokens - 1;
+    try {
+        data.predictions = model::topPredictions(*last_->run, position, 10);
+    } catch (const model::ModelError&) {
+        data.predictions.clear();  // not a position of this run: the view picks the last token
+    }
+    data.basePredictions = data.predictions;
+    view_->setData(std::move(data));
+}
+
+void ModelTrainingPage::showFailure(const QString& message) {
+    running_ = false;
+    configured_ = false;
+    status_->setText(message);
+    emit messageRequested(tr("Training: %1").arg(message));
+    updateButtons();
+}
+
+void ModelTrainingPage::updateButtons() {
+    play_->setEnabled(!running_);
+    pause_->setEnabled(running_);
+    step_->setEnabled(!running_);
+    save_->setEnabled(!running_ && last_ && last_->step > 0);
+    for (QWidget* w : std::initializer_list<QWidget*>{layers_, heads_, hidden_, positions_, task_,
+                                                      learningRate_, seed_, previousTokenEvery_})
+        w->setEnabled(!running_);
+    emit runningChanged(running_);
+}
+
+bool ModelTrainingPage::saveModel(const QString& folder, QString* error) {
+    if (!last_) {
+        if (error) *error = tr("Nothing trained yet: press Play or Step first.");
+        return false;
+    }
+    try {
+        io::writeModelFolder(folder, last_->model->model, DType::F64);
+        io::writeByteTokenizer(folder, last_->options.vocab);
+    } catch (const io::WriteError& e) {
+        if (error) *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    return true;
+}
+
+void ModelTrainingPage::saveDialog() {
+    if (!last_) return;
+    const QString suggested =
+        QStringLiteral("trained-%1-L%2H%3-step%4")
+            .arg(QString::fromLatin1(model::modelTaskName(last_->options.task)))
+            .arg(last_->options.layers)
+            .arg(last_->options.heads)
+            .arg(last_->step);
+    const QString folder = QFileDialog::getSaveFileName(
+        this, tr("Save the trained model as a folder"), QDir::home().filePath(suggested), QString(),
+        nullptr, QFileDialog::ShowDirsOnly);
+    if (folder.isEmpty()) return;
+    QString error;
+    if (!saveModel(folder, &error)) {
+        emit messageRequested(error);
+        return;
+    }
+    emit messageRequested(tr("Saved %1").arg(folder));
+    emit openModelRequested(folder);
+}
+
+}  // namespace ae::ui
