@@ -38,6 +38,12 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     positionChoice_->setToolTip(
         tr("The query position the predictions and the per-layer rollout read"));
     positionLabel->setBuddy(positionChoice_);
+    // The combos size to a few characters, not to their longest item (a long token's text, a
+    // score's name): the view then fits beside the docks on a 1024-pixel projector.
+    for (QComboBox* combo : {rangeChoice_, positionChoice_}) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(10);
+    }
     controls->addWidget(rangeLabel);
     controls->addWidget(rangeChoice_);
     controls->addSpacing(12);
@@ -71,16 +77,22 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     threshold_->setValue(0.4);
     threshold_->setPrefix(tr("above "));
     onlyAbove_ = new QCheckBox(tr("list only them"), heads);
+    thresholdScore_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    thresholdScore_->setMinimumContentsLength(10);
     thresholdRow->addWidget(thresholdOn_);
     thresholdRow->addWidget(thresholdScore_);
     thresholdRow->addWidget(threshold_);
-    thresholdRow->addWidget(onlyAbove_);
     thresholdRow->addStretch(1);
     headsLayout->addLayout(thresholdRow);
+    // The filter's second half and the induction button share a row: the panel stays narrow.
+    auto* secondRow = new QHBoxLayout;
     measureInduction_ = new QPushButton(tr("Measure &induction"), heads);
     measureInduction_->setToolTip(
         tr("Runs the model on the text repeated twice for every head's induction score"));
-    headsLayout->addWidget(measureInduction_, 0, Qt::AlignLeft);
+    secondRow->addWidget(onlyAbove_);
+    secondRow->addWidget(measureInduction_);
+    secondRow->addStretch(1);
+    headsLayout->addLayout(secondRow);
     summaryModel_ = new HeadSummaryModel(this);
     summaryFilter_ = new HeadSummaryFilter(this);
     summaryFilter_->setSourceModel(summaryModel_);
@@ -107,6 +119,10 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     panels_->addTab(queryKey_, tr("Query–key"));
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    // Beside the docks on a 1024-pixel projector both sides may be narrower than their rows
+    // would like (the rows then clip their ends); the window never grows wider than the screen.
+    left->setMinimumWidth(330);
+    panels_->setMinimumWidth(300);
 
     connect(rangeChoice_, &QComboBox::currentIndexChanged, this,
             [this](int index) { setSharedRange(index == 0); });

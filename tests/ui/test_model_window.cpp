@@ -61,6 +61,7 @@ private slots:
     void cleanup();
     void openModelAsksAboutUnsavedChanges();
     void savedWhatIfReopensExactly();
+    void aModelOpenFitsA1024PixelScreen();
     void openedModelShowsItsInput();
     void refusalIsShownAndWindowKeepsWorking();
     void activatedHeadOpensTheLayer();
@@ -356,6 +357,16 @@ void TestModelWindow::autosaveKeepsTheWhatIf() {
     QCOMPARE(window_->document()->scene().ablation, off);
     QVERIFY(window_->document()->isModified());
     QVERIFY(session()->currentRun() != session()->baseRun());  // the what-if flows again
+}
+
+// A projector's 1024 pixels: with a model open and its tab in front, the window fits (before,
+// the combos sized to their longest item and the view pushed the window to 1150 pixels).
+void TestModelWindow::aModelOpenFitsA1024PixelScreen() {
+    openModel(QStringLiteral(AE_TEST_DATA_DIR "/models/llama-tiny-gqa"));
+    window_->centralTabs()->setCurrentWidget(window_->modelView());
+    settle();
+    QVERIFY2(window_->minimumSizeHint().width() <= 1024,
+             qPrintable(QString::number(window_->minimumSizeHint().width())));
 }
 
 // A what-if saved and opened again: the same scene, bit for bit, on the model, and nothing to
