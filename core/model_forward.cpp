@@ -471,25 +471,36 @@ bool hidesNothing(const std::vector<int>& mask) {
 
 }  // namespace
 
+namespace {
+
+// runModel, or rerunModel's rows firstRow.. with the earlier ones from `previous`.
 template <typename Scalar>
-ModelRun<Scalar> runModel(const Model& model, const std::vector<long long>& ids,
-                          const RunOptions& options) {
+ModelRun<Scalar> runFrom(const Model& model, const std::vector<long long>& ids,
+                         const RunOptions& options, long long firstRow,
+                         const ModelRun<Scalar>* previous) {
     const Config& c = model.config;
     checkInputs(c, ids, options);
     const long long T = static_cast<long long>(ids.size());
     const RunMemory need = runMemory(model, T, sizeof(Scalar));
     checkRunFitsInMemory(model, need.total(),
                          sizeof(Scalar) == 4 ? "the model in float" : "the model in double");
-
     ModelRun<Scalar> run;
     run.config = c;
     run.tokens = ids;
     run.attentionMask = options.attentionMask;
     run.options = options;
-    Matrix<Scalar> h = embed<Scalar>(model, ids, options);
+    Matrix<Scalar> h = embed<Scalar>(model, ids, options, firstRow);
     run.layers.resize(static_cast<std::size_t>(c.layers));
-    runLayersFrom(model, passFor(c, options), 0, std::move(h), run);
+    runLayersFrom(model, passFor(c, options), 0, std::move(h), run, firstRow, previous);
     return run;
+}
+
+}  // namespace
+
+template <typename Scalar>
+ModelRun<Scalar> runModel(const Model& model, const std::vector<long long>& ids,
+                          const RunOptions& options) {
+    return runFrom<Scalar>(model, ids, options, 0, nullptr);
 }
 
 template <typename Scalar>
@@ -521,23 +532,7 @@ template <typename Scalar>
 ModelRun<Scalar> rerunModel(const Model& model, const ModelRun<Scalar>& previous,
                             const std::vector<long long>& ids, const RunOptions& options) {
     const long long firstRow = reusablePrefix(model, previous, ids, options);
-    if (firstRow == 0) return runModel<Scalar>(model, ids, options);
-    const Config& c = model.config;
-    checkInputs(c, ids, options);
-    const long long T = static_cast<long long>(ids.size());
-    // The previous run is held as well while this one is made.
-    const RunMemory need = runMemory(model, T, sizeof(Scalar));
-    checkRunFitsInMemory(model, need.total(),
-                         sizeof(Scalar) == 4 ? "the model in float" : "the model in double");
-    ModelRun<Scalar> run;
-    run.config = c;
-    run.tokens = ids;
-    run.attentionMask = options.attentionMask;
-    run.options = options;
-    Matrix<Scalar> h = embed<Scalar>(model, ids, options, firstRow);
-    run.layers.resize(static_cast<std::size_t>(c.layers));
-    runLayersFrom(model, passFor(c, options), 0, std::move(h), run, firstRow, &previous);
-    return run;
+    return runFrom<Scalar>(model, ids, options, firstRow, firstRow > 0 ? &previous : nullptr);
 }
 
 template <typename Scalar>
