@@ -19,6 +19,7 @@
 #include "cli/heads_command.h"
 #include "cli/import_command.h"
 #include "cli/render_command.h"
+#include "cli/rotary_command.h"
 #include "cli/run_command.h"
 #include "cli/tokenize_command.h"
 #include "cli/train_command.h"
@@ -62,9 +63,13 @@ constexpr const char* kUsage =
     "                          [--no-special]\n"
     "       attention-explorer heads MODEL_DIR (--text TEXT | --ids 1,2,3 | --induction-random N\n"
     "                          [--seed S]) [--json] [--double]\n"
+    "       attention-explorer rotary (SCENE.json | --preset NAME) [--head H] [--query I] [--key "
+    "J]\n"
+    "                          [--distances FROM:TO] [--starts 0,50] [--theta T] [--scaling KIND]\n"
 
     "       attention-explorer --help | --version\n"
     "\n"
+    "Every SCENE.json command also takes --kv-heads N (K and V shared by groups of heads).\n"
     "MODEL_DIR may be builtin:NAME, a small model that ships with the app (docs/models.md).\n"
     "Sub-commands need no display. Exit status: 0 success, 2 invalid input or arguments,\n"
     "1 internal error. Errors are one line on stderr: FILE: FIELD.PATH: PROBLEM.\n"
@@ -101,7 +106,7 @@ const std::map<QString, std::function<int(const QStringList&)>>& commands() {
         {"export", exportCommand}, {"presets", presetsCommand},   {"bench", benchWithWindow},
         {"train", trainCommand},   {"render", renderCommand},     {"import", importCommand},
         {"run", runModelCommand},  {"tokenize", tokenizeCommand}, {"scene", modelSceneCommand},
-        {"heads", headsCommand},
+        {"heads", headsCommand},   {"rotary", rotaryCommand},
 
     };
     return table;

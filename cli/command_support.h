@@ -17,10 +17,12 @@ void printLine(FILE* stream, const QString& text);
 // kInvalidInput.
 [[noreturn]] void refuse(const QString& message);
 
-// The scene a command works on: one SCENE.json positional argument, or --preset NAME.
+// The scene a command works on: one SCENE.json positional argument, or --preset NAME; with
+// --kv-heads N its K and V shared by groups of heads, as the window's kv heads slider does.
 void addSceneArguments(QCommandLineParser& parser);
-// Reads what addSceneArguments parsed; refuses neither or both, or a scene that does not load,
-// naming `command` or the scene (`label`: the file, or "preset NAME", for later error lines).
+// Reads what addSceneArguments parsed; refuses neither or both, a scene that does not load, or a
+// kv head count that is not a divisor of the heads (or a scene that cannot be grouped), naming
+// `command` or the scene (`label`: the file, or "preset NAME", for later error lines).
 Scene readSceneArgument(const QCommandLineParser& parser, const QString& command, QString& label);
 
 // The folder a MODEL_DIR argument stands for: `builtin:NAME` is the built-in model of that name
