@@ -272,8 +272,13 @@ QByteArray FileActions::sceneJsonForSaving(const Scene& scene) const {
 bool FileActions::saveTo(const QString& fileName, QString* error) {
     try {
         Scene scene = sceneForSaving();
+        // The model's layer is found by the folder as the session has it (absolute), before the
+        // file gets it relative to itself.
+        const std::optional<Scene> layer =
+            window_.modelLayerOf ? window_.modelLayerOf(scene) : std::nullopt;
         scene.viewJson = withFolderRelativeTo(scene.viewJson, fileName);
-        io::writeFileAtomically(fileName, sceneJsonForSaving(scene));
+        io::writeFileAtomically(fileName,
+                                layer ? io::sceneToJson(scene, *layer) : io::sceneToJson(scene));
     } catch (const io::WriteError& e) {
         if (error) *error = QString::fromStdString(e.what());
         return false;
