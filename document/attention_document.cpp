@@ -310,8 +310,13 @@ bool AttentionDocument::setWeightValue(WeightMatrix which, int row, int column, 
 
 bool AttentionDocument::replaceScene(const Scene& newScene, const QString& description,
                                      QString* error) {
+    return replaceScene(std::make_shared<const Scene>(newScene), description, error);
+}
+
+bool AttentionDocument::replaceScene(std::shared_ptr<const Scene> replacement,
+                                     const QString& description, QString* error) {
     try {
-        checkWindowMemory(newScene);
+        checkWindowMemory(*replacement);
     } catch (const SceneError& refusal) {
         if (error) *error = QString::fromStdString(refusal.what());
         return false;
@@ -327,7 +332,6 @@ bool AttentionDocument::replaceScene(const Scene& newScene, const QString& descr
         s = std::move(restored);
     };
     checkToAttach_ = check;
-    auto replacement = std::make_shared<const Scene>(newScene);
     applyScene(replacement);
     if (!standsOrTakenBack(
             *check, [this, old] { applyScene(old); }, error))

@@ -106,6 +106,9 @@ public:
     // scene must be valid. Returns false with *error if it is too large for this machine
     // (checked before anything is allocated) or computing it fails; nothing changes then.
     bool replaceScene(const Scene& scene, const QString& description, QString* error = nullptr);
+    // The same, sharing the caller's scene with the undo step instead of copying it.
+    bool replaceScene(std::shared_ptr<const Scene> scene, const QString& description,
+                      QString* error = nullptr);
 
     void beginInteraction();
     void endInteraction();

@@ -126,13 +126,9 @@ RunAnalysis analyse(const model::ModelRun<float>& run, const model::Model& model
 // Every head's induction score (layers·heads values), or nothing when it cannot be measured.
 // TransformerLens measures induction on a text repeated twice; the text itself serves. It needs
 // a second pass on twice the tokens, so it follows the run's results instead of holding them up.
-// `previousRepeated` (the last text's repeated run, or null) lets an edit rerun only the rows
-// from its first changed token on (model::rerunModel); the repeated run made here is returned in
-// `repeated` when it is small enough to keep for the next edit.
-std::vector<double> inductionOf(const model::ModelRun<float>& run, const model::Model& model,
-                                const model::ModelRun<float>* previousRepeated,
-                                std::shared_ptr<const model::ModelRun<float>>& repeated) {
-    repeated.reset();
+// A decoder's first copy is `run` itself (its rows never see a later token), so only the second
+// copy's rows are computed, with the run as their cache (model::rerunModel).
+std::vector<double> inductionOf(const model::ModelRun<float>& run, const model::Model& model) {
     const int tokens = static_cast<int>(run.tokens.size());
     const model::Config& c = run.config;
     if (tokens < 2 || !run.attentionMask.empty() || (c.positions != 0 && 2 * tokens > c.positions))
@@ -141,15 +137,9 @@ std::vector<double> inductionOf(const model::ModelRun<float>& run, const model::
     twice.insert(twice.end(), run.tokens.begin(), run.tokens.end());
     model::RunOptions weightsOnly;
     weightsOnly.logitsForEveryPosition = false;  // only the weights are read
-    auto made = std::make_shared<const model::ModelRun<float>>(
-        previousRepeated ? model::rerunModel<float>(model, *previousRepeated, twice, weightsOnly)
-                         : model::runModel<float>(model, twice, weightsOnly));
-    std::vector<double> scores = model::inductionScores(*made, 0, tokens);
-    // Kept only while it is small: at 1024 tokens GPT-2's repeated run holds about 5 GB of maps.
-    constexpr double kKeepRepeatedBytes = 256.0 * 1024 * 1024;
-    if (model::runMemory(model, 2LL * tokens, sizeof(float)).kept <= kKeepRepeatedBytes)
-        repeated = std::move(made);
-    return scores;
+    const model::ModelRun<float> repeated =
+        model::rerunModel<float>(model, run, twice, weightsOnly);
+    return model::inductionScores(repeated, 0, tokens);
 }
 
 }  // namespace
@@ -368,29 +358,38 @@ void ModelSession::post(Channel channel, const QString& what,
         else
             progressTimer_->start(progressDelayMs_);
     }
-    QMetaObject::invokeMethod(
-        workerContext_,
-        [this, channel, serial, work = std::move(work)] {
-            std::function<void()> deliver;
-            try {
-                deliver = work();
-            } catch (const std::exception& error) {  // ModelError, TokenizerError, bad_alloc
-                deliver = [this, channel, message = QString::fromStdString(error.what())] {
-                    fail(message);
-                    if (channel == Opening) emit openRefused(message);
-                };
-            }
-            QMetaObject::invokeMethod(
-                this,
-                [this, channel, serial, deliver = std::move(deliver)] {
-                    if (serial != serials_[channel]) return;  // stale: newer work or cancel()
-                    pending_[channel] = false;
-                    deliver();
-                    updateBusy();
-                },
-                Qt::QueuedConnection);
-        },
-        Qt::QueuedConnection);
+    auto toWorker = [this, channel, serial, work = std::move(work)]() mutable {
+        if (serial != serials_[channel]) return;  // dropped before it started
+        QMetaObject::invokeMethod(
+            workerContext_,
+            [this, channel, serial, work = std::move(work)] {
+                std::function<void()> deliver;
+                try {
+                    deliver = work();
+                } catch (const std::exception& error) {  // ModelError, TokenizerError, bad_alloc
+                    deliver = [this, channel, message = QString::fromStdString(error.what())] {
+                        fail(message);
+                        if (channel == Opening) emit openRefused(message);
+                    };
+                }
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, channel, serial, deliver = std::move(deliver)] {
+                        if (serial != serials_[channel]) return;  // stale: newer work or cancel()
+                        pending_[channel] = false;
+                        deliver();
+                        updateBusy();
+                    },
+                    Qt::QueuedConnection);
+            },
+            Qt::QueuedConnection);
+    };
+    // A follow-up starts once the events queued now (the scene the results replace, the maps'
+    // repaint) have run: on two cores it would otherwise take half the machine from them.
+    if (channel == Induction)
+        QTimer::singleShot(0, this, std::move(toWorker));
+    else
+        toWorker();
 }
 
 void ModelSession::dropJobs(Channel channel) {
@@ -518,7 +517,6 @@ void ModelSession::open(const QString& folderPath, const QString& text,
                  tokenizerProblem_ = loaded->tokenizerProblem;
                  fingerprint_ = loaded->fingerprint;
                  previousBase_.reset();
-                 repeated_.reset();
                  base_.reset();
                  installBase(run, input, *analysis);
                  input_ = input;
@@ -544,7 +542,6 @@ void ModelSession::close() {
     tokenizer_.reset();
     base_.reset();
     previousBase_.reset();
-    repeated_.reset();
     current_.reset();
     analysis_ = {};
     baseAnalysis_ = {};
@@ -763,9 +760,13 @@ void ModelSession::startInput(const Input& input) {
                 installBase(run, input, *analysis);
                 const int layer = layerOpen_ ? reference_.layer : 0;
                 const int head = layerOpen_ ? reference_.head : 0;
-                const Scene scene = makeLayerScene(*run, layer, referenceFor(input, layer, head));
+                // The new scene is also the layer as the model has it, which following the
+                // document compares against: made once, shared.
+                pristine_ = std::make_shared<const Scene>(
+                    makeLayerScene(*run, layer, referenceFor(input, layer, head)));
+                pristineLayer_ = layer;
                 QString error;
-                if (!document_->replaceScene(scene, description, &error)) fail(error);
+                if (!document_->replaceScene(pristine_, description, &error)) fail(error);
             };
         });
 }
@@ -789,13 +790,9 @@ void ModelSession::measureInductionLater() {
     std::shared_ptr<const Run> run = base_;
     std::shared_ptr<io::ModelFolder> folder = folder_;
     if (!run || !folder) return;
-    std::shared_ptr<const Run> previousRepeated = repeated_;
-    post(Induction, tr("Measuring induction"), [this, run, folder, previousRepeated] {
-        std::shared_ptr<const Run> repeated;
-        std::vector<double> induction =
-            inductionOf(*run, folder->model(), previousRepeated.get(), repeated);
-        return [this, run, induction = std::move(induction), repeated] {
-            if (repeated) repeated_ = repeated;
+    post(Induction, tr("Measuring induction"), [this, run, folder] {
+        std::vector<double> induction = inductionOf(*run, folder->model());
+        return [this, run, induction = std::move(induction)] {
             if (run != base_ || induction.empty()) return;  // the text changed meanwhile
             for (std::size_t i = 0; i < induction.size(); ++i) {
                 if (i < baseAnalysis_.summaries.size())

@@ -262,9 +262,6 @@ private:
     std::shared_ptr<const Run> base_;  // on baseInput_
     Input baseInput_;
     RunAnalysis baseAnalysis_;
-    // The last repeated run that measured induction (the text twice), for the next edit to rerun
-    // from its first changed token; null when too large to keep.
-    std::shared_ptr<const Run> repeated_;
     std::shared_ptr<const Run> previousBase_;  // one step back: undo of a text edit is instant
     Input previousInput_;
     RunAnalysis previousAnalysis_;
