@@ -426,8 +426,14 @@ void AttentionDocument::applyWeightValue(WeightMatrix which, int row, int column
 }
 
 void AttentionDocument::applyScene(std::shared_ptr<const Scene> snapshot) {
-    record([snapshot](Scene& s) { s = *snapshot; },
-           [snapshot](EngineF& engine) { engine.setScene(*snapshot); }, WorkFrom::Inputs, true);
+    appliedScene_ = snapshot;
+    // The revision once the scene is in place, before the structural signal's listeners run.
+    scheduler_.record([snapshot](Scene& s) { s = *snapshot; },
+                      [snapshot](EngineF& engine) { engine.setScene(*snapshot); }, WorkFrom::Inputs,
+                      std::exchange(checkToAttach_, nullptr));
+    appliedSceneRevision_ = scheduler_.weightsRevision();
+    emit structureChanged();
+    scheduler_.bringUpToDate();
 }
 
 double AttentionDocument::weightValue(const Scene& scene, WeightMatrix which, int row, int column) {

@@ -109,6 +109,12 @@ public:
     // The same, sharing the caller's scene with the undo step instead of copying it.
     bool replaceScene(std::shared_ptr<const Scene> scene, const QString& description,
                       QString* error = nullptr);
+    // Whether scene()'s weights are still those of `snapshot`, the last scene applied, with no
+    // edit of the weights since: a check of two numbers instead of every weight.
+    bool hasWeightsOf(const std::shared_ptr<const Scene>& snapshot) const {
+        return snapshot && appliedScene_.lock() == snapshot &&
+               appliedSceneRevision_ == scheduler_.weightsRevision();
+    }
 
     void beginInteraction();
     void endInteraction();
@@ -192,6 +198,8 @@ private:
     ComputeScheduler scheduler_{scene_, this};  // applies edits to scene_
     // Handed from a checked edit (set*Value, replaceScene) to the record() it makes.
     std::shared_ptr<ComputeScheduler::Refusal> checkToAttach_;
+    std::weak_ptr<const Scene> appliedScene_;  // the last applyScene's, for hasWeightsOf
+    long appliedSceneRevision_ = -1;
 
     QUndoStack undoStack_;
     QString fileName_;

@@ -36,6 +36,7 @@ ComputeScheduler::~ComputeScheduler() {
 }
 
 void ComputeScheduler::startOver() {
+    ++weightsRevision_;
     // Verdicts still due belong to a history that is gone; a job checking one may be cancelled.
     for (Edit& edit : edits_)
         edit.check.reset();
@@ -47,6 +48,7 @@ void ComputeScheduler::record(std::function<void(Scene&)> onScene,
                               std::function<void(Engine&)> onEngine, WorkFrom from,
                               std::shared_ptr<Refusal> check) {
     onScene(latest_);
+    if (from <= WorkFrom::Projections) ++weightsRevision_;
     edits_.push_back({++lastSerial_, std::move(onScene), std::move(onEngine), std::move(check)});
     shownPendingFrom_ = std::min(shownPendingFrom_, from);
     if (from == WorkFrom::EditedRows) ++shownPendingRows_;
@@ -211,6 +213,7 @@ void ComputeScheduler::refuse(Edit& edit, const Refusal& check, const QString& e
     edit.onEngine = check.takeBackOnEngine;
     check.takeBackOnEngine(*spare_);
     const long serial = edit.serial;
+    ++weightsRevision_;
     check.takeBackOnScene(latest_, [this, serial](Scene& scene) {
         for (const Edit& later : edits_) {
             if (later.serial > serial) later.onScene(scene);

@@ -74,6 +74,10 @@ public:
     const Engine& engine() const { return *shown_; }
     // True when engine() has applied every recorded edit (computed, or failed: errorText()).
     bool hasLatestResults() const { return shownSerial_ == lastSerial_; }
+    // Changes whenever the latest scene's weights may have changed (an edit from the projections
+    // or earlier, a refusal taken back, a new scene): equal revisions mean the same weights, so
+    // views compare a revision instead of every weight.
+    long weightsRevision() const { return weightsRevision_; }
     // Why the last compute failed ("scores: overflow ..."), or empty.
     QString errorText() const { return errorText_; }
     double lastComputeMilliseconds() const { return lastComputeMs_; }
@@ -130,6 +134,7 @@ private:
     Scene& latest_;
     std::unique_ptr<Engine> shown_, spare_;
     long lastSerial_ = 0, shownSerial_ = 0, spareSerial_ = 0;
+    long weightsRevision_ = 0;
     std::deque<Edit> edits_;  // those not yet applied to both engines, in order
     WorkFrom shownPendingFrom_ = WorkFrom::Nothing;
     int shownPendingRows_ = 0;

@@ -56,19 +56,23 @@ bool sameMatrix(const M& a, const M& b) {
     return a.rows() == b.rows() && a.cols() == b.cols() && (a.size() == 0 || a == b);
 }
 
-// Whether two scenes compute the same layer (title, tokens and view aside).
-bool sameLayer(const Scene& a, const Scene& b) {
-    const Projections &p = a.projections, &q = b.projections;
-    return sameMatrix(a.embeddings, b.embeddings) && a.hasSource == b.hasSource &&
-           a.positional.kind == b.positional.kind && a.norm.enabled == b.norm.enabled &&
-           a.norm.kind == b.norm.kind && sameMatrix(a.norm.weight, b.norm.weight) &&
-           sameMatrix(a.norm.bias, b.norm.bias) && a.norm.eps == b.norm.eps && p.mode == q.mode &&
-           sameMatrix(p.query, q.query) && sameMatrix(p.key, q.key) &&
+bool sameWeights(const Projections& p, const Projections& q) {
+    return p.mode == q.mode && sameMatrix(p.query, q.query) && sameMatrix(p.key, q.key) &&
            sameMatrix(p.value, q.value) && sameMatrix(p.queryBias, q.queryBias) &&
            sameMatrix(p.keyBias, q.keyBias) && sameMatrix(p.valueBias, q.valueBias) &&
            p.hasOutput == q.hasOutput && sameMatrix(p.output, q.output) &&
-           sameMatrix(p.outputBias, q.outputBias) && a.heads == b.heads && a.kvHeads == b.kvHeads &&
-           a.qkNorm.enabled == b.qkNorm.enabled &&
+           sameMatrix(p.outputBias, q.outputBias);
+}
+
+// Whether two scenes compute the same layer (title, tokens and view aside). The weights are
+// compared unless the caller knows them to be the same.
+bool sameLayer(const Scene& a, const Scene& b, bool weightsKnownSame) {
+    return sameMatrix(a.embeddings, b.embeddings) && a.hasSource == b.hasSource &&
+           a.positional.kind == b.positional.kind && a.norm.enabled == b.norm.enabled &&
+           a.norm.kind == b.norm.kind && sameMatrix(a.norm.weight, b.norm.weight) &&
+           sameMatrix(a.norm.bias, b.norm.bias) && a.norm.eps == b.norm.eps &&
+           (weightsKnownSame || sameWeights(a.projections, b.projections)) && a.heads == b.heads &&
+           a.kvHeads == b.kvHeads && a.qkNorm.enabled == b.qkNorm.enabled &&
            sameMatrix(a.qkNorm.queryWeight, b.qkNorm.queryWeight) &&
            sameMatrix(a.qkNorm.keyWeight, b.qkNorm.keyWeight) && a.qkNorm.eps == b.qkNorm.eps &&
            a.rotary == b.rotary && a.ablation == b.ablation && sameValue(a.mask, b.mask) &&
@@ -915,7 +919,7 @@ void ModelSession::computeCurrent() {
             makeLayerScene(*base_, layer, referenceFor(baseInput_, layer, reference_.head)));
         pristineLayer_ = layer;
     }
-    if (sameLayer(scene, *pristine_)) {
+    if (sameLayer(scene, *pristine_, document_->hasWeightsOf(pristine_))) {
         if (current_ != base_)
             publish(base_, baseAnalysis_);
         else if (analysis_.summaries.empty())

@@ -78,6 +78,7 @@ private slots:
     void refusedValueInTheBackgroundKeepsTheOldValue();
     void refusedValueKeepsLaterEdits();
     void refusedSceneKeepsLaterEdits();
+    void weightsOfAReplacedSceneAreKnownUntilEdited();
 
 private:
     // Threshold 0: every compute goes to the worker, held there until release().
@@ -381,6 +382,55 @@ void TestAsyncCompute::refusedSceneKeepsLaterEdits() {
     QCOMPARE(document.scene().embeddings(0, 0), original.embeddings(0, 0));
     QCOMPARE(document.scene().scale.kind, original.scale.kind);
     QVERIFY(differenceFromFresh(document.engine(), original) <= 1e-5);
+}
+
+// hasWeightsOf answers "are these still the replaced scene's weights?" from a revision, which is
+// what lets the model session and the weights editor skip comparing every weight. It must turn
+// false for every edit that can touch a weight, and only then.
+void TestAsyncCompute::weightsOfAReplacedSceneAreKnownUntilEdited() {
+    AttentionDocument document;
+    document.resetScene(smallScene(16));
+    auto replacement = std::make_shared<const Scene>(smallScene(16));
+    QVERIFY(!document.hasWeightsOf(replacement));
+    QVERIFY(document.replaceScene(replacement, QStringLiteral("Replace")));
+    QVERIFY(document.hasWeightsOf(replacement));
+    QVERIFY(!document.hasWeightsOf(std::make_shared<const Scene>(*replacement)));  // a copy
+    // Edits after the weights leave them alone.
+    document.setScale({ScaleKind::Divisor, 3.0});
+    Mask causal;
+    causal.causal = true;
+    document.setMask(causal);
+    document.setEmbeddingValue(Stream::Query, 0, 0, 0.25);
+    document.waitForResults();
+    QVERIFY(document.hasWeightsOf(replacement));
+    // A weight edit, even of a value back to itself, and its undo: not known any more.
+    const double old = document.scene().projections.value(2, 3);
+    QVERIFY(document.setWeightValue(WeightMatrix::Value, 2, 3, old + 1.0));
+    QVERIFY(!document.hasWeightsOf(replacement));
+    document.undoStack()->undo();
+    document.waitForResults();
+    QCOMPARE(document.scene().projections.value(2, 3), old);
+    QVERIFY(!document.hasWeightsOf(replacement));
+    // Redo of a replacement applies the same shared scene: known again.
+    auto second = std::make_shared<const Scene>(smallScene(8));
+    QVERIFY(document.replaceScene(second, QStringLiteral("Replace again")));
+    QVERIFY(document.hasWeightsOf(second));
+    document.undoStack()->undo();
+    QVERIFY(!document.hasWeightsOf(second));
+    document.undoStack()->redo();
+    document.waitForResults();
+    QVERIFY(document.hasWeightsOf(second));
+    // A replacement refused in the background is taken back: its weights are not the scene's.
+    holdJobs(document);
+    Scene overflowingScene = *second;
+    overflowingScene.projections.query(1, 1) = 1e300;
+    auto overflowing = std::make_shared<const Scene>(overflowingScene);
+    QVERIFY(document.replaceScene(overflowing, QStringLiteral("Import weights")));
+    QVERIFY(document.hasWeightsOf(overflowing));  // until the verdict
+    release();
+    document.waitForResults();
+    QVERIFY(!document.hasWeightsOf(overflowing));
+    QCOMPARE(document.scene().projections.query(1, 1), second->projections.query(1, 1));
 }
 
 QTEST_MAIN(TestAsyncCompute)

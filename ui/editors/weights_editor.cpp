@@ -333,6 +333,7 @@ void WeightsEditor::refreshPage(PageIndex index) {
                "switch the mode to separate to give keys their own matrix."));
         page.model->setValues(MatrixD());
         page.modelHasBias = false;
+        page.shownRevision = -1;
     } else {
         const QString shape = index == kOutputPage ? tr("%1: d_proj × d_out = %2 × %3")
                                                    : tr("%1: d_model × d_proj = %2 × %3");
@@ -355,14 +356,20 @@ void WeightsEditor::refreshPage(PageIndex index) {
         const Qt::Orientation headAxis = index == kOutputPage ? Qt::Vertical : Qt::Horizontal;
         page.model->setHeadBands(headAxis, dHead, heads);
         const int rows = static_cast<int>(matrix->rows());
-        // Most result changes (a mask, an embedding) leave the weights alone: compare in place
-        // before building anything. A head count changes only the labels.
+        // Most result changes (a mask, an embedding) leave the weights alone: the revision says
+        // so without reading them, else compare in place before building anything. A head count
+        // changes only the labels.
         const MatrixD& shown = page.model->values();
+        const long revision = document_->scheduler().weightsRevision();
         if (page.shownHeads == heads && page.modelHasBias == showBias &&
             shown.rows() == rows + (showBias ? 1 : 0) && shown.cols() == matrix->cols() &&
-            shown.topRows(rows) == *matrix && (!showBias || shown.row(rows) == bias->transpose())) {
+            (page.shownRevision == revision ||
+             (shown.topRows(rows) == *matrix &&
+              (!showBias || shown.row(rows) == bias->transpose())))) {
+            page.shownRevision = revision;
             return;
         }
+        page.shownRevision = revision;
         MatrixD values(rows + (showBias ? 1 : 0), matrix->cols());
         values.topRows(rows) = *matrix;
         if (showBias) values.row(rows) = bias->transpose();

@@ -49,6 +49,7 @@ private:
         bool biasShown = false;     // the bias row is wanted (a zero bias is hidden by default)
         bool modelHasBias = false;  // the model's last row is the bias
         int shownHeads = 0;         // the head count the labels were made for
+        long shownRevision = -1;    // the scheduler's weightsRevision() the values are from
     };
 
     void buildPage(PageIndex index, WeightMatrix matrix, WeightMatrix bias, const QString& name);
