@@ -847,8 +847,12 @@ void ModelSession::openHead(int layer, int head) {
             fail(error);
         return;
     }
-    const Scene scene = makeLayerScene(*base_, layer, referenceFor(baseInput_, layer, head));
-    if (!document_->replaceScene(scene, tr("Open layer %1, head %2").arg(layer).arg(head), &error))
+    // The layer as the model has it, which what-ifs are compared against: made once, shared.
+    pristine_ = std::make_shared<const Scene>(
+        makeLayerScene(*base_, layer, referenceFor(baseInput_, layer, head)));
+    pristineLayer_ = layer;
+    if (!document_->replaceScene(pristine_, tr("Open layer %1, head %2").arg(layer).arg(head),
+                                 &error))
         fail(error);
 }
 
