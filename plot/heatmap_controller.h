@@ -246,6 +246,7 @@ private:
     bool squareCells_ = false;
     bool scaleShown_ = true;
     int squarePasses_ = 0;
+    bool drawWhenPainted_ = false;  // a replot was asked for while the map was hidden
     QPoint cursor_{-1, -1};
     QSize lastChrome_;
     QPoint hovered_{-1, -1};

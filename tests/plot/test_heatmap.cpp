@@ -64,6 +64,7 @@ private slots:
     void finiteFillTooltipUsesTheFill();
     void largeMapIsPooledToItsPixels();
     void tokenLabelsTurnUprightBeforeTheyThin();
+    void hiddenMapIsDrawnWhenPaintedOrShown();
 };
 
 void TestHeatmap::initTestCase() {
@@ -348,6 +349,44 @@ void TestHeatmap::largeMapIsPooledToItsPixels() {
     const QImage moved = render(c);
     QCOMPARE(moved.pixel(upper), plain.pixel(upper));
     QCOMPARE(moved.pixel(lower), otherVeiled.pixel(lower));
+}
+
+// A hidden map does not redraw on every change (a model's explorer tab behind its Model tab
+// would cost ~50 ms an edit), yet a render of it (an export) or showing it draws the latest
+// numbers, with no event loop in between for the render.
+void TestHeatmap::hiddenMapIsDrawnWhenPaintedOrShown() {
+    HeatmapController c;
+    c.setGradient(ColorMap::Viridis);
+    c.setDataRange(0, 1);
+    c.setLabels({"a", "b", "c"}, {"a", "b", "c"}, true);
+    const auto filled = [](float value) { return EngineF::Matrix::Constant(3, 3, value).eval(); };
+    const EngineF::Matrix dark = filled(0.1f), bright = filled(0.9f);
+    c.setMatrix(dark);
+    const QImage before = render(c);
+    const QPoint centre = c.cellCenter(1, 1).toPoint();
+    QVERIFY(near(before.pixel(centre), gradientColor(ColorMap::Viridis, 0.1, 0, 1).rgb()));
+    // Shown once, then hidden, as a tab behind another (showing sets the buffers' pixel ratio,
+    // without which QCustomPlot redraws on its next paint anyway).
+    c.widget()->show();
+    QVERIFY(QTest::qWaitForWindowExposed(c.widget()));
+    QCoreApplication::processEvents();
+    c.widget()->hide();
+    QVERIFY(near(c.widget()->grab().toImage().pixel(centre),
+                 gradientColor(ColorMap::Viridis, 0.1, 0, 1).rgb()));
+    c.setMatrix(bright);
+    c.replot();
+    const QImage rendered = c.widget()->grab().toImage();
+    QVERIFY2(near(rendered.pixel(centre), gradientColor(ColorMap::Viridis, 0.9, 0, 1).rgb()),
+             qPrintable(QColor(rendered.pixel(centre)).name()));
+    // Changed again while hidden, then shown: the first paint shows the change.
+    c.setMatrix(dark);
+    c.replot();
+    c.widget()->show();
+    QVERIFY(QTest::qWaitForWindowExposed(c.widget()));
+    QCoreApplication::processEvents();
+    const QImage shown = c.widget()->grab().toImage();
+    QVERIFY2(near(shown.pixel(centre), gradientColor(ColorMap::Viridis, 0.1, 0, 1).rgb()),
+             qPrintable(QColor(shown.pixel(centre)).name()));
 }
 
 QTEST_MAIN(TestHeatmap)
