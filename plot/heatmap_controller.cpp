@@ -310,7 +310,7 @@ void HeatmapController::squareUp() {
     }
     ++squarePasses_;
     row_->setMargins(wanted);
-    plot_->replot(QCustomPlot::rpQueuedReplot);
+    replot();
 }
 
 void HeatmapController::setColorScaleShown(bool shown) {

@@ -141,7 +141,7 @@ void HeatmapController::updateTicks() {
     // two sizes keep trading places.
     if (relayouts_ < 3) {
         ++relayouts_;
-        plot_->replot(QCustomPlot::rpQueuedReplot);
+        replot();
     }
 }
 

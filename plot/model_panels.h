@@ -76,17 +76,26 @@ public:
     void setMode(ae::model::QkProjectionMode mode);
     ae::model::QkProjectionMode mode() const { return mode_; }
     QCustomPlot* plot() const { return plot_; }
-    // What is plotted, read back from the plot's graphs: T query points, then T key points.
-    std::vector<QPointF> plottedQueries() const;
-    std::vector<QPointF> plottedKeys() const;
-    QString xAxisTitle() const;
-    QString yAxisTitle() const;
+    // Draws what the last setHead/setMode asked for, if the panel was hidden then: a hidden
+    // panel (a tab behind another) waits until it is shown, drawn for an export, or read.
+    void drawIfStale();
+    // What is plotted, read back from the plot's graphs (drawn first if stale): T query points,
+    // then T key points.
+    std::vector<QPointF> plottedQueries();
+    std::vector<QPointF> plottedKeys();
+    QString xAxisTitle();
+    QString yAxisTitle();
     void setPresentation(bool on);
+
+protected:
+    void showEvent(QShowEvent* event) override;
 
 private:
     void redraw();
+    void draw();
 
     QCustomPlot* plot_;
+    bool stale_ = false;                        // redraw() was asked for while hidden
     QCPCurve* curves_[2] = {nullptr, nullptr};  // queries, keys
     QButtonGroup* modes_;
     std::shared_ptr<const ae::model::ModelRun<float>> run_;

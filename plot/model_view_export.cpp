@@ -100,6 +100,7 @@ QByteArray renderModelView(const ModelViewData& data, const ModelViewImage& imag
         drawn = view.rolloutPanel();
     } else if (image.part == ModelViewPart::QueryKey) {
         view.queryKeyPanel()->setMode(image.qkMode);
+        view.queryKeyPanel()->drawIfStale();  // never shown: it waits to be drawn
         drawn = view.queryKeyPanel();
     }
     if (drawn != &view) {

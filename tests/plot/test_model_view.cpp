@@ -18,6 +18,7 @@
 #include "plot/model_panels.h"
 #include "plot/model_view.h"
 #include "plot/model_view_export.h"
+#include "qcustomplot.h"
 
 using namespace ae;
 using namespace ae::ui;
@@ -237,6 +238,26 @@ private slots:
                 QVERIFY2(panel->xAxisTitle().contains(share), qPrintable(panel->xAxisTitle()));
             }
         }
+    }
+
+    // A query-key map behind another tab waits: the eigen-decomposition runs when it is shown
+    // (or read, or exported), for the head asked for last.
+    void hiddenQueryKeyMapDrawsWhenShown() {
+        Loaded l = load("gpt2-tiny", kIds);
+        QueryKeyPanel panel;
+        auto* queries = qobject_cast<QCPCurve*>(panel.plot()->plottable(0));
+        QVERIFY(queries);
+        panel.setHead(l.run, 0, 1, {});
+        panel.setHead(l.run, 1, 3, {});
+        QCOMPARE(queries->data()->size(), 0);  // not drawn while hidden
+        panel.resize(500, 400);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QCOMPARE(queries->data()->size(), static_cast<int>(kIds.size()));
+        const auto expected =
+            model::projectQueriesAndKeys(*l.run, 1, 3, model::QkProjectionMode::Separate);
+        QCOMPARE(queries->data()->at(2)->key, expected.queries(2, 0));
+        QCOMPARE(queries->data()->at(2)->value, expected.queries(2, 1));
     }
 
     void aFullModelShows() {
