@@ -41,8 +41,7 @@ Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
                     kvWidth = static_cast<long long>(c.kvHeads) * c.headDim;
     Scene scene;
     scene.title = std::string(familyName(c.family)) + " layer " + std::to_string(layer);
-    scene.tokens = tokens;
-    scene.embeddings = run.layers[static_cast<std::size_t>(layer)].hiddenIn;
+    putLayerInput(scene, run, layer, tokens);
     scene.heads = c.heads;
     if (c.kvHeads != c.heads) scene.kvHeads = c.kvHeads;
 
@@ -95,12 +94,19 @@ Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
     scene.scale.kind = ScaleKind::Divisor;
     scene.scale.divisor = 1.0 / c.attentionScale(layer);
     scene.mask.causal = c.isDecoder();
+    return scene;
+}
+
+void putLayerInput(Scene& scene, const ModelRun<double>& run, int layer,
+                   const std::vector<std::string>& tokens) {
+    scene.tokens = tokens;
+    scene.embeddings = run.layers[static_cast<std::size_t>(layer)].hiddenIn;
+    scene.mask.padding.clear();
     if (!run.attentionMask.empty()) {
         scene.mask.padding.resize(run.attentionMask.size());
         for (std::size_t j = 0; j < run.attentionMask.size(); ++j)
             scene.mask.padding[j] = run.attentionMask[j] == 0;
     }
-    return scene;
 }
 
 }  // namespace ae::model

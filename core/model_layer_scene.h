@@ -21,4 +21,11 @@ namespace ae::model {
 Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
                  const std::vector<std::string>& tokens);
 
+// Puts `run`'s input to layer `layer` into `scene`, a layerScene of the same model and layer made
+// for another run: the tokens, the embeddings and the padding, the only parts that depend on the
+// run. Converting the weights again (from the file's type, transposed for nn.Linear) is most of
+// layerScene's cost; a copy of a scene that has them is several times cheaper.
+void putLayerInput(Scene& scene, const ModelRun<double>& run, int layer,
+                   const std::vector<std::string>& tokens);
+
 }  // namespace ae::model

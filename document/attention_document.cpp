@@ -321,7 +321,8 @@ bool AttentionDocument::replaceScene(std::shared_ptr<const Scene> replacement,
         if (error) *error = QString::fromStdString(refusal.what());
         return false;
     }
-    auto old = std::make_shared<const Scene>(scene_);
+    std::shared_ptr<const Scene> old = untouchedAppliedScene();
+    if (!old) old = std::make_shared<const Scene>(scene_);
     auto check = std::make_shared<ComputeScheduler::Refusal>();
     check->message = [](const QString& why) { return why; };
     check->takeBackOnEngine = [old](EngineF& engine) { engine.setScene(*old); };
@@ -425,6 +426,14 @@ void AttentionDocument::applyWeightValue(WeightMatrix which, int row, int column
         WorkFrom::Projections, false);
 }
 
+std::shared_ptr<const Scene> AttentionDocument::untouchedAppliedScene() const {
+    std::shared_ptr<const Scene> applied = appliedScene_.lock();
+    if (applied && appliedSceneSerial_ == scheduler_.lastEditSerial() &&
+        appliedSceneRevision_ == scheduler_.weightsRevision())
+        return applied;
+    return nullptr;
+}
+
 void AttentionDocument::applyScene(std::shared_ptr<const Scene> snapshot) {
     appliedScene_ = snapshot;
     // The revision once the scene is in place, before the structural signal's listeners run.
@@ -432,6 +441,7 @@ void AttentionDocument::applyScene(std::shared_ptr<const Scene> snapshot) {
                       [snapshot](EngineF& engine) { engine.setScene(*snapshot); }, WorkFrom::Inputs,
                       std::exchange(checkToAttach_, nullptr));
     appliedSceneRevision_ = scheduler_.weightsRevision();
+    appliedSceneSerial_ = scheduler_.lastEditSerial();
     emit structureChanged();
     scheduler_.bringUpToDate();
 }

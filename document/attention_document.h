@@ -200,6 +200,10 @@ private:
     std::shared_ptr<ComputeScheduler::Refusal> checkToAttach_;
     std::weak_ptr<const Scene> appliedScene_;  // the last applyScene's, for hasWeightsOf
     long appliedSceneRevision_ = -1;
+    long appliedSceneSerial_ = -1;
+    // scene_ as the shared snapshot applyScene last put there, when no edit has touched it since
+    // (then the undo step of a replacement keeps that snapshot instead of a copy); else null.
+    std::shared_ptr<const Scene> untouchedAppliedScene() const;
 
     QUndoStack undoStack_;
     QString fileName_;

@@ -78,6 +78,9 @@ public:
     // or earlier, a refusal taken back, a new scene): equal revisions mean the same weights, so
     // views compare a revision instead of every weight.
     long weightsRevision() const { return weightsRevision_; }
+    // The serial of the last recorded edit: unchanged, with an unchanged weightsRevision(), means
+    // the latest scene has not been touched.
+    long lastEditSerial() const { return lastSerial_; }
     // Why the last compute failed ("scores: overflow ..."), or empty.
     QString errorText() const { return errorText_; }
     double lastComputeMilliseconds() const { return lastComputeMs_; }

@@ -761,13 +761,17 @@ void ModelSession::startInput(const Input& input) {
             auto analysis = std::make_shared<RunAnalysis>(analyse(*run, m, position));
             return [this, input, run, analysis, description] {
                 inputJob_ = false;
-                installBase(run, input, *analysis);
                 const int layer = layerOpen_ ? reference_.layer : 0;
                 const int head = layerOpen_ ? reference_.head : 0;
+                // The layer as the model has it for the last text has the same weights: copied,
+                // they need no conversion from the file.
+                const std::shared_ptr<const Scene> sameLayer =
+                    pristine_ && pristineLayer_ == layer ? pristine_ : nullptr;
+                installBase(run, input, *analysis);
                 // The new scene is also the layer as the model has it, which following the
                 // document compares against: made once, shared.
                 pristine_ = std::make_shared<const Scene>(
-                    makeLayerScene(*run, layer, referenceFor(input, layer, head)));
+                    makeLayerScene(*run, layer, referenceFor(input, layer, head), sameLayer.get()));
                 pristineLayer_ = layer;
                 QString error;
                 if (!document_->replaceScene(pristine_, description, &error)) fail(error);
@@ -808,8 +812,8 @@ void ModelSession::measureInductionLater() {
     });
 }
 
-Scene ModelSession::makeLayerScene(const Run& run, int layer,
-                                   const ModelReference& reference) const {
+Scene ModelSession::makeLayerScene(const Run& run, int layer, const ModelReference& reference,
+                                   const Scene* sameLayer) const {
     // layerScene reads the layer's residual input and the mask: the float run's, in double.
     model::ModelRun<double> inDouble;
     inDouble.config = run.config;
@@ -818,7 +822,13 @@ Scene ModelSession::makeLayerScene(const Run& run, int layer,
     inDouble.layers.resize(run.layers.size());
     inDouble.layers[static_cast<std::size_t>(layer)].hiddenIn =
         run.layers[static_cast<std::size_t>(layer)].hiddenIn.cast<double>();
-    Scene scene = model::layerScene(*model(), inDouble, layer, tokenLabels(run.tokens));
+    Scene scene;
+    if (sameLayer) {
+        scene = *sameLayer;
+        model::putLayerInput(scene, inDouble, layer, tokenLabels(run.tokens));
+    } else {
+        scene = model::layerScene(*model(), inDouble, layer, tokenLabels(run.tokens));
+    }
     scene.title = QStringLiteral("%1 · layer %2")
                       .arg(QFileInfo(reference.folder).fileName())
                       .arg(layer)

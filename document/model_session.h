@@ -236,7 +236,10 @@ private:
     // Measures the base run's induction scores on the worker, then shows them (resultsChanged).
     void measureInductionLater();
     void publish(std::shared_ptr<const Run> current, RunAnalysis analysis);
-    Scene makeLayerScene(const Run& run, int layer, const ModelReference& reference) const;
+    // Layer `layer` of `run` as a scene. `sameLayer`, if given, is that layer as the model has it
+    // for another input (pristine_): its weights are copied instead of converted again.
+    Scene makeLayerScene(const Run& run, int layer, const ModelReference& reference,
+                         const Scene* sameLayer = nullptr) const;
     ModelReference referenceFor(const Input& input, int layer, int head) const;
     std::vector<std::string> tokenLabels(const std::vector<long long>& ids) const;
     // Whether `r` refers to the open model (the same built-in name, or the same folder; and the

@@ -16,6 +16,7 @@
 #include "core/attention_engine.h"
 #include "core/init_draw.h"
 #include "document/attention_document.h"
+#include "io/scene_file.h"
 
 using namespace ae;
 using namespace ae::ui;
@@ -79,6 +80,7 @@ private slots:
     void refusedValueKeepsLaterEdits();
     void refusedSceneKeepsLaterEdits();
     void weightsOfAReplacedSceneAreKnownUntilEdited();
+    void undoOfAReplacementRestoresEditsMadeBeforeIt();
 
 private:
     // Threshold 0: every compute goes to the worker, held there until release().
@@ -431,6 +433,31 @@ void TestAsyncCompute::weightsOfAReplacedSceneAreKnownUntilEdited() {
     document.waitForResults();
     QVERIFY(!document.hasWeightsOf(overflowing));
     QCOMPARE(document.scene().projections.query(1, 1), second->projections.query(1, 1));
+}
+
+// A replacement's undo step keeps the scene it replaced. When that is the last replacement
+// untouched it is shared, not copied; an edit made after it must then be in what undo restores.
+void TestAsyncCompute::undoOfAReplacementRestoresEditsMadeBeforeIt() {
+    AttentionDocument document;
+    document.resetScene(smallScene(16));
+    auto first = std::make_shared<const Scene>(smallScene(12));
+    auto second = std::make_shared<const Scene>(smallScene(8));
+    auto third = std::make_shared<const Scene>(smallScene(6));
+    QVERIFY(document.replaceScene(first, QStringLiteral("First")));
+    QVERIFY(document.replaceScene(second, QStringLiteral("Second")));  // replaces `first` as is
+    document.setScale({ScaleKind::Divisor, 5.0});
+    QVERIFY(document.replaceScene(third, QStringLiteral("Third")));  // replaces an edited scene
+    document.undoStack()->undo();
+    document.waitForResults();
+    QCOMPARE(document.scene().queryCount(), 8);
+    QCOMPARE(document.scene().scale.kind, ScaleKind::Divisor);
+    QCOMPARE(document.scene().scale.divisor, 5.0);
+    document.undoStack()->undo();  // the scale
+    document.undoStack()->undo();  // the second replacement
+    document.waitForResults();
+    QCOMPARE(document.scene().queryCount(), 12);
+    QCOMPARE(io::sceneToJson(document.scene()), io::sceneToJson(*first));
+    QVERIFY(differenceFromFresh(document.engine(), *first) <= 1e-5);
 }
 
 QTEST_MAIN(TestAsyncCompute)

@@ -105,6 +105,33 @@ private slots:
         QVERIFY(d.worst > 1e-3);
     }
 
+    // A layer scene made for one input and given another (putLayerInput) is the scene made for
+    // that input, in every field the file holds: what the window does on every text edit.
+    void anotherInputGivesTheSameSceneAsMadeAfresh() {
+        for (const QString& name : kGoldenModels) {
+            const io::ModelFolder folder(goldenModelDir(name));
+            const model::Model& m = folder.model();
+            const bool bert = m.config.family == model::Family::Bert;
+            model::RunOptions padded;
+            if (bert) padded.attentionMask = {1, 1, 1, 1, 0};
+            const std::vector<long long> idsA{1, 2, 3, 4, 5}, idsB{7, 3, 9};
+            const auto runA = model::runModel<double>(m, idsA, padded);
+            const auto runB = model::runModel<double>(m, idsB, {});
+            for (int layer = 0; layer < m.config.layers; ++layer) {
+                Scene reused = model::layerScene(m, runA, layer, {"a", "b", "c", "d", "e"});
+                model::putLayerInput(reused, runB, layer, {"x", "y", "z"});
+                const Scene fresh = model::layerScene(m, runB, layer, {"x", "y", "z"});
+                QVERIFY2(io::sceneToJson(reused) == io::sceneToJson(fresh),
+                         qPrintable(name + QStringLiteral(" layer %1").arg(layer)));
+                // And back to the padded input: the padding comes back with it.
+                model::putLayerInput(reused, runA, layer, {"a", "b", "c", "d", "e"});
+                QVERIFY(io::sceneToJson(reused) == io::sceneToJson(model::layerScene(
+                                                       m, runA, layer, {"a", "b", "c", "d", "e"})));
+                QCOMPARE(reused.mask.padding.empty(), !bert);
+            }
+        }
+    }
+
     void layerOutsideTheModelIsRefused() {
         const io::ModelFolder folder(goldenModelDir("gpt2-tiny"));
         const auto run = model::runModel<double>(folder.model(), {1, 2, 3}, {});
