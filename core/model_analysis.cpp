@@ -84,37 +84,40 @@ Eigen::MatrixX2d projectOnto(const Eigen::MatrixXd& points, const PrincipalPlane
 template <typename Scalar>
 std::vector<HeadSummary> summarizeHeads(const ModelRun<Scalar>& run) {
     const int T = static_cast<int>(run.tokens.size());
-    std::vector<HeadSummary> summaries;
-    summaries.reserve(run.layers.size() * static_cast<size_t>(run.config.heads));
-    for (int layer = 0; layer < static_cast<int>(run.layers.size()); ++layer) {
-        for (int head = 0; head < run.config.heads; ++head) {
-            const Matrix<Scalar>& w = run.layers[layer].weights[head];
-            double entropy = 0, first = 0, previous = 0, self = 0;
-            int rows = 0, previousRows = 0;
-            for (int i = 0; i < T; ++i) {
-                if (!isToken(run.attentionMask, i)) continue;
-                ++rows;
-                for (int j = 0; j < T; ++j) {
-                    const double p = static_cast<double>(w(i, j));
-                    if (p > 0) entropy -= p * std::log(p);
-                }
-                first += static_cast<double>(w(i, 0));
-                self += static_cast<double>(w(i, i));
-                if (i >= 1) {
-                    previous += static_cast<double>(w(i, i - 1));
-                    ++previousRows;
-                }
+    const int heads = run.config.heads;
+    const int count = static_cast<int>(run.layers.size()) * heads;
+    std::vector<HeadSummary> summaries(static_cast<size_t>(count));
+    // Heads are independent; at GPT-2 small's 144 heads of 128 tokens (1.2 million logarithms)
+    // this is part of every edit's wait.
+#pragma omp parallel for schedule(dynamic)
+    for (int n = 0; n < count; ++n) {
+        const int layer = n / heads, head = n % heads;
+        const Matrix<Scalar>& w = run.layers[layer].weights[head];
+        double entropy = 0, first = 0, previous = 0, self = 0;
+        int rows = 0, previousRows = 0;
+        for (int i = 0; i < T; ++i) {
+            if (!isToken(run.attentionMask, i)) continue;
+            ++rows;
+            for (int j = 0; j < T; ++j) {
+                const double p = static_cast<double>(w(i, j));
+                if (p > 0) entropy -= p * std::log(p);
             }
-            HeadSummary s;
-            s.layer = layer;
-            s.head = head;
-            s.entropy = meanOf(entropy, rows);
-            s.firstToken = meanOf(first, rows);
-            s.previousToken = meanOf(previous, previousRows);
-            s.self = meanOf(self, rows);
-            s.induction = kNaN;
-            summaries.push_back(s);
+            first += static_cast<double>(w(i, 0));
+            self += static_cast<double>(w(i, i));
+            if (i >= 1) {
+                previous += static_cast<double>(w(i, i - 1));
+                ++previousRows;
+            }
         }
+        HeadSummary s;
+        s.layer = layer;
+        s.head = head;
+        s.entropy = meanOf(entropy, rows);
+        s.firstToken = meanOf(first, rows);
+        s.previousToken = meanOf(previous, previousRows);
+        s.self = meanOf(self, rows);
+        s.induction = kNaN;
+        summaries[static_cast<size_t>(n)] = s;
     }
     return summaries;
 }

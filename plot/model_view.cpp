@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -144,6 +145,7 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
         }
     });
     connect(rollout_, &RolloutPanel::positionClicked, this, &ModelView::setSelectedPosition);
+    rollout_->installEventFilter(this);  // shown: a rollout that waited is computed
     // activated: a double-click, or Enter on the current row.
     connect(table_, &QTableView::activated, this, [this](const QModelIndex& index) {
         const auto& s = summaryModel_->summary(summaryFilter_->mapToSource(index).row());
@@ -182,10 +184,9 @@ void ModelView::setData(ModelViewData data) {
     if (newRun) {
         grid_->setRun(run, data_.tokens);
         updatePositions();
-        rolloutMatrices_ = run && !run->layers.empty() ? ae::model::attentionRollout(*run)
-                                                       : std::vector<Eigen::MatrixXd>();
-        rollout_->setPosition(std::max(selectedPosition_, 0));
-        rollout_->setRollout(rolloutMatrices_, data_.tokens);
+        // The rollout multiplies every layer's maps: behind another tab it waits to be seen.
+        rolloutStale_ = true;
+        if (rollout_->isVisible()) updateRollout();
     }
     grid_->setSummaries(data_.summaries);
     summaryModel_->setSummaries(data_.summaries);
@@ -206,6 +207,25 @@ void ModelView::setData(ModelViewData data) {
     // old one, so whoever computes them hears of it.
     if (selectedPosition_ != previousPosition && previousPosition >= 0 && selectedPosition_ >= 0)
         emit positionSelected(selectedPosition_);
+}
+
+void ModelView::updateRollout() {
+    rolloutStale_ = false;
+    const auto& run = data_.run;
+    rolloutMatrices_ = run && !run->layers.empty() ? ae::model::attentionRollout(*run)
+                                                   : std::vector<Eigen::MatrixXd>();
+    rollout_->setPosition(std::max(selectedPosition_, 0));
+    rollout_->setRollout(rolloutMatrices_, data_.tokens);
+}
+
+bool ModelView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == rollout_ && event->type() == QEvent::Show && rolloutStale_) updateRollout();
+    return QWidget::eventFilter(watched, event);
+}
+
+RolloutPanel* ModelView::rolloutPanel() {
+    if (rolloutStale_) updateRollout();
+    return rollout_;
 }
 
 void ModelView::updatePositions() {

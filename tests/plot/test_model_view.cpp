@@ -260,6 +260,33 @@ private slots:
         QCOMPARE(queries->data()->at(2)->value, expected.queries(2, 1));
     }
 
+    // The rollout behind another tab waits for a new run; showing its tab (or showing the view
+    // with the tab current) computes it for the latest run.
+    void hiddenRolloutIsComputedWhenShown() {
+        Loaded a = load("gpt2-tiny", kIds);
+        Loaded b = load("gpt2-tiny", {63, 5, 17});
+        ModelView view;
+        view.resize(1000, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto* panel = qobject_cast<RolloutPanel*>(view.panels()->widget(1));
+        QVERIFY(panel);
+        view.setData(a.data);
+        QCOMPARE(panel->rolloutMap()->rows(), 0);  // the Heads tab is in front
+        view.panels()->setCurrentWidget(panel);
+        QCOMPARE(panel->rolloutMap()->rows(), static_cast<int>(kIds.size()));
+        view.setData(b.data);  // in front: at once
+        QCOMPARE(panel->rolloutMap()->rows(), 3);
+        const auto rollout = model::attentionRollout(*b.run);
+        QCOMPARE(panel->rolloutMap()->matrix()(2, 1), static_cast<float>(rollout.back()(2, 1)));
+        // Hidden with the view, a new run waits until the view is shown again.
+        view.hide();
+        view.setData(a.data);
+        QCOMPARE(panel->rolloutMap()->rows(), 3);
+        view.show();
+        QCOMPARE(panel->rolloutMap()->rows(), static_cast<int>(kIds.size()));
+    }
+
     void aFullModelShows() {
         // GPT-2 small's shape at L = 128: 144 heads, pooled to 64 x 64 each; the view's own
         // share of a text edit (grid, rollout, query-key map, table) is printed for a glance.
