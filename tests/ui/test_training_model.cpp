@@ -170,6 +170,42 @@ private slots:
         QCOMPARE(page->lastSnapshot()->step, 2);
     }
 
+    // A reset reconfigures the worker while a chunk of the old run is still queued: that chunk
+    // ends the old chain in silence. (It used to send a "stopped" snapshot stamped with the new
+    // generation: a second step-0 point after a reset, seen now and then in the test below.)
+    void aChunkQueuedBeforeAResetSendsNothing() {
+        ModelTrainingWorker worker;
+        QList<std::shared_ptr<const ModelTrainingSnapshot>> snapshots;
+        connect(&worker, &ModelTrainingWorker::snapshotReady, this,
+                [&](std::shared_ptr<const ModelTrainingSnapshot> s) {
+                    snapshots << s;
+                    worker.snapshotTaken();
+                });
+        model::ModelTrainingOptions options;
+        options.layers = 1;
+        options.heads = 2;
+        options.hidden = 16;
+        options.length = 16;
+        options.batch = 2;
+        worker.configure(options, 1);
+        QCOMPARE(snapshots.size(), 1);
+        worker.setStepsPerSecond(1000.0);
+        worker.run();  // one chunk now; the next is queued on this thread's event loop
+        worker.requestStop();
+        worker.configure(options, 2);
+        const int afterReset = static_cast<int>(snapshots.size());
+        QCOMPARE(snapshots.last()->generation, 2);
+        QCOMPARE(snapshots.last()->step, 0);
+        QTest::qWait(200);  // the queued chunk runs
+        QCOMPARE(static_cast<int>(snapshots.size()), afterReset);
+        // And a new run starts a chain of its own.
+        worker.run();
+        QTRY_VERIFY(snapshots.last()->step > 0);
+        QCOMPARE(snapshots.last()->generation, 2);
+        worker.requestStop();
+        QTest::qWait(100);
+    }
+
     void pauseResetAndCloseStopCleanly() {
         auto* panel = new TrainingPanel(document_);
         panel->setMode(TrainingPanel::Mode::Model);

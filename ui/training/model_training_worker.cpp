@@ -21,6 +21,10 @@ std::vector<model::HeadSummary> probeSummaries(const model::Model& model,
 void ModelTrainingWorker::configure(const model::ModelTrainingOptions& options, int generation) {
     generation_ = generation;
     running_ = false;
+    // A chunk of the old trainer's chain may still be queued: it sees the new generation and
+    // stops without a snapshot (its "stopped" snapshot would otherwise carry the new generation
+    // and add a second step-0 point), and the next run() starts a chain of its own.
+    chainActive_ = false;
     pendingLosses_.clear();
     trainer_.reset();
     try {
@@ -55,10 +59,11 @@ void ModelTrainingWorker::run() {
     pacer_.start(clock_.elapsed(), stepsPerSecond_);
     if (chainActive_) return;
     chainActive_ = true;
-    runChunk();
+    runChunk(generation_);
 }
 
-void ModelTrainingWorker::runChunk() {
+void ModelTrainingWorker::runChunk(int generation) {
+    if (generation != generation_) return;  // the trainer it ran was replaced
     // As TrainingWorker::runChunk: a chunk of steps per event-loop turn, so a stop request or
     // quit() is seen within a snapshot interval (or one step, when a step takes longer).
     QElapsedTimer timer;
@@ -72,10 +77,11 @@ void ModelTrainingWorker::runChunk() {
     if (running_) {
         if (!pendingLosses_.empty()) emitSnapshot(false);
         const qint64 wait = std::min<qint64>(pacer_.wait(clock_.elapsed()), kSnapshotMilliseconds);
+        const auto next = [this, generation] { runChunk(generation); };
         if (wait > 0)
-            QTimer::singleShot(static_cast<int>(wait), this, &ModelTrainingWorker::runChunk);
+            QTimer::singleShot(static_cast<int>(wait), this, next);
         else
-            QMetaObject::invokeMethod(this, &ModelTrainingWorker::runChunk, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(this, next, Qt::QueuedConnection);
     } else {
         chainActive_ = false;
         emitSnapshot(true);

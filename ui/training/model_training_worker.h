@@ -68,7 +68,9 @@ signals:
     void failed(const QString& message);
 
 private:
-    void runChunk();
+    // One chunk of the chain run() started for trainer `generation`; a chunk still queued when
+    // configure() replaced the trainer ends the old chain without a word.
+    void runChunk(int generation);
     void emitSnapshot(bool stopped);
     bool guardedStep();
 

@@ -34,6 +34,9 @@ void TrainingWorker::configure(const Scene& scene, int task, double learningRate
                                int generation) {
     generation_ = generation;
     running_ = false;
+    // A chunk of the old trainer's chain may still be queued: it stops without a snapshot (which
+    // would carry the new generation), and the next run() starts a chain of its own.
+    chainActive_ = false;
     pendingLosses_.clear();
     trainer_.reset();
     TrainingOptions options;
@@ -73,10 +76,11 @@ void TrainingWorker::run() {
     // A pause and a quick resume find the previous chain of chunks still queued: reuse it.
     if (chainActive_) return;
     chainActive_ = true;
-    runChunk();
+    runChunk(generation_);
 }
 
-void TrainingWorker::runChunk() {
+void TrainingWorker::runChunk(int generation) {
+    if (generation != generation_) return;  // the trainer it ran was replaced
     // One chunk of steps per event-loop turn, so a stop request or quit() is seen within a
     // snapshot interval even though the loop never waits.
     QElapsedTimer timer;
@@ -93,10 +97,11 @@ void TrainingWorker::runChunk() {
         // Slower than the machine can go: sleep (in the event loop) until the next step is due,
         // waking at least every snapshot interval to see a new rate.
         const qint64 wait = std::min<qint64>(pacer_.wait(clock_.elapsed()), kSnapshotMilliseconds);
+        const auto next = [this, generation] { runChunk(generation); };
         if (wait > 0)
-            QTimer::singleShot(static_cast<int>(wait), this, &TrainingWorker::runChunk);
+            QTimer::singleShot(static_cast<int>(wait), this, next);
         else
-            QMetaObject::invokeMethod(this, &TrainingWorker::runChunk, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(this, next, Qt::QueuedConnection);
     } else {
         chainActive_ = false;
         emitSnapshot(true);

@@ -75,7 +75,9 @@ signals:
     void noteReady(const QString& note);
 
 private:
-    void runChunk();
+    // One chunk of the chain run() started for trainer `generation`; a chunk still queued when
+    // configure() replaced the trainer ends the old chain without a word.
+    void runChunk(int generation);
     // Emits a snapshot if forced or if the window has taken the previous one.
     void emitSnapshot(bool stopped);
     bool guardedStep();
