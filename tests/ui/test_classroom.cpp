@@ -92,6 +92,7 @@ private slots:
     void galleryOnlyOnFirstStart();
     void walkthroughStepsMapOntoEngineStages();
     void walkthroughSaysWhatDoesNotApply();
+    void walkthroughExplainsAnRmsNorm();
     void neuronViewEqualsEngine();
     void differenceIsExactlyCurrentMinusPinned();
     void f5TogglesAndOnlyRepinRepins();
@@ -275,6 +276,43 @@ void TestClassroom::walkthroughSaysWhatDoesNotApply() {
     QVERIFY(!walk->matrixMapShown());
     walk->setStep(static_cast<int>(WalkStep::OutputProjection));
     QCOMPARE(walk->currentStepApplies(), engine().hasOutput());
+}
+
+// A Llama or Qwen layer's norm is RMSNorm: the step says so, with its formula and the selected
+// row's root mean square, not layer norm's mean and spread.
+void TestClassroom::walkthroughExplainsAnRmsNorm() {
+    open("gpt2-style");
+    Scene scene = window_->document()->scene();
+    scene.norm.kind = NormKind::Rms;
+    scene.norm.bias.setZero();
+    QVERIFY(window_->document()->replaceScene(scene, QStringLiteral("RMS norm")));
+    settle();
+    classroom()->walkthroughDock()->show();
+    WalkthroughPanel* walk = classroom()->walkthrough();
+    walk->setStep(static_cast<int>(WalkStep::Norm));
+    settle();
+    QVERIFY(walk->currentStepApplies());
+    QCOMPARE(walkStepTitle(WalkStep::Norm, scene), QStringLiteral("RMS norm"));
+    QVERIFY2(walk->formulaText().contains(QStringLiteral("mean(x²)")),
+             qPrintable(walk->formulaText()));
+    QVERIFY(!walk->formulaText().contains(QStringLiteral("β")));
+    const int i = std::clamp(window_->grid()->selectedRow(), 0, scene.queryCount() - 1);
+    const MatrixD before = inputsWithPositions(scene, scene.embeddings);
+    const double rms = std::sqrt(before.row(i).squaredNorm() / static_cast<double>(before.cols()));
+    const QString expected = QString::number(rms, 'g', 4);
+    QVERIFY2(walk->explanationText().contains(expected),
+             qPrintable(expected + QStringLiteral(" in ") + walk->explanationText()));
+    QVERIFY(walk->explanationText().contains(QStringLiteral("root mean square")));
+    QCOMPARE(walk->matrixMap()->title(), QStringLiteral("X after RMS norm"));
+    // Layer norm again: its own words.
+    QCOMPARE(walkStepTitle(WalkStep::Norm, window_->document()->scene()),
+             QStringLiteral("RMS norm"));
+    window_->document()->undoStack()->undo();
+    settle();
+    walk->setStep(static_cast<int>(WalkStep::Norm));
+    settle();
+    QVERIFY(walk->formulaText().contains(QStringLiteral("var")));
+    QVERIFY(!walk->explanationText().contains(QStringLiteral("root mean square")));
 }
 
 void TestClassroom::checkNeuronView() {

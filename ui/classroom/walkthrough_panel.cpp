@@ -134,6 +134,12 @@ QString walkStepTitle(WalkStep step) {
     return QCoreApplication::translate("Walkthrough", titles[static_cast<int>(step)]);
 }
 
+QString walkStepTitle(WalkStep step, const Scene& scene) {
+    if (step == WalkStep::Norm && scene.norm.kind == NormKind::Rms)
+        return QCoreApplication::translate("Walkthrough", "RMS norm");
+    return walkStepTitle(step);
+}
+
 QString modelTourStepTitle(ModelTourStep step) {
     const char* titles[kModelTourStepCount] = {"A model trained here, on a repeated sequence",
                                                "The previous-token head", "The induction head",
@@ -522,7 +528,7 @@ void WalkthroughPanel::refresh() {
     heading_->setText(tr("Step %1 of %2 · %3")
                           .arg(step_ + 1)
                           .arg(kWalkStepCount)
-                          .arg(walkStepTitle(currentStep())));
+                          .arg(walkStepTitle(currentStep(), scene)));
     back_->setEnabled(step_ > 0);
     next_->setEnabled(step_ < kWalkStepCount - 1);
     if (scene.tokens.empty() || !document_->errorText().isEmpty()) {
@@ -565,11 +571,27 @@ void WalkthroughPanel::refresh() {
             break;
         }
         case WalkStep::Norm: {
-            formula = QStringLiteral("x̂ = (x − mean) / √(var + ε) · γ + β   (per token)");
+            const bool rms = scene.norm.kind == NormKind::Rms;
+            formula = rms ? QStringLiteral("x̂ = x / √(mean(x²) + ε) · γ   (per token)")
+                          : QStringLiteral("x̂ = (x − mean) / √(var + ε) · γ + β   (per token)");
             if (!scene.norm.enabled) {
                 text =
                     tr("<b>Layer norm is off in this scene:</b> X goes to the projections "
                        "unchanged. Open the gpt2-style example to see it at work.");
+            } else if (rms) {
+                // Llama's and Qwen's norm: no mean is taken away and there is no β.
+                const MatrixD before = inputsBeforeNorm(scene);
+                const double rootMeanSquare =
+                    std::sqrt(before.row(i).squaredNorm() / static_cast<double>(before.cols()));
+                const auto after = engine.x().row(i);
+                text = tr("Each token's row is divided by its root mean square, so no token "
+                          "shouts louder than the others. Unlike layer norm (GPT-2, BERT) it "
+                          "takes no mean away and adds no β: Llama and Qwen use it because it is "
+                          "cheaper and works as well. Row %1 (%2) had root mean square %3; "
+                          "divided by it the row's is 1, then γ scales each dimension, and it "
+                          "reads %4.")
+                           .arg(i)
+                           .arg(qi, num(rootMeanSquare), vec(after));
             } else {
                 const MatrixD before = inputsBeforeNorm(scene);
                 const ops::RowMoments moments = ops::rowMoments(before.row(i));
@@ -791,7 +813,9 @@ void WalkthroughPanel::fillMatrixMap() {
             break;
         case WalkStep::Norm:
             m = engine.x();
-            title = scene.norm.enabled ? tr("X after layer norm") : tr("X (no layer norm)");
+            title = !scene.norm.enabled                ? tr("X (no layer norm)")
+                    : scene.norm.kind == NormKind::Rms ? tr("X after RMS norm")
+                                                       : tr("X after layer norm");
             break;
         case WalkStep::Query:
             if (projected) m = p.query.middleCols(h * dh, dh).cast<float>();

@@ -52,6 +52,8 @@ std::optional<Stage> walkStepStage(WalkStep step);
 // Every grid stage the step involves, marked while it is shown.
 QList<Stage> walkStepStages(WalkStep step);
 QString walkStepTitle(WalkStep step);
+// The title for `scene`: the norm step is "RMS norm" on a Llama- or Qwen-style layer.
+QString walkStepTitle(WalkStep step, const Scene& scene);
 
 enum class WalkTour { Layer, TrainedModel };
 
