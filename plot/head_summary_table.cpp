@@ -112,14 +112,19 @@ QVariant HeadSummaryModel::data(const QModelIndex& index, int role) const {
 QVariant HeadSummaryModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal) return {};
     if (role == Qt::DisplayRole) {
-        if (section == LayerColumn) return tr("Layer");
-        if (section == HeadColumn) return tr("Head");
+        // L and H, as the grid labels its rows and columns: the room goes to the scores.
+        if (section == LayerColumn) return tr("L");
+        if (section == HeadColumn) return tr("H");
         // Two lines: seven columns fit beside the grid at 1024 pixels.
         return headScoreName(static_cast<HeadScore>(section - EntropyColumn))
             .replace(QLatin1Char(' '), QLatin1Char('\n'));
     }
     if (role == Qt::ToolTipRole) {
         switch (section) {
+            case LayerColumn:
+                return tr("Layer");
+            case HeadColumn:
+                return tr("Head");
             case EntropyColumn:
                 return tr("Mean over queries of the weights' entropy (nats): low is focused");
             case FirstTokenColumn:

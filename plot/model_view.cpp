@@ -107,7 +107,13 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     table_->verticalHeader()->setVisible(false);
     // Seven columns share the panel's width, rows as tall as their text: all of them fit beside
     // the grid on a 1024-pixel projector.
+    // A number is never broken over two lines: at 1024 pixels "0.085" read "0." over "085".
+    table_->setWordWrap(false);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    table_->horizontalHeader()->setSectionResizeMode(HeadSummaryModel::LayerColumn,
+                                                     QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSectionResizeMode(HeadSummaryModel::HeadColumn,
+                                                     QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setMinimumSectionSize(24);
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     headsLayout->addWidget(table_, 1);

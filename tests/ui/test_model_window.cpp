@@ -21,6 +21,7 @@
 #include <QStandardPaths>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QUndoStack>
@@ -32,6 +33,7 @@
 #include "document/model_session.h"
 #include "io/builtin_models.h"
 #include "io/scene_file.h"
+#include "plot/head_summary_table.h"
 #include "plot/heatmap_grid.h"
 #include "plot/model_view.h"
 #include "ui/classroom/classroom.h"
@@ -367,6 +369,21 @@ void TestModelWindow::aModelOpenFitsA1024PixelScreen() {
     settle();
     QVERIFY2(window_->minimumSizeHint().width() <= 1024,
              qPrintable(QString::number(window_->minimumSizeHint().width())));
+    // At that width every score in the heads table stays on one line, whole: a projector must
+    // not show "0." over "085".
+    window_->resize(window_->minimumSizeHint().width(), 768);
+    settle();
+    QTableView* table = window_->modelView()->summaryTable();
+    QVERIFY(!table->wordWrap());
+    const int needed = table->fontMetrics().horizontalAdvance(QStringLiteral("0.000")) + 6;
+    for (int column = HeadSummaryModel::EntropyColumn; column <= HeadSummaryModel::InductionColumn;
+         ++column) {
+        QVERIFY2(table->columnWidth(column) >= needed,
+                 qPrintable(QStringLiteral("column %1: %2 px, %3 needed")
+                                .arg(column)
+                                .arg(table->columnWidth(column))
+                                .arg(needed)));
+    }
 }
 
 // A what-if saved and opened again: the same scene, bit for bit, on the model, and nothing to
