@@ -82,16 +82,17 @@ Eigen::MatrixX2d projectOnto(const Eigen::MatrixXd& points, const PrincipalPlane
 }  // namespace
 
 template <typename Scalar>
-std::vector<HeadSummary> summarizeHeads(const ModelRun<Scalar>& run) {
+std::vector<HeadSummary> summarizeHeads(const ModelRun<Scalar>& run, int firstLayer) {
     const int T = static_cast<int>(run.tokens.size());
     const int heads = run.config.heads;
-    const int count = static_cast<int>(run.layers.size()) * heads;
+    firstLayer = std::clamp(firstLayer, 0, static_cast<int>(run.layers.size()));
+    const int count = (static_cast<int>(run.layers.size()) - firstLayer) * heads;
     std::vector<HeadSummary> summaries(static_cast<size_t>(count));
     // Heads are independent; at GPT-2 small's 144 heads of 128 tokens (1.2 million logarithms)
     // this is part of every edit's wait.
 #pragma omp parallel for schedule(dynamic)
     for (int n = 0; n < count; ++n) {
-        const int layer = n / heads, head = n % heads;
+        const int layer = firstLayer + n / heads, head = n % heads;
         const Matrix<Scalar>& w = run.layers[layer].weights[head];
         double entropy = 0, first = 0, previous = 0, self = 0;
         int rows = 0, previousRows = 0;
@@ -283,7 +284,7 @@ QkProjection projectQueriesAndKeys(const ModelRun<Scalar>& run, int layer, int h
 }
 
 #define AE_MODEL_ANALYSIS(Scalar)                                                                  \
-    template std::vector<HeadSummary> summarizeHeads<Scalar>(const ModelRun<Scalar>&);             \
+    template std::vector<HeadSummary> summarizeHeads<Scalar>(const ModelRun<Scalar>&, int);        \
     template std::vector<double> inductionScores<Scalar>(const ModelRun<Scalar>&, int, int);       \
     template std::vector<Eigen::MatrixXd> attentionRollout<Scalar>(const ModelRun<Scalar>&);       \
     template std::vector<Prediction> topPredictions<Scalar>(const ModelRun<Scalar>&, int, int);    \

@@ -33,10 +33,12 @@ struct HeadSummary {
     double induction = 0;
 };
 
-// entropy, firstToken, previousToken and self of every head of `run`, layer by layer
-// (layers·heads entries, entry l·heads + h is layer l's head h); induction is left NaN.
+// entropy, firstToken, previousToken and self of every head of `run` in layers firstLayer..,
+// layer by layer ((layers − firstLayer)·heads entries, entry (l − firstLayer)·heads + h is layer
+// l's head h); induction is left NaN. A what-if from layer l leaves the earlier layers' heads as
+// they were: their summaries need not be computed again.
 template <typename Scalar>
-std::vector<HeadSummary> summarizeHeads(const ModelRun<Scalar>& run);
+std::vector<HeadSummary> summarizeHeads(const ModelRun<Scalar>& run, int firstLayer = 0);
 
 // The induction score of every head (layers·heads values, layer by layer), from a run on
 // `prefix` + `repeated` + `repeated` (the caller runs the model on that sequence; prefixLength is

@@ -114,10 +114,21 @@ bool hasTokenizerFiles(const QString& folder) {
     return false;
 }
 
+// `sameBefore`, if given, is the analysis of a run whose layers before `firstChangedLayer` are
+// this run's (a what-if from that layer): their heads' summaries are taken from it.
 RunAnalysis analyse(const model::ModelRun<float>& run, const model::Model& model,
-                    int selectedPosition) {
+                    int selectedPosition, const RunAnalysis* sameBefore = nullptr,
+                    int firstChangedLayer = 0) {
     RunAnalysis a;
-    a.summaries = model::summarizeHeads(run);
+    const std::size_t kept =
+        static_cast<std::size_t>(std::max(firstChangedLayer, 0)) * run.config.heads;
+    if (sameBefore && sameBefore->summaries.size() >= kept) {
+        a.summaries.assign(sameBefore->summaries.begin(), sameBefore->summaries.begin() + kept);
+        const std::vector<model::HeadSummary> later = model::summarizeHeads(run, firstChangedLayer);
+        a.summaries.insert(a.summaries.end(), later.begin(), later.end());
+    } else {
+        a.summaries = model::summarizeHeads(run);
+    }
     const int tokens = static_cast<int>(run.tokens.size());
     if (run.config.isDecoder() && tokens > 0) {
         const int position =
@@ -973,14 +984,22 @@ void ModelSession::computeCurrent() {
          [this, folder, base, record, attentionOut, layer, position,
           baseAnalysis]() -> std::function<void()> {
              const model::Model& m = folder->model();
-             auto run = std::make_shared<Run>(*base);
+             // The base run's layers before this one; this layer's record and every later one
+             // are computed below, so copying them would be wasted.
+             auto run = std::make_shared<Run>();
+             run->config = base->config;
+             run->tokens = base->tokens;
+             run->attentionMask = base->attentionMask;
+             run->options = base->options;
+             run->layers.resize(base->layers.size());
+             std::copy(base->layers.begin(), base->layers.begin() + layer, run->layers.begin());
              const model::Matrix<float> residualIn = record->hiddenIn;
              run->layers[static_cast<std::size_t>(layer)] = std::move(*record);
              model::RunOptions options;
              options.logitsForEveryPosition = false;  // predictions: logitsAt
              options.attentionMask = base->attentionMask;
              model::resumeAfterAttention<float>(m, *run, layer, residualIn, *attentionOut, options);
-             RunAnalysis analysis = analyse(*run, m, position);
+             RunAnalysis analysis = analyse(*run, m, position, &baseAnalysis, layer);
              // Induction needs a run on the text repeated, which the what-if does not change.
              for (std::size_t i = 0; i < analysis.summaries.size(); ++i)
                  analysis.summaries[i].induction = baseAnalysis.summaries[i].induction;

@@ -93,6 +93,18 @@ void checkSummaries(const model::ModelRun<Scalar>& run) {
                 QVERIFY(v >= 0 && v <= 1);
         }
     }
+    // From a later layer on: exactly the tail of the whole list (a what-if keeps the rest).
+    for (int first = 0; first <= run.config.layers; ++first) {
+        const std::vector<model::HeadSummary> tail = model::summarizeHeads(run, first);
+        QCOMPARE(int(tail.size()), (run.config.layers - first) * run.config.heads);
+        for (std::size_t i = 0; i < tail.size(); ++i) {
+            const model::HeadSummary& whole = s[first * run.config.heads + i];
+            QCOMPARE(tail[i].layer, whole.layer);
+            QCOMPARE(tail[i].head, whole.head);
+            QCOMPARE(tail[i].entropy, whole.entropy);
+            QCOMPARE(tail[i].previousToken, whole.previousToken);
+        }
+    }
 }
 
 // The offset diagonal by hand: rows P+N .. P+2N−1, keys P+1 .. P+N.
