@@ -277,7 +277,6 @@ void QueryKeyPanel::draw() {
         ae::model::projectQueriesAndKeys(*run_, layer_, head_, mode_);
     const int count = static_cast<int>(projection.queries.rows());
     const QStringList labels = tokenLabels(tokens_, count);
-    const int labelStep = std::max(1, (count + 31) / 32);
     QFont labelFont = plot_->font();
     labelFont.setPointSizeF(labelFont.pointSizeF() * (presentation_ ? 1.1 : 0.9));
     const double pointSize = presentation_ ? 11 : 8;
@@ -294,15 +293,6 @@ void QueryKeyPanel::draw() {
         QCPScatterStyle style = curve->scatterStyle();
         style.setSize(pointSize);
         curve->setScatterStyle(style);
-        for (int i = 0; i < count; i += labelStep) {
-            auto* text = new QCPItemText(plot_);
-            text->position->setCoords(x[i], y[i]);
-            text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-            text->setPadding(QMargins(4, 0, 0, 2));
-            text->setText(labels[i]);
-            text->setFont(labelFont);
-            text->setColor(set == 0 ? kQueryColor.darker(130) : kKeyColor.darker(160));
-        }
     }
     const int queryShare = static_cast<int>(std::lround(projection.explainedQuery * 100));
     const int keyShare = static_cast<int>(std::lround(projection.explainedKey * 100));
@@ -337,7 +327,44 @@ void QueryKeyPanel::draw() {
         const double margin = std::max(range.size() * 0.08, 1e-6);
         axis->setRange(range.lower - margin, range.upper + margin * (axis == plot_->xAxis ? 2 : 1));
     }
+    placeLabels(projection, labels, labelFont);
     plot_->replot();
+}
+
+// Token labels that never cover one another: each point in turn (queries and keys alternating,
+// so both sets are named) gets its label where that box is still free, in pixels of the plot as
+// laid out. At 128 tokens every fourth name used to be drawn, a cloud of overlapping text in the
+// crowded middle; now the outliers and one name per crowd can be read.
+void QueryKeyPanel::placeLabels(const ae::model::QkProjection& projection,
+                                const QStringList& labels, const QFont& font) {
+    // Laid out with this head's ranges and titles first: the boxes are measured in its pixels.
+    plot_->replot();
+    const QFontMetricsF metrics(font);
+    const QRectF area = plot_->axisRect()->rect();
+    std::vector<QRectF> taken;
+    const int count = static_cast<int>(projection.queries.rows());
+    for (int i = 0; i < count; ++i) {
+        for (int set = 0; set < 2; ++set) {
+            const Eigen::MatrixX2d& points = set == 0 ? projection.queries : projection.keys;
+            const double px = plot_->xAxis->coordToPixel(points(i, 0));
+            const double py = plot_->yAxis->coordToPixel(points(i, 1));
+            // As drawn: left-aligned 4 px right of the point, its bottom 2 px above it.
+            const QRectF box(px + 4, py - 2 - metrics.height(),
+                             metrics.horizontalAdvance(labels[i]), metrics.height());
+            if (!area.contains(box) ||
+                std::any_of(taken.begin(), taken.end(),
+                            [&box](const QRectF& other) { return other.intersects(box); }))
+                continue;
+            taken.push_back(box);
+            auto* text = new QCPItemText(plot_);
+            text->position->setCoords(points(i, 0), points(i, 1));
+            text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+            text->setPadding(QMargins(4, 0, 0, 2));
+            text->setText(labels[i]);
+            text->setFont(font);
+            text->setColor(set == 0 ? kQueryColor.darker(130) : kKeyColor.darker(160));
+        }
+    }
 }
 
 std::vector<QPointF> QueryKeyPanel::plottedQueries() {

@@ -93,6 +93,8 @@ protected:
 private:
     void redraw();
     void draw();
+    void placeLabels(const ae::model::QkProjection& projection, const QStringList& labels,
+                     const QFont& font);
 
     QCustomPlot* plot_;
     bool stale_ = false;                        // redraw() was asked for while hidden

@@ -10,6 +10,7 @@
 #include <QTableWidget>
 #include <QtTest>
 #include <cmath>
+#include <set>
 
 #include "core/model_analysis.h"
 #include "io/model_folder.h"
@@ -285,6 +286,48 @@ private slots:
         QCOMPARE(panel->rolloutMap()->rows(), 3);
         view.show();
         QCOMPARE(panel->rolloutMap()->rows(), static_cast<int>(kIds.size()));
+    }
+
+    // At 128 tokens not every point can be named: the names drawn never cover one another, and
+    // both queries and keys are named.
+    void queryKeyLabelsNeverOverlap() {
+        const int heads = 2, hd = 8, t = 128;
+        auto run = std::make_shared<model::ModelRun<float>>();
+        run->config.layers = 1;
+        run->config.heads = heads;
+        run->config.kvHeads = heads;
+        run->config.headDim = hd;
+        run->tokens.assign(t, 7);
+        run->layers.resize(1);
+        run->layers[0].query = model::Matrix<float>::Random(t, heads * hd);
+        run->layers[0].key = model::Matrix<float>::Random(t, heads * hd);
+        QStringList tokens;
+        for (int i = 0; i < t; ++i)
+            tokens << QStringLiteral("word%1").arg(i);
+        QueryKeyPanel panel;
+        panel.resize(520, 420);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setHead(run, 0, 1, tokens);
+        QCustomPlot* plot = panel.plot();
+        std::vector<QRectF> boxes;
+        std::set<QRgb> colours;
+        for (int n = 0; n < plot->itemCount(); ++n) {
+            auto* text = qobject_cast<QCPItemText*>(plot->item(n));
+            QVERIFY(text);
+            const QPointF at = text->position->pixelPosition();
+            const QFontMetricsF metrics(text->font());
+            boxes.emplace_back(at.x() + 4, at.y() - 2 - metrics.height(),
+                               metrics.horizontalAdvance(text->text()), metrics.height());
+            colours.insert(text->color().rgb());
+        }
+        QVERIFY2(boxes.size() >= 10 && boxes.size() < 2 * static_cast<size_t>(t),
+                 qPrintable(QString::number(boxes.size())));
+        QCOMPARE(colours.size(), static_cast<size_t>(2));  // queries' and keys' colours
+        for (size_t a = 0; a < boxes.size(); ++a)
+            for (size_t b = a + 1; b < boxes.size(); ++b)
+                QVERIFY2(!boxes[a].intersects(boxes[b]),
+                         qPrintable(QStringLiteral("%1 and %2").arg(a).arg(b)));
     }
 
     void aFullModelShows() {
