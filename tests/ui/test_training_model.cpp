@@ -23,10 +23,12 @@
 #include "io/tokenizer.h"
 #include "plot/model_view.h"
 #include "qcustomplot.h"
+#include "ui/classroom/classroom.h"
 #include "ui/training/model_training_page.h"
 #include "ui/training/model_training_worker.h"
 #include "ui/training/training_panel.h"
 #include "ui/window/main_window.h"
+#include "ui/window/presentation_mode.h"
 
 using namespace ae;
 using namespace ae::ui;
@@ -341,6 +343,32 @@ private slots:
         QCOMPARE(window.modelSession()->model()->config.layers, 2);
         QCOMPARE(window.modelSession()->model()->config.heads, 2);
         QVERIFY(window.modelSession()->currentRun());
+    }
+
+    // The dock's model view follows presentation mode, as the window's does, and View › Reset
+    // layout puts its dock back with the others (hidden, on the right).
+    void trainingModelViewFollowsPresentationAndReset() {
+        MainWindow window;
+        window.openPreset("journey");
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* panel =
+            qobject_cast<TrainingPanel*>(window.findChild<QDockWidget*>("trainingDock")->widget());
+        QVERIFY(panel);
+        ModelView* view = panel->modelPage()->modelView();
+        QVERIFY(!view->presentation());
+        window.classroom()->presentation()->setActive(true);
+        QVERIFY(view->presentation());
+        window.classroom()->presentation()->setActive(false);
+        QVERIFY(!view->presentation());
+        auto* viewDock = window.findChild<QDockWidget*>("trainingModelDock");
+        QVERIFY(viewDock);
+        viewDock->setFloating(true);
+        viewDock->show();
+        window.resetLayout();
+        QVERIFY(!viewDock->isFloating());
+        QVERIFY(!viewDock->isVisible());
+        QCOMPARE(window.dockWidgetArea(viewDock), Qt::RightDockWidgetArea);
     }
 
     // Not a check: with AE_TRAINING_SHOT=FILE.png, the whole window trains the default model on

@@ -39,6 +39,7 @@
 #include "ui/files/file_actions.h"
 #include "ui/screen_fit.h"
 #include "ui/setting.h"
+#include "ui/training/model_training_page.h"
 #include "ui/training/training_panel.h"
 #include "ui/window/document_maps.h"
 #include "ui/window/model_panel.h"
@@ -71,6 +72,7 @@ const DockPlace kDefaultDocks[] = {
     {"tokensDock", Qt::LeftDockWidgetArea, true},
     {"weightsDock", Qt::LeftDockWidgetArea, true},
     {"trainingDock", Qt::RightDockWidgetArea, false},
+    {"trainingModelDock", Qt::RightDockWidgetArea, false},
     {"walkthroughDock", Qt::RightDockWidgetArea, false},
     {"neuronDock", Qt::BottomDockWidgetArea, false},
     {"pinDock", Qt::BottomDockWidgetArea, false},
@@ -132,6 +134,11 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(classroom_->presentation(), &PresentationMode::activeChanged, modelView_,
             &ModelView::setPresentation);
+    // The training dock's model view too: a teacher shows a head forming on the projector.
+    if (auto* training = findChild<TrainingPanel*>()) {
+        connect(classroom_->presentation(), &PresentationMode::activeChanged,
+                training->modelPage()->modelView(), &ModelView::setPresentation);
+    }
     for (QDockWidget* dock : findChildren<QDockWidget*>()) {
         // The training panel fits as it is (356x359), and test_training_panel reaches it as the
         // dock's widget.
