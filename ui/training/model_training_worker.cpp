@@ -1,7 +1,5 @@
 #include "ui/training/model_training_worker.h"
 
-#include <QMetaObject>
-#include <QTimer>
 #include <algorithm>
 #include <cmath>
 
@@ -19,13 +17,7 @@ std::vector<model::HeadSummary> probeSummaries(const model::Model& model,
 }
 
 void ModelTrainingWorker::configure(const model::ModelTrainingOptions& options, int generation) {
-    generation_ = generation;
-    running_ = false;
-    // A chunk of the old trainer's chain may still be queued: it sees the new generation and
-    // stops without a snapshot (its "stopped" snapshot would otherwise carry the new generation
-    // and add a second step-0 point), and the next run() starts a chain of its own.
-    chainActive_ = false;
-    pendingLosses_.clear();
+    startGeneration(generation);
     trainer_.reset();
     try {
         trainer_.emplace(options);
@@ -50,48 +42,6 @@ bool ModelTrainingWorker::guardedStep() {
                         .arg(QString::fromStdString(error.what())));
         return false;
     }
-}
-
-void ModelTrainingWorker::run() {
-    if (!trainer_) return;
-    running_ = true;
-    if (!clock_.isValid()) clock_.start();
-    pacer_.start(clock_.elapsed(), stepsPerSecond_);
-    if (chainActive_) return;
-    chainActive_ = true;
-    runChunk(generation_);
-}
-
-void ModelTrainingWorker::runChunk(int generation) {
-    if (generation != generation_) return;  // the trainer it ran was replaced
-    // As TrainingWorker::runChunk: a chunk of steps per event-loop turn, so a stop request or
-    // quit() is seen within a snapshot interval (or one step, when a step takes longer).
-    QElapsedTimer timer;
-    timer.start();
-    while (running_ && timer.elapsed() < kSnapshotMilliseconds) {
-        if (pacer_.rate() != stepsPerSecond_) pacer_.start(clock_.elapsed(), stepsPerSecond_);
-        if (pacer_.due(clock_.elapsed()) <= 0) break;
-        if (!guardedStep()) break;
-        pacer_.taken(1);
-    }
-    if (running_) {
-        if (!pendingLosses_.empty()) emitSnapshot(false);
-        const qint64 wait = std::min<qint64>(pacer_.wait(clock_.elapsed()), kSnapshotMilliseconds);
-        const auto next = [this, generation] { runChunk(generation); };
-        if (wait > 0)
-            QTimer::singleShot(static_cast<int>(wait), this, next);
-        else
-            QMetaObject::invokeMethod(this, next, Qt::QueuedConnection);
-    } else {
-        chainActive_ = false;
-        emitSnapshot(true);
-    }
-}
-
-void ModelTrainingWorker::stepOnce() {
-    if (!trainer_ || running_) return;
-    guardedStep();
-    emitSnapshot(true);
 }
 
 void ModelTrainingWorker::emitSnapshot(bool stopped) {

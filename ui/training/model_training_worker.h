@@ -6,10 +6,7 @@
 // run on the trainer's probe sequence (random ids repeated twice) and every head's summary on it,
 // so the window only draws.
 
-#include <QElapsedTimer>
-#include <QObject>
 #include <QString>
-#include <atomic>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -18,7 +15,7 @@
 #include "core/model_analysis.h"
 #include "core/model_training.h"
 #include "ui/training/model_snapshot.h"
-#include "ui/training/training_worker.h"
+#include "ui/training/paced_training_loop.h"
 
 namespace ae::ui {
 
@@ -44,45 +41,23 @@ std::vector<model::HeadSummary> probeSummaries(const model::Model& model,
                                                const std::vector<long long>& probeIds,
                                                int probePeriod);
 
-class ModelTrainingWorker : public QObject {
+class ModelTrainingWorker : public PacedTrainingLoop {
     Q_OBJECT
-public:
-    static constexpr int kSnapshotMilliseconds = TrainingWorker::kSnapshotMilliseconds;
-
-    // Thread-safe, as TrainingWorker's.
-    void requestStop() { running_ = false; }
-    bool isRunning() const { return running_; }
-    void snapshotTaken() { snapshotInFlight_ = false; }
-    void setStepsPerSecond(double stepsPerSecond) { stepsPerSecond_ = stepsPerSecond; }
-    double stepsPerSecond() const { return stepsPerSecond_; }
-
 public slots:
     // (Re)creates the trainer and sends a stopped snapshot of the untrained model (step 0);
     // emits failed() if the options are refused.
     void configure(const ae::model::ModelTrainingOptions& options, int generation);
-    void run();
-    void stepOnce();
 
 signals:
     void snapshotReady(std::shared_ptr<const ae::ui::ModelTrainingSnapshot> snapshot);
     void failed(const QString& message);
 
 private:
-    // One chunk of the chain run() started for trainer `generation`; a chunk still queued when
-    // configure() replaced the trainer ends the old chain without a word.
-    void runChunk(int generation);
-    void emitSnapshot(bool stopped);
-    bool guardedStep();
+    bool hasTrainer() const override { return trainer_.has_value(); }
+    bool guardedStep() override;
+    void emitSnapshot(bool stopped) override;
 
     std::optional<model::ModelTrainer> trainer_;
-    std::vector<double> pendingLosses_;
-    std::atomic<bool> running_{false};
-    std::atomic<bool> snapshotInFlight_{false};
-    std::atomic<double> stepsPerSecond_{0.0};
-    StepPacer pacer_;
-    QElapsedTimer clock_;
-    int generation_ = 0;
-    bool chainActive_ = false;
 };
 
 }  // namespace ae::ui
