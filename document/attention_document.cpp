@@ -88,9 +88,14 @@ void AttentionDocument::resetScene(const Scene& scene, const QString& fileName) 
 
 void AttentionDocument::record(std::function<void(Scene&)> onScene,
                                std::function<void(EngineF&)> onEngine, WorkFrom from,
-                               bool structural) {
+                               bool structural, std::shared_ptr<const Scene> applied) {
     scheduler_.record(std::move(onScene), std::move(onEngine), from,
                       std::exchange(checkToAttach_, nullptr));
+    if (applied) {
+        appliedScene_ = applied;
+        appliedSceneRevision_ = scheduler_.weightsRevision();
+        appliedSceneSerial_ = scheduler_.lastEditSerial();
+    }
     if (structural) emit structureChanged();
     scheduler_.bringUpToDate();
 }
@@ -435,15 +440,9 @@ std::shared_ptr<const Scene> AttentionDocument::untouchedAppliedScene() const {
 }
 
 void AttentionDocument::applyScene(std::shared_ptr<const Scene> snapshot) {
-    appliedScene_ = snapshot;
-    // The revision once the scene is in place, before the structural signal's listeners run.
-    scheduler_.record([snapshot](Scene& s) { s = *snapshot; },
-                      [snapshot](EngineF& engine) { engine.setScene(*snapshot); }, WorkFrom::Inputs,
-                      std::exchange(checkToAttach_, nullptr));
-    appliedSceneRevision_ = scheduler_.weightsRevision();
-    appliedSceneSerial_ = scheduler_.lastEditSerial();
-    emit structureChanged();
-    scheduler_.bringUpToDate();
+    record([snapshot](Scene& s) { s = *snapshot; },
+           [snapshot](EngineF& engine) { engine.setScene(*snapshot); }, WorkFrom::Inputs, true,
+           snapshot);
 }
 
 double AttentionDocument::weightValue(const Scene& scene, WeightMatrix which, int row, int column) {

@@ -181,10 +181,11 @@ private:
     bool setCellValue(const CellEdit& edit, double value, QString* error);
 
     // Applies an edit to scene() through the scheduler, announces a structural one, and brings
-    // the results up to date (now or in the background).
+    // the results up to date (now or in the background). `applied`: the edit puts this whole
+    // scene in place (applyScene), noted for hasWeightsOf before any listener runs.
     void record(std::function<void(Scene&)> onScene,
                 std::function<void(AttentionEngine<float>&)> onEngine, WorkFrom from,
-                bool structural);
+                bool structural, std::shared_ptr<const Scene> applied = nullptr);
     // After a checked edit is applied: true if it stands or is still being computed in the
     // background (the verdict comes later, as editRefused); else takes it back at once with
     // `takeBackNow`, sets *error and returns false.
