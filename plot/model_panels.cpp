@@ -54,9 +54,27 @@ RolloutPanel::RolloutPanel(QWidget* parent) : QWidget(parent) {
             [this](int row, int) { emit positionClicked(row); });
 }
 
-void RolloutPanel::setRollout(std::vector<Eigen::MatrixXd> rollout, const QStringList& tokens) {
-    rollout_ = std::move(rollout);
+void RolloutPanel::setRun(std::shared_ptr<const ae::model::ModelRun<float>> run,
+                          const QStringList& tokens) {
+    run_ = std::move(run);
     tokens_ = tokens;
+    stale_ = true;
+    if (isVisible()) draw();
+}
+
+void RolloutPanel::drawIfStale() {
+    if (stale_) draw();
+}
+
+void RolloutPanel::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    drawIfStale();
+}
+
+void RolloutPanel::draw() {
+    stale_ = false;
+    rollout_ = run_ && !run_->layers.empty() ? ae::model::attentionRollout(*run_)
+                                             : std::vector<Eigen::MatrixXd>();
     if (rollout_.empty()) return;
     const Eigen::MatrixXd& last = rollout_.back();
     const int count = static_cast<int>(last.rows());
@@ -74,7 +92,8 @@ void RolloutPanel::setRollout(std::vector<Eigen::MatrixXd> rollout, const QStrin
 
 void RolloutPanel::setPosition(int position) {
     position_ = position;
-    if (rollout_.empty()) return;
+    // A rollout waiting to be drawn takes the position then (the old one may be shorter).
+    if (stale_ || rollout_.empty()) return;
     position_ = std::clamp(position_, 0, static_cast<int>(rollout_.back().rows()) - 1);
     rolloutMap_->setSelectedRow(position_);
     rolloutMap_->replot();

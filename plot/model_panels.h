@@ -28,8 +28,11 @@ class RolloutPanel : public QWidget {
     Q_OBJECT
 public:
     explicit RolloutPanel(QWidget* parent = nullptr);
-    // rollout: attentionRollout's matrices, one per layer, T x T.
-    void setRollout(std::vector<Eigen::MatrixXd> rollout, const QStringList& tokens);
+    // The rollout of `run` (attentionRollout: every layer's maps multiplied through). Computed
+    // when the panel is shown, or by drawIfStale(): behind another tab it waits, as the query-key
+    // map does.
+    void setRun(std::shared_ptr<const ae::model::ModelRun<float>> run, const QStringList& tokens);
+    void drawIfStale();
     void setPosition(int position);
     HeatmapController* rolloutMap() const { return rolloutMap_; }
     HeatmapController* perLayerMap() const { return perLayerMap_; }
@@ -37,9 +40,15 @@ public:
 signals:
     void positionClicked(int position);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
+    void draw();
     void showPerLayer();
 
+    std::shared_ptr<const ae::model::ModelRun<float>> run_;
+    bool stale_ = false;  // setRun() came while hidden
     HeatmapController* rolloutMap_;
     HeatmapController* perLayerMap_;
     std::vector<Eigen::MatrixXd> rollout_;

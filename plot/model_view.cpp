@@ -3,7 +3,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -151,7 +150,6 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
         }
     });
     connect(rollout_, &RolloutPanel::positionClicked, this, &ModelView::setSelectedPosition);
-    rollout_->installEventFilter(this);  // shown: a rollout that waited is computed
     // activated: a double-click, or Enter on the current row.
     connect(table_, &QTableView::activated, this, [this](const QModelIndex& index) {
         const auto& s = summaryModel_->summary(summaryFilter_->mapToSource(index).row());
@@ -190,9 +188,8 @@ void ModelView::setData(ModelViewData data) {
     if (newRun) {
         grid_->setRun(run, data_.tokens);
         updatePositions();
-        // The rollout multiplies every layer's maps: behind another tab it waits to be seen.
-        rolloutStale_ = true;
-        if (rollout_->isVisible()) updateRollout();
+        rollout_->setPosition(std::max(selectedPosition_, 0));
+        rollout_->setRun(run, data_.tokens);
     }
     grid_->setSummaries(data_.summaries);
     summaryModel_->setSummaries(data_.summaries);
@@ -215,22 +212,8 @@ void ModelView::setData(ModelViewData data) {
         emit positionSelected(selectedPosition_);
 }
 
-void ModelView::updateRollout() {
-    rolloutStale_ = false;
-    const auto& run = data_.run;
-    rolloutMatrices_ = run && !run->layers.empty() ? ae::model::attentionRollout(*run)
-                                                   : std::vector<Eigen::MatrixXd>();
-    rollout_->setPosition(std::max(selectedPosition_, 0));
-    rollout_->setRollout(rolloutMatrices_, data_.tokens);
-}
-
-bool ModelView::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == rollout_ && event->type() == QEvent::Show && rolloutStale_) updateRollout();
-    return QWidget::eventFilter(watched, event);
-}
-
-RolloutPanel* ModelView::rolloutPanel() {
-    if (rolloutStale_) updateRollout();
+RolloutPanel* ModelView::rolloutPanel() const {
+    rollout_->drawIfStale();
     return rollout_;
 }
 

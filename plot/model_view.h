@@ -68,7 +68,7 @@ public:
     HeadSummaryModel* summaryModel() const { return summaryModel_; }
     HeadSummaryFilter* summaryFilter() const { return summaryFilter_; }
     // The rollout, computed first if it waited (its tab behind another when the run changed).
-    RolloutPanel* rolloutPanel();
+    RolloutPanel* rolloutPanel() const;
     PredictionsPanel* predictionsPanel() const { return predictions_; }
     QueryKeyPanel* queryKeyPanel() const { return queryKey_; }
     QTabWidget* panels() const { return panels_; }
@@ -96,10 +96,6 @@ private:
     bool presentation_ = false;
     int selectedPosition_ = -1;
     std::set<std::pair<int, int>> highlighted_;
-    bool eventFilter(QObject* watched, QEvent* event) override;
-    void updateRollout();
-    std::vector<Eigen::MatrixXd> rolloutMatrices_;
-    bool rolloutStale_ = false;  // a new run came while the rollout tab was hidden
 
     HeadGrid* grid_;
     QLabel* readout_;
