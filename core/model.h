@@ -163,6 +163,9 @@ struct LayerRecord {
     Matrix<Scalar> query;  // T x (heads·hd): after bias, q-norm and rotation; head h = cols h·hd
     Matrix<Scalar> key;    // T x (kvHeads·hd), after k-norm and rotation
     Matrix<Scalar> value;  // T x (kvHeads·hd)
+    // The kv heads of key and value when they are not the config's: a what-if layer regrouped in
+    // the explorer (another number of kv heads) flows forward with its own K and V. 0: the config's.
+    int keyValueHeads = 0;
     std::vector<Matrix<Scalar>> scores;   // per head, T x T: q·kᵀ before scaling and masking
     std::vector<Matrix<Scalar>> weights;  // per head, T x T: the softmax; hidden keys exactly 0
 };
@@ -190,11 +193,16 @@ struct ModelRun {
         return layers[layer].query.middleCols(head * config.headDim, config.headDim);
     }
     auto k(int layer, int head) const {
-        return layers[layer].key.middleCols(config.kvHeadOf(head) * config.headDim, config.headDim);
+        return layers[layer].key.middleCols(kvHeadOf(layer, head) * config.headDim, config.headDim);
     }
     auto v(int layer, int head) const {
-        return layers[layer].value.middleCols(config.kvHeadOf(head) * config.headDim,
+        return layers[layer].value.middleCols(kvHeadOf(layer, head) * config.headDim,
                                               config.headDim);
+    }
+    // The kv head that `head` reads in `layer`: the config's grouping unless the layer has its own.
+    int kvHeadOf(int layer, int head) const {
+        const int kvHeads = layers[layer].keyValueHeads;
+        return kvHeads > 0 ? head / (config.heads / kvHeads) : config.kvHeadOf(head);
     }
 };
 

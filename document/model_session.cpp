@@ -90,11 +90,9 @@ QString shapeProblem(const Scene& scene, const model::Config& c, int tokens) {
             .arg(tokens);
     if (scene.dModel() != c.hidden)
         return QObject::tr("d_model is %1, the model's %2").arg(scene.dModel()).arg(c.hidden);
-    if (scene.heads == c.heads && scene.dHead() == c.headDim && scene.keyValueHeads() != c.kvHeads)
-        return QObject::tr("the layer's kv heads are %1, the model's %2")
-            .arg(scene.keyValueHeads())
-            .arg(c.kvHeads);
-    if (scene.heads != c.heads || scene.keyValueHeads() != c.kvHeads || scene.dHead() != c.headDim)
+    // Another number of kv heads flows forward: the layer's record keeps its own grouping
+    // (LayerRecord::keyValueHeads), and later layers only read its output.
+    if (scene.heads != c.heads || scene.dHead() != c.headDim)
         return QObject::tr("the layer has %1 heads of %2, the model %3 of %4")
             .arg(scene.heads)
             .arg(scene.dHead())
@@ -944,7 +942,14 @@ void ModelSession::computeCurrent() {
             makeLayerScene(*base_, layer, referenceFor(baseInput_, layer, reference_.head)));
         pristineLayer_ = layer;
     }
+    // Below, the model's own run is shown unless a what-if is computed: a what-if still on the
+    // worker (an undo pressed twice quickly) would replace it when it comes. A typed input's run
+    // stays: it brings another layer.
+    const auto dropWhatIf = [this] {
+        if (!inputJob_) dropJobs(Running);
+    };
     if (sameLayer(scene, *pristine_, document_->hasWeightsOf(pristine_))) {
+        dropWhatIf();
         if (current_ != base_)
             publish(base_, baseAnalysis_);
         else if (analysis_.summaries.empty())
@@ -954,6 +959,7 @@ void ModelSession::computeCurrent() {
     if (!scheduler.errorText().isEmpty()) {
         fail(tr("The layer does not compute (%1); the later layers show the model as it is")
                  .arg(scheduler.errorText()));
+        dropWhatIf();
         publish(base_, baseAnalysis_);
         return;
     }
@@ -961,6 +967,7 @@ void ModelSession::computeCurrent() {
         shapeProblem(scene, base_->config, static_cast<int>(base_->tokens.size()));
     if (!mismatch.isEmpty()) {
         fail(tr("This what-if cannot flow through the model: %1").arg(mismatch));
+        dropWhatIf();
         publish(base_, baseAnalysis_);
         return;
     }
@@ -971,6 +978,8 @@ void ModelSession::computeCurrent() {
     record->query = engine.query();
     record->key = engine.key();
     record->value = engine.value();
+    if (scene.keyValueHeads() != base_->config.kvHeads)
+        record->keyValueHeads = scene.keyValueHeads();
     for (int h = 0; h < scene.heads; ++h) {
         record->scores.push_back(engine.scores(h));
         record->weights.push_back(engine.weights(h));

@@ -50,6 +50,7 @@ bool sameRun(const RunF& a, const RunF& b) {
         const auto &x = a.layers[l], &y = b.layers[l];
         if (!identical(x.hiddenIn, y.hiddenIn) || !identical(x.query, y.query) ||
             !identical(x.key, y.key) || !identical(x.value, y.value) ||
+            x.keyValueHeads != y.keyValueHeads ||
             x.weights.size() != y.weights.size())
             return false;
         for (std::size_t h = 0; h < x.weights.size(); ++h) {
@@ -122,6 +123,7 @@ private slots:
     void openedHeadIsTheLayer();
     void whatIfFlowsForward();
     void whatIfInLaterLayerLeavesEarlierOnes();
+    void undoWhileAWhatIfComputesShowsTheModel();
     void resumedRunMatchesTheModel();
     void ablationIsAWhatIf();
     void savedSceneReopensTheModel();
@@ -137,6 +139,7 @@ private slots:
     void builtInReferenceKeepsTheNameOnly();
     void keyValueCacheStatus_data();
     void keyValueCacheStatus();
+    void keyValueHeadsWhatIfFlowsForward();
 };
 
 void TestModelSession::openRunsTheModel_data() {
@@ -351,6 +354,25 @@ void TestModelSession::whatIfInLaterLayerLeavesEarlierOnes() {
     QVERIFY(identical(after.layers[1].hiddenIn, before.layers[1].hiddenIn));
     QVERIFY(largestDifference(after.layers[1].query, before.layers[1].query) > 1e-4);
     QVERIFY(largestDifference(after.logits, before.logits) > 1e-5);
+}
+
+// An undo that comes while the what-if it takes back is still on the worker: the model's own
+// run is shown, and the what-if's result, arriving later, is dropped.
+void TestModelSession::undoWhileAWhatIfComputesShowsTheModel() {
+    Opened o;
+    QVERIFY(o.open(modelDir("gpt2-tiny")));
+    const RunF before = *o.session.currentRun();
+    Scale sharp;
+    sharp.kind = ScaleKind::Divisor;
+    sharp.divisor = 0.25;
+    o.document.setScale(sharp);
+    o.document.waitForResults();  // the layer is computed; the later layers are on the worker
+    QVERIFY(o.session.isBusy());
+    o.document.undoStack()->undo();
+    o.settle();
+    QCOMPARE(o.session.currentRun(), o.session.baseRun());
+    QVERIFY(sameRun(*o.session.currentRun(), before));
+    QVERIFY(!o.session.isBusy());
 }
 
 // A scene that computes the same layer by another road (the divisor given as a number instead
@@ -801,13 +823,59 @@ void TestModelSession::keyValueCacheStatus() {
         QVERIFY2(status.startsWith(QStringLiteral("KV cache 2 × 1 kv head × 8 = 16 numbers")),
                  qPrintable(status));
         QVERIFY(status.endsWith(expected.mid(expected.indexOf(QLatin1Char(';')))));
-        // The model has its own kv heads: the what-if is computed in the explorer and said not
-        // to flow forward, naming the kv heads.
-        o.settle();
-        const QString problem = QStringLiteral("the layer's kv heads are 1, the model's %1")
-                                    .arg(o.session.model()->config.kvHeads);
-        QVERIFY2(o.session.problemText().contains(problem), qPrintable(o.session.problemText()));
     }
+}
+
+// Another number of kv heads in a model's layer flows through the later layers: the layer's
+// record keeps its own grouping. Written out once per query head, the model's grouped K and V
+// compute what the model does, so the later layers and the logits come back within float
+// rounding while every head reads its own copy (a head read through the model's grouping would
+// get another group's K). Pooled to one kv head, every head reads the same K and V, and the
+// later layers and the predictions move.
+void TestModelSession::keyValueHeadsWhatIfFlowsForward() {
+    Opened o;
+    QVERIFY(o.open(modelDir("llama-tiny-gqa")));
+    QVERIFY(o.session.problemText().isEmpty());
+    const RunF before = *o.session.currentRun();
+    const model::Config& c = before.config;
+    QVERIFY(c.kvHeads > 1 && c.kvHeads < c.heads);
+    const int stepsBefore = o.document.undoStack()->index();
+
+    QVERIFY(o.document.setKeyValueHeads(c.heads));
+    o.settle();
+    QVERIFY2(o.session.problemText().isEmpty(), qPrintable(o.session.problemText()));
+    QVERIFY(o.session.currentRun() != o.session.baseRun());
+    const RunF expanded = *o.session.currentRun();
+    QCOMPARE(expanded.layers[0].keyValueHeads, c.heads);
+    QCOMPARE(expanded.layers[0].key.cols(), static_cast<Eigen::Index>(c.heads) * c.headDim);
+    for (int h = 0; h < c.heads; ++h) {
+        QVERIFY2(largestDifference(expanded.k(0, h), before.k(0, h)) <= 1e-5, qPrintable(QString::number(h)));
+        QVERIFY(largestDifference(expanded.v(0, h), before.v(0, h)) <= 1e-5);
+    }
+    QVERIFY(outputDifference(expanded, before) <= 1e-4);
+    QCOMPARE(expanded.layers[1].keyValueHeads, 0);  // later layers keep the model's grouping
+
+    QVERIFY(o.document.setKeyValueHeads(1));
+    o.settle();
+    QVERIFY2(o.session.problemText().isEmpty(), qPrintable(o.session.problemText()));
+    const RunF pooled = *o.session.currentRun();
+    QCOMPARE(pooled.layers[0].keyValueHeads, 1);
+    for (int h = 1; h < c.heads; ++h) {
+        QVERIFY(identical(pooled.k(0, h), pooled.k(0, 0)));
+        QVERIFY(identical(pooled.v(0, h), pooled.v(0, 0)));
+    }
+    QVERIFY(identical(pooled.layers[0].hiddenIn, before.layers[0].hiddenIn));
+    QVERIFY(largestDifference(pooled.layers[1].hiddenIn, before.layers[1].hiddenIn) > 1e-5);
+    QVERIFY(largestDifference(pooled.logits, before.logits) > 1e-5);
+    QVERIFY(!o.session.changedHeads(0.01).empty());
+
+    // Undo, twice: the model's own run again, to the very same numbers.
+    QCOMPARE(o.document.undoStack()->index(), stepsBefore + 2);
+    o.document.undoStack()->undo();
+    o.document.undoStack()->undo();
+    o.settle();
+    QCOMPARE(o.session.currentRun(), o.session.baseRun());
+    QVERIFY(sameRun(*o.session.currentRun(), before));
 }
 
 QTEST_MAIN(TestModelSession)
