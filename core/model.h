@@ -164,7 +164,8 @@ struct LayerRecord {
     Matrix<Scalar> key;    // T x (kvHeads·hd), after k-norm and rotation
     Matrix<Scalar> value;  // T x (kvHeads·hd)
     // The kv heads of key and value when they are not the config's: a what-if layer regrouped in
-    // the explorer (another number of kv heads) flows forward with its own K and V. 0: the config's.
+    // the explorer (another number of kv heads) flows forward with its own K and V. 0: the
+    // config's.
     int keyValueHeads = 0;
     std::vector<Matrix<Scalar>> scores;   // per head, T x T: q·kᵀ before scaling and masking
     std::vector<Matrix<Scalar>> weights;  // per head, T x T: the softmax; hidden keys exactly 0

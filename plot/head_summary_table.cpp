@@ -22,6 +22,22 @@ QString headScoreName(HeadScore score) {
     return {};
 }
 
+QString headScoreShortName(HeadScore score) {
+    switch (score) {
+        case HeadScore::Entropy:
+            return QObject::tr("Ent.");
+        case HeadScore::FirstToken:
+            return QObject::tr("First");
+        case HeadScore::PreviousToken:
+            return QObject::tr("Prev.");
+        case HeadScore::Self:
+            return QObject::tr("Self");
+        case HeadScore::Induction:
+            return QObject::tr("Ind.");
+    }
+    return {};
+}
+
 double headScore(const ae::model::HeadSummary& s, HeadScore score) {
     switch (score) {
         case HeadScore::Entropy:
@@ -115,9 +131,10 @@ QVariant HeadSummaryModel::headerData(int section, Qt::Orientation orientation, 
         // L and H, as the grid labels its rows and columns: the room goes to the scores.
         if (section == LayerColumn) return tr("L");
         if (section == HeadColumn) return tr("H");
-        // Two lines: seven columns fit beside the grid at 1024 pixels.
-        return headScoreName(static_cast<HeadScore>(section - EntropyColumn))
-            .replace(QLatin1Char(' '), QLatin1Char('\n'));
+        const auto score = static_cast<HeadScore>(section - EntropyColumn);
+        if (shortHeaders_) return headScoreShortName(score);
+        // Two lines: seven columns fit beside the grid on a wide screen.
+        return headScoreName(score).replace(QLatin1Char(' '), QLatin1Char('\n'));
     }
     if (role == Qt::ToolTipRole) {
         switch (section) {
@@ -142,6 +159,12 @@ QVariant HeadSummaryModel::headerData(int section, Qt::Orientation orientation, 
         }
     }
     return {};
+}
+
+void HeadSummaryModel::setShortHeaders(bool on) {
+    if (on == shortHeaders_) return;
+    shortHeaders_ = on;
+    emit headerDataChanged(Qt::Horizontal, EntropyColumn, InductionColumn);
 }
 
 HeadSummaryFilter::HeadSummaryFilter(QObject* parent) : QSortFilterProxyModel(parent) {

@@ -15,6 +15,8 @@ namespace ae::ui {
 
 enum class HeadScore { Entropy, FirstToken, PreviousToken, Self, Induction };
 QString headScoreName(HeadScore score);
+// A word for a narrow column ("Prev."); the tooltips hold the full names.
+QString headScoreShortName(HeadScore score);
 double headScore(const ae::model::HeadSummary& summary, HeadScore score);
 // Heads whose score is above `threshold` (NaN scores never are).
 std::set<std::pair<int, int>> headsAbove(const std::vector<ae::model::HeadSummary>& summaries,
@@ -41,6 +43,9 @@ public:
     using QAbstractTableModel::QAbstractTableModel;
     void setSummaries(const std::vector<ae::model::HeadSummary>& summaries);
     void setHighlighted(const std::set<std::pair<int, int>>& heads);
+    // Short names in the score columns' headers, for columns too narrow for the full ones.
+    void setShortHeaders(bool on);
+    bool shortHeaders() const { return shortHeaders_; }
     const ae::model::HeadSummary& summary(int row) const {
         return summaries_[static_cast<size_t>(row)];
     }
@@ -53,6 +58,7 @@ public:
 private:
     std::vector<ae::model::HeadSummary> summaries_;
     std::set<std::pair<int, int>> highlighted_;
+    bool shortHeaders_ = false;
 };
 
 // Sorts by SortRole; with onlyHighlighted, shows only highlighted heads.

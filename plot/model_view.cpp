@@ -3,11 +3,14 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -115,6 +118,11 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
                                                      QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setMinimumSectionSize(24);
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Stretched sections follow the header's width without sectionResized: the header's resize
+    // is watched instead, and the fit taken once the sections have their new sizes.
+    table_->horizontalHeader()->installEventFilter(this);
+    connect(table_->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this,
+            &ModelView::fitSummaryHeaders);
     headsLayout->addWidget(table_, 1);
     panels_->addTab(heads, tr("Heads"));
     rollout_ = new RolloutPanel(panels_);
@@ -240,6 +248,33 @@ void ModelView::updatePredictions() {
 void ModelView::updateQueryKey() {
     const auto head = grid_->currentHead();
     queryKey_->setHead(data_.run, head.first, head.second, data_.tokens);
+}
+
+bool ModelView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == table_->horizontalHeader() && event->type() == QEvent::Resize)
+        QMetaObject::invokeMethod(this, &ModelView::fitSummaryHeaders, Qt::QueuedConnection);
+    return QWidget::eventFilter(watched, event);
+}
+
+// Each score column's header in full where every word of it fits the column, else all in short
+// (the tooltips hold the full names): beside the grid at 1024 pixels "Previous" and "Induction"
+// were clipped to "revious" and "nductio".
+void ModelView::fitSummaryHeaders() {
+    const QHeaderView* header = table_->horizontalHeader();
+    const QFontMetrics metrics(header->font());
+    const int margin = 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
+    const int sortMark = header->style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header);
+    bool fits = true;
+    for (int column = HeadSummaryModel::EntropyColumn; column <= HeadSummaryModel::InductionColumn;
+         ++column) {
+        const int room = header->sectionSize(column) - margin -
+                         (header->sortIndicatorSection() == column ? sortMark : 0);
+        const QString name =
+            headScoreName(static_cast<HeadScore>(column - HeadSummaryModel::EntropyColumn));
+        for (const QString& word : name.split(QLatin1Char(' ')))
+            fits = fits && metrics.horizontalAdvance(word) <= room;
+    }
+    summaryModel_->setShortHeaders(!fits);
 }
 
 void ModelView::updateHighlight() {

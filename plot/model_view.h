@@ -85,8 +85,12 @@ signals:
     void positionSelected(int position);      // the query position predictions and rollout read
     void summariesNeeded();                   // the user asked for scores not yet measured
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void updateHighlight();
+    void fitSummaryHeaders();
     void updatePositions();
     void updatePredictions();
     void updateQueryKey();

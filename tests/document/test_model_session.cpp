@@ -50,8 +50,7 @@ bool sameRun(const RunF& a, const RunF& b) {
         const auto &x = a.layers[l], &y = b.layers[l];
         if (!identical(x.hiddenIn, y.hiddenIn) || !identical(x.query, y.query) ||
             !identical(x.key, y.key) || !identical(x.value, y.value) ||
-            x.keyValueHeads != y.keyValueHeads ||
-            x.weights.size() != y.weights.size())
+            x.keyValueHeads != y.keyValueHeads || x.weights.size() != y.weights.size())
             return false;
         for (std::size_t h = 0; h < x.weights.size(); ++h) {
             if (!identical(x.scores[h], y.scores[h]) || !identical(x.weights[h], y.weights[h]))
@@ -849,7 +848,8 @@ void TestModelSession::keyValueHeadsWhatIfFlowsForward() {
     QCOMPARE(expanded.layers[0].keyValueHeads, c.heads);
     QCOMPARE(expanded.layers[0].key.cols(), static_cast<Eigen::Index>(c.heads) * c.headDim);
     for (int h = 0; h < c.heads; ++h) {
-        QVERIFY2(largestDifference(expanded.k(0, h), before.k(0, h)) <= 1e-5, qPrintable(QString::number(h)));
+        QVERIFY2(largestDifference(expanded.k(0, h), before.k(0, h)) <= 1e-5,
+                 qPrintable(QString::number(h)));
         QVERIFY(largestDifference(expanded.v(0, h), before.v(0, h)) <= 1e-5);
     }
     QVERIFY(outputDifference(expanded, before) <= 1e-4);

@@ -9,6 +9,8 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QFontMetrics>
+#include <QHeaderView>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -384,6 +386,29 @@ void TestModelWindow::aModelOpenFitsA1024PixelScreen() {
                                 .arg(table->columnWidth(column))
                                 .arg(needed)));
     }
+    // Every header says its name on lines that fit its column: short names here ("Prev."), the
+    // full ones ("Previous token") where there is room.
+    const auto headersFit = [table] {
+        const QHeaderView* header = table->horizontalHeader();
+        const QFontMetrics metrics(header->font());
+        for (int column = HeadSummaryModel::EntropyColumn;
+             column <= HeadSummaryModel::InductionColumn; ++column) {
+            const QString text =
+                table->model()->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
+            for (const QString& line : text.split(QLatin1Char('\n'))) {
+                if (metrics.horizontalAdvance(line) + 4 > header->sectionSize(column)) return false;
+            }
+        }
+        return true;
+    };
+    const auto header = [table](int column) {
+        return table->model()->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
+    };
+    QVERIFY2(headersFit(), qPrintable(header(HeadSummaryModel::PreviousTokenColumn)));
+    window_->resize(1900, 900);
+    settle();
+    QCOMPARE(header(HeadSummaryModel::PreviousTokenColumn), QStringLiteral("Previous\ntoken"));
+    QVERIFY(headersFit());
 }
 
 // A what-if saved and opened again: the same scene, bit for bit, on the model, and nothing to
