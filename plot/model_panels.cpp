@@ -1,6 +1,7 @@
 #include "plot/model_panels.h"
 
 #include <QButtonGroup>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -9,6 +10,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "plot/heatmap_controller.h"
 #include "qcustomplot.h"
@@ -224,6 +226,7 @@ QueryKeyPanel::QueryKeyPanel(QWidget* parent) : QWidget(parent) {
     switches->addStretch(1);
     layout->addLayout(switches);
     plot_ = new QCustomPlot(this);
+    plot_->installEventFilter(this);
     // Curves, not graphs: a graph sorts its points by x, a curve keeps them in token order.
     for (int i = 0; i < 2; ++i) {
         const QColor colour = i == 0 ? kQueryColor : kKeyColor;
@@ -288,6 +291,7 @@ void QueryKeyPanel::draw() {
         curves_[0]->data()->clear();
         curves_[1]->data()->clear();
         title->setText(QString());
+        labelled_.reset();
         plot_->replot();
         return;
     }
@@ -317,16 +321,15 @@ void QueryKeyPanel::draw() {
     const int keyShare = static_cast<int>(std::lround(projection.explainedKey * 100));
     switch (mode_) {
         case QkProjectionMode::Separate:
+            // Two short lines: one long line was cut at the panel's width beside the grid.
             plot_->xAxis->setLabel(
-                tr("component 1 of each set (2 components keep %1% of the queries' variance, "
-                   "%2% of the keys')")
+                tr("component 1 of each set\nvariance kept: queries %1%, keys %2%")
                     .arg(queryShare)
                     .arg(keyShare));
             plot_->yAxis->setLabel(tr("component 2 of each set"));
             break;
         case QkProjectionMode::Joint:
-            plot_->xAxis->setLabel(tr("joint component 1 (2 components keep %1% of the queries' "
-                                      "variance, %2% of the keys')")
+            plot_->xAxis->setLabel(tr("joint component 1\nvariance kept: queries %1%, keys %2%")
                                        .arg(queryShare)
                                        .arg(keyShare));
             plot_->yAxis->setLabel(tr("joint component 2"));
@@ -346,7 +349,22 @@ void QueryKeyPanel::draw() {
         const double margin = std::max(range.size() * 0.08, 1e-6);
         axis->setRange(range.lower - margin, range.upper + margin * (axis == plot_->xAxis ? 2 : 1));
     }
-    placeLabels(projection, labels, labelFont);
+    labelled_ = Labelled{projection, labels, labelFont};
+    placeLabels();
+    plot_->replot();
+}
+
+bool QueryKeyPanel::eventFilter(QObject* watched, QEvent* event) {
+    // Queued: the plot takes its new size in its own resize handler, after this filter.
+    if (watched == plot_ && event->type() == QEvent::Resize && labelled_)
+        QMetaObject::invokeMethod(this, &QueryKeyPanel::relabel, Qt::QueuedConnection);
+    return QWidget::eventFilter(watched, event);
+}
+
+void QueryKeyPanel::relabel() {
+    if (stale_ || !labelled_) return;  // a stale panel is drawn, labels and all, when shown
+    plot_->clearItems();
+    placeLabels();
     plot_->replot();
 }
 
@@ -354,19 +372,60 @@ void QueryKeyPanel::draw() {
 // so both sets are named) gets its label where that box is still free, in pixels of the plot as
 // laid out. At 128 tokens every fourth name used to be drawn, a cloud of overlapping text in the
 // crowded middle; now the outliers and one name per crowd can be read.
-void QueryKeyPanel::placeLabels(const ae::model::QkProjection& projection,
-                                const QStringList& labels, const QFont& font) {
+void QueryKeyPanel::placeLabels() {
+    const auto& [projection, labels, font] = *labelled_;
     // Laid out with this head's ranges and titles first: the boxes are measured in its pixels.
     plot_->replot();
-    const QFontMetricsF metrics(font);
     const QRectF area = plot_->axisRect()->rect();
-    std::vector<QRectF> taken;
     const int count = static_cast<int>(projection.queries.rows());
+    const auto pixel = [this](const Eigen::MatrixX2d& points, int i) {
+        return QPointF(plot_->xAxis->coordToPixel(points(i, 0)),
+                       plot_->yAxis->coordToPixel(points(i, 1)));
+    };
+    // The legend goes to the corner where it covers the fewest points (a point under it would
+    // be lost), and no label is put under it.
+    // Its frame (drawn on its outer rect) as laid out now gives its size and its gap to the
+    // corner it sits in.
+    const QRectF frame = plot_->legend->outerRect();
+    const Qt::Alignment now = plot_->axisRect()->insetLayout()->insetAlignment(0);
+    const double gapX =
+        now & Qt::AlignRight ? area.right() - frame.right() : frame.left() - area.left();
+    const double gapY =
+        now & Qt::AlignBottom ? area.bottom() - frame.bottom() : frame.top() - area.top();
+    const QSizeF legendSize = frame.size();
+    const Qt::Alignment corners[] = {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
+                                     Qt::AlignBottom | Qt::AlignRight,
+                                     Qt::AlignBottom | Qt::AlignLeft};
+    const auto legendAt = [&](Qt::Alignment corner) {
+        const double x =
+            corner & Qt::AlignLeft ? area.left() + gapX : area.right() - gapX - legendSize.width();
+        const double y =
+            corner & Qt::AlignTop ? area.top() + gapY : area.bottom() - gapY - legendSize.height();
+        return QRectF(QPointF(x, y), legendSize);
+    };
+    Qt::Alignment best = corners[0];
+    int fewest = std::numeric_limits<int>::max();
+    for (Qt::Alignment corner : corners) {
+        // A marker is covered in part when its centre is within half its size of the box.
+        const double half = curves_[0]->scatterStyle().size() / 2 + 2;
+        const QRectF box = legendAt(corner).adjusted(-half, -half, half, half);
+        int covered = 0;
+        for (int i = 0; i < count; ++i)
+            covered += box.contains(pixel(projection.queries, i)) +
+                       box.contains(pixel(projection.keys, i));
+        if (covered < fewest) {
+            fewest = covered;
+            best = corner;
+        }
+    }
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, best);
+    const QFontMetricsF metrics(font);
+    std::vector<QRectF> taken{legendAt(best)};
     for (int i = 0; i < count; ++i) {
         for (int set = 0; set < 2; ++set) {
             const Eigen::MatrixX2d& points = set == 0 ? projection.queries : projection.keys;
-            const double px = plot_->xAxis->coordToPixel(points(i, 0));
-            const double py = plot_->yAxis->coordToPixel(points(i, 1));
+            const QPointF at = pixel(points, i);
+            const double px = at.x(), py = at.y();
             // As drawn: left-aligned 4 px right of the point, its bottom 2 px above it.
             const QRectF box(px + 4, py - 2 - metrics.height(),
                              metrics.horizontalAdvance(labels[i]), metrics.height());

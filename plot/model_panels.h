@@ -7,6 +7,7 @@
 #include <QWidget>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/model.h"
@@ -98,12 +99,22 @@ public:
 
 protected:
     void showEvent(QShowEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void redraw();
     void draw();
-    void placeLabels(const ae::model::QkProjection& projection, const QStringList& labels,
-                     const QFont& font);
+    void placeLabels();
+    void relabel();
+
+    // What the labels are placed from: placed again, in the plot's new pixels, when it is
+    // resized (an export sized after drawing, a splitter dragged).
+    struct Labelled {
+        ae::model::QkProjection projection;
+        QStringList labels;
+        QFont font;
+    };
+    std::optional<Labelled> labelled_;
 
     QCustomPlot* plot_;
     bool stale_ = false;                        // redraw() was asked for while hidden

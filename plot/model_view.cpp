@@ -34,7 +34,12 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     auto* controls = new QHBoxLayout;
     auto* rangeLabel = new QLabel(tr("&Colours:"), left);
     rangeChoice_ = new QComboBox(left);
-    rangeChoice_->addItems({tr("one range for all maps"), tr("each map its own range")});
+    // Short enough to be read whole beside the docks at 1024 pixels ("one range for all maps"
+    // showed as "one range fo"); the tooltip says what each means.
+    rangeChoice_->addItems({tr("one range"), tr("per map")});
+    rangeChoice_->setToolTip(
+        tr("One range: every map's colours on the same 0 to max scale, so heads compare. "
+           "Per map: each map stretched over its own range, so faint patterns show."));
     rangeLabel->setBuddy(rangeChoice_);
     auto* positionLabel = new QLabel(tr("&Position:"), left);
     positionChoice_ = new QComboBox(left);

@@ -310,24 +310,46 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         panel.setHead(run, 0, 1, tokens);
         QCustomPlot* plot = panel.plot();
-        std::vector<QRectF> boxes;
         std::set<QRgb> colours;
-        for (int n = 0; n < plot->itemCount(); ++n) {
-            auto* text = qobject_cast<QCPItemText*>(plot->item(n));
-            QVERIFY(text);
-            const QPointF at = text->position->pixelPosition();
-            const QFontMetricsF metrics(text->font());
-            boxes.emplace_back(at.x() + 4, at.y() - 2 - metrics.height(),
-                               metrics.horizontalAdvance(text->text()), metrics.height());
-            colours.insert(text->color().rgb());
-        }
-        QVERIFY2(boxes.size() >= 10 && boxes.size() < 2 * static_cast<size_t>(t),
-                 qPrintable(QString::number(boxes.size())));
+        // Every label's box as drawn; none may cover another or the legend, or leave the axes.
+        const auto labelsFit = [&](std::size_t* placed) {
+            std::vector<QRectF> boxes;
+            for (int n = 0; n < plot->itemCount(); ++n) {
+                auto* text = qobject_cast<QCPItemText*>(plot->item(n));
+                if (!text) return false;
+                const QPointF at = text->position->pixelPosition();
+                const QFontMetricsF metrics(text->font());
+                boxes.emplace_back(at.x() + 4, at.y() - 2 - metrics.height(),
+                                   metrics.horizontalAdvance(text->text()), metrics.height());
+                colours.insert(text->color().rgb());
+            }
+            *placed = boxes.size();
+            const QRectF legend = plot->legend->outerRect();
+            const QRectF axes = plot->axisRect()->rect();
+            for (size_t a = 0; a < boxes.size(); ++a) {
+                if (boxes[a].intersects(legend) || !axes.contains(boxes[a])) return false;
+                for (size_t b = a + 1; b < boxes.size(); ++b)
+                    if (boxes[a].intersects(boxes[b])) return false;
+            }
+            return true;
+        };
+        std::size_t atFirst = 0, narrow = 0, wide = 0;
+        QVERIFY(labelsFit(&atFirst));
+        QVERIFY2(atFirst >= 10 && atFirst < 2 * static_cast<size_t>(t),
+                 qPrintable(QString::number(atFirst)));
         QCOMPARE(colours.size(), static_cast<size_t>(2));  // queries' and keys' colours
-        for (size_t a = 0; a < boxes.size(); ++a)
-            for (size_t b = a + 1; b < boxes.size(); ++b)
-                QVERIFY2(!boxes[a].intersects(boxes[b]),
-                         qPrintable(QStringLiteral("%1 and %2").arg(a).arg(b)));
+        // Resized, the labels are placed again for the new pixels: fewer on a narrow map, more on
+        // a wide one, still never covering one another.
+        panel.resize(300, 420);
+        QTRY_VERIFY(labelsFit(&narrow) && narrow < atFirst);
+        panel.resize(900, 700);
+        QTRY_VERIFY(labelsFit(&wide) && wide > atFirst);
+        // The axis title's lines fit the narrow map.
+        panel.resize(300, 420);
+        QTRY_VERIFY(labelsFit(&narrow) && narrow < atFirst);
+        const QFontMetricsF titleMetrics(plot->xAxis->labelFont());
+        for (const QString& line : panel.xAxisTitle().split(QLatin1Char('\n')))
+            QVERIFY2(titleMetrics.horizontalAdvance(line) <= plot->width(), qPrintable(line));
     }
 
     void aFullModelShows() {
