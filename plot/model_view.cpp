@@ -192,6 +192,7 @@ ModelView::~ModelView() = default;
 void ModelView::setData(ModelViewData data) {
     const bool newRun = data.run != data_.run || data.tokens != data_.tokens;
     const bool newHead = data.openHead != data_.openHead;
+    const bool firstRun = data.run && !data_.run;
     data_ = std::move(data);
     const auto& run = data_.run;
     const int tokens = run ? static_cast<int>(run->tokens.size()) : 0;
@@ -214,7 +215,9 @@ void ModelView::setData(ModelViewData data) {
     grid_->setChangedHeads(
         std::set<std::pair<int, int>>(data_.changedHeads.begin(), data_.changedHeads.end()));
     grid_->setOpenHead(data_.openHead);
-    if (newHead && data_.openHead) grid_->setCurrentHead(*data_.openHead);
+    // The open head becomes the current one, which the query–key map draws, when it changes
+    // and when the first run comes: a head opened before its run found an empty grid.
+    if ((newHead || firstRun) && data_.openHead) grid_->setCurrentHead(*data_.openHead);
     const bool decoder = run && run->config.isDecoder();
     panels_->setTabVisible(panels_->indexOf(predictions_), decoder);
     updatePredictions();

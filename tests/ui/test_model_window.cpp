@@ -35,9 +35,12 @@
 #include "document/model_session.h"
 #include "io/builtin_models.h"
 #include "io/scene_file.h"
+#include "plot/head_grid.h"
 #include "plot/head_summary_table.h"
 #include "plot/heatmap_grid.h"
+#include "plot/model_panels.h"
 #include "plot/model_view.h"
+#include "qcustomplot.h"
 #include "ui/classroom/classroom.h"
 #include "ui/classroom/examples_gallery.h"
 #include "ui/editors/controls_panel.h"
@@ -96,6 +99,12 @@ namespace {
 QByteArray withoutView(Scene scene) {
     scene.viewJson.clear();
     return io::sceneToJson(scene);
+}
+
+// The query–key map's title (drawn first if it waits behind its tab).
+QString queryKeyTitle(QueryKeyPanel* panel) {
+    panel->drawIfStale();
+    return static_cast<QCPTextElement*>(panel->plot()->plotLayout()->element(0, 0))->text();
 }
 
 }  // namespace
@@ -570,6 +579,11 @@ void TestModelWindow::builtInModelOpensFromTheMenu() {
     QCOMPARE(session()->builtInName(), QStringLiteral("tiny-test"));
     QCOMPARE(session()->layer(), 1);
     QCOMPARE(session()->head(), 2);
+    // The grid's current head, which the query–key map draws, is the head opened.
+    QCOMPARE(window_->modelView()->grid()->currentHead(), (std::pair<int, int>{1, 2}));
+    window_->centralTabs()->setCurrentWidget(window_->modelView());
+    QCOMPARE(queryKeyTitle(window_->modelView()->queryKeyPanel()),
+             QStringLiteral("L1 H2: queries and keys"));
     QCOMPARE(window_->fileActions()->recentModels().value(0), QStringLiteral("builtin:tiny-test"));
 
     // Saved, it names the model; opened again (here, after another scene), it opens it by name.
