@@ -268,7 +268,37 @@ QString Tokenizer::tokenText(int id) const {
     return pipeline_->tokenById.value(id);
 }
 
+namespace {
+
+// Control characters escaped as in C (\n, \t, \r, else \xNN): a newline token reads \n on a
+// chip or a heatmap label instead of breaking the line, a tab \t instead of a gap. (The Unicode
+// Control Pictures, ␊ and ␉, are missing from common UI fonts and showed as empty boxes.)
+QString withVisibleControls(const QString& text) {
+    QString shown;
+    shown.reserve(text.size());
+    for (const QChar c : text) {
+        const char16_t u = c.unicode();
+        if (u == u'\n')
+            shown += QStringLiteral("\\n");
+        else if (u == u'\t')
+            shown += QStringLiteral("\\t");
+        else if (u == u'\r')
+            shown += QStringLiteral("\\r");
+        else if (u < 0x20 || u == 0x7F)
+            shown += QString::asprintf("\\x%02X", unsigned(u));
+        else
+            shown += c;
+    }
+    return shown;
+}
+
+}  // namespace
+
 QString Tokenizer::displayText(int id) const {
+    return withVisibleControls(readableText(id));
+}
+
+QString Tokenizer::readableText(int id) const {
     const QString token = tokenText(id);
     for (const tok::AddedToken& added : pipeline_->addedTokens)
         if (added.id == id) return token;

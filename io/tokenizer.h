@@ -63,10 +63,12 @@ public:
     // empty string for an id the tokenizer does not know.
     QString tokenText(int id) const;
     // The token as a reader would write it: byte-level tokens decoded to their text (`Ġworld` ->
-    // ` world`; a piece of a multi-byte character as `<0xE2>`), `▁` as a space. For labels.
+    // ` world`; a piece of a multi-byte character as `<0xE2>`), `▁` as a space, and control
+    // characters escaped as in C (`\n`, `\t`, `\x14`). For labels.
     QString displayText(int id) const;
 
 private:
+    QString readableText(int id) const;  // displayText before the control pictures
     explicit Tokenizer(std::unique_ptr<tok::Pipeline> pipeline);
     std::unique_ptr<tok::Pipeline> pipeline_;
 };

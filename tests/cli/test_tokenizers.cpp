@@ -369,6 +369,12 @@ void TestTokenizers::displayText() {
         joined += gpt2.displayText(int(ids[i]));
     QVERIFY2(joined.contains("<0x"), qPrintable(joined));  // the emoji is split in bytes
     QCOMPARE(gpt2.displayText(50256), "<|endoftext|>");
+    // Control characters are shown, not obeyed: a newline token never breaks a label's line.
+    QCOMPARE(gpt2.tokenText(198), "\u010a");  // Ċ: the byte 0x0A
+    QCOMPARE(gpt2.displayText(198), "\\n");
+    QCOMPARE(gpt2.displayText(197), "\\t");
+    QCOMPARE(gpt2.displayText(gpt2.encode("\x7f", false).at(0)), "\\x7F");
+    QCOMPARE(gpt2.displayText(gpt2.encode("a\x14", false).at(1)), "\\x14");
     QCOMPARE(gpt2.idCount(), 50257);
     QCOMPARE(gpt2.tokenText(-1), QString());
 
