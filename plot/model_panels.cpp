@@ -138,6 +138,9 @@ PredictionsPanel::PredictionsPanel(QWidget* parent) : QWidget(parent) {
     table_->setSelectionMode(QAbstractItemView::NoSelection);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setStretchLastSection(true);
+    // One line a token: "0.659 → 0.659 =" broke before its "=" beside the grid at 1024 pixels.
+    table_->setWordWrap(false);
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     layout->addWidget(heading_);
     layout->addWidget(table_, 1);
 }
@@ -176,8 +179,9 @@ void PredictionsPanel::setPredictions(const std::vector<ae::model::Prediction>& 
         QString change;
         QColor colour = palette().text().color();
         if (old == before.end()) {
-            change =
-                tr("new in the top %1 → %2 ▲").arg(before.size()).arg(p.probability, 0, 'f', 3);
+            // As short as the other rows ("new in the top 10 → …" was cut at 1024 pixels); the
+            // tooltip says it in full.
+            change = tr("new → %1 ▲").arg(p.probability, 0, 'f', 3);
             colour = kUpColor;
         } else {
             const double delta = p.probability - old->probability;
@@ -191,6 +195,8 @@ void PredictionsPanel::setPredictions(const std::vector<ae::model::Prediction>& 
             if (std::abs(delta) >= 5e-4) colour = delta > 0 ? kUpColor : kDownColor;
         }
         auto* item = new QTableWidgetItem(change);
+        if (old == before.end())
+            item->setToolTip(tr("Not in the top %1 before the what-if").arg(before.size()));
         item->setForeground(colour);
         QFont font = item->font();
         font.setBold(colour != palette().text().color());

@@ -170,7 +170,10 @@ private slots:
                            .arg(l.data.predictions[0].probability, 0, 'f', 3)
                            .arg(after.predictions[0].probability, 0, 'f', 3));
         QVERIFY(table->item(1, 2)->text().endsWith("▲"));
-        QVERIFY(table->item(2, 2)->text().startsWith("new in the top 10"));
+        QVERIFY(table->item(2, 2)->text().startsWith("new → "));
+        QVERIFY(!table->wordWrap());  // one line a token
+        QCOMPARE(table->item(2, 2)->toolTip(),
+                 QStringLiteral("Not in the top 10 before the what-if"));
         QVERIFY(table->item(0, 2)->foreground().color() != table->item(1, 2)->foreground().color());
         QVERIFY(view.panels()->isTabVisible(view.panels()->indexOf(view.predictionsPanel())));
     }

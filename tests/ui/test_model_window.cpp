@@ -271,6 +271,11 @@ void TestModelWindow::typedIdsRun() {
 void TestModelWindow::headSwitchedOffFlowsThroughTheModel() {
     openModel();
     const auto before = session()->currentRun();
+    // The model as it is has no "before → after" column; a what-if has, until it is undone.
+    PredictionsPanel* predictions = window_->modelView()->predictionsPanel();
+    QVERIFY(predictions->table()->isColumnHidden(2));
+    QVERIFY2(!predictions->heading().contains(QStringLiteral("what-if")),
+             qPrintable(predictions->heading()));
     auto* off = window_->controls()->findChild<QToolButton*>(QStringLiteral("headOff1"));
     QVERIFY(off);
     off->click();
@@ -283,10 +288,13 @@ void TestModelWindow::headSwitchedOffFlowsThroughTheModel() {
     QVERIFY(std::find(changed.begin(), changed.end(), std::pair{0, 1}) != changed.end());
     QVERIFY(
         std::any_of(changed.begin(), changed.end(), [](const auto& c) { return c.first == 1; }));
+    QVERIFY(!predictions->table()->isColumnHidden(2));
+    QVERIFY(predictions->heading().contains(QStringLiteral("before and after the what-if")));
     window_->document()->undoStack()->undo();
     settle();
     QCOMPARE(session()->currentRun(), session()->baseRun());
     QVERIFY(!off->isChecked());
+    QVERIFY(predictions->table()->isColumnHidden(2));
 }
 
 void TestModelWindow::savedSceneReopensTheModel() {
