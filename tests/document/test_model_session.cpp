@@ -65,6 +65,14 @@ bool sameRun(const RunF& a, const RunF& b) {
     return identical(a.finalHidden, b.finalHidden);
 }
 
+// A sharper softmax: scores divided by `divisor` instead of √d_head (one undo step).
+void divideScoresBy(AttentionDocument& document, double divisor) {
+    Scale sharp;
+    sharp.kind = ScaleKind::Divisor;
+    sharp.divisor = divisor;
+    document.setScale(sharp);
+}
+
 double outputDifference(const RunF& a, const RunF& b) {
     return a.config.isDecoder() ? largestDifference(model::Matrix<float>(a.logits.bottomRows(1)),
                                                     model::Matrix<float>(b.logits.bottomRows(1)))
@@ -307,10 +315,7 @@ void TestModelSession::whatIfFlowsForward() {
     Opened o;
     QVERIFY(o.open(modelDir("gpt2-tiny")));
     const RunF before = *o.session.currentRun();
-    Scale sharp;
-    sharp.kind = ScaleKind::Divisor;
-    sharp.divisor = 0.25;
-    o.document.setScale(sharp);
+    divideScoresBy(o.document, 0.25);
     o.settle();
     const RunF after = *o.session.currentRun();
     QVERIFY(o.session.currentRun() != o.session.baseRun());
@@ -361,10 +366,7 @@ void TestModelSession::undoWhileAWhatIfComputesShowsTheModel() {
     Opened o;
     QVERIFY(o.open(modelDir("gpt2-tiny")));
     const RunF before = *o.session.currentRun();
-    Scale sharp;
-    sharp.kind = ScaleKind::Divisor;
-    sharp.divisor = 0.25;
-    o.document.setScale(sharp);
+    divideScoresBy(o.document, 0.25);
     o.document.waitForResults();  // the layer is computed; the later layers are on the worker
     QVERIFY(o.session.isBusy());
     o.document.undoStack()->undo();
@@ -427,10 +429,7 @@ void TestModelSession::savedSceneReopensTheModel() {
         o.settle();
         o.session.openHead(1, 3);
         o.settle();
-        Scale sharp;
-        sharp.kind = ScaleKind::Divisor;
-        sharp.divisor = 0.5;
-        o.document.setScale(sharp);
+        divideScoresBy(o.document, 0.5);
         o.settle();
         saved = *o.session.currentRun();
         Scene scene = o.document.scene();
@@ -681,10 +680,7 @@ void TestModelSession::builtInSceneReopensByNameElsewhere() {
         o.settle();
         o.session.openHead(1, 3);
         o.settle();
-        Scale sharp;
-        sharp.kind = ScaleKind::Divisor;
-        sharp.divisor = 0.5;
-        o.document.setScale(sharp);
+        divideScoresBy(o.document, 0.5);
         o.settle();
         saved = *o.session.currentRun();
         Scene scene = o.document.scene();
