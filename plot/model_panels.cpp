@@ -427,6 +427,15 @@ void QueryKeyPanel::placeLabels() {
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, best);
     const QFontMetricsF metrics(font);
     std::vector<QRectF> taken{legendAt(best)};
+    // No label hides a point either: every marker's square is taken, but for the label's own.
+    std::vector<QRectF> markers;
+    for (int set = 0; set < 2; ++set) {
+        const double side = curves_[set]->scatterStyle().size();
+        for (int i = 0; i < count; ++i) {
+            const QPointF at = pixel(set == 0 ? projection.queries : projection.keys, i);
+            markers.emplace_back(at.x() - side / 2, at.y() - side / 2, side, side);
+        }
+    }
     for (int i = 0; i < count; ++i) {
         for (int set = 0; set < 2; ++set) {
             const Eigen::MatrixX2d& points = set == 0 ? projection.queries : projection.keys;
@@ -435,9 +444,13 @@ void QueryKeyPanel::placeLabels() {
             // As drawn: left-aligned 4 px right of the point, its bottom 2 px above it.
             const QRectF box(px + 4, py - 2 - metrics.height(),
                              metrics.horizontalAdvance(labels[i]), metrics.height());
-            if (!area.contains(box) ||
-                std::any_of(taken.begin(), taken.end(),
-                            [&box](const QRectF& other) { return other.intersects(box); }))
+            const auto overlaps = [&box](const QRectF& other) { return other.intersects(box); };
+            const std::size_t own = static_cast<std::size_t>(set * count + i);
+            bool hidesAPoint = false;
+            for (std::size_t m = 0; m < markers.size() && !hidesAPoint; ++m)
+                hidesAPoint = m != own && overlaps(markers[m]);
+            if (!area.contains(box) || hidesAPoint ||
+                std::any_of(taken.begin(), taken.end(), overlaps))
                 continue;
             taken.push_back(box);
             auto* text = new QCPItemText(plot_);

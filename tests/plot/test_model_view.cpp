@@ -317,16 +317,37 @@ private slots:
         // Every label's box as drawn; none may cover another or the legend, or leave the axes.
         const auto labelsFit = [&](std::size_t* placed) {
             std::vector<QRectF> boxes;
+            std::vector<QPointF> anchors;  // the point each label names
             for (int n = 0; n < plot->itemCount(); ++n) {
                 auto* text = qobject_cast<QCPItemText*>(plot->item(n));
                 if (!text) return false;
                 const QPointF at = text->position->pixelPosition();
+                anchors.push_back(at);
                 const QFontMetricsF metrics(text->font());
                 boxes.emplace_back(at.x() + 4, at.y() - 2 - metrics.height(),
                                    metrics.horizontalAdvance(text->text()), metrics.height());
                 colours.insert(text->color().rgb());
             }
             *placed = boxes.size();
+            // The markers' squares: a label may touch its own point, never hide another.
+            std::vector<QRectF> markers;
+            for (int set = 0; set < 2; ++set) {
+                auto* curve = qobject_cast<QCPCurve*>(plot->plottable(set));
+                const double side = curve->scatterStyle().size();
+                for (auto it = curve->data()->constBegin(); it != curve->data()->constEnd(); ++it) {
+                    const QPointF at(plot->xAxis->coordToPixel(it->key),
+                                     plot->yAxis->coordToPixel(it->value));
+                    markers.emplace_back(at.x() - side / 2, at.y() - side / 2, side, side);
+                }
+            }
+            for (size_t a = 0; a < boxes.size(); ++a) {
+                for (const QRectF& marker : markers) {
+                    const QPointF centre = marker.center();
+                    const bool own = std::abs(centre.x() - anchors[a].x()) < 0.01 &&
+                                     std::abs(centre.y() - anchors[a].y()) < 0.01;
+                    if (!own && marker.intersects(boxes[a])) return false;
+                }
+            }
             const QRectF legend = plot->legend->outerRect();
             const QRectF axes = plot->axisRect()->rect();
             for (size_t a = 0; a < boxes.size(); ++a) {
