@@ -83,10 +83,12 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     threshold_->setDecimals(2);
     threshold_->setSingleStep(0.05);
     threshold_->setValue(0.4);
-    threshold_->setPrefix(tr("above "));
+    threshold_->setPrefix(tr("> "));
+    threshold_->setToolTip(tr("Highlight the heads whose score is above this"));
     onlyAbove_ = new QCheckBox(tr("list only them"), heads);
     thresholdScore_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    thresholdScore_->setMinimumContentsLength(10);
+    // "Previous token" whole: at 10 characters it read "Previous tok" at 1024 pixels.
+    thresholdScore_->setMinimumContentsLength(14);
     thresholdRow->addWidget(thresholdOn_);
     thresholdRow->addWidget(thresholdScore_);
     thresholdRow->addWidget(threshold_);
