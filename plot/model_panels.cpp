@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QRadioButton>
 #include <QTableWidget>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -233,6 +234,13 @@ QueryKeyPanel::QueryKeyPanel(QWidget* parent) : QWidget(parent) {
     layout->addLayout(switches);
     plot_ = new QCustomPlot(this);
     plot_->installEventFilter(this);
+    connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+        const QString text = pointTextAt(event->position());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+    });
     // Curves, not graphs: a graph sorts its points by x, a curve keeps them in token order.
     for (int i = 0; i < 2; ++i) {
         const QColor colour = i == 0 ? kQueryColor : kKeyColor;
@@ -462,6 +470,26 @@ void QueryKeyPanel::placeLabels() {
             text->setColor(set == 0 ? kQueryColor.darker(130) : kKeyColor.darker(160));
         }
     }
+}
+
+QString QueryKeyPanel::pointTextAt(QPointF pixel) const {
+    if (!labelled_) return {};
+    const auto& [projection, labels, font] = *labelled_;
+    QString nearest;
+    double best = std::numeric_limits<double>::max();
+    for (int set = 0; set < 2; ++set) {
+        const Eigen::MatrixX2d& points = set == 0 ? projection.queries : projection.keys;
+        const double reach = curves_[set]->scatterStyle().size() / 2 + 3;
+        for (int i = 0; i < static_cast<int>(points.rows()); ++i) {
+            const QPointF at(plot_->xAxis->coordToPixel(points(i, 0)),
+                             plot_->yAxis->coordToPixel(points(i, 1)));
+            const double distance = std::hypot(at.x() - pixel.x(), at.y() - pixel.y());
+            if (distance > reach || distance >= best) continue;
+            best = distance;
+            nearest = (set == 0 ? tr("query %1 “%2”") : tr("key %1 “%2”")).arg(i).arg(labels[i]);
+        }
+    }
+    return nearest;
 }
 
 std::vector<QPointF> QueryKeyPanel::plottedQueries() {

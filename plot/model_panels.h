@@ -96,6 +96,10 @@ public:
     QString xAxisTitle();
     QString yAxisTitle();
     void setPresentation(bool on);
+    // What the pointer at `pixel` (in the plot's pixels) is over: "query 5 “cat”" for the
+    // nearest point within its marker and 3 pixels, or empty. The map's tooltip while hovering:
+    // in a crowded map most points go without a label.
+    QString pointTextAt(QPointF pixel) const;
 
 protected:
     void showEvent(QShowEvent* event) override;

@@ -368,6 +368,18 @@ private slots:
         QTRY_VERIFY(labelsFit(&narrow) && narrow < atFirst);
         panel.resize(900, 700);
         QTRY_VERIFY(labelsFit(&wide) && wide > atFirst);
+        // Hovering names any point, labelled or not; away from every point, nothing.
+        const auto queries = panel.plottedQueries();
+        const auto keys = panel.plottedKeys();
+        const auto pixelOf = [plot](QPointF p) {
+            return QPointF(plot->xAxis->coordToPixel(p.x()), plot->yAxis->coordToPixel(p.y()));
+        };
+        for (int i : {0, 64, 127}) {
+            QCOMPARE(panel.pointTextAt(pixelOf(queries[i])),
+                     QStringLiteral("query %1 “word%1”").arg(i));
+            QCOMPARE(panel.pointTextAt(pixelOf(keys[i])), QStringLiteral("key %1 “word%1”").arg(i));
+        }
+        QCOMPARE(panel.pointTextAt(QPointF(-50, -50)), QString());
         // The axis title's lines fit the narrow map.
         panel.resize(300, 420);
         QTRY_VERIFY(labelsFit(&narrow) && narrow < atFirst);
