@@ -60,8 +60,9 @@ RotaryStudy::RotaryStudy(const Scene& scene, int head, int queryRow, int keyRow)
     scene_.sourceTokens = {scene.keyTokens()[static_cast<size_t>(keyRow)]};
     AttentionEngine<double> engine(scene_);
     engine.compute();
-    const auto q = engine.headQuery(head).row(0);
-    const auto k = engine.headKey(head).row(0);
+    // Copied: a row of the Ref that headQuery returns would outlive the Ref it points into.
+    const Eigen::RowVectorXd q = engine.headQuery(head).row(0);
+    const Eigen::RowVectorXd k = engine.headKey(head).row(0);
     for (Eigen::Index c = 0; c < q.size(); ++c)
         query_.push_back(q(c));
     for (Eigen::Index c = 0; c < k.size(); ++c)
