@@ -170,7 +170,9 @@ private slots:
         QFETCH(QString, expected);
         ModelCopy m(model);
         m.editConfig([&](QJsonObject& c) { c[field] = value; });
-        QVERIFY_MESSAGE(openError(m.dir), "config.json: ", qPrintable(expected));
+        // Held here: qPrintable's buffer would be gone before the macro's loop reads it.
+        const QByteArray expectedText = expected.toUtf8();
+        QVERIFY_MESSAGE(openError(m.dir), "config.json: ", expectedText.constData());
     }
 
     // Python reads 2.0 as a float, and the reference refuses it where an integer belongs; Qt

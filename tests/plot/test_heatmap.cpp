@@ -23,6 +23,17 @@ EngineF computed(const Scene& scene) {
     return engine;
 }
 
+// A map as the window makes one: the controller is a child of its plot, and the plot (with the
+// controller) is deleted here. A controller on the stack would leave its plot behind.
+struct OwnedMap {
+    HeatmapController* controller = new HeatmapController;
+    OwnedMap() = default;
+    OwnedMap(const OwnedMap&) = delete;
+    OwnedMap& operator=(const OwnedMap&) = delete;
+    ~OwnedMap() { delete controller->widget(); }
+    HeatmapController& operator*() { return *controller; }
+};
+
 // Lays the plot out at its own size and renders it, so the cells' pixels match the image.
 QImage render(HeatmapController& c, int width = 420, int height = 360) {
     c.widget()->resize(width, height);
@@ -74,7 +85,8 @@ void TestHeatmap::initTestCase() {
 
 void TestHeatmap::cellsHoldTheEngineValues() {
     const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
-    HeatmapController c;
+    OwnedMap owned_c;
+    HeatmapController& c = *owned_c;
     c.setMatrix(engine.weights(2));
     QCOMPARE(c.shownColumns(), 6);
     QCOMPARE(c.shownRows(), 6);
@@ -90,7 +102,8 @@ void TestHeatmap::cellsHoldTheEngineValues() {
 
 void TestHeatmap::queryZeroAtTopAndCellsOnIntegers() {
     const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
-    HeatmapController c;
+    OwnedMap owned_c;
+    HeatmapController& c = *owned_c;
     c.setMatrix(engine.weights(0));
     c.setLabels({"a", "b", "c", "d", "e", "f"}, {"a", "b", "c", "d", "e", "f"}, true);
     render(c);
@@ -115,7 +128,8 @@ void TestHeatmap::oneWideMapIsDrawn() {
     Scene scene = io::loadPreset(QStringLiteral("default"));
     scene.heads = 8;  // d_head = 1: Q of a head is one column wide
     const EngineF engine = computed(scene);
-    HeatmapController c;
+    OwnedMap owned_c;
+    HeatmapController& c = *owned_c;
     c.setGradient(ColorMap::RdBu);
     c.setMatrix(engine.headQuery(3));
     c.setDataRange(-3, 3);
@@ -137,7 +151,8 @@ void TestHeatmap::oneWideMapIsDrawn() {
 
 void TestHeatmap::renderedCellHasTheGradientColour() {
     const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
-    HeatmapController c;
+    OwnedMap owned_c;
+    HeatmapController& c = *owned_c;
     c.setGradient(ColorMap::Viridis);
     c.setMatrix(engine.weights(3));
     c.setDataRange(0, 1);
@@ -161,7 +176,8 @@ void TestHeatmap::maskedCellsAreHatched() {
     Scene scene = io::loadPreset(QStringLiteral("default"));
     scene.mask.causal = true;
     const EngineF engine = computed(scene);
-    HeatmapController c;
+    OwnedMap owned_c;
+    HeatmapController& c = *owned_c;
     c.setGradient(ColorMap::Viridis);
     c.setMatrix(engine.weights(0));
     c.setDataRange(0, 1);
@@ -194,7 +210,8 @@ void TestHeatmap::maskedCellsAreHatched() {
 
 void TestHeatmap::hoverFindsTheRoundedCell() {
     const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
-    HeatmapController c;
+    OwnedMap owned_c;
+    HeatmapController& c = *owned_c;
     c.setMatrix(engine.weights(0));
     c.setLabels({"a", "b", "c", "d", "e", "f"}, {"a", "b", "c", "d", "e", "f"}, true);
     render(c);
@@ -215,7 +232,8 @@ void TestHeatmap::hoverFindsTheRoundedCell() {
 
 void TestHeatmap::selectedRowIsOutlined() {
     const EngineF engine = computed(io::loadPreset(QStringLiteral("default")));
-    HeatmapController c;
+    OwnedMap owned_c;
+    HeatmapController& c = *owned_c;
     c.setGradient(ColorMap::Viridis);
     c.setMatrix(engine.weights(0));
     c.setDataRange(0, 1);
@@ -299,7 +317,8 @@ void TestHeatmap::largeMapIsPooledToItsPixels() {
     QStringList labels;
     for (int i = 0; i < 600; ++i)
         labels << QString::number(i);
-    HeatmapController c;
+    OwnedMap owned_c;
+    HeatmapController& c = *owned_c;
     c.setMatrix(m);
     c.setLabels(labels, labels, true);
     c.setDataRange(0.0, 1.0);
@@ -331,7 +350,8 @@ void TestHeatmap::largeMapIsPooledToItsPixels() {
 
     // Maps share one veil per mask: a second map with the opposite mask, painted in between,
     // must not lend the first its veil, nor take the first's.
-    HeatmapController other;
+    OwnedMap owned_other;
+    HeatmapController& other = *owned_other;
     other.setPooling(Pooling::Mean);
     other.setMatrix(m);
     other.setLabels(labels, labels, true);
@@ -355,7 +375,8 @@ void TestHeatmap::largeMapIsPooledToItsPixels() {
 // would cost ~50 ms an edit), yet a render of it (an export) or showing it draws the latest
 // numbers, with no event loop in between for the render.
 void TestHeatmap::hiddenMapIsDrawnWhenPaintedOrShown() {
-    HeatmapController c;
+    OwnedMap owned_c;
+    HeatmapController& c = *owned_c;
     c.setGradient(ColorMap::Viridis);
     c.setDataRange(0, 1);
     c.setLabels({"a", "b", "c"}, {"a", "b", "c"}, true);
@@ -400,7 +421,8 @@ void TestHeatmap::tokenLabelsTurnUprightBeforeTheyThin() {
     const QStringList words = {"The", "cat", "sat", "on", "the", "mat"};
     int flat = 0, upright = 0;
     for (int width = 520; width >= 200; width -= 2) {
-        HeatmapController c;
+        OwnedMap owned_c;
+        HeatmapController& c = *owned_c;
         c.setLabels(words, words, true);
         c.setMatrix(engine.weights(0));
         render(c, width, 360);
