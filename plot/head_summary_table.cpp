@@ -118,7 +118,7 @@ QVariant HeadSummaryModel::data(const QModelIndex& index, int role) const {
         return std::isnan(value) ? -std::numeric_limits<double>::infinity() : value;
     if (role == Qt::DisplayRole) {
         if (index.column() <= HeadColumn) return static_cast<int>(value);
-        return std::isnan(value) ? QStringLiteral("–") : QString::number(value, 'f', 3);
+        return std::isnan(value) ? QStringLiteral("–") : QString::number(value, 'f', decimals_);
     }
     if (role == Qt::ToolTipRole && index.column() == InductionColumn && std::isnan(value))
         return tr("Not measured yet: Measure induction runs the text repeated twice.");
@@ -165,6 +165,13 @@ void HeadSummaryModel::setShortHeaders(bool on) {
     if (on == shortHeaders_) return;
     shortHeaders_ = on;
     emit headerDataChanged(Qt::Horizontal, EntropyColumn, InductionColumn);
+}
+
+void HeadSummaryModel::setDecimals(int decimals) {
+    if (decimals == decimals_) return;
+    decimals_ = decimals;
+    if (rowCount() > 0)
+        emit dataChanged(index(0, EntropyColumn), index(rowCount() - 1, InductionColumn));
 }
 
 HeadSummaryFilter::HeadSummaryFilter(QObject* parent) : QSortFilterProxyModel(parent) {

@@ -46,6 +46,8 @@ public:
     // Short names in the score columns' headers, for columns too narrow for the full ones.
     void setShortHeaders(bool on);
     bool shortHeaders() const { return shortHeaders_; }
+    // Digits after the point in the score columns (3 unless the columns are narrow).
+    void setDecimals(int decimals);
     const ae::model::HeadSummary& summary(int row) const {
         return summaries_[static_cast<size_t>(row)];
     }
@@ -59,6 +61,7 @@ private:
     std::vector<ae::model::HeadSummary> summaries_;
     std::set<std::pair<int, int>> highlighted_;
     bool shortHeaders_ = false;
+    int decimals_ = 3;
 };
 
 // Sorts by SortRole; with onlyHighlighted, shows only highlighted heads.

@@ -126,10 +126,12 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     table_->horizontalHeader()->setMinimumSectionSize(24);
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     // Stretched sections follow the header's width without sectionResized: the header's resize
-    // is watched instead, and the fit taken once the sections have their new sizes.
+    // (and the table's font, which presentation mode enlarges) is watched instead, and the fit
+    // taken once the sections have their new sizes.
     table_->horizontalHeader()->installEventFilter(this);
+    table_->installEventFilter(this);
     connect(table_->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this,
-            &ModelView::fitSummaryHeaders);
+            &ModelView::fitSummaryColumns);
     headsLayout->addWidget(table_, 1);
     panels_->addTab(heads, tr("Heads"));
     rollout_ = new RolloutPanel(panels_);
@@ -261,30 +263,49 @@ void ModelView::updateQueryKey() {
 }
 
 bool ModelView::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == table_->horizontalHeader() && event->type() == QEvent::Resize)
-        QMetaObject::invokeMethod(this, &ModelView::fitSummaryHeaders, Qt::QueuedConnection);
+    if ((watched == table_->horizontalHeader() && event->type() == QEvent::Resize) ||
+        (watched == table_ && event->type() == QEvent::FontChange))
+        QMetaObject::invokeMethod(this, &ModelView::fitSummaryColumns, Qt::QueuedConnection);
     return QWidget::eventFilter(watched, event);
 }
 
-// Each score column's header in full where every word of it fits the column, else all in short
-// (the tooltips hold the full names): beside the grid at 1024 pixels "Previous" and "Induction"
-// were clipped to "revious" and "nductio".
-void ModelView::fitSummaryHeaders() {
-    const QHeaderView* header = table_->horizontalHeader();
-    const QFontMetrics metrics(header->font());
+// The score columns as the room allows, judged from the table's width shared between them (not
+// from the columns' own widths, which follow the choice made here):
+// - three decimals where "0.000" fits a column, else two;
+// - each header in full where every word of it fits, else all in short (the tooltips hold the
+//   full names): beside the grid at 1024 pixels "Previous" and "Induction" read "revious" and
+//   "nductio";
+// - where even "0.00" does not fit, the columns take their contents' width and the table scrolls
+//   sideways: in presentation mode at 1024 pixels every score read "0.…".
+void ModelView::fitSummaryColumns() {
+    QHeaderView* header = table_->horizontalHeader();
+    constexpr int first = HeadSummaryModel::EntropyColumn, last = HeadSummaryModel::InductionColumn;
+    const int fixed = header->sectionSize(HeadSummaryModel::LayerColumn) +
+                      header->sectionSize(HeadSummaryModel::HeadColumn);
+    const int room = (table_->viewport()->width() - fixed) / (last - first + 1);
+    const QFontMetrics cells(table_->font());
+    const int cellPadding = 8;  // the cell's margins and grid line, with a little to spare
+    const auto numberFits = [&](const char* text) {
+        return cells.horizontalAdvance(QLatin1String(text)) + cellPadding <= room;
+    };
+    summaryModel_->setDecimals(numberFits("0.000") ? 3 : 2);
+    const bool scroll = !numberFits("0.00");
+    for (int column = first; column <= last; ++column)
+        header->setSectionResizeMode(column,
+                                     scroll ? QHeaderView::ResizeToContents : QHeaderView::Stretch);
+
+    const QFontMetrics names(header->font());
     const int margin = 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
     const int sortMark = header->style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header);
-    bool fits = true;
-    for (int column = HeadSummaryModel::EntropyColumn; column <= HeadSummaryModel::InductionColumn;
-         ++column) {
-        const int room = header->sectionSize(column) - margin -
-                         (header->sortIndicatorSection() == column ? sortMark : 0);
-        const QString name =
-            headScoreName(static_cast<HeadScore>(column - HeadSummaryModel::EntropyColumn));
+    bool fullNamesFit = true;
+    for (int column = first; column <= last; ++column) {
+        const int nameRoom =
+            room - margin - (header->sortIndicatorSection() == column ? sortMark : 0);
+        const QString name = headScoreName(static_cast<HeadScore>(column - first));
         for (const QString& word : name.split(QLatin1Char(' ')))
-            fits = fits && metrics.horizontalAdvance(word) <= room;
+            fullNamesFit = fullNamesFit && names.horizontalAdvance(word) <= nameRoom;
     }
-    summaryModel_->setShortHeaders(!fits);
+    summaryModel_->setShortHeaders(!fullNamesFit);
 }
 
 void ModelView::updateHighlight() {

@@ -90,7 +90,7 @@ protected:
 
 private:
     void updateHighlight();
-    void fitSummaryHeaders();
+    void fitSummaryColumns();
     void updatePositions();
     void updatePredictions();
     void updateQueryKey();

@@ -422,6 +422,32 @@ void TestModelWindow::aModelOpenFitsA1024PixelScreen() {
         return table->model()->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
     };
     QVERIFY2(headersFit(), qPrintable(header(HeadSummaryModel::PreviousTokenColumn)));
+    // Every score is read whole, in presentation mode too (its larger text read "0.…" here):
+    // with fewer decimals, or in columns as wide as their numbers with the table scrolling.
+    const auto scoresFit = [table]() -> QString {
+        const QFontMetrics metrics(table->font());
+        for (int row = 0; row < table->model()->rowCount(); ++row) {
+            for (int column = HeadSummaryModel::EntropyColumn;
+                 column <= HeadSummaryModel::InductionColumn; ++column) {
+                const QString text = table->model()->index(row, column).data().toString();
+                if (metrics.horizontalAdvance(text) + 4 > table->columnWidth(column))
+                    return QStringLiteral("row %1, column %2: \"%3\" in %4 px")
+                        .arg(row)
+                        .arg(column)
+                        .arg(text)
+                        .arg(table->columnWidth(column));
+            }
+        }
+        return {};
+    };
+    QVERIFY2(scoresFit().isEmpty(), qPrintable(scoresFit()));
+    QAction* presentation = window_->findChild<QAction*>(QStringLiteral("presentationAction"));
+    QVERIFY(presentation);
+    presentation->trigger();
+    settle();
+    QVERIFY2(scoresFit().isEmpty(), qPrintable(scoresFit()));
+    presentation->trigger();
+    settle();
     window_->resize(1900, 900);
     settle();
     QCOMPARE(header(HeadSummaryModel::PreviousTokenColumn), QStringLiteral("Previous\ntoken"));
