@@ -798,7 +798,6 @@ void ModelSession::installBase(std::shared_ptr<const Run> run, const Input& inpu
     base_ = std::move(run);
     baseInput_ = input;
     baseAnalysis_ = analysis;
-    baseAnalysis_.basePredictions = baseAnalysis_.predictions;
     pristine_.reset();
     measureInductionLater();
 }
@@ -1053,9 +1052,12 @@ void ModelSession::setSelectedPosition(int position) {
     const int at = position >= 0 && position < tokens ? position : tokens - 1;
     const model::Model& m = *model();
     analysis_.predictions = model::topPredictions(m, *current_, at, 10);
-    analysis_.basePredictions = model::topPredictions(m, *base_, at, 10);
-    baseAnalysis_.predictions = analysis_.basePredictions;
-    baseAnalysis_.basePredictions = analysis_.basePredictions;
+    // A "before" only for a what-if: the model's own run has nothing to compare with.
+    const bool whatIf = current_ != base_;
+    baseAnalysis_.predictions =
+        whatIf ? model::topPredictions(m, *base_, at, 10) : analysis_.predictions;
+    analysis_.basePredictions =
+        whatIf ? baseAnalysis_.predictions : std::vector<model::Prediction>();
     emit resultsChanged();
 }
 

@@ -94,10 +94,11 @@ QString keyValueCacheStatus(const Scene& scene, const model::Model* model = null
 
 // The analysis of one run, for the model view.
 struct RunAnalysis {
-    std::vector<model::HeadSummary> summaries;       // with induction when measured, else NaN
-    std::vector<Eigen::MatrixXd> rollout;            // per layer, T x T
-    std::vector<model::Prediction> predictions;      // decoders: at the selected position
-    std::vector<model::Prediction> basePredictions;  // the same, before any what-if
+    std::vector<model::HeadSummary> summaries;   // with induction when measured, else NaN
+    std::vector<Eigen::MatrixXd> rollout;        // per layer, T x T
+    std::vector<model::Prediction> predictions;  // decoders: at the selected position
+    // The same, before the what-if; empty for the model's own run.
+    std::vector<model::Prediction> basePredictions;
 };
 
 class ModelSession : public QObject {

@@ -68,7 +68,7 @@ public:
     QString displayText(int id) const;
 
 private:
-    QString readableText(int id) const;  // displayText before the control pictures
+    QString readableText(int id) const;  // displayText before its control characters are escaped
     explicit Tokenizer(std::unique_ptr<tok::Pipeline> pipeline);
     std::unique_ptr<tok::Pipeline> pipeline_;
 };

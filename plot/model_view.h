@@ -34,9 +34,10 @@ struct ModelViewData {
     std::function<QString(long long id)> tokenText;         // decodes a predicted id (null: the id)
     std::vector<ae::model::HeadSummary> summaries;   // layers*heads; induction NaN until measured
     std::vector<ae::model::Prediction> predictions;  // at the selected position, after what-ifs
-    std::vector<ae::model::Prediction> basePredictions;  // same position, before any what-if
-    std::vector<std::pair<int, int>> changedHeads;       // (layer, head) whose weights moved
-    std::optional<std::pair<int, int>> openHead;         // (layer, head) open in the explorer
+    // Same position, before the what-if; empty (no before → after column) when there is none.
+    std::vector<ae::model::Prediction> basePredictions;
+    std::vector<std::pair<int, int>> changedHeads;  // (layer, head) whose weights moved
+    std::optional<std::pair<int, int>> openHead;    // (layer, head) open in the explorer
 };
 
 class HeadGrid;

@@ -355,8 +355,7 @@ void MainWindow::showModelResults() {
     const RunAnalysis& analysis = session_->analysis();
     data.summaries = analysis.summaries;
     data.predictions = analysis.predictions;
-    // "Before" exists only for a what-if: the model's own run has no before → after column.
-    if (data.run != session_->baseRun()) data.basePredictions = analysis.basePredictions;
+    data.basePredictions = analysis.basePredictions;
     data.changedHeads = session_->changedHeads(0.01);
     if (session_->layer() >= 0) {
         data.openHead = std::pair{session_->layer(), session_->head()};
