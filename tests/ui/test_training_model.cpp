@@ -10,6 +10,7 @@
 #include <QMenu>
 #include <QScreen>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
@@ -21,6 +22,7 @@
 #include "io/model_folder.h"
 #include "io/scene_file.h"
 #include "io/tokenizer.h"
+#include "plot/model_panels.h"
 #include "plot/model_view.h"
 #include "qcustomplot.h"
 #include "ui/classroom/classroom.h"
@@ -160,6 +162,9 @@ private slots:
         QCOMPARE(data.summaries.size(), std::size_t(4));
         QCOMPARE(data.summaries[3].induction, snapshot->summaries[3].induction);
         QVERIFY(!data.predictions.empty());
+        // Nothing to compare with: no before → after column.
+        QVERIFY(data.basePredictions.empty());
+        QVERIFY(page->modelView()->predictionsPanel()->table()->isColumnHidden(2));
         // The probe is a period of random ids repeated twice.
         const int n = snapshot->probePeriod;
         QCOMPARE(static_cast<int>(snapshot->probeIds.size()), 2 * n);

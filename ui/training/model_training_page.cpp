@@ -407,7 +407,8 @@ void ModelTrainingPage::showModel() {
     } catch (const model::ModelError&) {
         data.predictions.clear();  // not a position of this run: the view picks the last token
     }
-    data.basePredictions = data.predictions;
+    // No what-if here: basePredictions stays empty, so no before → after column repeats each
+    // probability.
     view_->setData(std::move(data));
 }
 
