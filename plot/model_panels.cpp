@@ -392,10 +392,7 @@ void QueryKeyPanel::placeLabels() {
     plot_->replot();
     const QRectF area = plot_->axisRect()->rect();
     const int count = static_cast<int>(projection.queries.rows());
-    const auto pixel = [this](const Eigen::MatrixX2d& points, int i) {
-        return QPointF(plot_->xAxis->coordToPixel(points(i, 0)),
-                       plot_->yAxis->coordToPixel(points(i, 1)));
-    };
+    const std::vector<QPointF> at = pointPixels();  // queries, then keys
     // The legend goes to the corner where it covers the fewest points (a point under it would
     // be lost), and no label is put under it.
     // Its frame (drawn on its outer rect) as laid out now gives its size and its gap to the
@@ -418,15 +415,13 @@ void QueryKeyPanel::placeLabels() {
         return QRectF(QPointF(x, y), legendSize);
     };
     Qt::Alignment best = corners[0];
-    int fewest = std::numeric_limits<int>::max();
+    auto fewest = std::numeric_limits<std::ptrdiff_t>::max();
     for (Qt::Alignment corner : corners) {
         // A marker is covered in part when its centre is within half its size of the box.
         const double half = curves_[0]->scatterStyle().size() / 2 + 2;
         const QRectF box = legendAt(corner).adjusted(-half, -half, half, half);
-        int covered = 0;
-        for (int i = 0; i < count; ++i)
-            covered += box.contains(pixel(projection.queries, i)) +
-                       box.contains(pixel(projection.keys, i));
+        const auto covered =
+            std::count_if(at.begin(), at.end(), [&box](QPointF p) { return box.contains(p); });
         if (covered < fewest) {
             fewest = covered;
             best = corner;
@@ -437,23 +432,19 @@ void QueryKeyPanel::placeLabels() {
     std::vector<QRectF> taken{legendAt(best)};
     // No label hides a point either: every marker's square is taken, but for the label's own.
     std::vector<QRectF> markers;
-    for (int set = 0; set < 2; ++set) {
-        const double side = curves_[set]->scatterStyle().size();
-        for (int i = 0; i < count; ++i) {
-            const QPointF at = pixel(set == 0 ? projection.queries : projection.keys, i);
-            markers.emplace_back(at.x() - side / 2, at.y() - side / 2, side, side);
-        }
+    for (std::size_t n = 0; n < at.size(); ++n) {
+        const double side =
+            curves_[n < static_cast<std::size_t>(count) ? 0 : 1]->scatterStyle().size();
+        markers.emplace_back(at[n].x() - side / 2, at[n].y() - side / 2, side, side);
     }
     for (int i = 0; i < count; ++i) {
         for (int set = 0; set < 2; ++set) {
             const Eigen::MatrixX2d& points = set == 0 ? projection.queries : projection.keys;
-            const QPointF at = pixel(points, i);
-            const double px = at.x(), py = at.y();
+            const std::size_t own = static_cast<std::size_t>(set * count + i);
             // As drawn: left-aligned 4 px right of the point, its bottom 2 px above it.
-            const QRectF box(px + 4, py - 2 - metrics.height(),
+            const QRectF box(at[own].x() + 4, at[own].y() - 2 - metrics.height(),
                              metrics.horizontalAdvance(labels[i]), metrics.height());
             const auto overlaps = [&box](const QRectF& other) { return other.intersects(box); };
-            const std::size_t own = static_cast<std::size_t>(set * count + i);
             bool hidesAPoint = false;
             for (std::size_t m = 0; m < markers.size() && !hidesAPoint; ++m)
                 hidesAPoint = m != own && overlaps(markers[m]);
@@ -474,22 +465,32 @@ void QueryKeyPanel::placeLabels() {
 
 QString QueryKeyPanel::pointTextAt(QPointF pixel) const {
     if (!labelled_) return {};
-    const auto& [projection, labels, font] = *labelled_;
+    const QStringList& labels = labelled_->labels;
+    const int count = static_cast<int>(labels.size());
+    const std::vector<QPointF> at = pointPixels();  // queries, then keys
     QString nearest;
     double best = std::numeric_limits<double>::max();
-    for (int set = 0; set < 2; ++set) {
-        const Eigen::MatrixX2d& points = set == 0 ? projection.queries : projection.keys;
+    for (std::size_t n = 0; n < at.size(); ++n) {
+        const int set = n < static_cast<std::size_t>(count) ? 0 : 1;
+        const int i = static_cast<int>(n) - set * count;
         const double reach = curves_[set]->scatterStyle().size() / 2 + 3;
-        for (int i = 0; i < static_cast<int>(points.rows()); ++i) {
-            const QPointF at(plot_->xAxis->coordToPixel(points(i, 0)),
-                             plot_->yAxis->coordToPixel(points(i, 1)));
-            const double distance = std::hypot(at.x() - pixel.x(), at.y() - pixel.y());
-            if (distance > reach || distance >= best) continue;
-            best = distance;
-            nearest = (set == 0 ? tr("query %1 “%2”") : tr("key %1 “%2”")).arg(i).arg(labels[i]);
-        }
+        const double distance = std::hypot(at[n].x() - pixel.x(), at[n].y() - pixel.y());
+        if (distance > reach || distance >= best) continue;
+        best = distance;
+        nearest = (set == 0 ? tr("query %1 “%2”") : tr("key %1 “%2”")).arg(i).arg(labels[i]);
     }
     return nearest;
+}
+
+std::vector<QPointF> QueryKeyPanel::pointPixels() const {
+    const ae::model::QkProjection& projection = labelled_->projection;
+    std::vector<QPointF> pixels;
+    for (const Eigen::MatrixX2d* points : {&projection.queries, &projection.keys}) {
+        for (Eigen::Index i = 0; i < points->rows(); ++i)
+            pixels.emplace_back(plot_->xAxis->coordToPixel((*points)(i, 0)),
+                                plot_->yAxis->coordToPixel((*points)(i, 1)));
+    }
+    return pixels;
 }
 
 std::vector<QPointF> QueryKeyPanel::plottedQueries() {

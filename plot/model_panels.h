@@ -110,6 +110,8 @@ private:
     void draw();
     void placeLabels();
     void relabel();
+    // Every point where the plot as laid out draws it: the T queries, then the T keys.
+    std::vector<QPointF> pointPixels() const;
 
     // What the labels are placed from: placed again, in the plot's new pixels, when it is
     // resized (an export sized after drawing, a splitter dragged).
