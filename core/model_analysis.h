@@ -37,6 +37,16 @@ struct HeadSummary {
 // layer by layer ((layers − firstLayer)·heads entries, entry (l − firstLayer)·heads + h is layer
 // l's head h); induction is left NaN. A what-if from layer l leaves the earlier layers' heads as
 // they were: their summaries need not be computed again.
+// Whether the induction scores a list of summaries carries belong to the run it summarizes.
+// Induction needs a second run, on the text repeated twice, which comes after the first and
+// cannot always be made.
+enum class InductionState {
+    Pending,       // not measured yet: NaN
+    Measured,      // measured on this run's model (what-if included) and text
+    Unmeasurable,  // cannot be measured on this text: NaN, and the caller says why
+    Stale,         // a what-if's: the model's own scores, not measured on the what-if
+};
+
 template <typename Scalar>
 std::vector<HeadSummary> summarizeHeads(const ModelRun<Scalar>& run, int firstLayer = 0);
 

@@ -66,7 +66,7 @@ bool sameWeights(const Projections& p, const Projections& q) {
 
 // Whether two scenes compute the same layer (title, tokens and view aside). The weights are
 // compared unless the caller knows them to be the same.
-bool sameLayer(const Scene& a, const Scene& b, bool weightsKnownSame) {
+bool sameLayer(const Scene& a, const Scene& b, bool weightsKnownSame, bool ablationAside = false) {
     return sameMatrix(a.embeddings, b.embeddings) && a.hasSource == b.hasSource &&
            a.positional.kind == b.positional.kind && a.norm.enabled == b.norm.enabled &&
            a.norm.kind == b.norm.kind && sameMatrix(a.norm.weight, b.norm.weight) &&
@@ -75,7 +75,8 @@ bool sameLayer(const Scene& a, const Scene& b, bool weightsKnownSame) {
            a.kvHeads == b.kvHeads && a.qkNorm.enabled == b.qkNorm.enabled &&
            sameMatrix(a.qkNorm.queryWeight, b.qkNorm.queryWeight) &&
            sameMatrix(a.qkNorm.keyWeight, b.qkNorm.keyWeight) && a.qkNorm.eps == b.qkNorm.eps &&
-           a.rotary == b.rotary && a.ablation == b.ablation && sameValue(a.mask, b.mask) &&
+           a.rotary == b.rotary && (ablationAside || a.ablation == b.ablation) &&
+           sameValue(a.mask, b.mask) &&
            (a.maskFill == b.maskFill || (std::isnan(a.maskFill) && std::isnan(b.maskFill))) &&
            sameValue(a.scale, b.scale);
 }
@@ -129,30 +130,57 @@ RunAnalysis analyse(const model::ModelRun<float>& run, const model::Model& model
     }
     const int tokens = static_cast<int>(run.tokens.size());
     if (run.config.isDecoder() && tokens > 0) {
-        const int position =
+        a.position =
             selectedPosition >= 0 && selectedPosition < tokens ? selectedPosition : tokens - 1;
-        a.predictions = model::topPredictions(model, run, position, 10);
+        a.predictions = model::topPredictions(model, run, a.position, 10);
     }
     return a;
 }
 
-// Every head's induction score (layers·heads values), or nothing when it cannot be measured.
-// TransformerLens measures induction on a text repeated twice; the text itself serves. It needs
-// a second pass on twice the tokens, so it follows the run's results instead of holding them up.
-// A decoder's first copy is `run` itself (its rows never see a later token), so only the second
-// copy's rows are computed, with the run as their cache (model::rerunModel).
-std::vector<double> inductionOf(const model::ModelRun<float>& run, const model::Model& model) {
+struct InductionResult {
+    std::vector<double> scores;  // layers·heads values, or none
+    QString problem;             // why there are none
+};
+
+// Every head's induction score, or why it cannot be measured. TransformerLens measures induction
+// on a text repeated twice; the text itself serves. It needs a second pass on twice the tokens,
+// so it follows the run's results instead of holding them up. A decoder's first copy is `run`
+// itself (its rows never see a later token), so only the second copy's rows are computed, with
+// the run as their cache (model::rerunModel). `ablations` (heads switched off by zeros) measure
+// a what-if instead: the whole repeated text then runs with them.
+InductionResult inductionOf(const model::ModelRun<float>& run, const model::Model& model,
+                            const std::vector<model::HeadAblation>& ablations = {}) {
     const int tokens = static_cast<int>(run.tokens.size());
     const model::Config& c = run.config;
-    if (tokens < 2 || !run.attentionMask.empty() || (c.positions != 0 && 2 * tokens > c.positions))
-        return {};
+    if (tokens < 2)
+        return {{}, QObject::tr("induction needs a text of at least 2 tokens, repeated twice")};
+    if (!run.attentionMask.empty())
+        return {{},
+                QObject::tr("induction is measured on the text repeated twice, which padding "
+                            "does not allow: unmark the padding")};
+    if (c.positions != 0 && 2 * tokens > c.positions)
+        return {{},
+                QObject::tr("induction runs the text repeated twice: %1 tokens, more than the "
+                            "model's %2 positions. A text of %3 tokens or fewer can be "
+                            "measured")
+                    .arg(2 * tokens)
+                    .arg(c.positions)
+                    .arg(c.positions / 2)};
     std::vector<long long> twice = run.tokens;
     twice.insert(twice.end(), run.tokens.begin(), run.tokens.end());
-    model::RunOptions weightsOnly;
-    weightsOnly.logitsForEveryPosition = false;  // only the weights are read
+    model::RunOptions options;
+    options.logitsForEveryPosition = false;  // only the weights are read
+    options.ablations = ablations;
     const model::ModelRun<float> repeated =
-        model::rerunModel<float>(model, run, twice, weightsOnly);
-    return model::inductionScores(repeated, 0, tokens);
+        ablations.empty() ? model::rerunModel<float>(model, run, twice, options)
+                          : model::runModel<float>(model, twice, options);
+    return {model::inductionScores(repeated, 0, tokens), {}};
+}
+
+void setInduction(std::vector<model::HeadSummary>& summaries, const std::vector<double>& scores) {
+    for (std::size_t i = 0; i < summaries.size(); ++i)
+        summaries[i].induction =
+            i < scores.size() ? scores[i] : std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace
@@ -226,10 +254,15 @@ std::string withFolderResolvedFrom(const std::string& viewJson, const QString& s
 }
 
 QString keyValueCacheStatus(const Scene& scene, const model::Model* model,
-                            const QString& modelFolder) {
+                            const QString& modelFolder, bool brief) {
     // The window's engines compute in float.
-    QString text = QString::fromStdString(
-        keyValueCacheLayerText(scene.keyValueHeads(), scene.dHead(), sizeof(float), "float32"));
+    QString text =
+        brief ? QStringLiteral("KV cache %1/token/layer")
+                    .arg(QString::fromStdString(byteSizeText(
+                        keyValueCacheNumbersPerTokenPerLayer(scene.keyValueHeads(), scene.dHead()) *
+                        sizeof(float))))
+              : QString::fromStdString(keyValueCacheLayerText(scene.keyValueHeads(), scene.dHead(),
+                                                              sizeof(float), "float32"));
     if (model) {
         const QString name = QFileInfo(modelFolder).fileName();
         text += QStringLiteral("; ") +
@@ -807,17 +840,62 @@ void ModelSession::measureInductionLater() {
     std::shared_ptr<io::ModelFolder> folder = folder_;
     if (!run || !folder) return;
     post(Induction, tr("Measuring induction"), [this, run, folder] {
-        std::vector<double> induction = inductionOf(*run, folder->model());
-        return [this, run, induction = std::move(induction)] {
-            if (run != base_ || induction.empty()) return;  // the text changed meanwhile
-            for (std::size_t i = 0; i < induction.size(); ++i) {
-                if (i < baseAnalysis_.summaries.size())
-                    baseAnalysis_.summaries[i].induction = induction[i];
-                if (i < analysis_.summaries.size()) analysis_.summaries[i].induction = induction[i];
+        auto result = std::make_shared<InductionResult>(inductionOf(*run, folder->model()));
+        return [this, run, result] {
+            if (run != base_) return;  // the text changed meanwhile
+            const bool measured = result->problem.isEmpty();
+            setInduction(baseAnalysis_.summaries, result->scores);
+            baseAnalysis_.induction =
+                measured ? model::InductionState::Measured : model::InductionState::Unmeasurable;
+            baseAnalysis_.inductionNote = result->problem;
+            if (current_ == base_) {
+                setInduction(analysis_.summaries, result->scores);
+                analysis_.induction = baseAnalysis_.induction;
+                analysis_.inductionNote = baseAnalysis_.inductionNote;
+            } else if (analysis_.induction == model::InductionState::Stale) {
+                // The what-if shows the model's own scores, which have just come.
+                setInduction(analysis_.summaries, result->scores);
+                if (!measured) {
+                    analysis_.induction = model::InductionState::Unmeasurable;
+                    analysis_.inductionNote = result->problem;
+                }
             }
             emit resultsChanged();
         };
     });
+}
+
+bool ModelSession::measureWhatIfInduction(std::shared_ptr<const Run> whatIf,
+                                          std::vector<int> headsOff) {
+    std::shared_ptr<io::ModelFolder> folder = folder_;
+    if (!folder || !whatIf || headsOff.empty() ||
+        baseAnalysis_.induction == model::InductionState::Unmeasurable)
+        return false;
+    std::vector<model::HeadAblation> ablations;
+    for (int h : headsOff)
+        ablations.push_back({reference_.layer, h});
+    post(Induction, tr("Measuring induction on the what-if"), [this, whatIf, folder, ablations] {
+        auto result =
+            std::make_shared<InductionResult>(inductionOf(*whatIf, folder->model(), ablations));
+        return [this, whatIf, result] {
+            if (whatIf != current_ || !result->problem.isEmpty()) return;
+            setInduction(analysis_.summaries, result->scores);
+            analysis_.induction = model::InductionState::Measured;
+            analysis_.inductionNote.clear();
+            emit resultsChanged();
+        };
+    });
+    return true;
+}
+
+void ModelSession::measureInduction() {
+    if (analysis_.induction == model::InductionState::Unmeasurable ||
+        analysis_.induction == model::InductionState::Stale) {
+        emit problem(tr("Induction not measured: %1").arg(analysis_.inductionNote));
+        return;
+    }
+    if (baseAnalysis_.induction == model::InductionState::Pending && !pending_[Induction])
+        measureInductionLater();
 }
 
 Scene ModelSession::makeLayerScene(const Run& run, int layer, const ModelReference& reference,
@@ -902,10 +980,7 @@ void ModelSession::followDocument() {
             std::swap(baseAnalysis_, previousAnalysis_);
             pristine_.reset();
             // Its induction scores may not have arrived before the text changed.
-            const bool measured =
-                std::none_of(baseAnalysis_.summaries.begin(), baseAnalysis_.summaries.end(),
-                             [](const model::HeadSummary& h) { return std::isnan(h.induction); });
-            if (!measured) measureInductionLater();
+            if (baseAnalysis_.induction == model::InductionState::Pending) measureInductionLater();
         } else {
             // An undo back to an input this session no longer holds: run it again (the same
             // ids give the same numbers).
@@ -984,13 +1059,19 @@ void ModelSession::computeCurrent() {
         record->weights.push_back(engine.weights(h));
     }
     auto attentionOut = std::make_shared<const model::Matrix<float>>(engine.output());
+    // Heads switched off by zeros and nothing else: the one what-if that carries over to the
+    // text repeated twice, so its induction can be measured.
+    std::vector<int> headsOff;
+    if (!scene.ablation.byMean &&
+        sameLayer(scene, *pristine_, document_->hasWeightsOf(pristine_), true))
+        headsOff = scene.ablation.heads;
     std::shared_ptr<io::ModelFolder> folder = folder_;
     std::shared_ptr<const Run> base = base_;
     const int position = selectedPosition_;
     const RunAnalysis baseAnalysis = baseAnalysis_;
     post(Running, tr("Recomputing layers %1 to %2").arg(layer).arg(base->config.layers - 1),
-         [this, folder, base, record, attentionOut, layer, position,
-          baseAnalysis]() -> std::function<void()> {
+         [this, folder, base, record, attentionOut, layer, position, baseAnalysis,
+          headsOff]() -> std::function<void()> {
              const model::Model& m = folder->model();
              // The base run's layers before this one; this layer's record and every later one
              // are computed below, so copying them would be wasted.
@@ -1008,23 +1089,48 @@ void ModelSession::computeCurrent() {
              options.attentionMask = base->attentionMask;
              model::resumeAfterAttention<float>(m, *run, layer, residualIn, *attentionOut, options);
              RunAnalysis analysis = analyse(*run, m, position, &baseAnalysis, layer);
-             // Induction needs a run on the text repeated, which the what-if does not change.
-             for (std::size_t i = 0; i < analysis.summaries.size(); ++i)
-                 analysis.summaries[i].induction = baseAnalysis.summaries[i].induction;
              analysis.basePredictions = baseAnalysis.predictions;
              std::shared_ptr<const Run> current = std::move(run);
-             return [this, current, analysis] { publish(current, analysis); };
+             return [this, current, analysis, headsOff] {
+                 publish(current, analysis, measureWhatIfInduction(current, headsOff));
+             };
          });
 }
 
-void ModelSession::publish(std::shared_ptr<const Run> current, RunAnalysis analysis) {
+void ModelSession::publish(std::shared_ptr<const Run> current, RunAnalysis analysis,
+                           bool whatIfInductionComing) {
     current_ = std::move(current);
     analysis_ = std::move(analysis);
-    // Induction is measured on the text repeated, which a what-if leaves as it is; it may have
-    // arrived after the what-if's work started.
-    for (std::size_t i = 0; i < analysis_.summaries.size() && i < baseAnalysis_.summaries.size();
-         ++i)
-        analysis_.summaries[i].induction = baseAnalysis_.summaries[i].induction;
+    // A what-if's measurement on the same channel may have made the model's own stale.
+    if (current_ == base_ && baseAnalysis_.induction == model::InductionState::Pending &&
+        !pending_[Induction])
+        measureInductionLater();
+    if (current_ != base_) {
+        // Until a what-if's own induction is measured (measureWhatIfInduction), or when it cannot
+        // be, the column shows the model's scores, marked as such: they may have arrived after
+        // the what-if's work started.
+        setInduction(analysis_.summaries, std::vector<double>());
+        for (std::size_t i = 0;
+             i < analysis_.summaries.size() && i < baseAnalysis_.summaries.size(); ++i)
+            analysis_.summaries[i].induction = baseAnalysis_.summaries[i].induction;
+        analysis_.induction = baseAnalysis_.induction;
+        analysis_.inductionNote = baseAnalysis_.inductionNote;
+        if (baseAnalysis_.induction != model::InductionState::Unmeasurable) {
+            analysis_.induction = model::InductionState::Stale;
+            analysis_.inductionNote =
+                whatIfInductionComing
+                    ? tr("these are the model's scores without the what-if, until it is measured "
+                         "with the heads switched off")
+                    : tr("these are the model's scores without the what-if. Induction is measured "
+                         "on the text repeated twice, and this what-if edits layer %1's numbers "
+                         "for this text only; heads switched off (by zeros) are measured on the "
+                         "what-if")
+                          .arg(reference_.layer);
+        }
+    }
+    // A position picked while the work ran, or an undo back to a text whose predictions were
+    // for another position.
+    predictAtSelectedPosition();
     emit resultsChanged();
 }
 
@@ -1046,19 +1152,35 @@ std::vector<std::pair<int, int>> ModelSession::changedHeads(double threshold) co
 }
 
 void ModelSession::setSelectedPosition(int position) {
-    selectedPosition_ = position;
-    if (!current_ || !current_->config.isDecoder() || current_->tokens.empty()) return;
-    const int tokens = static_cast<int>(current_->tokens.size());
-    const int at = position >= 0 && position < tokens ? position : tokens - 1;
-    const model::Model& m = *model();
-    analysis_.predictions = model::topPredictions(m, *current_, at, 10);
-    // A "before" only for a what-if: the model's own run has nothing to compare with.
+    const int tokens = current_ ? static_cast<int>(current_->tokens.size()) : 0;
+    selectedPosition_ = position >= 0 && position < tokens - 1 ? position : -1;
+    if (predictAtSelectedPosition()) emit resultsChanged();
+}
+
+bool ModelSession::predictAtSelectedPosition() {
+    const int tokens = current_ ? static_cast<int>(current_->tokens.size()) : 0;
+    if (selectedPosition_ >= tokens - 1) selectedPosition_ = -1;
+    if (!current_ || !current_->config.isDecoder() || tokens == 0) return false;
+    const int at = selectedPosition_ >= 0 ? selectedPosition_ : tokens - 1;
     const bool whatIf = current_ != base_;
-    baseAnalysis_.predictions =
-        whatIf ? model::topPredictions(m, *base_, at, 10) : analysis_.predictions;
-    analysis_.basePredictions =
-        whatIf ? baseAnalysis_.predictions : std::vector<model::Prediction>();
-    emit resultsChanged();
+    bool changed = false;
+    const model::Model& m = *model();
+    if (analysis_.position != at) {
+        analysis_.position = at;
+        analysis_.predictions = model::topPredictions(m, *current_, at, 10);
+        changed = true;
+    }
+    if (baseAnalysis_.position != at) {
+        baseAnalysis_.position = at;
+        baseAnalysis_.predictions =
+            whatIf ? model::topPredictions(m, *base_, at, 10) : analysis_.predictions;
+        changed = true;
+    }
+    // A "before" only for a what-if: the model's own run has nothing to compare with.
+    if (changed)
+        analysis_.basePredictions =
+            whatIf ? baseAnalysis_.predictions : std::vector<model::Prediction>();
+    return changed;
 }
 
 int ModelSession::selectedPosition() const {

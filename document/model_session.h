@@ -89,14 +89,22 @@ QString modelFingerprint(const model::Model& model);
 // numbers/token/layer (256 B at float32)"), and with `model` (the one the layer came from) that
 // model's at its real size: every layer, its own kv heads, its stored dtype ("; Llama-3.2-1B:
 // 32 KiB/token"), named by its folder.
+// `brief`: the layer's figure in bytes alone ("KV cache 256 B/token/layer; …"), for a status bar
+// that must fit beside the other figures at 922 pixels (the tooltip has the whole).
 QString keyValueCacheStatus(const Scene& scene, const model::Model* model = nullptr,
-                            const QString& modelFolder = {});
+                            const QString& modelFolder = {}, bool brief = false);
 
 // The analysis of one run, for the model view.
 struct RunAnalysis {
-    std::vector<model::HeadSummary> summaries;   // with induction when measured, else NaN
-    std::vector<Eigen::MatrixXd> rollout;        // per layer, T x T
-    std::vector<model::Prediction> predictions;  // decoders: at the selected position
+    std::vector<model::HeadSummary> summaries;  // with induction when measured, else NaN
+    // Whose induction scores the summaries carry, and, unless they are this run's own, why.
+    model::InductionState induction = model::InductionState::Pending;
+    QString inductionNote;
+    std::vector<Eigen::MatrixXd> rollout;  // per layer, T x T
+    // The token position `predictions` are for: the selected one, or the last token when none
+    // is selected (or the selected one is past the end). -1 when there are none.
+    int position = -1;
+    std::vector<model::Prediction> predictions;  // decoders: at `position`
     // The same, before the what-if; empty for the model's own run.
     std::vector<model::Prediction> basePredictions;
 };
@@ -175,7 +183,13 @@ public:
     // Heads (layer, head) whose weights differ between the base and the current run by more
     // than `threshold` in some cell.
     std::vector<std::pair<int, int>> changedHeads(double threshold = 0.01) const;
-    // The position the predictions are for (-1: the last token).
+    // Asks for the induction scores: measured if they can be and are not yet, else problem()
+    // says why not.
+    void measureInduction();
+    // The position the predictions are for, as the user picked it: -1 follows the last token
+    // (the default, and what picking the last token means, so typing on keeps predicting the
+    // next token). A text too short for the position picked goes back to following the last.
+    // analysis().position is the position it resolves to on the current run.
     void setSelectedPosition(int position);
     int selectedPosition() const;
 
@@ -236,7 +250,16 @@ private:
                      const RunAnalysis& analysis);
     // Measures the base run's induction scores on the worker, then shows them (resultsChanged).
     void measureInductionLater();
-    void publish(std::shared_ptr<const Run> current, RunAnalysis analysis);
+    // For a what-if that only switches heads of the open layer off (by zeros), measures induction
+    // on the model with them off (whether it does); any other what-if keeps the model's own
+    // scores, marked stale.
+    bool measureWhatIfInduction(std::shared_ptr<const Run> whatIf, std::vector<int> headsOff);
+    // `whatIfInductionComing`: a what-if whose own induction scores are being measured.
+    void publish(std::shared_ptr<const Run> current, RunAnalysis analysis,
+                 bool whatIfInductionComing = false);
+    // Brings the predictions (and a what-if's "before") to the selected position on the current
+    // run, if they are for another; whether they changed.
+    bool predictAtSelectedPosition();
     // Layer `layer` of `run` as a scene. `sameLayer`, if given, is that layer as the model has it
     // for another input (pristine_): its weights are copied instead of converted again.
     Scene makeLayerScene(const Run& run, int layer, const ModelReference& reference,

@@ -1,5 +1,7 @@
 #include "plot/head_summary_table.h"
 
+#include <QFont>
+
 #include <QColor>
 #include <cmath>
 #include <limits>
@@ -77,6 +79,14 @@ void HeadSummaryModel::setSummaries(const std::vector<ae::model::HeadSummary>& s
     endResetModel();
 }
 
+void HeadSummaryModel::setInduction(ae::model::InductionState state, const QString& note) {
+    if (state == induction_ && note == inductionNote_) return;
+    induction_ = state;
+    inductionNote_ = note;
+    if (!summaries_.empty())
+        emit dataChanged(index(0, InductionColumn), index(rowCount() - 1, InductionColumn));
+}
+
 void HeadSummaryModel::setHighlighted(const std::set<std::pair<int, int>>& heads) {
     if (heads == highlighted_) return;
     highlighted_ = heads;
@@ -101,7 +111,17 @@ QVariant HeadSummaryModel::data(const QModelIndex& index, int role) const {
     if (role == HighlightRole) return highlighted;
     if (role == Qt::BackgroundRole)
         return highlighted ? QVariant(QColor(0xCC, 0xE3, 0xF2)) : QVariant();
-    if (role == Qt::ForegroundRole) return highlighted ? QVariant(QColor(Qt::black)) : QVariant();
+    const bool stale =
+        index.column() == InductionColumn && induction_ == ae::model::InductionState::Stale;
+    if (role == Qt::ForegroundRole) {
+        if (stale) return QColor(0x80, 0x80, 0x80);
+        return highlighted ? QVariant(QColor(Qt::black)) : QVariant();
+    }
+    if (role == Qt::FontRole && stale) {
+        QFont italic;
+        italic.setItalic(true);
+        return italic;
+    }
     if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
     double value = 0;
     switch (index.column()) {
@@ -120,8 +140,19 @@ QVariant HeadSummaryModel::data(const QModelIndex& index, int role) const {
         if (index.column() <= HeadColumn) return static_cast<int>(value);
         return std::isnan(value) ? QStringLiteral("–") : QString::number(value, 'f', decimals_);
     }
-    if (role == Qt::ToolTipRole && index.column() == InductionColumn && std::isnan(value))
-        return tr("Not measured yet: Measure induction runs the text repeated twice.");
+    if (role == Qt::ToolTipRole && index.column() == InductionColumn) {
+        using ae::model::InductionState;
+        switch (induction_) {
+            case InductionState::Measured:
+                return tr("Induction score on this text repeated twice");
+            case InductionState::Pending:
+                return tr("Not measured yet: Measure induction runs the text repeated twice.");
+            case InductionState::Unmeasurable:
+                return tr("Not measured: %1.").arg(inductionNote_);
+            case InductionState::Stale:
+                return tr("Not measured on the what-if: %1.").arg(inductionNote_);
+        }
+    }
     return {};
 }
 

@@ -42,6 +42,10 @@ public:
 
     using QAbstractTableModel::QAbstractTableModel;
     void setSummaries(const std::vector<ae::model::HeadSummary>& summaries);
+    // Whose induction scores the summaries carry, and, unless they are the run's own, why (a
+    // stale column reads grey and italic, and its tooltip says so).
+    void setInduction(ae::model::InductionState state, const QString& note);
+    ae::model::InductionState inductionState() const { return induction_; }
     void setHighlighted(const std::set<std::pair<int, int>>& heads);
     // Short names in the score columns' headers, for columns too narrow for the full ones.
     void setShortHeaders(bool on);
@@ -60,6 +64,8 @@ public:
 private:
     std::vector<ae::model::HeadSummary> summaries_;
     std::set<std::pair<int, int>> highlighted_;
+    ae::model::InductionState induction_ = ae::model::InductionState::Pending;
+    QString inductionNote_;
     bool shortHeaders_ = false;
     int decimals_ = 3;
 };

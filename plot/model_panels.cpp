@@ -124,6 +124,23 @@ void RolloutPanel::showPerLayer() {
 
 // ---- Predictions ----
 
+QString probabilityText(double probability, int significant) {
+    if (probability == 0.0) return QStringLiteral("0");
+    if (std::abs(probability) < 1e-3) return QString::number(probability, 'e', significant - 1);
+    // At least three decimals, and `significant` digits from the first that is not zero:
+    // 0.659, 0.0123, 0.00456.
+    const int leadingZeros = static_cast<int>(std::floor(-std::log10(std::abs(probability))));
+    return QString::number(probability, 'f', std::max(3, leadingZeros + significant));
+}
+
+int significantDigitsToTellApart(double before, double after) {
+    int significant = 3;
+    while (significant < 6 && before != after &&
+           probabilityText(before, significant) == probabilityText(after, significant))
+        ++significant;
+    return significant;
+}
+
 PredictionsPanel::PredictionsPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -132,8 +149,14 @@ PredictionsPanel::PredictionsPanel(QWidget* parent) : QWidget(parent) {
     QFont bold = heading_->font();
     bold.setBold(true);
     heading_->setFont(bold);
-    table_ = new QTableWidget(0, 3, this);
-    table_->setHorizontalHeaderLabels({tr("Next token"), tr("Probability"), tr("Before → after")});
+    table_ = new QTableWidget(0, ColumnCount, this);
+    table_->setHorizontalHeaderLabels(
+        {tr("Next token"), tr("Before"), tr("Probability"), tr("Rank")});
+    table_->horizontalHeaderItem(BeforeColumn)
+        ->setToolTip(tr("The probability before the what-if"));
+    table_->horizontalHeaderItem(RankColumn)
+        ->setToolTip(tr("How the token's rank moved with the what-if: ↑ up, ↓ down, new: not in "
+                        "the list before"));
     table_->verticalHeader()->setVisible(false);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionMode(QAbstractItemView::NoSelection);
@@ -150,59 +173,85 @@ QString PredictionsPanel::heading() const {
     return heading_->text();
 }
 
+// A what-if that flattens a head can move every probability of the list by less than 0.001 and
+// still reorder it: each pair is written with the digits that tell it apart (scientific below
+// 0.001), the rank's move is a column of its own, and the tooltips hold p and ln p in full.
 void PredictionsPanel::setPredictions(const std::vector<ae::model::Prediction>& predictions,
                                       const std::vector<ae::model::Prediction>& before,
                                       const std::function<QString(long long)>& tokenText,
                                       const QString& positionText) {
-    heading_->setText(before.empty()
-                          ? tr("Most probable next tokens after %1").arg(positionText)
-                          : tr("Most probable next tokens after %1, before and after the what-if")
-                                .arg(positionText));
-    table_->setColumnHidden(2, before.empty());
+    const bool whatIf = !before.empty();
+    heading_->setText(whatIf
+                          ? tr("Most probable next tokens after %1, before and after the what-if")
+                                .arg(positionText)
+                          : tr("Most probable next tokens after %1").arg(positionText));
+    table_->setColumnHidden(BeforeColumn, !whatIf);
+    table_->setColumnHidden(RankColumn, !whatIf);
+    table_->horizontalHeaderItem(ProbabilityColumn)
+        ->setText(whatIf ? tr("After") : tr("Probability"));
+    const auto fullText = [](double p) {
+        return tr("p = %1, ln p = %2")
+            .arg(p, 0, 'g', 6)
+            .arg(p > 0 ? QString::number(std::log(p), 'f', 3) : QStringLiteral("−∞"));
+    };
+    const auto cell = [](const QString& text, const QString& toolTip) {
+        auto* item = new QTableWidgetItem(text);
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        item->setToolTip(toolTip);
+        return item;
+    };
     table_->setRowCount(static_cast<int>(predictions.size()));
     for (size_t i = 0; i < predictions.size(); ++i) {
         const auto& p = predictions[i];
         const int row = static_cast<int>(i);
         const QString text = tokenText ? tokenText(p.token) : QString();
-        auto* token = new QTableWidgetItem(
-            text.isEmpty() ? QString::number(p.token)
-                           : QStringLiteral("“%1”  (%2)").arg(text).arg(p.token));
-        auto* probability = new QTableWidgetItem(QString::number(p.probability, 'f', 3));
-        probability->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        table_->setItem(row, 0, token);
-        table_->setItem(row, 1, probability);
-        if (before.empty()) {
-            table_->setItem(row, 2, nullptr);
-            continue;
-        }
+        table_->setItem(row, TokenColumn,
+                        new QTableWidgetItem(
+                            text.isEmpty() ? QString::number(p.token)
+                                           : QStringLiteral("“%1”  (%2)").arg(text).arg(p.token)));
         const auto old = std::find_if(before.begin(), before.end(),
                                       [&](const auto& b) { return b.token == p.token; });
-        QString change;
-        QColor colour = palette().text().color();
-        if (old == before.end()) {
-            // As short as the other rows ("new in the top 10 → …" was cut at 1024 pixels); the
-            // tooltip says it in full.
-            change = tr("new → %1 ▲").arg(p.probability, 0, 'f', 3);
-            colour = kUpColor;
-        } else {
-            const double delta = p.probability - old->probability;
-            const QString arrow = std::abs(delta) < 5e-4 ? QStringLiteral("=")
-                                  : delta > 0            ? QStringLiteral("▲")
-                                                         : QStringLiteral("▼");
-            change = QStringLiteral("%1 → %2 %3")
-                         .arg(old->probability, 0, 'f', 3)
-                         .arg(p.probability, 0, 'f', 3)
-                         .arg(arrow);
-            if (std::abs(delta) >= 5e-4) colour = delta > 0 ? kUpColor : kDownColor;
+        if (!whatIf || old == before.end()) {
+            table_->setItem(row, ProbabilityColumn,
+                            cell(probabilityText(p.probability), fullText(p.probability)));
+            if (!whatIf) {
+                table_->setItem(row, BeforeColumn, nullptr);
+                table_->setItem(row, RankColumn, nullptr);
+                continue;
+            }
+            table_->setItem(row, BeforeColumn,
+                            cell(QStringLiteral("–"),
+                                 tr("Not in the top %1 before the what-if").arg(before.size())));
+            auto* rank = cell(tr("new"), tr("Not in the top %1 before the what-if; rank %2 after")
+                                             .arg(before.size())
+                                             .arg(row + 1));
+            rank->setForeground(kUpColor);
+            QFont font = rank->font();
+            font.setBold(true);
+            rank->setFont(font);
+            table_->setItem(row, RankColumn, rank);
+            continue;
         }
-        auto* item = new QTableWidgetItem(change);
-        if (old == before.end())
-            item->setToolTip(tr("Not in the top %1 before the what-if").arg(before.size()));
-        item->setForeground(colour);
-        QFont font = item->font();
-        font.setBold(colour != palette().text().color());
-        item->setFont(font);
-        table_->setItem(row, 2, item);
+        const int digits = significantDigitsToTellApart(old->probability, p.probability);
+        const QString beforeText = probabilityText(old->probability, digits);
+        const QString afterText = probabilityText(p.probability, digits);
+        auto* after = cell(afterText, fullText(p.probability));
+        if (afterText != beforeText) {
+            after->setForeground(p.probability > old->probability ? kUpColor : kDownColor);
+            QFont font = after->font();
+            font.setBold(true);
+            after->setFont(font);
+        }
+        table_->setItem(row, ProbabilityColumn, after);
+        table_->setItem(row, BeforeColumn, cell(beforeText, fullText(old->probability)));
+        const int oldRank = static_cast<int>(old - before.begin());
+        const int moved = oldRank - row;  // places up
+        auto* rank = cell(moved > 0   ? QStringLiteral("↑%1").arg(moved)
+                          : moved < 0 ? QStringLiteral("↓%1").arg(-moved)
+                                      : QStringLiteral("="),
+                          tr("Rank %1 before the what-if, %2 after").arg(oldRank + 1).arg(row + 1));
+        if (moved != 0) rank->setForeground(moved > 0 ? kUpColor : kDownColor);
+        table_->setItem(row, RankColumn, rank);
     }
 }
 

@@ -35,6 +35,7 @@ public:
     void setRun(std::shared_ptr<const ae::model::ModelRun<float>> run, const QStringList& tokens);
     void drawIfStale();
     void setPosition(int position);
+    int position() const { return position_; }
     HeatmapController* rolloutMap() const { return rolloutMap_; }
     HeatmapController* perLayerMap() const { return perLayerMap_; }
 
@@ -59,9 +60,16 @@ private:
 
 // The ten most probable next tokens at the selected position, and, after a what-if, how each
 // one's probability moved (before → after, ▲ blue up, ▼ orange down).
+// A probability as the predictions write it: three significant digits and at least three
+// decimals (0.659, 0.0123, 0.00456), scientific below 0.001 (4.57e-05).
+QString probabilityText(double probability, int significant = 3);
+// The fewest significant digits (3 to 6) at which `before` and `after` read apart, if they differ.
+int significantDigitsToTellApart(double before, double after);
+
 class PredictionsPanel : public QWidget {
     Q_OBJECT
 public:
+    enum Column { TokenColumn, BeforeColumn, ProbabilityColumn, RankColumn, ColumnCount };
     explicit PredictionsPanel(QWidget* parent = nullptr);
     void setPredictions(const std::vector<ae::model::Prediction>& predictions,
                         const std::vector<ae::model::Prediction>& before,

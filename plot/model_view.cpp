@@ -9,6 +9,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
@@ -22,10 +23,21 @@
 namespace ae::ui {
 
 ModelView::ModelView(QWidget* parent) : QWidget(parent) {
-    auto* layout = new QVBoxLayout(this);
+    // Narrower than its parts need (every dock open beside it on a 1024-pixel screen), the view
+    // scrolls sideways rather than push the window past the screen's edge.
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("modelViewScroll"));
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    auto* content = new QWidget(scroll);
+    auto* layout = new QVBoxLayout(content);
     layout->setContentsMargins(4, 4, 4, 4);
-    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    auto* splitter = new QSplitter(Qt::Horizontal, content);
     layout->addWidget(splitter, 1);
+    scroll->setWidget(content);
+    outer->addWidget(scroll);
 
     // Left: the grid, its controls above and the read-out below.
     auto* left = new QWidget(splitter);
@@ -97,6 +109,7 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     // The filter's second half and the induction button share a row: the panel stays narrow.
     auto* secondRow = new QHBoxLayout;
     measureInduction_ = new QPushButton(tr("Measure &induction"), heads);
+    measureInduction_->setObjectName(QStringLiteral("measureInduction"));
     measureInduction_->setToolTip(
         tr("Runs the model on the text repeated twice for every head's induction score"));
     secondRow->addWidget(onlyAbove_);
@@ -188,7 +201,11 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
             thresholdScore_->currentData().toInt() == static_cast<int>(HeadScore::Induction);
         if (induction && measureInduction_->isEnabled()) emit summariesNeeded();
     });
-    connect(measureInduction_, &QPushButton::clicked, this, &ModelView::summariesNeeded);
+    connect(measureInduction_, &QPushButton::clicked, this, [this] {
+        if (!data_.inductionNote.isEmpty())
+            readout_->setText(tr("Induction not measured: %1.").arg(data_.inductionNote));
+        emit summariesNeeded();
+    });
 }
 
 ModelView::~ModelView() = default;
@@ -201,20 +218,24 @@ void ModelView::setData(ModelViewData data) {
     const auto& run = data_.run;
     const int tokens = run ? static_cast<int>(run->tokens.size()) : 0;
     const int previousPosition = selectedPosition_;
-    if (selectedPosition_ < 0 || selectedPosition_ >= tokens) selectedPosition_ = tokens - 1;
+    selectedPosition_ = resolvedPosition(data_.position);
 
     if (newRun) {
         grid_->setRun(run, data_.tokens);
         updatePositions();
-        rollout_->setPosition(std::max(selectedPosition_, 0));
+        // The run first: a position set before it was clamped to the old text's length.
         rollout_->setRun(run, data_.tokens);
+        rollout_->setPosition(std::max(selectedPosition_, 0));
+    } else if (selectedPosition_ != previousPosition) {
+        positionChoice_->setCurrentIndex(selectedPosition_);
+        rollout_->setPosition(std::max(selectedPosition_, 0));
     }
     grid_->setSummaries(data_.summaries);
     summaryModel_->setSummaries(data_.summaries);
-    const bool unmeasured =
-        std::any_of(data_.summaries.begin(), data_.summaries.end(),
-                    [](const ae::model::HeadSummary& s) { return std::isnan(s.induction); });
-    measureInduction_->setEnabled(unmeasured);
+    summaryModel_->setInduction(data_.induction, data_.inductionNote);
+    // Enabled while the column is not the run's own: a click measures, or says why it cannot.
+    measureInduction_->setEnabled(data_.run &&
+                                  data_.induction != ae::model::InductionState::Measured);
     updateHighlight();
     grid_->setChangedHeads(
         std::set<std::pair<int, int>>(data_.changedHeads.begin(), data_.changedHeads.end()));
@@ -226,10 +247,11 @@ void ModelView::setData(ModelViewData data) {
     panels_->setTabVisible(panels_->indexOf(predictions_), decoder);
     updatePredictions();
     if (newRun || newHead) updateQueryKey();
-    // A shorter text moved the position to its last token: the predictions given were for the
-    // old one, so whoever computes them hears of it.
-    if (selectedPosition_ != previousPosition && previousPosition >= 0 && selectedPosition_ >= 0)
-        emit positionSelected(selectedPosition_);
+}
+
+int ModelView::resolvedPosition(int position) const {
+    const int tokens = data_.run ? static_cast<int>(data_.run->tokens.size()) : 0;
+    return position >= 0 && position < tokens ? position : tokens - 1;
 }
 
 RolloutPanel* ModelView::rolloutPanel() const {
@@ -253,8 +275,10 @@ QString ModelView::positionText(int position) const {
 }
 
 void ModelView::updatePredictions() {
+    // The heading names the position the list was computed for, which the owner may not have
+    // answered for yet when the user has just picked another.
     predictions_->setPredictions(data_.predictions, data_.basePredictions, data_.tokenText,
-                                 positionText(selectedPosition_));
+                                 positionText(resolvedPosition(data_.position)));
 }
 
 void ModelView::updateQueryKey() {
@@ -344,11 +368,11 @@ void ModelView::setPresentation(bool on) {
 }
 
 void ModelView::setSelectedPosition(int position) {
+    position = resolvedPosition(position);
     if (position == selectedPosition_) return;
     selectedPosition_ = position;
     positionChoice_->setCurrentIndex(position);
     rollout_->setPosition(position);
-    updatePredictions();
     emit positionSelected(position);
 }
 

@@ -32,8 +32,15 @@ struct ModelViewData {
     std::shared_ptr<const ae::model::ModelRun<float>> run;  // current run (what-ifs applied)
     QStringList tokens;                                     // one label per token (chips' text)
     std::function<QString(long long id)> tokenText;         // decodes a predicted id (null: the id)
-    std::vector<ae::model::HeadSummary> summaries;   // layers*heads; induction NaN until measured
-    std::vector<ae::model::Prediction> predictions;  // at the selected position, after what-ifs
+    std::vector<ae::model::HeadSummary> summaries;  // layers*heads; induction NaN until measured
+    // Whose induction scores `summaries` carry, and, unless they are the run's own, why.
+    ae::model::InductionState induction = ae::model::InductionState::Pending;
+    QString inductionNote;
+    // The query position the predictions are for and the rollout reads; -1 (or past the end):
+    // the last token. Whoever computes the predictions owns it, so the list, its heading, the
+    // position box and the rollout's row cannot disagree.
+    int position = -1;
+    std::vector<ae::model::Prediction> predictions;  // at `position`, after what-ifs
     // Same position, before the what-if; empty (no before → after column) when there is none.
     std::vector<ae::model::Prediction> basePredictions;
     std::vector<std::pair<int, int>> changedHeads;  // (layer, head) whose weights moved
@@ -57,9 +64,9 @@ public:
     // Larger fonts and lines, for a projector (ui/window/presentation_mode).
     void setPresentation(bool on);
     bool presentation() const { return presentation_; }
-    // The query position the predictions and the rollout read (the last token by default). A
-    // setData whose text is too short for it moves it to the last token and emits
-    // positionSelected.
+    // The query position the predictions and the rollout read: the data's position (the last
+    // token by default). setSelectedPosition is the user's choice: the view shows it and emits
+    // positionSelected, and the owner of the data answers with predictions for it.
     int selectedPosition() const { return selectedPosition_; }
     void setSelectedPosition(int position);
 
@@ -96,6 +103,8 @@ private:
     void updatePredictions();
     void updateQueryKey();
     QString positionText(int position) const;
+    // `position` when it is one of the run's tokens, else the last token (-1 without a run).
+    int resolvedPosition(int position) const;
 
     ModelViewData data_;
     bool presentation_ = false;

@@ -109,6 +109,13 @@ void TestShippedModel::headsFindsTheHeadsAboutJsonNames() {
     QVERIFY2(induction >= 0.5, qPrintable(QString::number(induction)));
     QCOMPARE(previous, bestPrevious);
     QCOMPARE(induction, bestInduction);
+    // The gallery's note quotes these very scores, naming the measure and the text.
+    const QString note = about_.value("note").toString();
+    for (const QString& quoted :
+         {QStringLiteral("previous-token score %1 on 20 random tokens repeated")
+              .arg(previous, 0, 'f', 2),
+          QStringLiteral("induction score %1 on the same text").arg(induction, 0, 'f', 2)})
+        QVERIFY2(note.contains(quoted), qPrintable(quoted));
 }
 
 void TestShippedModel::switchingThePreviousTokenHeadOffFadesTheInductionHead() {
@@ -142,6 +149,12 @@ void TestShippedModel::switchingThePreviousTokenHeadOffFadesTheInductionHead() {
           previousLayer_, previousHead_);
     QVERIFY2(before >= 0.5, qPrintable(QString::number(before)));
     QVERIFY2(after >= 0 && after < 0.5 * before, qPrintable(QString::number(after)));
+    // The note quotes this measure by name, on this text.
+    const QString quoted =
+        QStringLiteral("its mean weight in the second copy of the opening text, %1 to %2")
+            .arg(before, 0, 'f', 2)
+            .arg(after, 0, 'f', 2);
+    QVERIFY2(about_.value("note").toString().contains(quoted), qPrintable(quoted));
 }
 
 QTEST_GUILESS_MAIN(TestShippedModel)

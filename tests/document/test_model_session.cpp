@@ -124,6 +124,8 @@ private slots:
     void openRunsTheModel();
     void idsChangeRerunsAndUndoes();
     void inductionFollowsTheResults();
+    void whatIfRemeasuresInductionOrMarksItStale();
+    void inductionSaysWhyItCannotBeMeasured();
     void textIsTokenizedAfterTyping();
     void paddingMarksBert();
     void openedHeadIsTheLayer_data();
@@ -209,6 +211,85 @@ void TestModelSession::inductionFollowsTheResults() {
         model::runModel<float>(folder.model(), otherTwice), 0, int(other.size()));
     for (std::size_t i = 0; i < expectedOther.size(); ++i)
         QVERIFY(std::fabs(o.session.analysis().summaries[i].induction - expectedOther[i]) < 1e-6);
+}
+
+// A what-if that switches heads off is measured again on the model with them off (the same
+// scores as a run of the text repeated with those heads ablated); any other what-if keeps the
+// model's scores, marked stale, with why. Undo gives the model's own scores back, measured.
+void TestModelSession::whatIfRemeasuresInductionOrMarksItStale() {
+    Opened o;
+    QVERIFY(o.open(modelDir("gpt2-tiny")));
+    const io::ModelFolder folder(modelDir("gpt2-tiny"));
+    const std::vector<long long> ids = {5, 9, 13, 21, 34, 2};
+    o.session.setIds(ids);
+    o.settle();
+    o.session.waitUntilIdle(true);
+    QCOMPARE(o.session.analysis().induction, model::InductionState::Measured);
+    const std::vector<model::HeadSummary> own = o.session.analysis().summaries;
+    std::vector<long long> twice = ids;
+    twice.insert(twice.end(), ids.begin(), ids.end());
+
+    Scene ablated = o.document.scene();  // layer 0
+    ablated.ablation.heads = {1};
+    ablated.ablation.byMean = false;
+    QVERIFY(o.document.replaceScene(ablated, QStringLiteral("Switch head 1 off")));
+    o.settle();
+    o.session.waitUntilIdle(true);
+    model::RunOptions off;
+    off.ablations = {{0, 1}};
+    const std::vector<double> expected = model::inductionScores(
+        model::runModel<float>(folder.model(), twice, off), 0, int(ids.size()));
+    const auto& measured = o.session.analysis().summaries;
+    QCOMPARE(o.session.analysis().induction, model::InductionState::Measured);
+    QCOMPARE(measured.size(), expected.size());
+    bool moved = false;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        QVERIFY2(std::fabs(measured[i].induction - expected[i]) < 1e-6,
+                 qPrintable(QStringLiteral("head %1: %2, expected %3")
+                                .arg(i)
+                                .arg(measured[i].induction)
+                                .arg(expected[i])));
+        moved = moved || std::fabs(measured[i].induction - own[i].induction) > 1e-4;
+    }
+    QVERIFY(moved);  // layer 1's heads read layer 0's output: the what-if is not the model
+
+    divideScoresBy(o.document, 0.25);  // and the scale: this what-if cannot be carried over
+    o.settle();
+    o.session.waitUntilIdle(true);
+    QCOMPARE(o.session.analysis().induction, model::InductionState::Stale);
+    QVERIFY2(o.session.analysis().inductionNote.contains(QStringLiteral("without the what-if")),
+             qPrintable(o.session.analysis().inductionNote));
+    for (std::size_t i = 0; i < own.size(); ++i)
+        QCOMPARE(o.session.analysis().summaries[i].induction, own[i].induction);
+
+    o.document.undoStack()->undo();
+    o.document.undoStack()->undo();
+    o.settle();
+    o.session.waitUntilIdle(true);
+    QCOMPARE(o.session.analysis().induction, model::InductionState::Measured);
+    for (std::size_t i = 0; i < own.size(); ++i)
+        QCOMPARE(o.session.analysis().summaries[i].induction, own[i].induction);
+}
+
+// gpt2-tiny has 32 positions: 20 tokens repeated are 40. Measuring says so, by the numbers.
+void TestModelSession::inductionSaysWhyItCannotBeMeasured() {
+    Opened o;
+    QVERIFY(o.open(modelDir("gpt2-tiny")));
+    std::vector<long long> ids;
+    for (int i = 0; i < 20; ++i)
+        ids.push_back(3 + i);
+    o.session.setIds(ids);
+    o.settle();
+    o.session.waitUntilIdle(true);
+    QCOMPARE(o.session.analysis().induction, model::InductionState::Unmeasurable);
+    const QString note = o.session.analysis().inductionNote;
+    QVERIFY2(note.contains(QStringLiteral("40 tokens")) && note.contains(QStringLiteral("32")) &&
+                 note.contains(QStringLiteral("16 tokens or fewer")),
+             qPrintable(note));
+    QSignalSpy problems(&o.session, &ModelSession::problem);
+    o.session.measureInduction();
+    QCOMPARE(problems.size(), 1);
+    QVERIFY(problems.first().first().toString().contains(note));
 }
 
 void TestModelSession::idsChangeRerunsAndUndoes() {

@@ -4,6 +4,8 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QFont>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
@@ -153,10 +155,12 @@ private slots:
         ModelView view;
         view.setData(l.data);
         QTableWidget* table = view.predictionsPanel()->table();
+        using P = PredictionsPanel;
         QCOMPARE(table->rowCount(), 10);
-        QVERIFY(table->isColumnHidden(2));
-        QCOMPARE(table->item(0, 1)->text(),
-                 QString::number(l.data.predictions[0].probability, 'f', 3));
+        QVERIFY(table->isColumnHidden(P::BeforeColumn));
+        QVERIFY(table->isColumnHidden(P::RankColumn));
+        QCOMPARE(table->item(0, P::ProbabilityColumn)->text(),
+                 probabilityText(l.data.predictions[0].probability));
         // A what-if: the first token lost probability, the second gained, one is new.
         ModelViewData after = l.data;
         after.basePredictions = l.data.predictions;
@@ -164,18 +168,91 @@ private slots:
         after.predictions[1].probability += 0.03;
         after.predictions[2].token = 12345;
         view.setData(after);
-        QVERIFY(!table->isColumnHidden(2));
-        const QString down = table->item(0, 2)->text();
-        QCOMPARE(down, QStringLiteral("%1 → %2 ▼")
-                           .arg(l.data.predictions[0].probability, 0, 'f', 3)
-                           .arg(after.predictions[0].probability, 0, 'f', 3));
-        QVERIFY(table->item(1, 2)->text().endsWith("▲"));
-        QVERIFY(table->item(2, 2)->text().startsWith("new → "));
-        QVERIFY(!table->wordWrap());  // one line a token
-        QCOMPARE(table->item(2, 2)->toolTip(),
+        QVERIFY(!table->isColumnHidden(P::BeforeColumn));
+        QVERIFY(!table->isColumnHidden(P::RankColumn));
+        QCOMPARE(table->item(0, P::BeforeColumn)->text(),
+                 probabilityText(l.data.predictions[0].probability));
+        QCOMPARE(table->item(0, P::ProbabilityColumn)->text(),
+                 probabilityText(after.predictions[0].probability));
+        QCOMPARE(table->item(2, P::RankColumn)->text(), QStringLiteral("new"));
+        QCOMPARE(table->item(2, P::BeforeColumn)->toolTip(),
                  QStringLiteral("Not in the top 10 before the what-if"));
-        QVERIFY(table->item(0, 2)->foreground().color() != table->item(1, 2)->foreground().color());
+        QVERIFY(!table->wordWrap());  // one line a token
+        QVERIFY(table->item(0, P::ProbabilityColumn)->foreground().color() !=
+                table->item(1, P::ProbabilityColumn)->foreground().color());
         QVERIFY(view.panels()->isTabVisible(view.panels()->indexOf(view.predictionsPanel())));
+    }
+
+    // A head flattened so far that every probability of the list is below 0.001 and the ranking
+    // changes: each pair still reads apart, and the ranks' moves show.
+    void predictionsReadApartBelowAThousandth() {
+        QCOMPARE(probabilityText(0.659), QStringLiteral("0.659"));
+        QCOMPARE(probabilityText(0.0123), QStringLiteral("0.0123"));
+        QCOMPARE(probabilityText(0.004567), QStringLiteral("0.00457"));
+        QCOMPARE(probabilityText(4.567e-5), QStringLiteral("4.57e-05"));
+        QCOMPARE(significantDigitsToTellApart(0.4567, 0.4568), 4);
+        QCOMPARE(significantDigitsToTellApart(2.0e-4, 2.0e-4), 3);
+        Loaded l = load("gpt2-tiny", kIds);
+        ModelView view;
+        ModelViewData data = l.data;
+        data.basePredictions = {{10, 4.0e-4}, {11, 3.0e-4}, {12, 2.0e-4}, {13, 1.0e-4}};
+        data.predictions = {{12, 4.1e-4}, {10, 4.0e-4}, {11, 2.5e-4}, {14, 9.0e-5}};
+        data.tokenText = {};
+        view.setData(data);
+        QTableWidget* table = view.predictionsPanel()->table();
+        using P = PredictionsPanel;
+        const auto text = [&](int row, int column) { return table->item(row, column)->text(); };
+        QCOMPARE(text(0, P::BeforeColumn), QStringLiteral("2.00e-04"));
+        QCOMPARE(text(0, P::ProbabilityColumn), QStringLiteral("4.10e-04"));
+        QCOMPARE(text(0, P::RankColumn), QStringLiteral("↑2"));
+        QCOMPARE(text(1, P::RankColumn), QStringLiteral("↓1"));
+        QCOMPARE(text(1, P::BeforeColumn), text(1, P::ProbabilityColumn));  // unchanged reads so
+        QCOMPARE(text(2, P::RankColumn), QStringLiteral("↓1"));
+        QVERIFY(text(2, P::BeforeColumn) != text(2, P::ProbabilityColumn));
+        QCOMPARE(text(3, P::RankColumn), QStringLiteral("new"));
+        QVERIFY2(table->item(0, P::ProbabilityColumn)->toolTip().contains("ln p = -7.799"),
+                 qPrintable(table->item(0, P::ProbabilityColumn)->toolTip()));
+        QCOMPARE(table->item(0, P::RankColumn)->toolTip(),
+                 QStringLiteral("Rank 3 before the what-if, 1 after"));
+        // Two probabilities apart only in the fourth digit get a fourth digit.
+        data.basePredictions = {{10, 0.4567}};
+        data.predictions = {{10, 0.4568}};
+        view.setData(data);
+        QCOMPARE(text(0, P::BeforeColumn), QStringLiteral("0.4567"));
+        QCOMPARE(text(0, P::ProbabilityColumn), QStringLiteral("0.4568"));
+        QCOMPARE(text(0, P::RankColumn), QStringLiteral("="));
+    }
+
+    // The induction column says whose scores it shows: a what-if's stale column reads grey and
+    // italic, and every state's tooltip says why; the button explains what cannot be measured.
+    void inductionColumnSaysWhoseScoresItShows() {
+        Loaded l = load("gpt2-tiny", kIds);
+        ModelView view;
+        using ae::model::InductionState;
+        const auto cell = [&](int role) {
+            return view.summaryModel()->index(0, HeadSummaryModel::InductionColumn).data(role);
+        };
+        l.data.induction = InductionState::Measured;
+        view.setData(l.data);
+        QVERIFY(!cell(Qt::FontRole).value<QFont>().italic());
+        QCOMPARE(cell(Qt::ToolTipRole).toString(),
+                 QStringLiteral("Induction score on this text repeated twice"));
+        l.data.induction = InductionState::Stale;
+        l.data.inductionNote = QStringLiteral("these are the model's scores without the what-if");
+        view.setData(l.data);
+        QVERIFY(cell(Qt::FontRole).value<QFont>().italic());
+        QCOMPARE(cell(Qt::ForegroundRole).value<QColor>(), QColor(0x80, 0x80, 0x80));
+        QVERIFY(cell(Qt::ToolTipRole).toString().contains(QStringLiteral("without the what-if")));
+        l.data.induction = InductionState::Unmeasurable;
+        l.data.inductionNote = QStringLiteral("40 tokens, more than the model's 32 positions");
+        view.setData(l.data);
+        QSignalSpy needed(&view, &ModelView::summariesNeeded);
+        auto* button = view.findChild<QPushButton*>(QStringLiteral("measureInduction"));
+        QVERIFY(button && button->isEnabled());
+        button->click();
+        QCOMPARE(needed.size(), 1);
+        QVERIFY2(view.readout().contains(QStringLiteral("32 positions")),
+                 qPrintable(view.readout()));
     }
 
     void bertHasNoPredictions() {
@@ -206,14 +283,28 @@ private slots:
         for (int layer = 0; layer < 2; ++layer)
             for (int j = 0; j < t; ++j)
                 QCOMPARE(perLayer->matrix()(layer, j), static_cast<float>(rollout[layer](3, j)));
-        // A shorter text moves the position to its new last token, and says so.
+        // The data's position is what the view shows: its owner answers a choice with it. A
+        // shorter text whose owner gives no position reads its last token, and the view emits
+        // nothing (no choice was made).
         Loaded shorter = load("gpt2-tiny", {63, 5, 17});
         selected.clear();
         view.setSelectedPosition(6);
+        QCOMPARE(selected.size(), 1);
         view.setData(shorter.data);
         QCOMPARE(view.selectedPosition(), 2);
-        QCOMPARE(selected.size(), 2);
-        QCOMPARE(selected.last().at(0).toInt(), 2);
+        QCOMPARE(selected.size(), 1);
+        // A position the owner gives moves the box, the rollout's row and the list's heading.
+        ModelViewData at1 = shorter.data;
+        at1.position = 1;
+        view.setData(at1);
+        QCOMPARE(view.selectedPosition(), 1);
+        QCOMPARE(selected.size(), 1);
+        const auto shortRollout = model::attentionRollout(*shorter.run);
+        HeatmapController* shortPerLayer = view.rolloutPanel()->perLayerMap();
+        for (int j = 0; j < 3; ++j)
+            QCOMPARE(shortPerLayer->matrix()(1, j), static_cast<float>(shortRollout[1](1, j)));
+        QVERIFY2(view.predictionsPanel()->heading().contains(QStringLiteral("after 1 ")),
+                 qPrintable(view.predictionsPanel()->heading()));
     }
 
     void queryKeyMapPlotsTheLibrarysProjection() {

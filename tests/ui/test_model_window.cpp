@@ -8,6 +8,7 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QFontMetrics>
 #include <QHeaderView>
@@ -17,6 +18,9 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
+#include <QMouseEvent>
+#include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -31,6 +35,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "core/model_analysis.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
 #include "io/builtin_models.h"
@@ -45,9 +50,12 @@
 #include "ui/classroom/examples_gallery.h"
 #include "ui/editors/controls_panel.h"
 #include "ui/files/autosave.h"
+#include "ui/files/batch_export.h"
 #include "ui/files/file_actions.h"
+#include "ui/window/document_maps.h"
 #include "ui/window/main_window.h"
 #include "ui/window/model_panel.h"
+#include "ui/window/stale_click_guard.h"
 
 using namespace ae;
 using namespace ae::ui;
@@ -69,11 +77,17 @@ private slots:
     void openModelAsksAboutUnsavedChanges();
     void savedWhatIfReopensExactly();
     void aModelOpenFitsA1024PixelScreen();
+    void everyDockFitsA1024PixelScreen_data();
+    void everyDockFitsA1024PixelScreen();
     void openedModelShowsItsInput();
     void refusalIsShownAndWindowKeepsWorking();
     void activatedHeadOpensTheLayer();
     void typedIdsRun();
     void headSwitchedOffFlowsThroughTheModel();
+    void clicksQueuedWhileALayerOpensAreDropped();
+    void exportedMapsNameTheModelLayer();
+    void longProblemIsReadWhole();
+    void predictionsPositionAgreesAfterEveryChange();
     void savedSceneReopensTheModel();
     void autosaveKeepsTheWhatIf();
     void clickedChipMarksBertPadding();
@@ -273,7 +287,8 @@ void TestModelWindow::headSwitchedOffFlowsThroughTheModel() {
     const auto before = session()->currentRun();
     // The model as it is has no "before → after" column; a what-if has, until it is undone.
     PredictionsPanel* predictions = window_->modelView()->predictionsPanel();
-    QVERIFY(predictions->table()->isColumnHidden(2));
+    constexpr int beforeColumn = PredictionsPanel::BeforeColumn;
+    QVERIFY(predictions->table()->isColumnHidden(beforeColumn));
     QVERIFY2(!predictions->heading().contains(QStringLiteral("what-if")),
              qPrintable(predictions->heading()));
     auto* off = window_->controls()->findChild<QToolButton*>(QStringLiteral("headOff1"));
@@ -288,13 +303,148 @@ void TestModelWindow::headSwitchedOffFlowsThroughTheModel() {
     QVERIFY(std::find(changed.begin(), changed.end(), std::pair{0, 1}) != changed.end());
     QVERIFY(
         std::any_of(changed.begin(), changed.end(), [](const auto& c) { return c.first == 1; }));
-    QVERIFY(!predictions->table()->isColumnHidden(2));
+    QVERIFY(!predictions->table()->isColumnHidden(beforeColumn));
     QVERIFY(predictions->heading().contains(QStringLiteral("before and after the what-if")));
     window_->document()->undoStack()->undo();
     settle();
     QCOMPARE(session()->currentRun(), session()->baseRun());
     QVERIFY(!off->isChecked());
-    QVERIFY(predictions->table()->isColumnHidden(2));
+    QVERIFY(predictions->table()->isColumnHidden(beforeColumn));
+}
+
+// One owner of the selected position (the session): the position box, the list's heading, the
+// list itself and the rollout's row agree after a longer text, a position picked by hand, a
+// shorter text and an undo. The view used to keep its own position (the last token of the first
+// text) while the session computed the list for the new last token.
+void TestModelWindow::predictionsPositionAgreesAfterEveryChange() {
+    openModel();
+    ModelView* view = window_->modelView();
+    const auto agreeAt = [&](int expected) {
+        const auto run = session()->currentRun();
+        QCOMPARE(view->selectedPosition(), expected);
+        QCOMPARE(view->data().position, expected);
+        const auto wanted = model::topPredictions(*session()->model(), *run, expected, 10);
+        const auto& shown = view->data().predictions;
+        QCOMPARE(shown.size(), wanted.size());
+        for (std::size_t i = 0; i < shown.size(); ++i)
+            QCOMPARE(shown[i].token, wanted[i].token);
+        QVERIFY2(
+            view->predictionsPanel()->heading().contains(QStringLiteral("after %1").arg(expected)),
+            qPrintable(view->predictionsPanel()->heading()));
+        QCOMPARE(view->rolloutPanel()->position(), expected);
+    };
+    const int first = static_cast<int>(session()->ids().size());
+    agreeAt(first - 1);
+    std::vector<long long> longer = session()->ids();
+    for (long long id : {5, 9, 13, 21, 34})
+        longer.push_back(id);
+    session()->setIds(longer);
+    settle();
+    agreeAt(first + 4);
+    view->setSelectedPosition(2);  // picked by hand
+    settle();
+    agreeAt(2);
+    longer.push_back(7);
+    session()->setIds(longer);
+    settle();
+    agreeAt(2);
+    session()->setIds({3, 4});  // too short for position 2: the last token again
+    settle();
+    agreeAt(1);
+    window_->document()->undoStack()->undo();
+    settle();
+    agreeAt(first + 5);
+    // Picking the last token follows the text's end.
+    view->setSelectedPosition(first + 5);
+    session()->setIds({3, 4, 5, 6});
+    settle();
+    agreeAt(3);
+}
+
+// Clicks stamped while a head's layer was being opened (the window busy) are dropped instead of
+// landing on the maps that opening put under the pointer; clicks after it count.
+void TestModelWindow::clicksQueuedWhileALayerOpensAreDropped() {
+    StaleClickGuard* guard = window_->clickGuard();
+    QVERIFY(guard);
+    QPushButton button(QStringLiteral("under the pointer"));
+    button.resize(120, 40);
+    button.show();
+    QSignalSpy clicked(&button, &QPushButton::clicked);
+    const auto click = [&](unsigned long stamp) {
+        const QPointF at(20, 20);
+        for (QEvent::Type type : {QEvent::MouseButtonPress, QEvent::MouseButtonRelease}) {
+            QMouseEvent event(type, at, button.mapToGlobal(at), Qt::LeftButton,
+                              type == QEvent::MouseButtonPress ? Qt::LeftButton : Qt::NoButton,
+                              Qt::NoModifier);
+            event.setTimestamp(type == QEvent::MouseButtonPress ? stamp : stamp + 1);
+            QApplication::sendEvent(&button, &event);
+        }
+    };
+    click(100000);  // the double-click that opens a layer
+    QCOMPARE(clicked.size(), 1);
+    const int droppedBefore = guard->droppedClicks();
+    guard->dropClicksDuring(500);  // the layer took half a second
+    click(100200);                 // made meanwhile: dropped
+    QCOMPARE(clicked.size(), 1);
+    QCOMPARE(guard->droppedClicks(), droppedBefore + 2);
+    click(100700);  // after: counts
+    QCOMPARE(clicked.size(), 2);
+}
+
+// A map exported from a model's layer says which layer ("layer 1 · head 2 · softmax weights"), as
+// the model's every-head export does; a scene of no model keeps its titles.
+void TestModelWindow::exportedMapsNameTheModelLayer() {
+    const auto exportTitles = [this] {
+        HeatmapGrid grid;
+        nameModelLayer(grid, *window_->document());
+        DocumentMaps follows(window_->document(), &grid);
+        grid.setView(window_->grid()->view());
+        QStringList titles;
+        for (const HeatmapTile& t : grid.tiles())
+            titles << t.controller->title();
+        return titles;
+    };
+    for (const QString& title : exportTitles())
+        QVERIFY2(!title.contains(QStringLiteral("layer")), qPrintable(title));
+    openModel();
+    emit window_->modelView()->headActivated(1, 2);
+    settle();
+    const QStringList titles = exportTitles();
+    QVERIFY(!titles.isEmpty());
+    for (const QString& title : titles)
+        QVERIFY2(title.startsWith(QStringLiteral("layer 1 · ")), qPrintable(title));
+}
+
+// A problem too long for one line in the model input at 1024 pixels is read whole: it takes the
+// hint's room and the dock grows to its lines (it was cut off at the dock's bottom).
+void TestModelWindow::longProblemIsReadWhole() {
+    openModel();
+    window_->resize(1024, 768);
+    settle();
+    const QString message = QStringLiteral(
+        "gpt2-tiny: the ids 70, 71 and 99 are past the vocabulary of 64 tokens; a token id is a "
+        "number from 0 to 63, as the model's embeddings have rows, and the text was not run");
+    emit session()->problem(message);
+    settle();
+    settle();
+    auto* label = window_->modelPanel()->findChild<QLabel*>(QStringLiteral("modelProblem"));
+    QVERIFY(label && label->isVisible());
+    QCOMPARE(window_->modelPanel()->problemText(), message);
+    QVERIFY2(label->height() >= label->heightForWidth(label->width()),
+             qPrintable(QStringLiteral("%1 px high, %2 needed")
+                            .arg(label->height())
+                            .arg(label->heightForWidth(label->width()))));
+    auto* scroll = window_->findChild<QScrollArea*>(QStringLiteral("modelDockScroll"));
+    QVERIFY(scroll);
+    const QRect shown(label->mapTo(scroll->viewport(), QPoint(0, 0)), label->size());
+    QVERIFY2(scroll->viewport()->rect().contains(shown),
+             qPrintable(QStringLiteral("label at %1,%2 %3x%4 in a viewport %5x%6")
+                            .arg(shown.x())
+                            .arg(shown.y())
+                            .arg(shown.width())
+                            .arg(shown.height())
+                            .arg(scroll->viewport()->width())
+                            .arg(scroll->viewport()->height())));
 }
 
 void TestModelWindow::savedSceneReopensTheModel() {
@@ -452,6 +602,59 @@ void TestModelWindow::aModelOpenFitsA1024PixelScreen() {
     settle();
     QCOMPARE(header(HeadSummaryModel::PreviousTokenColumn), QStringLiteral("Previous\ntoken"));
     QVERIFY(headersFit());
+}
+
+// Each dock alone and all of them at once, opened before the model and after it: the window's
+// minimum stays within a 1024-pixel screen (the walkthrough opened before the model grew the
+// maximised window to 1178 pixels, pushing itself off the screen), and a window of 1024 pixels
+// holds every dock shown whole.
+void TestModelWindow::everyDockFitsA1024PixelScreen_data() {
+    QTest::addColumn<QStringList>("docks");
+    QTest::addColumn<bool>("beforeTheModel");
+    const QStringList all = {"controlsDock", "tokensDock", "weightsDock",  "walkthroughDock",
+                             "neuronDock",   "pinDock",    "trainingDock", "trainingModelDock"};
+    for (bool before : {true, false}) {
+        const char* when = before ? "before" : "after";
+        for (const QString& dock : all)
+            QTest::addRow("%s, %s", qPrintable(dock), when) << QStringList{dock} << before;
+        QTest::addRow("all, %s", when) << all << before;
+    }
+}
+
+void TestModelWindow::everyDockFitsA1024PixelScreen() {
+    QFETCH(QStringList, docks);
+    QFETCH(bool, beforeTheModel);
+    window_->resize(1024, 768);
+    const auto showDocks = [&] {
+        for (QDockWidget* d : window_->findChildren<QDockWidget*>()) {
+            if (d->objectName() != QLatin1String("modelDock"))
+                d->setVisible(docks.contains(d->objectName()));
+        }
+        settle();
+    };
+    if (beforeTheModel) showDocks();
+    openModel();
+    QVERIFY(session()->isOpen());
+    if (!beforeTheModel) showDocks();
+    for (const QString& name : docks)
+        QVERIFY2(window_->findChild<QDockWidget*>(name)->isVisible(), qPrintable(name));
+    QVERIFY2(window_->minimumSizeHint().width() <= 1024,
+             qPrintable(QString::number(window_->minimumSizeHint().width())));
+    QVERIFY2(window_->minimumWidth() <= 1024, qPrintable(QString::number(window_->minimumWidth())));
+    window_->resize(1024, 768);
+    settle();
+    QCOMPARE(window_->width(), 1024);
+    for (QDockWidget* d : window_->findChildren<QDockWidget*>()) {
+        // A dock behind another's tab is parked outside the window: only the shown ones count.
+        if (!d->isVisible() || d->isFloating() || d->visibleRegion().isEmpty()) continue;
+        const QRect inWindow(d->mapTo(window_.get(), QPoint(0, 0)), d->size());
+        QVERIFY2(window_->rect().contains(inWindow), qPrintable(QStringLiteral("%1 at %2,%3 %4x%5")
+                                                                    .arg(d->objectName())
+                                                                    .arg(inWindow.x())
+                                                                    .arg(inWindow.y())
+                                                                    .arg(inWindow.width())
+                                                                    .arg(inWindow.height())));
+    }
 }
 
 // A what-if saved and opened again: the same scene, bit for bit, on the model, and nothing to

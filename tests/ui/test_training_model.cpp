@@ -164,7 +164,8 @@ private slots:
         QVERIFY(!data.predictions.empty());
         // Nothing to compare with: no before → after column.
         QVERIFY(data.basePredictions.empty());
-        QVERIFY(page->modelView()->predictionsPanel()->table()->isColumnHidden(2));
+        QVERIFY(page->modelView()->predictionsPanel()->table()->isColumnHidden(
+            PredictionsPanel::BeforeColumn));
         // The probe is a period of random ids repeated twice.
         const int n = snapshot->probePeriod;
         QCOMPARE(static_cast<int>(snapshot->probeIds.size()), 2 * n);

@@ -9,8 +9,10 @@
 #include <stdexcept>
 
 #include "document/attention_document.h"
+#include "document/model_session.h"
 #include "io/result_export.h"
 #include "plot/heatmap_controller.h"
+#include "plot/heatmap_grid.h"
 #include "plot/model_view_export.h"
 #include "ui/window/document_maps.h"
 
@@ -166,6 +168,11 @@ QStringList exportEveryModelHead(const ModelViewData& data, const QString& folde
     return files;
 }
 
+void nameModelLayer(HeatmapGrid& grid, const AttentionDocument& document) {
+    const std::optional<ModelReference> reference = modelReference(document.scene().viewJson);
+    grid.setTitlePrefix(reference ? QObject::tr("layer %1 · ").arg(reference->layer) : QString());
+}
+
 QStringList exportEveryHead(AttentionDocument* document, const GridView& view,
                             const QString& folder, const QString& base, ImageFormat format,
                             const ImageOptions& options) {
@@ -176,6 +183,7 @@ QStringList exportEveryHead(AttentionDocument* document, const GridView& view,
     const int heads = document->scene().heads;
     const int digits = heads >= 100 ? 3 : 2;
     HeatmapGrid grid;
+    nameModelLayer(grid, *document);
     DocumentMaps gridFollowsDocument(document, &grid);
     QStringList files;
     for (int h = 0; h < heads; ++h) {
@@ -231,6 +239,7 @@ QStringList exportSweep(const Scene& scene, const GridView& view, const SweepReq
     document.resetScene(scene);
     document.waitForResults();  // a large scene computes on the worker thread
     HeatmapGrid grid;
+    nameModelLayer(grid, document);
     DocumentMaps gridFollowsDocument(&document, &grid);
     grid.setView(figureView(view));
     const QString name = parameterName(request.parameter);

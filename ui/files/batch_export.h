@@ -12,7 +12,13 @@
 namespace ae::ui {
 
 class AttentionDocument;
+class HeatmapGrid;
 struct ModelViewData;
+
+// An export's grid names the model layer its maps come from ("layer 5 · head 3 · softmax
+// weights"), as the model's every-head export does, when the document's scene is a layer of a
+// model; else it leaves the titles as they are.
+void nameModelLayer(HeatmapGrid& grid, const AttentionDocument& document);
 
 // `<base>-<stage>-head03.<ext>` in `folder` for every head of view.stage (two digits, three from
 // 100 heads on). Returns the files written; throws io::WriteError.

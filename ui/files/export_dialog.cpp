@@ -383,6 +383,7 @@ bool ExportDialog::exportNow(QString* error) {
             kFormat.write(format_->currentData().toString());
         } else if (mode_ == Mode::Image) {
             HeatmapGrid grid;
+            nameModelLayer(grid, *document_);
             DocumentMaps gridFollowsDocument(document_, &grid);
             grid.setView(view);
             std::vector<HeatmapController*> tiles = gridTiles(grid);

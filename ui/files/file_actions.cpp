@@ -31,6 +31,7 @@
 #include "io/scene_file.h"
 #include "plot/heatmap_grid.h"
 #include "plot/image_export.h"
+#include "ui/files/batch_export.h"
 #include "ui/files/export_dialog.h"
 #include "ui/files/model_import_dialog.h"
 #include "ui/files/scene_import.h"
@@ -539,6 +540,7 @@ void FileActions::exportMatricesDialog() {
 
 void FileActions::copyImage() {
     HeatmapGrid grid;
+    nameModelLayer(grid, *document());
     DocumentMaps gridFollowsDocument(document(), &grid);
     grid.setView(window_.grid->view());
     ImageOptions options;

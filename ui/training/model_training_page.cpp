@@ -399,9 +399,12 @@ void ModelTrainingPage::showModel() {
         data.tokens << byteLabel(id);
     data.tokenText = byteLabel;
     data.summaries = last_->summaries;
+    // Measured on the probe, the training's text repeated twice.
+    data.induction = model::InductionState::Measured;
     const int tokens = static_cast<int>(last_->run->tokens.size());
     int position = view_->selectedPosition();
     if (position < 0 || position >= tokens) position = tokens - 1;
+    data.position = position;
     try {
         data.predictions = model::topPredictions(*last_->run, position, 10);
     } catch (const model::ModelError&) {

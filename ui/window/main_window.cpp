@@ -5,6 +5,7 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -44,6 +45,7 @@
 #include "ui/window/document_maps.h"
 #include "ui/window/model_panel.h"
 #include "ui/window/presentation_mode.h"
+#include "ui/window/stale_click_guard.h"
 
 namespace ae::ui {
 namespace {
@@ -294,6 +296,7 @@ void MainWindow::createModelViews() {
     centre_->setObjectName(QStringLiteral("centralTabs"));
     centre_->setDocumentMode(true);
     centre_->hide();
+    clickGuard_ = new StaleClickGuard(this);
     modelView_ = new ModelView(centre_);
     modelView_->setObjectName(QStringLiteral("modelView"));
     centre_->addTab(modelView_, tr("Model"));
@@ -336,10 +339,16 @@ void MainWindow::createModelViews() {
     connect(session_, &ModelSession::savedLayerOpened, this,
             [this](const QJsonObject& view) { applyViewState(view); });
     connect(modelView_, &ModelView::headActivated, this, [this](int layer, int head) {
+        QElapsedTimer preparing;
+        preparing.start();
         session_->openHead(layer, head);
         if (centralWidget() == centre_) centre_->setCurrentWidget(grid_);
+        // Clicks made while the layer was prepared were aimed at the model view, not at the maps
+        // now under the pointer.
+        clickGuard_->dropClicksDuring(preparing.elapsed());
     });
     connect(modelView_, &ModelView::positionSelected, session_, &ModelSession::setSelectedPosition);
+    connect(modelView_, &ModelView::summariesNeeded, session_, &ModelSession::measureInduction);
 }
 
 void MainWindow::showModelResults() {
@@ -354,6 +363,9 @@ void MainWindow::showModelResults() {
     };
     const RunAnalysis& analysis = session_->analysis();
     data.summaries = analysis.summaries;
+    data.induction = analysis.induction;
+    data.inductionNote = analysis.inductionNote;
+    data.position = analysis.position;
     data.predictions = analysis.predictions;
     data.basePredictions = analysis.basePredictions;
     data.changedHeads = session_->changedHeads(0.01);
@@ -549,10 +561,12 @@ void MainWindow::updateStatus() {
             .arg(QString::number(scene.divisor(), 'g', 4))
             .arg(QString::number(document_->lastComputeMilliseconds(), 'f', 2)));
     stats_->setToolTip(stats_->text());
-    kvCache_->setText(keyValueCacheStatus(scene, session_->model(), session_->folder()));
+    kvCache_->setText(keyValueCacheStatus(scene, session_->model(), session_->folder(), true));
     kvCache_->setToolTip(
-        tr("Keys and values a decoder keeps per token: 2 (K and V) × kv heads × d_head numbers "
-           "a layer; a loaded model's figure is for all its layers, its kv heads and dtype"));
+        tr("%1.\nKeys and values a decoder keeps per token: 2 (K and V) × kv heads × d_head "
+           "numbers a layer; a loaded model's figure is for all its layers, its kv heads and "
+           "dtype")
+            .arg(keyValueCacheStatus(scene, session_->model(), session_->folder())));
 }
 
 bool MainWindow::openSceneFile(const QString& fileName, QString* error) {

@@ -28,6 +28,7 @@ class HeatmapGrid;
 class ModelPanel;
 class ModelSession;
 class ModelView;
+class StaleClickGuard;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -46,6 +47,7 @@ public:
     ModelSession* modelSession() const { return session_; }
     ModelPanel* modelPanel() const { return modelPanel_; }
     ModelView* modelView() const { return modelView_; }
+    StaleClickGuard* clickGuard() const { return clickGuard_; }
     // While a model is open, the middle of the window: the explorer's maps (tab 0) and the model
     // view (tab 1). Without a model the maps alone are the middle.
     QTabWidget* centralTabs() const { return centre_; }
@@ -119,6 +121,7 @@ private:
     Classroom* classroom_ = nullptr;
     ModelPanel* modelPanel_ = nullptr;
     ModelView* modelView_ = nullptr;
+    StaleClickGuard* clickGuard_ = nullptr;
     QDockWidget* modelDock_ = nullptr;
     QTabWidget* centre_ = nullptr;
     QString requestedTab_;  // a saved view's tab, shown once its model is open

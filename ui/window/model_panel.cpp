@@ -1,13 +1,16 @@
 #include "ui/window/model_panel.h"
 
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMainWindow>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "document/model_session.h"
@@ -89,8 +92,7 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent)
         std::vector<long long> ids;
         QString error;
         if (!parseIds(ids_->text(), &ids, &error)) {
-            problem_->setText(error);
-            problem_->show();
+            showProblem(error);
             return;
         }
         session_->setIds(ids);
@@ -100,10 +102,7 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent)
     connect(session_, &ModelSession::opened, this, &ModelPanel::showModel);
     connect(session_, &ModelSession::closed, this, &ModelPanel::showModel);
     connect(session_, &ModelSession::inputChanged, this, &ModelPanel::showInput);
-    connect(session_, &ModelSession::problem, this, [this](const QString& message) {
-        problem_->setText(message);
-        problem_->show();
-    });
+    connect(session_, &ModelSession::problem, this, &ModelPanel::showProblem);
     connect(session_, &ModelSession::progressShown, this, [this](const QString& what) {
         progress_->setFormat(what + QStringLiteral("…"));
         progress_->show();
@@ -144,7 +143,7 @@ bool ModelPanel::parseIds(const QString& text, std::vector<long long>* ids, QStr
 
 void ModelPanel::showModel() {
     const model::Model* m = session_->model();
-    problem_->hide();
+    clearProblem();
     if (!m) {
         title_->setText(tr("No model open (File › Open model…)"));
         text_->setEnabled(false);
@@ -182,7 +181,7 @@ void ModelPanel::showInput() {
     for (long long id : session_->ids())
         ids << QString::number(id);
     if (!ids_->hasFocus()) ids_->setText(ids.join(QLatin1Char(' ')));
-    problem_->hide();
+    clearProblem();
     chips_->clear();
     const std::vector<int>& mask = session_->attentionMask();
     for (std::size_t i = 0; i < session_->ids().size(); ++i) {
@@ -206,6 +205,40 @@ void ModelPanel::showInput() {
         }
     }
     fitChips();
+}
+
+// A problem takes the hint's place and as many lines as it needs: sharing the row with the hint,
+// in a dock as high as it was, its end was cut off.
+void ModelPanel::showProblem(const QString& message) {
+    problem_->setText(message);
+    problem_->setToolTip(message);
+    hint_->hide();
+    problem_->show();
+    fitDockHeight();
+}
+
+void ModelPanel::clearProblem() {
+    if (problem_->isHidden()) return;
+    problem_->hide();
+    hint_->show();
+    fitDockHeight();
+}
+
+void ModelPanel::fitDockHeight() {
+    QWidget* w = parentWidget();
+    while (w && !qobject_cast<QDockWidget*>(w))
+        w = w->parentWidget();
+    auto* dock = qobject_cast<QDockWidget*>(w);
+    auto* window = dock ? qobject_cast<QMainWindow*>(dock->parentWidget()) : nullptr;
+    if (!window || dock->isFloating() || !dock->isVisible()) return;
+    // The labels' heights follow their width once the layout has run.
+    QTimer::singleShot(0, this, [this, window, dock] {
+        layout()->activate();
+        const int contents = layout()->hasHeightForWidth() ? layout()->totalHeightForWidth(width())
+                                                           : sizeHint().height();
+        const int chrome = dock->height() - (dock->widget() ? dock->widget()->height() : 0);
+        if (dock->isVisible()) window->resizeDocks({dock}, {contents + chrome}, Qt::Vertical);
+    });
 }
 
 void ModelPanel::fitChips() {

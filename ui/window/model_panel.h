@@ -36,6 +36,10 @@ private:
     void showInput();
     void chipClicked(QListWidgetItem* item);
     void fitChips();
+    void showProblem(const QString& message);
+    void clearProblem();
+    // The dock as high as the panel needs at its width.
+    void fitDockHeight();
 
     ModelSession* session_;
     QLabel* title_;
