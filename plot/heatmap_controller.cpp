@@ -40,12 +40,9 @@ HeatmapController::HeatmapController(QWidget* parent) : plot_(new QCustomPlot(pa
     scale_->setBarWidth(10);
     useSameDecimalsTicks(scale_->axis());
     // Top and bottom margins shared, so the bar and the strip line up with the map's cells.
-    auto* margins = new QCPMarginGroup(plot_);
-    for (QCPLayoutElement* e :
-         {static_cast<QCPLayoutElement*>(rect_), static_cast<QCPLayoutElement*>(entropyRect_),
-          static_cast<QCPLayoutElement*>(scale_)}) {
-        e->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
-    }
+    // (arrangeLayout puts the strip and the bar in the group while they are in the layout.)
+    margins_ = new QCPMarginGroup(plot_);
+    rect_->setMarginGroup(QCP::msTop | QCP::msBottom, margins_);
 
     map_ = new QCPColorMap(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
     map_->setInterpolate(false);
@@ -109,8 +106,8 @@ HeatmapController::HeatmapController(QWidget* parent) : plot_(new QCustomPlot(pa
     connect(plot_, &QCustomPlot::afterLayout, this, [this] { showMatrix(false); });
     connect(plot_, &QCustomPlot::afterLayout, this, &HeatmapController::squareUp);
     connect(plot_, &QCustomPlot::afterLayout, this, [this] {
-        const QSize chrome = chromeSize();
-        if ((chrome - lastChrome_).width() == 0 && (chrome - lastChrome_).height() == 0) return;
+        const QSize chrome = measuredChrome();
+        if (chrome.isEmpty() || chrome == lastChrome_) return;
         lastChrome_ = chrome;
         emit chromeChanged();
     });
@@ -141,6 +138,10 @@ void HeatmapController::arrangeLayout() {
     row_->addElement(0, 0, rect_);
     if (entropyShown_) row_->addElement(0, 1, entropyRect_);
     if (scaleShown_) row_->addElement(0, entropyShown_ ? 2 : 1, scale_);
+    // Only what is laid out shares the margins: a bar taken out kept its last margins in the
+    // group, and they widened the map's (a map shown after a view with bars came out shorter).
+    entropyRect_->setMarginGroup(QCP::msTop | QCP::msBottom, entropyShown_ ? margins_ : nullptr);
+    scale_->setMarginGroup(QCP::msTop | QCP::msBottom, scaleShown_ ? margins_ : nullptr);
     scale_->setVisible(scaleShown_);
     entropyRect_->setVisible(entropyShown_);
     entropyMap_->setVisible(entropyShown_);
@@ -282,6 +283,14 @@ void HeatmapController::setHighlighted(bool on) {
     plot_->setBackground(on ? QBrush(QColor(255, 224, 130)) : QBrush(Qt::white));
 }
 
+void HeatmapController::restartLayout() {
+    row_->setMargins(QMargins());
+    squarePasses_ = 0;
+    relayouts_ = 0;
+    rowStep_ = columnStep_ = 0;  // new tick lists, upright or not, from this size
+    replot();
+}
+
 void HeatmapController::setSquareCells(bool on) {
     if (on == squareCells_) return;
     squareCells_ = on;
@@ -296,7 +305,16 @@ void HeatmapController::squareUp() {
     if (!squareCells_ || rows_ == 0 || columns_ == 0 || squarePasses_ >= 3) return;
     const QMargins pad = row_->margins();
     const QRect inner = rect_->rect();
-    if (inner.width() <= 0 || inner.height() <= 0) return;
+    if (inner.width() <= 0 || inner.height() <= 0) {
+        // Padding made for a larger plot leaves no room (the map drawn inside out, its labels
+        // mirrored): start again from none.
+        if (!pad.isNull()) {
+            ++squarePasses_;
+            row_->setMargins(QMargins());
+            replot();
+        }
+        return;
+    }
     const double width = inner.width() + pad.left() + pad.right();
     const double height = inner.height() + pad.top() + pad.bottom();
     const double side = std::min(width / columns_, height / rows_);

@@ -28,6 +28,7 @@ class QCPAxisRect;
 class QCPColorGradient;
 class QCPColorMap;
 class QCPColorScale;
+class QCPMarginGroup;
 class QCPTextElement;
 class QCPAxisTickerText;
 class QCPLayoutGrid;
@@ -124,14 +125,19 @@ public:
     // Square cells (presentation mode): the map keeps its cells square and is centred in what
     // is left, rather than stretched to the tile.
     void setSquareCells(bool on);
+    // Lays the map out afresh, as a new plot would be: no padding from squaring its cells, and
+    // labels turned upright or not from its size now. A pooled plot given another map keeps
+    // neither from the map before (presentation mode's square cells and upright labels settle
+    // on one of two layouts, and which one depended on the map shown before).
+    void restartLayout();
     // Off when the grid shows one colour bar for all its maps.
     void setColorScaleShown(bool shown);
     bool colorScaleShown() const { return scaleShown_; }
     // The side, in pixels, a cell needs for its number and for every token label at the plot's
     // current font: below it the numbers go and the labels thin out.
     int readableCellSide() const;
-    // What the plot spends around its cells (title, labels, axis titles, strip and bar), an
-    // estimate from the fonts and labels before the first layout.
+    // What the plot spends around its cells (title, labels, axis titles, strip and bar), as its
+    // last layout measured it; an estimate from the fonts and labels before the first layout.
     QSize chromeSize() const;
     // What the axes draw: every n-th label (1: all of them), and whether the last paint put a
     // number in the cells.
@@ -224,6 +230,7 @@ private:
     QCPAxisRect* rect_;
     QCPAxisRect* entropyRect_;
     QCPColorScale* scale_;
+    QCPMarginGroup* margins_;
     QCPColorMap* map_;
     QCPColorMap* entropyMap_;
     CellOverlay* overlay_;
@@ -248,7 +255,10 @@ private:
     int squarePasses_ = 0;
     bool drawWhenPainted_ = false;  // a replot was asked for while the map was hidden
     QPoint cursor_{-1, -1};
-    QSize lastChrome_;
+    QSize lastChrome_;  // measuredChrome() after the last layout
+    // What the plot spends around its cells now, or an empty size when the plot and its cells'
+    // rect come from different layouts.
+    QSize measuredChrome() const;
     QPoint hovered_{-1, -1};
 };
 

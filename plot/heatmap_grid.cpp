@@ -240,7 +240,7 @@ void HeatmapGrid::rebuild() {
             arrangePending_ = true;
             QTimer::singleShot(0, this, [this] {
                 arrangePending_ = false;
-                arrangeTiles();
+                if (arrangeTiles()) revealHighlighted();
             });
         });
         connect(controller, &HeatmapController::focused, this,
@@ -269,6 +269,7 @@ void HeatmapGrid::rebuild() {
     if (lastUsed_ >= static_cast<int>(tiles_.size())) lastUsed_ = -1;
     for (size_t i = 0; i < tiles_.size(); ++i) {
         tiles_[i].controller = pool_[i];
+        pool_[i]->restartLayout();
         configureTile(tiles_[i]);
     }
     refill();
@@ -297,7 +298,7 @@ void HeatmapGrid::configureTile(const HeatmapTile& tile) {
     if (!tile.meanOverHeads && isPerHead(tile.stage) && !isKeyValueStage(tile.stage) &&
         scene.keyValueHeads() != scene.heads)
         title += tr(" · kv %1").arg(scene.keyValueHeadOf(tile.head));
-    c->setTitle(title);
+    c->setTitle(titlePrefix_ + title);
     c->setTitleColor(tile.meanOverHeads || !isPerHead(tile.stage) || group.isEmpty()
                          ? QColor(Qt::black)
                          : keyValueGroupColor(scene.keyValueHeadOf(tile.head)));

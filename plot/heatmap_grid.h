@@ -106,6 +106,9 @@ public slots:
     void setStage(Stage stage);
     void setHead(int head);
     void setView(const GridView& view);  // one rebuild for the lot
+    // Put before every map's title: "layer 5 · " where the maps are a model's layer, so that an
+    // exported figure says which (empty by default). Takes effect at the next rebuild.
+    void setTitlePrefix(const QString& prefix) { titlePrefix_ = prefix; }
     void setWeightsMap(ColorMap map);
     void setSignedMap(ColorMap map);
     void setSharedRange(bool shared);
@@ -138,9 +141,11 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    QString titlePrefix_;
     void rebuild();
     void refill();
-    void arrangeTiles();
+    // Whether the tiles moved.
+    bool arrangeTiles();
     void updateSharedBar();
     void scrollToHighlighted();
     void configureTile(const HeatmapTile& tile);

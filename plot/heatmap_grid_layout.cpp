@@ -4,6 +4,7 @@
 #include <QGridLayout>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QStyle>
 #include <cmath>
 
 #include "plot/heatmap_controller.h"
@@ -40,9 +41,9 @@ int bestGridColumns(int tiles, QSize cells, QSize area) {
 // must also stay large enough for their numbers and every label: when the maps cannot all be
 // that large on one screen, as many columns as keep them so, one map never taller than the
 // screen, and the grid scrolls.
-void HeatmapGrid::arrangeTiles() {
+bool HeatmapGrid::arrangeTiles() {
     const int n = static_cast<int>(tiles_.size());
-    if (n == 0) return;
+    if (n == 0) return false;
     const bool alone = enlarged_ >= 0 && enlarged_ < n;
     int cellRows = 1, cellColumns = 1, readable = 0;
     QSize chrome(0, 0);
@@ -54,7 +55,11 @@ void HeatmapGrid::arrangeTiles() {
             readable = std::max(readable, t.controller->readableCellSide());
         }
     }
-    const QSize area = scroll_->viewport()->size();
+    // The room with no scroll bar, whether one shows now or not: measured from the viewport, the
+    // same view came out another size after a view whose maps scrolled than when entered afresh.
+    QSize area = scroll_->maximumViewportSize();
+    const int scrollBar =
+        scroll_->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, scroll_);
     int best = 1;
     QSize minimum(kMinTileWidth, kMinTileHeight);
     if (alone) {
@@ -84,6 +89,8 @@ void HeatmapGrid::arrangeTiles() {
             minimum = QSize(chrome.width() + readable * cellColumns,
                             chrome.height() + readable * cellRows);
         } else {
+            // The maps scroll down: the vertical scroll bar takes its width.
+            area.setWidth(area.width() - scrollBar);
             for (int columns = 1; columns <= n; ++columns) {
                 if (side(columns, false) >= readable) best = columns;
             }
@@ -96,7 +103,7 @@ void HeatmapGrid::arrangeTiles() {
         best = std::max(1, std::min(best, std::max(1, area.width() / kMinTileWidth)));
     }
     const int key = alone ? -1 - enlarged_ : best;
-    if (key == arrangedColumns_ && minimum == arrangedMinimum_) return;
+    if (key == arrangedColumns_ && minimum == arrangedMinimum_) return false;
     arrangedColumns_ = key;
     arrangedMinimum_ = minimum;
     for (const HeatmapTile& t : tiles_)
@@ -116,6 +123,7 @@ void HeatmapGrid::arrangeTiles() {
     const int rows = (placed + best - 1) / best;
     for (int r = 0; r < layout_->rowCount(); ++r)
         layout_->setRowStretch(r, r < rows ? 1 : 0);
+    return true;
 }
 
 void HeatmapGrid::setPresentationLayout(bool on) {
@@ -125,6 +133,9 @@ void HeatmapGrid::setPresentationLayout(bool on) {
     arrangedColumns_ = 0;
     arrangeTiles();
     updateSharedBar();
+    // The maps a walkthrough step marks stay in view at the new size (entering presentation at
+    // the last step showed V and the raw scores, not the concatenation and output it marks).
+    revealHighlighted();
 }
 
 bool HeatmapGrid::sharedColorBarShown() const {

@@ -115,7 +115,18 @@ void HeatmapController::updateTicks() {
     const QFontMetrics metrics(map_->keyAxis()->tickLabelFont());
     const int lineHeight = metrics.height();
     const double cellHeight = rect_->height() / std::max<double>(1.0, rowLabels_.size());
-    const double cellWidth = rect_->width() / std::max<double>(1.0, columnLabels_.size());
+    double cellWidth = rect_->width() / std::max<double>(1.0, columnLabels_.size());
+    if (squareCells_ && !rowLabels_.isEmpty() && !columnLabels_.isEmpty()) {
+        // Square cells: the side they would have with the labels lying down, whatever they do
+        // now. Upright labels take height, which shrinks square cells, which keeps the labels
+        // upright: judged from the cells as they are, a map settled on either layout, and which
+        // one depended on the sizes it went through (maps beside each other came out unlike).
+        const QMargins pad = row_->margins();
+        const double width = rect_->width() + pad.left() + pad.right();
+        double height = rect_->height() + pad.top() + pad.bottom();
+        if (columnsUpright_) height += std::max(0, widestColumnLabel_ - lineHeight);
+        cellWidth = std::min(width / columnLabels_.size(), height / rowLabels_.size());
+    }
     const auto stepFor = [](double needed, double available) {
         return available <= 0 ? 1 : std::max(1, static_cast<int>(std::ceil(needed / available)));
     };
@@ -163,14 +174,21 @@ int HeatmapController::readableCellSide() const {
                             metrics.height() * kSmallestNumberScale + 1.0, labelLine})));
 }
 
-QSize HeatmapController::chromeSize() const {
+QSize HeatmapController::measuredChrome() const {
     const QRect inner = rect_->rect();
     const QMargins pad = row_->margins();
-    if (plot_->isVisible() && inner.width() > 0 && inner.height() > 0 &&
-        plot_->width() > inner.width()) {
-        return QSize(plot_->width() - inner.width() - pad.left() - pad.right(),
-                     plot_->height() - inner.height() - pad.top() - pad.bottom());
-    }
+    if (!plot_->isVisible() || inner.width() <= 0 || inner.height() <= 0 ||
+        plot_->width() <= inner.width())
+        return {};
+    return QSize(plot_->width() - inner.width() - pad.left() - pad.right(),
+                 plot_->height() - inner.height() - pad.top() - pad.bottom());
+}
+
+QSize HeatmapController::chromeSize() const {
+    // As measured right after the last layout: between a resize and the layout that follows it,
+    // the plot's size and its cells' rect disagree (chromes of -150 pixels were read there, and
+    // the grid swung between one and two columns).
+    if (lastChrome_.isValid() && !lastChrome_.isEmpty()) return lastChrome_;
     // Before the first layout: the same parts, measured from the fonts.
     const QFontMetrics tick(map_->keyAxis()->tickLabelFont());
     const QFontMetrics label(map_->keyAxis()->labelFont());

@@ -31,7 +31,8 @@ void makeDockScrollable(QDockWidget* dock, int widestMinimum) {
     scroll->setObjectName(dock->objectName() + QStringLiteral("Scroll"));
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    const bool wraps = contents->property(kWrapsToWidthProperty).toBool();
+    scroll->setHorizontalScrollBarPolicy(wraps ? Qt::ScrollBarAlwaysOff : Qt::ScrollBarAsNeeded);
     scroll->setWidget(contents);
     // Narrow panels keep their width, counting the vertical scroll bar, so that a short dock
     // does not also scroll sideways; wide ones may be squeezed to `widestMinimum` and scroll.

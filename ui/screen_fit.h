@@ -22,6 +22,9 @@ QRect fittedInside(const QRect& rect, const QRect& available);
 // Puts the dock's widget in a frameless scroll area: the dock can be made shorter than its
 // contents (they scroll), so opening a bigger scene never makes the window grow. The scroll area
 // asks for the contents' width up to `widestMinimum` pixels and scrolls beyond that.
+// Contents whose text wraps to whatever width they get (the walkthrough) set this property to
+// true: their scroll area never scrolls sideways and asks only for their minimum width.
+inline constexpr char kWrapsToWidthProperty[] = "aeWrapsToWidth";
 void makeDockScrollable(QDockWidget* dock, int widestMinimum);
 
 // The available geometry of the screen `widget` is on (or of the primary screen).

@@ -5,6 +5,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
+#include <QDialog>
 #include <QDockWidget>
 #include <QLabel>
 #include <QListWidget>
@@ -27,6 +29,7 @@
 #include "io/scene_file.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
+#include "qcustomplot.h"
 #include "support/classroom_window.h"
 #include "ui/classroom/classroom.h"
 #include "ui/classroom/comparison_views.h"
@@ -49,6 +52,10 @@ private slots:
     void walkthroughBringsMarkedMapsIntoView();
     void presentationKeepsLabelsAndNumbersFor12Tokens();
     void leavingPresentationRestoresTheLayout();
+    void switchingViewsInPresentationGivesTheirOwnLayout();
+    void colourBarsComeBackAfterSwitchingInPresentation();
+    void whyViewsLeaveTheKeysToTheWindow();
+    void walkthroughWrapsWithoutScrollingSideways();
     void presentationTextGrowsInTheClassroomViews();
     void noDuplicateShortcuts();
     void shortcutsDialogListsEveryAction();
@@ -64,6 +71,75 @@ private:
 
     std::unique_ptr<MainWindow> window_;
 };
+
+namespace {
+
+// What a teacher sees of each map: its title, its size, its cells' size, which labels and numbers
+// it draws and whether it has its own colour bar.
+struct TileLayout {
+    QString title;
+    QSize size;
+    QSizeF cell;
+    int rowStep = 0, columnStep = 0;
+    bool numbers = false, colourBar = false;
+    double tickPoints = 0;
+};
+
+std::vector<TileLayout> tileLayouts(const HeatmapGrid& grid) {
+    std::vector<TileLayout> layouts;
+    for (const HeatmapTile& t : grid.tiles()) {
+        HeatmapController* c = t.controller;
+        for (int pass = 0; pass < 3; ++pass)
+            c->replotNow();
+        TileLayout l;
+        l.title = c->title();
+        l.size = c->widget()->size();
+        const QPointF a = c->cellCenter(0, 0), b = c->cellCenter(1, 1);
+        l.cell = QSizeF(b.x() - a.x(), b.y() - a.y());
+        l.rowStep = c->rowLabelStep();
+        l.columnStep = c->columnLabelStep();
+        l.numbers = c->numbersDrawn();
+        l.colourBar = c->colorScaleShown();
+        l.tickPoints = c->columnLabelFont().pointSizeF();
+        layouts.push_back(l);
+    }
+    return layouts;
+}
+
+QString describe(const TileLayout& l) {
+    return QStringLiteral("%1: %2x%3, cells %4x%5, labels every %6/%7, numbers %8, bar %9, %10 pt")
+        .arg(l.title)
+        .arg(l.size.width())
+        .arg(l.size.height())
+        .arg(l.cell.width(), 0, 'f', 1)
+        .arg(l.cell.height(), 0, 'f', 1)
+        .arg(l.rowStep)
+        .arg(l.columnStep)
+        .arg(l.numbers)
+        .arg(l.colourBar)
+        .arg(l.tickPoints);
+}
+
+// The same layout: titles, labels, numbers and bars alike, maps within 2 pixels (rounding in
+// the layout's passes) and cells within 1. The defect was maps of a few pixels, labels mirrored.
+QString differences(const std::vector<TileLayout>& got, const std::vector<TileLayout>& wanted) {
+    if (got.size() != wanted.size())
+        return QStringLiteral("%1 maps, %2 wanted").arg(got.size()).arg(wanted.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const TileLayout &g = got[i], &w = wanted[i];
+        const bool same = g.title == w.title && std::abs(g.size.width() - w.size.width()) <= 2 &&
+                          std::abs(g.size.height() - w.size.height()) <= 2 &&
+                          std::abs(g.cell.width() - w.cell.width()) <= 1.0 &&
+                          std::abs(g.cell.height() - w.cell.height()) <= 1.0 &&
+                          g.cell.width() > 0 && g.cell.height() > 0 && g.rowStep == w.rowStep &&
+                          g.columnStep == w.columnStep && g.numbers == w.numbers &&
+                          g.colourBar == w.colourBar && qFuzzyCompare(g.tickPoints, w.tickPoints);
+        if (!same) return QStringLiteral("%1\nwanted %2").arg(describe(g), describe(w));
+    }
+    return {};
+}
+
+}  // namespace
 
 void TestPresentation::initTestCase() {
     test::startClassroomTests();
@@ -313,6 +389,188 @@ void TestPresentation::leavingPresentationRestoresTheLayout() {
     for (const auto& [axis, size] : ticks) {
         QVERIFY(ticksAfter.count(axis) == 1);
         QVERIFY(qFuzzyCompare(ticksAfter.at(axis), size));
+    }
+}
+
+// Every view switch, head change and stage change in presentation mode gives the layout that
+// entering presentation mode on that view gives. Switching from the 2x2 grid to one head's stages
+// and back left slivers of maps with mirrored labels and no numbers.
+void TestPresentation::switchingViewsInPresentationGivesTheirOwnLayout() {
+    auto* allHeads = window_->findChild<QAction*>(QStringLiteral("viewAllHeadsAction"));
+    auto* allStages = window_->findChild<QAction*>(QStringLiteral("viewAllStagesAction"));
+    auto* stage = window_->findChild<QComboBox*>(QStringLiteral("stageCombo"));
+    auto* headSpin = window_->findChild<QSpinBox*>(QStringLiteral("headSpin"));
+    QVERIFY(allHeads && allStages && stage && headSpin);
+    struct View {
+        const char* name;
+        bool stages;
+        int head;
+        Stage stage;
+    };
+    const View views[] = {{"all heads, weights", false, 0, Stage::Weights},
+                          {"one head, all stages", true, 0, Stage::Weights},
+                          {"all heads, weights again", false, 0, Stage::Weights},
+                          {"all heads, V", false, 0, Stage::Value},
+                          {"one head, all stages, head 2", true, 2, Stage::Value},
+                          {"one head, all stages, head 1", true, 1, Stage::Value}};
+    const auto show = [&](const View& v) {
+        stage->setCurrentIndex(static_cast<int>(v.stage));
+        (v.stages ? allStages : allHeads)->trigger();
+        headSpin->setValue(v.head);
+        settle();
+    };
+    const auto present = [&](bool on) {
+        if (classroom()->presentation()->isActive() != on)
+            QTest::keyClick(window_.get(), Qt::Key_F11);
+        QCOMPARE(classroom()->presentation()->isActive(), on);
+        if (on) {
+            // The offscreen platform's full screen is its own size: the projector's is set here.
+            window_->setWindowState(Qt::WindowNoState);
+            window_->setGeometry(0, 0, 1024, 768);
+        }
+        for (int i = 0; i < 4; ++i)
+            settle();
+    };
+    // Each view entered directly.
+    std::vector<std::vector<TileLayout>> direct;
+    std::vector<QSize> viewports;
+    for (const View& v : views) {
+        present(false);
+        show(v);
+        present(true);
+        direct.push_back(tileLayouts(*window_->grid()));
+        viewports.push_back(window_->grid()->scrollArea()->viewport()->size());
+        QVERIFY(!direct.back().empty());
+    }
+    present(false);
+    show(views[0]);
+    present(true);
+    for (std::size_t i = 0; i < std::size(views); ++i) {
+        show(views[i]);
+        for (int k = 0; k < 3; ++k)
+            settle();
+        const QString problem = differences(tileLayouts(*window_->grid()), direct[i]);
+        QVERIFY2(problem.isEmpty(),
+                 qPrintable(QStringLiteral("%1 (viewport %2x%3, wanted %4x%5): %6")
+                                .arg(QLatin1String(views[i].name))
+                                .arg(window_->grid()->scrollArea()->viewport()->width())
+                                .arg(window_->grid()->scrollArea()->viewport()->height())
+                                .arg(viewports[i].width())
+                                .arg(viewports[i].height())
+                                .arg(problem)));
+    }
+}
+
+// Maps first drawn in presentation mode (one head's stages, each with its own colour bar) come
+// back out of it with the colour bars' labels at the normal size, as every other label.
+void TestPresentation::colourBarsComeBackAfterSwitchingInPresentation() {
+    const std::map<const QObject*, double> before = axisTickLabelSizes(window_.get());
+    QTest::keyClick(window_.get(), Qt::Key_F11);
+    settle();
+    window_->findChild<QAction*>(QStringLiteral("viewAllStagesAction"))->trigger();
+    settle();
+    window_->findChild<QAction*>(QStringLiteral("viewAllHeadsAction"))->trigger();
+    settle();
+    QTest::keyClick(window_.get(), Qt::Key_Escape);
+    settle();
+    const double normal = QApplication::font().pointSizeF();
+    for (const HeatmapTile& t : window_->grid()->tiles()) {
+        QCPAxis* bar = t.controller->colorScale()->axis();
+        QVERIFY2(qFuzzyCompare(bar->tickLabelFont().pointSizeF(), normal),
+                 qPrintable(QStringLiteral("%1: colour bar labels at %2 pt, the text at %3")
+                                .arg(t.controller->title())
+                                .arg(bar->tickLabelFont().pointSizeF())
+                                .arg(normal)));
+    }
+    const std::map<const QObject*, double> after = axisTickLabelSizes(window_.get());
+    for (const auto& [axis, size] : after) {
+        if (before.count(axis) == 1) QVERIFY(qFuzzyCompare(before.at(axis), size));
+    }
+}
+
+// The "Why…" windows leave the keyboard to the window when they open, answer the window's keys
+// when they are clicked, and make way for presentation mode (hidden in it, back after).
+void TestPresentation::whyViewsLeaveTheKeysToTheWindow() {
+    QTest::keyClick(window_.get(), Qt::Key_F7);  // Why √d_k?
+    settle();
+    QDialog* why = classroom()->scalingPlot();
+    QVERIFY(why->isVisible());
+    QVERIFY(why->testAttribute(Qt::WA_ShowWithoutActivating));
+    // The user clicks into it: F9 still switches the high-contrast theme, F11 presents.
+    QApplication::setActiveWindow(why);
+    QVERIFY(!classroom()->presentation()->highContrast());
+    QTest::keyClick(why, Qt::Key_F9);
+    QVERIFY(classroom()->presentation()->highContrast());
+    QTest::keyClick(why, Qt::Key_F9);
+    QTest::keyClick(why, Qt::Key_F11);
+    settle();
+    QVERIFY(classroom()->presentation()->isActive());
+    QVERIFY(!why->isVisible());  // not above the presentation
+    QApplication::setActiveWindow(window_.get());
+    QTest::keyClick(window_.get(), Qt::Key_Escape);
+    settle();
+    QVERIFY(!classroom()->presentation()->isActive());
+    QVERIFY(why->isVisible());
+}
+
+// The walkthrough's text wraps to the dock at 1024 pixels, in presentation mode too: no line is
+// cut on the right, nothing scrolls sideways, and entering presentation at the last step shows
+// the maps that step marks.
+void TestPresentation::walkthroughWrapsWithoutScrollingSideways() {
+    window_->resize(1024, 768);
+    classroom()->walkthroughDock()->show();
+    settle();
+    WalkthroughPanel* panel = classroom()->walkthrough();
+    auto* scroll = classroom()->walkthroughDock()->findChild<QScrollArea*>();
+    QVERIFY(scroll);
+    const auto check = [&](const QString& when) {
+        for (int i = 0; i < 3; ++i)
+            settle();
+        QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0 ||
+                     !scroll->horizontalScrollBar()->isVisible(),
+                 qPrintable(when));
+        QVERIFY2(panel->width() <= scroll->viewport()->width(),
+                 qPrintable(QStringLiteral("%1: panel %2 px in a viewport of %3")
+                                .arg(when)
+                                .arg(panel->width())
+                                .arg(scroll->viewport()->width())));
+        for (QLabel* label : panel->findChildren<QLabel*>()) {
+            if (!label->isVisible()) continue;
+            const QRect shown(label->mapTo(scroll->viewport(), QPoint(0, 0)), label->size());
+            QVERIFY2(shown.left() >= 0 && shown.right() < scroll->viewport()->width(),
+                     qPrintable(QStringLiteral("%1, %2: %3..%4 of %5")
+                                    .arg(when, label->objectName())
+                                    .arg(shown.left())
+                                    .arg(shown.right())
+                                    .arg(scroll->viewport()->width())));
+        }
+    };
+    for (int step = 0; step < kWalkStepCount; ++step) {
+        panel->setStep(step);
+        check(QStringLiteral("step %1").arg(step + 1));
+    }
+    QTest::keyClick(window_.get(), Qt::Key_F11);
+    window_->setWindowState(Qt::WindowNoState);
+    window_->setGeometry(0, 0, 1024, 768);
+    check(QStringLiteral("presentation, last step"));
+    HeatmapGrid* grid = window_->grid();
+    QWidget* viewport = grid->scrollArea()->viewport();
+    int marked = 0;
+    for (const HeatmapTile& t : grid->tiles()) {
+        if (!t.controller->isHighlighted()) continue;
+        ++marked;
+        QWidget* plot = t.controller->widget();
+        const QRect onViewport(plot->mapTo(viewport, QPoint(0, 0)), plot->size());
+        QVERIFY2(onViewport.intersects(viewport->rect()),
+                 qPrintable(QStringLiteral("%1 at %2, viewport %3 high")
+                                .arg(t.controller->title())
+                                .arg(onViewport.y())
+                                .arg(viewport->height())));
+    }
+    QVERIFY(marked > 0);
+    for (int step = kWalkStepCount - 1; step >= 0; --step) {
+        panel->setStep(step);
+        check(QStringLiteral("presentation, step %1").arg(step + 1));
     }
 }
 

@@ -224,16 +224,16 @@ void Classroom::createActions() {
     });
     QAction* three = addAction(explain, QStringLiteral("threeMatricesAction"),
                                tr("Why three &matrices?"), {QKeySequence(Qt::Key_F6)});
-    connect(three, &QAction::triggered, this, [this] { showDialog(projectionComparison()); });
+    connect(three, &QAction::triggered, this, [this] { showWhyView(projectionComparison()); });
     QAction* sqrtDk = addAction(explain, QStringLiteral("sqrtDkAction"), tr("Why √d_&k?"),
                                 {QKeySequence(Qt::Key_F7)});
-    connect(sqrtDk, &QAction::triggered, this, [this] { showDialog(scalingPlot()); });
+    connect(sqrtDk, &QAction::triggered, this, [this] { showWhyView(scalingPlot()); });
     QAction* positions = addAction(explain, QStringLiteral("positionsAction"),
                                    tr("Why p&ositions?"), {QKeySequence(Qt::Key_F8)});
-    connect(positions, &QAction::triggered, this, [this] { showDialog(positionsComparison()); });
+    connect(positions, &QAction::triggered, this, [this] { showWhyView(positionsComparison()); });
     QAction* rotary = addAction(explain, QStringLiteral("rotaryAction"),
                                 tr("Why &rotary positions?"), {QKeySequence(Qt::Key_F10)});
-    connect(rotary, &QAction::triggered, this, [this] { showDialog(rotaryView()); });
+    connect(rotary, &QAction::triggered, this, [this] { showWhyView(rotaryView()); });
 
     view->addSeparator();
     QAction* present = addAction(view, QStringLiteral("presentationAction"),
@@ -300,6 +300,18 @@ void Classroom::createActions() {
             a->setEnabled(on);
         if (!on) grid_->setEnlargedTile(-1);
         grid_->setPresentationLayout(on);
+        if (on) {
+            whyHiddenForPresentation_.clear();
+            for (QDialog* view : whyViews()) {
+                if (!view->isVisible()) continue;
+                view->hide();
+                whyHiddenForPresentation_ << view;
+            }
+        } else {
+            for (const QPointer<QDialog>& view : whyHiddenForPresentation_)
+                if (view) showWhyView(view);
+            whyHiddenForPresentation_.clear();
+        }
     });
 
     QAction* shortcuts = addAction(help, QStringLiteral("shortcutsAction"),
@@ -346,6 +358,32 @@ void Classroom::showDialog(QDialog* dialog) {
     dialog->show();
     dialog->raise();
     dialog->activateWindow();
+}
+
+QList<QDialog*> Classroom::whyViews() const {
+    QList<QDialog*> views;
+    for (QDialog* view :
+         std::initializer_list<QDialog*>{projection_, scaling_, positions_, rotary_})
+        if (view) views << view;
+    return views;
+}
+
+void Classroom::showWhyView(QDialog* view) {
+    if (!view->property("aeWindowKeys").toBool()) {
+        // The window's shortcuts fire only while the window is active: the view takes them too,
+        // so F9, F11 or H work from it once clicked. Escape stays the view's own (it closes it).
+        for (QAction* action : window_->findChildren<QAction*>()) {
+            const QList<QKeySequence> keys = action->shortcuts();
+            if (!keys.isEmpty() && !keys.contains(QKeySequence(Qt::Key_Escape)))
+                view->addAction(action);
+        }
+        view->setProperty("aeWindowKeys", true);
+        view->setAttribute(Qt::WA_ShowWithoutActivating);
+    }
+    view->show();
+    view->raise();
+    // The keyboard stays with the window, as with the docks.
+    window_->activateWindow();
 }
 
 void Classroom::showGallery() {

@@ -10,6 +10,7 @@
 
 #include <QList>
 #include <QObject>
+#include <QPointer>
 #include <QString>
 
 class QAction;
@@ -87,6 +88,11 @@ private:
     QAction* addAction(QMenu* menu, const QString& name, const QString& text,
                        const QList<QKeySequence>& keys, bool presentationOnly = false);
     void showDialog(QDialog* dialog);
+    // The "Why…" views, as a dock would: they answer the window's keys when they have the
+    // keyboard, open without taking it, and make way for presentation mode (hidden while it
+    // lasts, back after).
+    void showWhyView(QDialog* view);
+    QList<QDialog*> whyViews() const;
     void stepHead(int delta);
     void stepQuery(int delta);
     void nudgeDivisor(double factor);
@@ -109,6 +115,7 @@ private:
     ScalingPlot* scaling_ = nullptr;
     PositionsComparison* positions_ = nullptr;
     RotaryView* rotary_ = nullptr;
+    QList<QPointer<QDialog>> whyHiddenForPresentation_;
     QDialog* shortcuts_ = nullptr;
     QList<QAction*> presentationKeys_;
 };

@@ -2,14 +2,12 @@
 
 #include <QComboBox>
 #include <QDir>
-#include <QDockWidget>
 #include <QFile>
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
-#include <QMainWindow>
 #include <QPushButton>
 #include <QVBoxLayout>
 #include <cmath>
@@ -24,6 +22,7 @@
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "qcustomplot.h"
+#include "ui/screen_fit.h"
 
 namespace ae::ui {
 namespace {
@@ -244,7 +243,9 @@ WalkthroughPanel::WalkthroughPanel(AttentionDocument* document, HeatmapGrid* gri
     map_->plot()->setMinimumHeight(180);
     // The map comes and goes with the steps: it must not make the dock jump in width.
     map_->plot()->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Expanding);
-    setMinimumWidth(380);
+    // Its text wraps to the dock's width, whatever it is: no minimum of its own (one of 380
+    // pixels in a dock allowed 310 cut every line on the right), and no sideways scrolling.
+    setProperty(kWrapsToWidthProperty, true);
     back_ = new QPushButton(tr("◀ Back"), this);
     next_ = new QPushButton(tr("Next ▶"), this);
     back_->setToolTip(tr("Previous step (PageUp)"));
@@ -288,17 +289,12 @@ void WalkthroughPanel::setModelSession(ModelSession* session) {
     connect(session, &ModelSession::opened, this, &WalkthroughPanel::onSessionResults);
 }
 
-void WalkthroughPanel::widenDockToFit() {
-    // With a model open the model view takes the width, and the dock (a scroll area) can end up
-    // narrower than the panel: the text would be cut and Next hidden off to the right.
-    QWidget* w = parentWidget();
-    while (w && !qobject_cast<QDockWidget*>(w))
-        w = w->parentWidget();
-    auto* dock = qobject_cast<QDockWidget*>(w);
-    auto* window = dock ? qobject_cast<QMainWindow*>(dock->parentWidget()) : nullptr;
-    const int needed = minimumWidth() + 24;  // the panel and a vertical scroll bar
-    if (window && !dock->isFloating() && dock->isVisible() && dock->width() < needed)
-        window->resizeDocks({dock}, {needed}, Qt::Horizontal);
+QSize WalkthroughPanel::sizeHint() const {
+    // As wide as the other docks ask to be, so that the maps keep their room at 1024 pixels; the
+    // text wraps to whatever width the dock is given.
+    QSize hint = QWidget::sizeHint();
+    hint.setWidth(300);
+    return hint;
 }
 
 void WalkthroughPanel::setTour(WalkTour tour) {
@@ -360,7 +356,6 @@ void WalkthroughPanel::actOnModelTourStep() {
         }
     }
     emit modelViewRequested();
-    widenDockToFit();
 }
 
 void WalkthroughPanel::onSessionResults() {
@@ -447,20 +442,33 @@ void WalkthroughPanel::refreshModelTour() {
                        .arg(num(stripeBase))
                        .arg(previous);
             break;
-        case ModelTourStep::SwitchOff:
+        case ModelTourStep::SwitchOff: {
             formula = tr("%1 → 0").arg(previous);
+            // The column's own number, named as such: the stripe's mean weight is another measure
+            // (on this sequence), and the two must not be read as one.
+            QString column = tr("is being measured");
+            const RunAnalysis& analysis = session_->analysis();
+            const std::size_t row = static_cast<std::size_t>(
+                p.inductionLayer * session_->model()->config.heads + p.inductionHead);
+            if (analysis.induction == model::InductionState::Measured &&
+                row < analysis.summaries.size())
+                column = tr("reads %1").arg(num(analysis.summaries[row].induction));
             text = tr("Layer %1, head %2 now adds zeros (it is switched off in the controls' "
-                      "heads). Look at %3 "
-                      "in the <b>Model</b> tab: its stripe fades, from %4 with every head on to "
-                      "%5 now. Without the previous-token head no position says which token came "
-                      "before it, and the induction head no longer finds where to look. "
-                      "Back (or Ctrl+Z) switches it on again.")
+                      "heads). Look at %3 in the <b>Model</b> tab: its stripe fades. The mean "
+                      "weight on the stripe (step 3's measure, on this sequence) falls from %4 "
+                      "with every head on to %5 now. The Heads table's induction score, "
+                      "measured on this sequence repeated once more, %6 for it now. Without the "
+                      "previous-token head no position says which token came before it, and the "
+                      "induction head no longer finds where to look. Back (or Ctrl+Z) switches it "
+                      "on again.")
                        .arg(p.previousLayer)
                        .arg(p.previousHead)
                        .arg(induction)
                        .arg(num(stripeBase))
-                       .arg(num(stripeNow));
+                       .arg(num(stripeNow))
+                       .arg(column);
             break;
+        }
     }
     formula_->setText(formula);
     explanation_->setText(text);

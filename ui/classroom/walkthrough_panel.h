@@ -83,6 +83,7 @@ class WalkthroughPanel : public QWidget {
     Q_OBJECT
 public:
     WalkthroughPanel(AttentionDocument* document, HeatmapGrid* grid, QWidget* parent = nullptr);
+    QSize sizeHint() const override;
     // The window's model session: without one the trained-model tour is not offered.
     void setModelSession(ModelSession* session);
 
@@ -135,7 +136,6 @@ private:
     void onSessionResults();
     bool tourModelIsOpen() const;
     // Makes the dock holding the panel at least as wide as the panel needs.
-    void widenDockToFit();
 
     AttentionDocument* document_;
     HeatmapGrid* grid_;

@@ -7,6 +7,7 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QTimer>
+#include <set>
 
 #include "qcustomplot.h"
 
@@ -24,24 +25,24 @@ QFont scaled(QFont font, double ratio) {
     return font;
 }
 
+// Every element the plot owns, in its layout or not: presentation mode takes the maps' own colour
+// bars out of their layouts (one bar serves the grid), and a bar scaled only while in a layout
+// kept its large labels after presentation mode.
 void scalePlotFonts(QCustomPlot* plot, double ratio) {
-    const auto scaleAxis = [ratio](QCPAxis* axis) {
+    std::set<QCPAxis*> axes;  // a colour bar's axis is also its private axis rect's
+    for (QCPTextElement* text : plot->findChildren<QCPTextElement*>())
+        text->setFont(scaled(text->font(), ratio));
+    for (QCPAxisRect* rect : plot->findChildren<QCPAxisRect*>()) {
+        for (QCPAxis* axis : rect->axes())
+            axes.insert(axis);
+    }
+    for (QCPColorScale* bar : plot->findChildren<QCPColorScale*>())
+        axes.insert(bar->axis());
+    for (QCPLegend* legend : plot->findChildren<QCPLegend*>())
+        legend->setFont(scaled(legend->font(), ratio));
+    for (QCPAxis* axis : axes) {
         axis->setTickLabelFont(scaled(axis->tickLabelFont(), ratio));
         axis->setLabelFont(scaled(axis->labelFont(), ratio));
-    };
-    for (QCPLayoutElement* element : plot->plotLayout()->elements(true)) {
-        if (auto* text = qobject_cast<QCPTextElement*>(element)) {
-            text->setFont(scaled(text->font(), ratio));
-        } else if (auto* rect = qobject_cast<QCPAxisRect*>(element)) {
-            for (QCPAxis* axis : rect->axes())
-                scaleAxis(axis);
-            for (QCPLayoutElement* inset : rect->insetLayout()->elements(true)) {
-                if (auto* legend = qobject_cast<QCPLegend*>(inset))
-                    legend->setFont(scaled(legend->font(), ratio));
-            }
-        } else if (auto* bar = qobject_cast<QCPColorScale*>(element)) {
-            scaleAxis(bar->axis());
-        }
     }
 }
 
