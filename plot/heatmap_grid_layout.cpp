@@ -55,9 +55,10 @@ bool HeatmapGrid::arrangeTiles() {
             readable = std::max(readable, t.controller->readableCellSide());
         }
     }
-    // The room with no scroll bar, whether one shows now or not: measured from the viewport, the
-    // same view came out another size after a view whose maps scrolled than when entered afresh.
-    QSize area = scroll_->maximumViewportSize();
+    // Presentation mode: the room with no scroll bar, whether one shows now or not (taken from
+    // the viewport, the same view came out another size after a view whose maps scrolled than
+    // when entered afresh); a scroll bar is made room for below when the maps will scroll.
+    QSize area = presentation_ ? scroll_->maximumViewportSize() : scroll_->viewport()->size();
     const int scrollBar =
         scroll_->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, scroll_);
     int best = 1;

@@ -24,6 +24,39 @@ QRect fittedInside(const QRect& rect, const QRect& available) {
     return fitted;
 }
 
+namespace {
+
+// Keeps a scroll area that never scrolls sideways at least as wide as its contents' minimum, which
+// grows with the text (presentation mode's larger fonts): narrower, the contents were cut.
+class FollowContentsMinimum : public QObject {
+public:
+    FollowContentsMinimum(QScrollArea* scroll, QWidget* contents)
+        : QObject(scroll), scroll_(scroll), contents_(contents) {
+        contents->installEventFilter(this);
+        update();
+    }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (watched == contents_ &&
+            (event->type() == QEvent::LayoutRequest || event->type() == QEvent::FontChange))
+            update();
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    void update() {
+        const int scrollBar =
+            scroll_->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, scroll_);
+        scroll_->setMinimumWidth(contents_->minimumSizeHint().width() + scrollBar);
+    }
+
+    QScrollArea* scroll_;
+    QWidget* contents_;
+};
+
+}  // namespace
+
 void makeDockScrollable(QDockWidget* dock, int widestMinimum) {
     QWidget* contents = dock->widget();
     if (!contents || qobject_cast<QScrollArea*>(contents)) return;
@@ -39,6 +72,7 @@ void makeDockScrollable(QDockWidget* dock, int widestMinimum) {
     const int scrollBar = scroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, scroll);
     scroll->setMinimumWidth(
         std::min(contents->minimumSizeHint().width() + scrollBar, widestMinimum));
+    if (wraps) new FollowContentsMinimum(scroll, contents);
     dock->setWidget(scroll);
 }
 

@@ -23,7 +23,8 @@ QRect fittedInside(const QRect& rect, const QRect& available);
 // contents (they scroll), so opening a bigger scene never makes the window grow. The scroll area
 // asks for the contents' width up to `widestMinimum` pixels and scrolls beyond that.
 // Contents whose text wraps to whatever width they get (the walkthrough) set this property to
-// true: their scroll area never scrolls sideways and asks only for their minimum width.
+// true: their scroll area never scrolls sideways, and is kept as wide as their minimum (which
+// grows with the text size), however small `widestMinimum`.
 inline constexpr char kWrapsToWidthProperty[] = "aeWrapsToWidth";
 void makeDockScrollable(QDockWidget* dock, int widestMinimum);
 

@@ -28,9 +28,11 @@ inline void startClassroomTests() {
     QSettings().remove(QStringLiteral("presentation/fontScale"));
 }
 
-// The window each test starts from: the default scene at 1500x950, shown (the caller waits for it
-// to be exposed and makes it active).
+// The window each test starts from: fresh settings (the docks' sizes, the view and the stage a
+// test left would shape the next one's window, even in the next run), the default scene at
+// 1500x950, shown (the caller waits for it to be exposed and makes it active).
 inline std::unique_ptr<ui::MainWindow> classroomWindow() {
+    QSettings().clear();
     auto window = std::make_unique<ui::MainWindow>();
     window->resize(1500, 950);
     window->openPreset(QStringLiteral("default"));

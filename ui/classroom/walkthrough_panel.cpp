@@ -213,7 +213,8 @@ WalkthroughPanel::WalkthroughPanel(AttentionDocument* document, HeatmapGrid* gri
     tourChoice_->setToolTip(tr("Which guided tour"));
     // The longest tour name must not widen the dock (1024x768 projectors).
     tourChoice_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    tourChoice_->setMinimumContentsLength(16);
+    // Eight characters: at presentation mode's text size sixteen were wider than the dock.
+    tourChoice_->setMinimumContentsLength(8);
     connect(tourChoice_, &QComboBox::currentIndexChanged, this,
             [this](int index) { setTour(index == 1 ? WalkTour::TrainedModel : WalkTour::Layer); });
     heading_ = new QLabel(this);
@@ -290,10 +291,10 @@ void WalkthroughPanel::setModelSession(ModelSession* session) {
 }
 
 QSize WalkthroughPanel::sizeHint() const {
-    // As wide as the other docks ask to be, so that the maps keep their room at 1024 pixels; the
-    // text wraps to whatever width the dock is given.
+    // Narrow, so that beside the left column at 1024 pixels the maps keep two columns and the
+    // step's marked maps are in view together; the text wraps to whatever width the dock gets.
     QSize hint = QWidget::sizeHint();
-    hint.setWidth(300);
+    hint.setWidth(210);
     return hint;
 }
 
