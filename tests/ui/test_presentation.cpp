@@ -518,6 +518,7 @@ void TestPresentation::whyViewsLeaveTheKeysToTheWindow() {
 // the maps that step marks.
 void TestPresentation::walkthroughWrapsWithoutScrollingSideways() {
     window_->resize(1024, 768);
+    window_->resetLayout();
     classroom()->walkthroughDock()->show();
     settle();
     WalkthroughPanel* panel = classroom()->walkthrough();
@@ -549,10 +550,16 @@ void TestPresentation::walkthroughWrapsWithoutScrollingSideways() {
         panel->setStep(step);
         check(QStringLiteral("step %1").arg(step + 1));
     }
+    const int normalWidth = panel->width();
     QTest::keyClick(window_.get(), Qt::Key_F11);
     window_->setWindowState(Qt::WindowNoState);
     window_->setGeometry(0, 0, 1024, 768);
     check(QStringLiteral("presentation, last step"));
+    // The larger text gets a wider dock: at the normal width it ran a dozen characters a line.
+    QVERIFY2(panel->width() > normalWidth * 5 / 4,
+             qPrintable(QStringLiteral("%1 px in presentation mode, %2 before")
+                            .arg(panel->width())
+                            .arg(normalWidth)));
     HeatmapGrid* grid = window_->grid();
     QWidget* viewport = grid->scrollArea()->viewport();
     int marked = 0;

@@ -291,10 +291,12 @@ void WalkthroughPanel::setModelSession(ModelSession* session) {
 }
 
 QSize WalkthroughPanel::sizeHint() const {
-    // Narrow, so that beside the left column at 1024 pixels the maps keep two columns and the
-    // step's marked maps are in view together; the text wraps to whatever width the dock gets.
+    // About 32 characters: narrow enough that beside the left column at 1024 pixels the maps
+    // keep two columns (210 pixels at the normal text size), and growing with the text, so that
+    // presentation mode's larger text still has whole words to a line. The text wraps to
+    // whatever width the dock is given.
     QSize hint = QWidget::sizeHint();
-    hint.setWidth(210);
+    hint.setWidth(fontMetrics().averageCharWidth() * 32);
     return hint;
 }
 

@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QMainWindow>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
@@ -10,6 +11,7 @@
 #include <set>
 
 #include "qcustomplot.h"
+#include "ui/screen_fit.h"
 
 namespace ae::ui {
 namespace {
@@ -85,7 +87,18 @@ QPalette highContrastPalette() {
 }  // namespace
 
 PresentationMode::PresentationMode(QMainWindow* window)
-    : QObject(window), window_(window), baseFont_(QApplication::font()) {}
+    : QObject(window), window_(window), baseFont_(QApplication::font()) {
+    window->installEventFilter(this);
+}
+
+bool PresentationMode::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == window_ && event->type() == QEvent::Resize && active_) {
+        QTimer::singleShot(0, this, [this] {
+            if (active_) widenWrappingDocks();
+        });
+    }
+    return QObject::eventFilter(watched, event);
+}
 
 void PresentationMode::setActive(bool active) {
     if (active == active_) return;
@@ -108,6 +121,11 @@ void PresentationMode::setActive(bool active) {
         window_->statusBar()->hide();
         window_->showFullScreen();
         applyScale(QSettings().value(QLatin1String(kScaleKey), kDefaultScale).toDouble());
+        // Once the window has its full-screen size (it comes later, from the window system),
+        // and again whenever it changes while presenting: see eventFilter.
+        QTimer::singleShot(0, this, [this] {
+            if (active_) widenWrappingDocks();
+        });
     } else {
         // Fonts first: docks shown while the text is still large would size themselves to it.
         applyScale(normalScale_);
@@ -135,6 +153,25 @@ void PresentationMode::setActive(bool active) {
         });
     }
     emit activeChanged(active);
+}
+
+// A dock whose text wraps (the walkthrough) is given the width its contents ask for at the new
+// text size: left at its normal width, the larger text ran a dozen characters to a line.
+// Leaving puts the docks' sizes back with the window's state.
+void PresentationMode::widenWrappingDocks() {
+    QList<QDockWidget*> docks;
+    QList<int> widths;
+    for (QDockWidget* dock : window_->findChildren<QDockWidget*>()) {
+        auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+        QWidget* contents = scroll ? scroll->widget() : nullptr;
+        if (!contents || !contents->property(kWrapsToWidthProperty).toBool() ||
+            !dock->isVisible() || dock->isFloating())
+            continue;
+        docks << dock;
+        widths << contents->sizeHint().width() +
+                      scroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, scroll);
+    }
+    if (!docks.isEmpty()) window_->resizeDocks(docks, widths, Qt::Horizontal);
 }
 
 void PresentationMode::enlarge() {

@@ -52,9 +52,13 @@ signals:
     // After the fonts changed: views that measured their labels measure them again.
     void fontsChanged();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void applyScale(double factor);
     void scaleOwnFonts(double previous, double factor);
+    void widenWrappingDocks();
 
     QMainWindow* window_;
     QFont baseFont_;
