@@ -21,6 +21,7 @@
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -28,6 +29,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QUndoStack>
@@ -305,6 +307,29 @@ void TestModelWindow::headSwitchedOffFlowsThroughTheModel() {
         std::any_of(changed.begin(), changed.end(), [](const auto& c) { return c.first == 1; }));
     QVERIFY(!predictions->table()->isColumnHidden(beforeColumn));
     QVERIFY(predictions->heading().contains(QStringLiteral("before and after the what-if")));
+    // At 1024 pixels every cell of the list reads whole and the list needs no sideways scroll
+    // ("0.000 → 0.00…" was cut there).
+    window_->resize(1024, 768);
+    QTabWidget* panels = window_->modelView()->panels();
+    panels->setCurrentWidget(predictions);
+    settle();
+    QTableWidget* list = predictions->table();
+    for (int row = 0; row < list->rowCount(); ++row) {
+        for (int column = 0; column < list->columnCount(); ++column) {
+            if (list->isColumnHidden(column) || !list->item(row, column)) continue;
+            QFont font = list->item(row, column)->font();
+            const int needed =
+                QFontMetrics(font).horizontalAdvance(list->item(row, column)->text());
+            QVERIFY2(needed + 6 <= list->columnWidth(column),
+                     qPrintable(QStringLiteral("row %1, column %2: \"%3\" needs %4 px, has %5")
+                                    .arg(row)
+                                    .arg(column)
+                                    .arg(list->item(row, column)->text())
+                                    .arg(needed)
+                                    .arg(list->columnWidth(column))));
+        }
+    }
+    QCOMPARE(list->horizontalScrollBar()->maximum(), 0);
     window_->document()->undoStack()->undo();
     settle();
     QCOMPARE(session()->currentRun(), session()->baseRun());
