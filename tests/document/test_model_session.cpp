@@ -107,6 +107,13 @@ struct Opened {
         session.waitUntilIdle();
         return session.isOpen();
     }
+    // Opens `folder` and runs it on `ids`; the induction that follows may not have come yet.
+    bool openOn(const QString& folder, const std::vector<long long>& ids) {
+        if (!open(folder)) return false;
+        session.setIds(ids);
+        session.waitUntilIdle(false);
+        return true;
+    }
     void settle() {
         for (int i = 0; i < 3; ++i) {
             document.waitForResults();
@@ -181,11 +188,9 @@ void TestModelSession::openRunsTheModel() {
 // worker and equal the library's on that pass. A newer text drops a stale measurement.
 void TestModelSession::inductionFollowsTheResults() {
     Opened o;
-    QVERIFY(o.open(modelDir("gpt2-tiny")));
-    const io::ModelFolder folder(modelDir("gpt2-tiny"));
     const std::vector<long long> ids = {5, 9, 13, 21, 34, 2};
-    o.session.setIds(ids);
-    o.session.waitUntilIdle(false);
+    QVERIFY(o.openOn(modelDir("gpt2-tiny"), ids));
+    const io::ModelFolder folder(modelDir("gpt2-tiny"));
     QVERIFY(o.session.baseRun());
     QCOMPARE(o.session.baseRun()->tokens, ids);
     std::vector<long long> twice = ids;
@@ -218,10 +223,9 @@ void TestModelSession::inductionFollowsTheResults() {
 // model's scores, marked stale, with why. Undo gives the model's own scores back, measured.
 void TestModelSession::whatIfRemeasuresInductionOrMarksItStale() {
     Opened o;
-    QVERIFY(o.open(modelDir("gpt2-tiny")));
-    const io::ModelFolder folder(modelDir("gpt2-tiny"));
     const std::vector<long long> ids = {5, 9, 13, 21, 34, 2};
-    o.session.setIds(ids);
+    QVERIFY(o.openOn(modelDir("gpt2-tiny"), ids));
+    const io::ModelFolder folder(modelDir("gpt2-tiny"));
     o.settle();
     o.session.waitUntilIdle(true);
     QCOMPARE(o.session.analysis().induction, model::InductionState::Measured);

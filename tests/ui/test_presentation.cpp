@@ -120,6 +120,19 @@ QString describe(const TileLayout& l) {
         .arg(l.tickPoints);
 }
 
+// The maps the walkthrough's step marks, each with its place on the grid's viewport.
+std::vector<std::pair<QString, QRect>> markedMapsOnViewport(const HeatmapGrid& grid) {
+    QWidget* viewport = grid.scrollArea()->viewport();
+    std::vector<std::pair<QString, QRect>> marked;
+    for (const HeatmapTile& t : grid.tiles()) {
+        if (!t.controller->isHighlighted()) continue;
+        QWidget* plot = t.controller->widget();
+        marked.emplace_back(t.controller->title(),
+                            QRect(plot->mapTo(viewport, QPoint(0, 0)), plot->size()));
+    }
+    return marked;
+}
+
 // The same layout: titles, labels, numbers and bars alike, maps within 2 pixels (rounding in
 // the layout's passes) and cells within 1. The defect was maps of a few pixels, labels mirrored.
 QString differences(const std::vector<TileLayout>& got, const std::vector<TileLayout>& wanted) {
@@ -242,16 +255,12 @@ void TestPresentation::walkthroughBringsMarkedMapsIntoView() {
         int expected = 0;
         for (Stage stage : walkStepStages(static_cast<WalkStep>(step)))
             expected += grid->tile(stage, grid->head()) != nullptr;
-        int marked = 0;
-        for (const HeatmapTile& t : grid->tiles()) {
-            if (!t.controller->isHighlighted()) continue;
-            ++marked;
-            QWidget* plot = t.controller->widget();
-            const QRect onViewport(plot->mapTo(viewport, QPoint(0, 0)), plot->size());
+        const auto marked = markedMapsOnViewport(*grid);
+        for (const auto& [title, onViewport] : marked) {
             QVERIFY2(viewport->rect().contains(onViewport),
                      qPrintable(QStringLiteral("step %1, %2: (%3, %4) %5x%6, viewport %7x%8")
                                     .arg(step)
-                                    .arg(t.controller->title())
+                                    .arg(title)
                                     .arg(onViewport.x())
                                     .arg(onViewport.y())
                                     .arg(onViewport.width())
@@ -259,7 +268,7 @@ void TestPresentation::walkthroughBringsMarkedMapsIntoView() {
                                     .arg(viewport->width())
                                     .arg(viewport->height())));
         }
-        QCOMPARE(marked, expected);
+        QCOMPARE(static_cast<int>(marked.size()), expected);
         scrolledSteps += grid->scrollArea()->verticalScrollBar()->value() > 0;
     }
     // Not every map fits at once: without scrolling the test would have failed.
@@ -562,19 +571,15 @@ void TestPresentation::walkthroughWrapsWithoutScrollingSideways() {
                             .arg(normalWidth)));
     HeatmapGrid* grid = window_->grid();
     QWidget* viewport = grid->scrollArea()->viewport();
-    int marked = 0;
-    for (const HeatmapTile& t : grid->tiles()) {
-        if (!t.controller->isHighlighted()) continue;
-        ++marked;
-        QWidget* plot = t.controller->widget();
-        const QRect onViewport(plot->mapTo(viewport, QPoint(0, 0)), plot->size());
+    const auto marked = markedMapsOnViewport(*grid);
+    for (const auto& [title, onViewport] : marked) {
         QVERIFY2(onViewport.intersects(viewport->rect()),
                  qPrintable(QStringLiteral("%1 at %2, viewport %3 high")
-                                .arg(t.controller->title())
+                                .arg(title)
                                 .arg(onViewport.y())
                                 .arg(viewport->height())));
     }
-    QVERIFY(marked > 0);
+    QVERIFY(!marked.empty());
     for (int step = kWalkStepCount - 1; step >= 0; --step) {
         panel->setStep(step);
         check(QStringLiteral("presentation, step %1").arg(step + 1));
