@@ -33,10 +33,6 @@ struct HeadSummary {
     double induction = 0;
 };
 
-// entropy, firstToken, previousToken and self of every head of `run` in layers firstLayer..,
-// layer by layer ((layers − firstLayer)·heads entries, entry (l − firstLayer)·heads + h is layer
-// l's head h); induction is left NaN. A what-if from layer l leaves the earlier layers' heads as
-// they were: their summaries need not be computed again.
 // Whether the induction scores a list of summaries carries belong to the run it summarizes.
 // Induction needs a second run, on the text repeated twice, which comes after the first and
 // cannot always be made.
@@ -47,6 +43,10 @@ enum class InductionState {
     Stale,         // a what-if's: the model's own scores, not measured on the what-if
 };
 
+// entropy, firstToken, previousToken and self of every head of `run` in layers firstLayer..,
+// layer by layer ((layers − firstLayer)·heads entries, entry (l − firstLayer)·heads + h is layer
+// l's head h); induction is left NaN. A what-if from layer l leaves the earlier layers' heads as
+// they were: their summaries need not be computed again.
 template <typename Scalar>
 std::vector<HeadSummary> summarizeHeads(const ModelRun<Scalar>& run, int firstLayer = 0);
 

@@ -1109,10 +1109,10 @@ void ModelSession::publish(std::shared_ptr<const Run> current, RunAnalysis analy
         // Until a what-if's own induction is measured (measureWhatIfInduction), or when it cannot
         // be, the column shows the model's scores, marked as such: they may have arrived after
         // the what-if's work started.
-        setInduction(analysis_.summaries, std::vector<double>());
-        for (std::size_t i = 0;
-             i < analysis_.summaries.size() && i < baseAnalysis_.summaries.size(); ++i)
-            analysis_.summaries[i].induction = baseAnalysis_.summaries[i].induction;
+        std::vector<double> own;
+        for (const model::HeadSummary& h : baseAnalysis_.summaries)
+            own.push_back(h.induction);
+        setInduction(analysis_.summaries, own);
         analysis_.induction = baseAnalysis_.induction;
         analysis_.inductionNote = baseAnalysis_.inductionNote;
         if (baseAnalysis_.induction != model::InductionState::Unmeasurable) {

@@ -141,7 +141,6 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    QString titlePrefix_;
     void rebuild();
     void refill();
     // Whether the tiles moved.
@@ -163,6 +162,7 @@ private:
 
     const EngineF* engine_ = nullptr;
     QString error_;
+    QString titlePrefix_;  // setTitlePrefix
     QLabel* banner_;
     QLabel* note_;
     QLabel* computing_;  // while a background compute shows progress

@@ -188,7 +188,7 @@ QSize HeatmapController::chromeSize() const {
     // As measured right after the last layout: between a resize and the layout that follows it,
     // the plot's size and its cells' rect disagree (chromes of -150 pixels were read there, and
     // the grid swung between one and two columns).
-    if (lastChrome_.isValid() && !lastChrome_.isEmpty()) return lastChrome_;
+    if (!lastChrome_.isEmpty()) return lastChrome_;  // (a default QSize is empty too)
     // Before the first layout: the same parts, measured from the fonts.
     const QFontMetrics tick(map_->keyAxis()->tickLabelFont());
     const QFontMetrics label(map_->keyAxis()->labelFont());
