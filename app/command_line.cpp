@@ -25,8 +25,8 @@
 #include "cli/train_command.h"
 #include "core/attention_engine.h"
 #include "core/scene_error.h"
-#include "io/result_export.h"
-#include "io/scene_file.h"
+#include "io/formats/result_export.h"
+#include "io/scene/scene_file.h"
 #include "ui/explorer_window.h"
 
 namespace ae::cli {

@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/model.h"
-#include "io/model_folder.h"
-#include "io/safetensors_writer.h"
+#include "core/model/model.h"
+#include "io/model/model_folder.h"
+#include "io/formats/safetensors_writer.h"
 
 namespace ae::cli {
 namespace {
@@ -86,7 +86,7 @@ std::vector<TensorPlan> gpt2SmallTensors() {
     return plan;
 }
 
-// The safetensors header (io/safetensors_writer.h's layout, all F32) and the data section's
+// The safetensors header (io/formats/safetensors_writer.h's layout, all F32) and the data section's
 // length.
 std::pair<std::string, long long> safetensorsHeader(const std::vector<TensorPlan>& plan) {
     std::vector<io::TensorHeaderEntry> entries;

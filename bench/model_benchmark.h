@@ -1,5 +1,5 @@
 #pragma once
-// `attention-explorer bench --model`: the whole-model forward pass (core/model.h) on a
+// `attention-explorer bench --model`: the whole-model forward pass (core/model/model.h) on a
 // GPT-2-small-shaped model with random weights, opened through the real model-folder reader.
 
 #include <QString>

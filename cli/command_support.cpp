@@ -5,10 +5,10 @@
 #include <stdexcept>
 
 #include "core/key_value_heads.h"
-#include "core/model.h"
+#include "core/model/model.h"
 #include "core/scene_error.h"
-#include "io/builtin_models.h"
-#include "io/scene_file.h"
+#include "io/model/builtin_models.h"
+#include "io/scene/scene_file.h"
 
 namespace ae::cli {
 

@@ -26,7 +26,7 @@ void addSceneArguments(QCommandLineParser& parser);
 Scene readSceneArgument(const QCommandLineParser& parser, const QString& command, QString& label);
 
 // The folder a MODEL_DIR argument stands for: `builtin:NAME` is the built-in model of that name
-// (io/builtin_models.h), anything else is returned as given. An unknown name is refused as
+// (io/model/builtin_models.h), anything else is returned as given. An unknown name is refused as
 // `command: unknown built-in model "NAME" (built-in models: a, b)`.
 QString modelFolderArgument(const QString& argument, const QString& command);
 }  // namespace ae::cli

@@ -4,8 +4,8 @@
 
 #include "cli/command_support.h"
 #include "core/attention_engine.h"
-#include "io/result_export.h"
-#include "io/scene_file.h"
+#include "io/formats/result_export.h"
+#include "io/scene/scene_file.h"
 
 namespace ae::cli {
 namespace {}  // namespace

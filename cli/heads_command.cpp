@@ -7,9 +7,9 @@
 
 #include "cli/command_support.h"
 #include "cli/run_command.h"
-#include "core/model_analysis.h"
-#include "io/json_numbers.h"
-#include "io/model_folder.h"
+#include "core/model/model_analysis.h"
+#include "io/formats/json_numbers.h"
+#include "io/model/model_folder.h"
 
 namespace ae::cli {
 namespace {

@@ -7,10 +7,10 @@
 #include <stdexcept>
 
 #include "cli/command_support.h"
-#include "io/model_import.h"
-#include "io/result_export.h"
-#include "io/safetensors.h"
-#include "io/scene_file.h"
+#include "io/model/model_import.h"
+#include "io/formats/result_export.h"
+#include "io/formats/safetensors.h"
+#include "io/scene/scene_file.h"
 
 namespace ae::cli {
 namespace {}  // namespace

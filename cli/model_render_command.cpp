@@ -10,11 +10,11 @@
 
 #include "cli/command_support.h"
 #include "cli/run_command.h"
-#include "core/model_analysis.h"
-#include "core/model_layer_scene.h"
-#include "io/model_folder.h"
-#include "io/result_export.h"
-#include "io/tokenizer.h"
+#include "core/model/model_analysis.h"
+#include "core/model/model_layer_scene.h"
+#include "io/model/model_folder.h"
+#include "io/formats/result_export.h"
+#include "io/tokenizer/tokenizer.h"
 #include "plot/model_view_export.h"
 
 namespace ae::cli {

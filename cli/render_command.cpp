@@ -9,8 +9,8 @@
 
 #include "cli/command_support.h"
 #include "cli/model_render_command.h"
-#include "io/result_export.h"
-#include "io/scene_file.h"
+#include "io/formats/result_export.h"
+#include "io/scene/scene_file.h"
 #include "plot/color_maps.h"
 #include "plot/image_export.h"
 

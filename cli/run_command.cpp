@@ -5,12 +5,12 @@
 #include <stdexcept>
 
 #include "cli/command_support.h"
-#include "core/model_layer_scene.h"
-#include "io/model_folder.h"
-#include "io/model_result.h"
-#include "io/result_export.h"
-#include "io/scene_file.h"
-#include "io/tokenizer.h"
+#include "core/model/model_layer_scene.h"
+#include "io/model/model_folder.h"
+#include "io/model/model_result.h"
+#include "io/formats/result_export.h"
+#include "io/scene/scene_file.h"
+#include "io/tokenizer/tokenizer.h"
 
 namespace ae::cli {
 namespace {

@@ -6,14 +6,14 @@
 
 namespace ae::cli {
 // `attention-explorer run MODEL_DIR (--text TEXT | --ids 1,2,3) [--attention-mask 1,1,0]
-// -o RESULT.json [--double] [--format json|npy]`: runs a whole model (core/model.h) on one
-// sequence and writes what every layer and head computed (io/model_result.h). Exit status 2 with
+// -o RESULT.json [--double] [--format json|npy]`: runs a whole model (core/model/model.h) on one
+// sequence and writes what every layer and head computed (io/model/model_result.h). Exit status 2 with
 // one line on stderr for anything refused: arguments, the model folder, the ids, the memory.
 int runModelCommand(const QStringList& arguments);
 
 // `attention-explorer scene MODEL_DIR (--text T | --ids ...) [--attention-mask ...] --layer L
 // -o SCENE.json`: layer L of the model on that sequence as a version-2 scene
-// (core/model_layer_scene.h), computed in double.
+// (core/model/model_layer_scene.h), computed in double.
 int modelSceneCommand(const QStringList& arguments);
 
 // The token ids of `text` for the model in `modelDirectory`, special tokens as its tokenizer's

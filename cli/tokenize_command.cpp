@@ -9,7 +9,7 @@
 #include <string>
 
 #include "cli/command_support.h"
-#include "io/tokenizer.h"
+#include "io/tokenizer/tokenizer.h"
 
 namespace ae::cli {
 namespace {

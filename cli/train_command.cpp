@@ -9,11 +9,11 @@
 #include <stdexcept>
 
 #include "cli/command_support.h"
-#include "core/attention_training.h"
-#include "core/model_training.h"
-#include "io/model_writer.h"
-#include "io/result_export.h"
-#include "io/scene_file.h"
+#include "core/training/attention_training.h"
+#include "core/training/model_training.h"
+#include "io/model/model_writer.h"
+#include "io/formats/result_export.h"
+#include "io/scene/scene_file.h"
 
 namespace ae::cli {
 namespace {
@@ -26,7 +26,7 @@ QString headName(int index, int heads) {
     return QStringLiteral("%1.%2").arg(index / heads).arg(index % heads);
 }
 
-// `train --model`: a small whole model (core/model_training.h), saved as a model folder.
+// `train --model`: a small whole model (core/training/model_training.h), saved as a model folder.
 int trainModelCommand(const QStringList& arguments) {
     using model::Family;
     QCommandLineParser parser;

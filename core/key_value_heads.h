@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model.h"
+#include "core/model/model.h"
 #include "core/scene.h"
 
 namespace ae {

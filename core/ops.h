@@ -8,7 +8,7 @@
 //
 // Sections follow the pipeline: positions, norms, the masked softmax. A whole model's operations
 // sit next to their relatives: RMS norm beside layer norm, rotary positions beside the sinusoidal
-// ones. Each op has a test against a hand computation in tests/io/test_ops.cpp.
+// ones. Each op has a test against a hand computation in tests/core/engine/test_ops.cpp.
 
 #include <Eigen/Core>
 #include <algorithm>

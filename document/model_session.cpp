@@ -14,13 +14,13 @@
 #include <utility>
 
 #include "core/key_value_heads.h"
-#include "core/model_layer_scene.h"
+#include "core/model/model_layer_scene.h"
 #include "document/attention_document.h"
 #include "document/undo_commands.h"
-#include "io/builtin_models.h"
-#include "io/model_folder.h"
-#include "io/scene_file.h"
-#include "io/tokenizer.h"
+#include "io/model/builtin_models.h"
+#include "io/model/model_folder.h"
+#include "io/scene/scene_file.h"
+#include "io/tokenizer/tokenizer.h"
 
 namespace ae::ui {
 

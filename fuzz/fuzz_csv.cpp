@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "io/matrix_files.h"
+#include "io/formats/matrix_files.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const QByteArray text =

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/model.h"
-#include "io/model_folder.h"
+#include "core/model/model.h"
+#include "io/model/model_folder.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <cstdio>
 
 #include "core/attention_engine.h"
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "io/tokenizer.h"
+#include "io/tokenizer/tokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const QByteArray input =

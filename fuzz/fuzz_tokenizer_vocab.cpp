@@ -8,8 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "io/tokenizer.h"
-#include "io/tokenizer_parts.h"
+#include "io/tokenizer/tokenizer.h"
+#include "io/tokenizer/tokenizer_parts.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 1) return 0;

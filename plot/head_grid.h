@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/model.h"
-#include "core/model_analysis.h"
+#include "core/model/model.h"
+#include "core/model/model_analysis.h"
 #include "plot/color_maps.h"
 #include "plot/pooling.h"
 

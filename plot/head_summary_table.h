@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/model_analysis.h"
+#include "core/model/model_analysis.h"
 
 namespace ae::ui {
 

@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "core/scene_error.h"
-#include "io/result_export.h"
+#include "io/formats/result_export.h"
 #include "plot/heatmap_controller.h"
 #include "qcustomplot.h"
 

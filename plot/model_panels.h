@@ -10,8 +10,8 @@
 #include <optional>
 #include <vector>
 
-#include "core/model.h"
-#include "core/model_analysis.h"
+#include "core/model/model.h"
+#include "core/model/model_analysis.h"
 
 class QButtonGroup;
 class QCPCurve;

@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/model.h"
-#include "core/model_analysis.h"
+#include "core/model/model.h"
+#include "core/model/model_analysis.h"
 #include "plot/head_summary_table.h"
 
 class QCheckBox;

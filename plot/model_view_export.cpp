@@ -9,7 +9,7 @@
 #include <QTabWidget>
 #include <stdexcept>
 
-#include "io/result_export.h"
+#include "io/formats/result_export.h"
 #include "plot/head_grid.h"
 #include "plot/heatmap_controller.h"
 #include "plot/model_panels.h"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Trains the built-in model resources/models/tiny-induction with the project's own trainer
-# (`attention-explorer train --model`, core/model_training.h) from a fixed seed, and writes its
+# (`attention-explorer train --model`, core/training/model_training.h) from a fixed seed, and writes its
 # files there: config.json, model.safetensors and the byte-level tokenizer (vocab.json,
 # merges.txt). about.json is written by hand from what this prints and is left as it is.
 #

@@ -6,7 +6,7 @@
 
 #include "document/attention_document.h"
 #include "document/model_session.h"
-#include "io/builtin_models.h"
+#include "io/model/builtin_models.h"
 #include "ui/classroom/classroom.h"
 #include "ui/files/autosave.h"
 #include "ui/window/main_window.h"

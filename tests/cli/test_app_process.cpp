@@ -16,7 +16,7 @@
 #include <memory>
 
 #include "document/attention_document.h"
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 #include "ui/files/autosave.h"
 #include "ui/window/main_window.h"
 

@@ -1,4 +1,4 @@
-// builtin:NAME in place of MODEL_DIR (io/builtin_models.h): `run`, `heads`, `scene`, `render`
+// builtin:NAME in place of MODEL_DIR (io/model/builtin_models.h): `run`, `heads`, `scene`, `render`
 // and `tokenize` open the built-in model of that name, with the same results as its folder; an
 // unknown name is refused with exit status 2 and one line listing the built-in models; and the
 // installed binary finds the models installed under PREFIX/share/attention-explorer/models.

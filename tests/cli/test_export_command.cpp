@@ -13,7 +13,7 @@
 #include <QtTest>
 
 #include "document/attention_document.h"
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 #include "support/extreme_scenes.h"
 #include "support/file_bytes.h"
 #include "support/run_binary.h"

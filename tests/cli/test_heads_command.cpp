@@ -1,5 +1,5 @@
 // `attention-explorer heads` end to end: its JSON lines (exactly the keys, one a head, layer by
-// layer) hold the library's numbers (core/model_analysis.h) on the sequences the command says it
+// layer) hold the library's numbers (core/model/model_analysis.h) on the sequences the command says it
 // measures; --induction-random is reproducible and follows its documented draw; the table is
 // readable; and bad input is refused with exit status 2 and one line.
 #include <QJsonArray>
@@ -10,8 +10,8 @@
 #include <cmath>
 #include <random>
 
-#include "core/model_analysis.h"
-#include "io/model_folder.h"
+#include "core/model/model_analysis.h"
+#include "io/model/model_folder.h"
 #include "support/model_checks.h"
 #include "support/run_binary.h"
 

@@ -9,8 +9,8 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
-#include "core/model_analysis.h"
-#include "io/model_folder.h"
+#include "core/model/model_analysis.h"
+#include "io/model/model_folder.h"
 #include "plot/head_grid.h"
 #include "plot/model_view_export.h"
 #include "support/file_bytes.h"

@@ -12,7 +12,7 @@
 #include "core/attention_engine.h"
 #include "core/key_value_heads.h"
 #include "core/rotary_study.h"
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 #include "support/run_binary.h"
 
 using namespace ae;

@@ -16,8 +16,8 @@
 #include <cmath>
 
 #include "core/attention_engine.h"
-#include "core/attention_training.h"
-#include "io/scene_file.h"
+#include "core/training/attention_training.h"
+#include "io/scene/scene_file.h"
 #include "support/limit_scenes.h"
 #include "support/run_binary.h"
 #include "support/safetensors_writer.h"

@@ -1,4 +1,4 @@
-// Tokenizers (io/tokenizer.h) against ids from independent implementations (fixtures in
+// Tokenizers (io/tokenizer/tokenizer.h) against ids from independent implementations (fixtures in
 // tests/data/tokenizers/, see its README), each component on small tokenizers written here, every
 // refusal, and the `tokenize` command.
 
@@ -12,7 +12,7 @@
 #include <QtTest>
 #include <ctime>
 
-#include "io/tokenizer.h"
+#include "io/tokenizer/tokenizer.h"
 #include "support/run_binary.h"
 
 using ae::io::Tokenizer;

@@ -7,8 +7,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "core/model.h"
-#include "io/model_folder.h"
+#include "core/model/model.h"
+#include "io/model/model_folder.h"
 #include "support/run_binary.h"
 
 using ae::test::BinaryRun;

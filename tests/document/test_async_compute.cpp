@@ -16,7 +16,7 @@
 #include "core/attention_engine.h"
 #include "core/init_draw.h"
 #include "document/attention_document.h"
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 
 using namespace ae;
 using namespace ae::ui;

@@ -10,14 +10,14 @@
 #include <QtTest>
 #include <cmath>
 
-#include "core/model.h"
-#include "core/model_analysis.h"
+#include "core/model/model.h"
+#include "core/model/model_analysis.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
-#include "io/builtin_models.h"
-#include "io/model_folder.h"
-#include "io/result_export.h"
-#include "io/scene_file.h"
+#include "io/model/builtin_models.h"
+#include "io/model/model_folder.h"
+#include "io/formats/result_export.h"
+#include "io/scene/scene_file.h"
 
 using namespace ae;
 using namespace ae::ui;

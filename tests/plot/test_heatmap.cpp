@@ -7,7 +7,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 #include "plot/cell_explanation.h"
 #include "plot/color_maps.h"
 #include "plot/heatmap_controller.h"

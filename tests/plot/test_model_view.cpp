@@ -14,8 +14,8 @@
 #include <cmath>
 #include <set>
 
-#include "core/model_analysis.h"
-#include "io/model_folder.h"
+#include "core/model/model_analysis.h"
+#include "io/model/model_folder.h"
 #include "plot/head_grid.h"
 #include "plot/heatmap_controller.h"
 #include "plot/model_panels.h"

@@ -15,7 +15,7 @@
 
 #include "core/scene.h"
 #include "document/attention_document.h"
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 #include "ui/editors/token_table_model.h"
 #include "ui/editors/tokens_editor.h"
 #include "ui/editors/weights_editor.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Comparing a whole model's run (core/model.h) with a result JSON of
+// Comparing a whole model's run (core/model/model.h) with a result JSON of
 // shared/reference/model_reference.py (the golden models' expected-ids-*.json), field by field
 // with the reference's own measure: |a − b| / (1 + |b|).
 #include <QDir>
@@ -13,7 +13,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/model.h"
+#include "core/model/model.h"
 
 namespace ae::testing {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/scene.h"
-#include "io/model_import.h"
+#include "io/model/model_import.h"
 #include "support/safetensors_writer.h"
 
 namespace ae::testing {

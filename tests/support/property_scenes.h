@@ -10,7 +10,7 @@
 
 #include "core/attention_engine.h"
 #include "core/scene.h"
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 #include "result_check.h"
 
 Q_DECLARE_METATYPE(ae::ProjectionMode)

@@ -11,8 +11,8 @@
 #include <QStringList>
 #include <cstdio>
 
-#include "io/result_export.h"
-#include "io/scene_file.h"
+#include "io/formats/result_export.h"
+#include "io/scene/scene_file.h"
 
 namespace {
 

@@ -23,8 +23,8 @@
 #include <memory>
 
 #include "document/attention_document.h"
-#include "io/result_export.h"
-#include "io/scene_file.h"
+#include "io/formats/result_export.h"
+#include "io/scene/scene_file.h"
 #include "ui/files/autosave.h"
 #include "ui/files/file_actions.h"
 #include "ui/window/main_window.h"

@@ -17,7 +17,7 @@
 #include "core/attention_engine.h"
 #include "core/init_draw.h"
 #include "document/attention_document.h"
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "support/extreme_scenes.h"

@@ -12,7 +12,7 @@
 #include "core/key_value_heads.h"
 #include "core/scene_edit.h"
 #include "document/attention_document.h"
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "support/window_fixture.h"

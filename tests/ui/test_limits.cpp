@@ -16,11 +16,11 @@
 #include <cmath>
 
 #include "core/attention_engine.h"
-#include "core/attention_training.h"
+#include "core/training/attention_training.h"
 #include "core/init_draw.h"
 #include "document/attention_document.h"
-#include "io/result_export.h"
-#include "io/scene_file.h"
+#include "io/formats/result_export.h"
+#include "io/scene/scene_file.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "support/grid_checks.h"

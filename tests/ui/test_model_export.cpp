@@ -11,9 +11,9 @@
 #include <QtTest>
 #include <cmath>
 
-#include "core/model_analysis.h"
-#include "io/model_folder.h"
-#include "io/result_export.h"
+#include "core/model/model_analysis.h"
+#include "io/model/model_folder.h"
+#include "io/formats/result_export.h"
 #include "plot/model_view.h"
 #include "ui/files/batch_export.h"
 #include "ui/files/export_dialog.h"

@@ -37,11 +37,11 @@
 #include <algorithm>
 #include <memory>
 
-#include "core/model_analysis.h"
+#include "core/model/model_analysis.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
-#include "io/builtin_models.h"
-#include "io/scene_file.h"
+#include "io/model/builtin_models.h"
+#include "io/scene/scene_file.h"
 #include "plot/head_grid.h"
 #include "plot/head_summary_table.h"
 #include "plot/heatmap_grid.h"

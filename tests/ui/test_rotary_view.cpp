@@ -18,7 +18,7 @@
 #include "core/attention_engine.h"
 #include "core/ops.h"
 #include "document/attention_document.h"
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 #include "plot/heatmap_grid.h"
 #include "qcustomplot.h"
 #include "support/classroom_window.h"

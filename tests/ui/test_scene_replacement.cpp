@@ -19,8 +19,8 @@
 #include <memory>
 
 #include "document/attention_document.h"
-#include "io/result_export.h"
-#include "io/scene_file.h"
+#include "io/formats/result_export.h"
+#include "io/scene/scene_file.h"
 #include "ui/classroom/classroom.h"
 #include "ui/classroom/examples_gallery.h"
 #include "ui/files/file_actions.h"

@@ -7,7 +7,7 @@
 #include <QtTest>
 
 #include "core/attention_engine.h"
-#include "io/matrix_files.h"
+#include "io/formats/matrix_files.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "support/editor_checks.h"

@@ -21,8 +21,8 @@
 #include <memory>
 
 #include "document/attention_document.h"
-#include "io/result_export.h"
-#include "io/scene_file.h"
+#include "io/formats/result_export.h"
+#include "io/scene/scene_file.h"
 #include "plot/color_maps.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"

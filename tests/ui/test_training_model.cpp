@@ -15,13 +15,13 @@
 #include <QUndoStack>
 #include <QtTest>
 
-#include "core/model_analysis.h"
-#include "core/model_training.h"
+#include "core/model/model_analysis.h"
+#include "core/training/model_training.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
-#include "io/model_folder.h"
-#include "io/scene_file.h"
-#include "io/tokenizer.h"
+#include "io/model/model_folder.h"
+#include "io/scene/scene_file.h"
+#include "io/tokenizer/tokenizer.h"
 #include "plot/model_panels.h"
 #include "plot/model_view.h"
 #include "qcustomplot.h"

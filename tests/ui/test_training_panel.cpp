@@ -12,7 +12,7 @@
 #include <QtTest>
 
 #include "document/attention_document.h"
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 #include "ui/training/training_panel.h"
 #include "ui/training/training_worker.h"
 #include "ui/window/main_window.h"

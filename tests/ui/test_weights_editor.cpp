@@ -23,7 +23,7 @@
 #include "core/scene_edit.h"
 #include "core/word_vectors.h"
 #include "document/attention_document.h"
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 #include "support/editor_checks.h"
 #include "ui/editors/matrix_table.h"
 #include "ui/editors/token_table_model.h"

@@ -17,7 +17,7 @@
 #include <memory>
 
 #include "document/attention_document.h"
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 #include "plot/cell_explanation.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"

@@ -8,7 +8,7 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "io/builtin_models.h"
+#include "io/model/builtin_models.h"
 
 namespace ae::ui {
 

@@ -17,7 +17,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/model.h"
+#include "core/model/model.h"
 #include "plot/stage.h"
 
 class QComboBox;

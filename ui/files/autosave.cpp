@@ -15,8 +15,8 @@
 #include <algorithm>
 
 #include "document/attention_document.h"
-#include "io/result_export.h"
-#include "io/scene_file.h"
+#include "io/formats/result_export.h"
+#include "io/scene/scene_file.h"
 
 namespace ae::ui {
 namespace {

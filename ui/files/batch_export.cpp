@@ -10,7 +10,7 @@
 
 #include "document/attention_document.h"
 #include "document/model_session.h"
-#include "io/result_export.h"
+#include "io/formats/result_export.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "plot/model_view_export.h"

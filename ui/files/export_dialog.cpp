@@ -18,7 +18,7 @@
 #include <stdexcept>
 
 #include "document/attention_document.h"
-#include "io/result_export.h"
+#include "io/formats/result_export.h"
 #include "plot/heatmap_controller.h"
 #include "plot/model_panels.h"
 #include "plot/model_view_export.h"

@@ -24,11 +24,11 @@
 #include <memory>
 
 #include "document/model_session.h"
-#include "io/builtin_models.h"
-#include "io/latex_export.h"
-#include "io/matrix_files.h"
-#include "io/result_export.h"
-#include "io/scene_file.h"
+#include "io/model/builtin_models.h"
+#include "io/formats/latex_export.h"
+#include "io/formats/matrix_files.h"
+#include "io/formats/result_export.h"
+#include "io/scene/scene_file.h"
 #include "plot/heatmap_grid.h"
 #include "plot/image_export.h"
 #include "ui/files/batch_export.h"

@@ -71,7 +71,7 @@ public:
     bool openPreset(const QString& name);
     // Opens a Hugging Face model folder after asking about unsaved changes (the model's layer 0
     // replaces the scene once it has run; a refusal is shown and keeps the scene). `folder` may
-    // be builtin:NAME, a model shipped with the app (io/builtin_models.h).
+    // be builtin:NAME, a model shipped with the app (io/model/builtin_models.h).
     bool openModel(const QString& folder);
     // Recent models, newest first; a folder (or builtin:NAME) is remembered once it opened.
     QStringList recentModels() const;

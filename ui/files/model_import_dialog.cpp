@@ -24,7 +24,7 @@
 #include <tuple>
 
 #include "document/attention_document.h"
-#include "io/safetensors.h"
+#include "io/formats/safetensors.h"
 #include "ui/setting.h"
 
 namespace ae::ui {

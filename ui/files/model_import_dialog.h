@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "io/model_import.h"
+#include "io/model/model_import.h"
 
 class QCheckBox;
 class QComboBox;

@@ -1,7 +1,7 @@
 #include "ui/files/scene_import.h"
 
 #include "core/scene_edit.h"
-#include "io/matrix_files.h"
+#include "io/formats/matrix_files.h"
 
 namespace ae::ui {
 

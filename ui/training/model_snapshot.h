@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/model.h"
-#include "core/model_training.h"
+#include "core/model/model.h"
+#include "core/training/model_training.h"
 
 namespace ae::ui {
 

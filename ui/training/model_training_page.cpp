@@ -15,9 +15,9 @@
 #include <iterator>
 #include <numeric>
 
-#include "core/model_analysis.h"
-#include "io/model_writer.h"
-#include "io/result_export.h"
+#include "core/model/model_analysis.h"
+#include "io/model/model_writer.h"
+#include "io/formats/result_export.h"
 #include "plot/model_view.h"
 #include "qcustomplot.h"
 #include "ui/training/model_training_worker.h"

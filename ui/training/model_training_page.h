@@ -1,6 +1,6 @@
 #pragma once
 // The training dock's Model mode (issue 17, "Watch a model learn"): a small model of several
-// layers of heads (core/model_training.h) trained on a toy task, as TensorFlow Playground lets a
+// layers of heads (core/training/model_training.h) trained on a toy task, as TensorFlow Playground lets a
 // class watch an MLP learn. The page shows the loss falling and, per head, its previous-token and
 // induction scores on a fixed probe sequence (random ids repeated twice, as `heads
 // --induction-random` measures): the step at which an induction head forms shows as a jump of
@@ -17,7 +17,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/model_training.h"
+#include "core/training/model_training.h"
 #include "plot/model_view.h"
 
 class QCheckBox;

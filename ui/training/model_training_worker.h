@@ -1,5 +1,5 @@
 #pragma once
-// The trainer's side of the training dock's Model mode (core/model_training.h): lives in its own
+// The trainer's side of the training dock's Model mode (core/training/model_training.h): lives in its own
 // QThread and owns its ModelTrainer, so Adam steps never block the window. Like TrainingWorker it
 // reports by snapshots, at most one every ~50 ms and never more than the window has taken. A
 // snapshot carries everything the window shows, computed here: a copy of the weights, the model's
@@ -11,9 +11,9 @@
 #include <optional>
 #include <vector>
 
-#include "core/model.h"
-#include "core/model_analysis.h"
-#include "core/model_training.h"
+#include "core/model/model.h"
+#include "core/model/model_analysis.h"
+#include "core/training/model_training.h"
 #include "ui/training/model_snapshot.h"
 #include "ui/training/paced_training_loop.h"
 

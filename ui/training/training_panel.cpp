@@ -19,8 +19,8 @@
 #include <QVBoxLayout>
 
 #include "document/attention_document.h"
-#include "io/result_export.h"
-#include "io/scene_file.h"
+#include "io/formats/result_export.h"
+#include "io/scene/scene_file.h"
 #include "plot/model_view.h"
 #include "qcustomplot.h"
 #include "ui/training/model_training_page.h"

@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/attention_training.h"
+#include "core/training/attention_training.h"
 #include "ui/training/paced_training_loop.h"
 
 namespace ae::ui {

@@ -27,7 +27,7 @@
 
 #include "document/attention_document.h"
 #include "document/model_session.h"
-#include "io/scene_file.h"
+#include "io/scene/scene_file.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "plot/model_view.h"

@@ -14,7 +14,7 @@
 #include <QVBoxLayout>
 
 #include "document/model_session.h"
-#include "io/tokenizer.h"
+#include "io/tokenizer/tokenizer.h"
 
 namespace ae::ui {
 

@@ -1,0 +1,293 @@
+#pragma once
+// Whole transformer models (issue 15): the four families a Hugging Face model folder may hold
+// (gpt2, bert, llama, qwen3), their weights as they lie in a memory-mapped file, and the forward
+// pass that keeps what the explorer shows: per layer the residual input, and per head q, k, v,
+// scores and weights; then the logits (decoders) or the last hidden state (bert).
+//
+// The specification is shared/reference/model_reference.py (PyTorch, float64): what it accepts
+// and refuses, this accepts and refuses, and its result JSON is what io/model/model_result.h writes.
+// No Qt here: io/model/model_folder.h reads config.json and the safetensors files into a Model.
+//
+// Weights are never copied at open: a TensorRef points into the mapped file. A layer reads its
+// weights when it runs; those already stored as the compute type (F32 in a float run, F64 in a
+// double one) are used in place, the others are converted for that layer only and dropped after
+// it (docs/models.md, "Memory", has the measurements behind that choice).
+
+#include <Eigen/Core>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/ops.h"
+#include "core/tensor_data.h"
+
+namespace ae::model {
+
+// A model folder, config or input the engine refuses: one line naming the file, the field or
+// tensor, and the shapes or values involved.
+class ModelError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+enum class Family { Gpt2, Bert, Llama, Qwen3 };
+// As config.json's model_type spells it.
+const char* familyName(Family family);
+// "gpt2, bert, llama, qwen3".
+const char* supportedFamilies();
+
+enum class Activation { GeluExact, GeluTanh, Silu, Relu };
+
+// What config.json says, with Hugging Face's defaults filled in (io/model/model_folder.cpp).
+struct Config {
+    Family family = Family::Gpt2;
+    int hidden = 0;  // d
+    int layers = 0;
+    int heads = 0;         // query heads
+    int kvHeads = 0;       // key/value heads (GQA); = heads for gpt2 and bert
+    int headDim = 0;       // hd; heads·hd may differ from d (llama with head_dim, qwen3)
+    int vocab = 0;         // V
+    int intermediate = 0;  // the MLP's width
+    int positions = 0;     // rows of the learned position table (gpt2, bert); 0: rotary, no limit
+    int tokenTypes = 0;    // bert's token-type table rows
+    Activation activation = Activation::GeluTanh;
+    double normEps = 1e-5;
+    bool scaleAttentionWeights = true;  // gpt2: divide scores by √hd
+    bool scaleByInverseLayer = false;   // gpt2: and by (layer + 1)
+    bool tieWordEmbeddings = true;      // LM head = the token table
+    bool attentionBias = false;         // llama/qwen3 q, k, v, o biases
+    bool mlpBias = false;               // llama gate, up, down biases
+    bool qkNorm = false;                // qwen3
+    ops::RopeParameters rope;           // llama/qwen3
+    // bos_token_id (gpt2 and llama's defaults when absent), or -1: none, or not an id of the
+    // vocabulary. What `heads --induction-random` puts before its random tokens.
+    long long bosToken = -1;
+
+    bool isDecoder() const { return family != Family::Bert; }
+    bool rotary() const { return family == Family::Llama || family == Family::Qwen3; }
+    int kvHeadOf(int head) const { return head / (heads / kvHeads); }
+    // The factor scores are multiplied by before the softmax, in layer `layer` (from 0).
+    double attentionScale(int layer) const;
+};
+
+// One stored tensor: where its bytes lie in a mapped file, as rows x cols (a vector is 1 x n).
+struct TensorRef {
+    std::string name;  // as stored, with its prefix
+    std::string file;  // the file holding it, for messages
+    DType dtype = DType::F32;
+    long long rows = 0, cols = 0;
+    const unsigned char* data = nullptr;  // little-endian, not necessarily aligned
+
+    bool present() const { return !name.empty(); }
+    long long count() const { return rows * cols; }
+    double bytes() const { return static_cast<double>(count()) * dtypeSize(dtype); }
+};
+
+// Each family fills the slots it has. Layouts: gpt2's Conv1D weights are [in, out] (y = x·W + b);
+// every other projection is nn.Linear's [out, in] (y = x·Wᵀ + b).
+struct LayerWeights {
+    // gpt2: ln_1 / ln_2 (pre-norm). bert: attention.output.LayerNorm / output.LayerNorm (post).
+    // llama: input_layernorm / post_attention_layernorm (RMS, no bias).
+    TensorRef norm1, norm1Bias, norm2, norm2Bias;
+    TensorRef qkv, qkvBias;                                      // gpt2 c_attn [d, 3d]
+    TensorRef query, queryBias, key, keyBias, value, valueBias;  // bert, llama
+    TensorRef output, outputBias;  // gpt2 c_proj [d, d]; bert attention.output.dense; llama o_proj
+    TensorRef queryNorm, keyNorm;  // qwen3 [hd]
+    // gpt2: up = c_fc [d, I], down = c_proj [I, d]. bert: up = intermediate, down = output.dense.
+    // llama: gate, up, down.
+    TensorRef gate, gateBias, up, upBias, down, downBias;
+};
+struct ModelWeights {
+    TensorRef tokenEmbedding;                    // V x d
+    TensorRef positionEmbedding;                 // gpt2, bert: positions x d
+    TensorRef tokenTypeEmbedding;                // bert: types x d
+    TensorRef embeddingNorm, embeddingNormBias;  // bert
+    TensorRef finalNorm, finalNormBias;          // gpt2 ln_f, llama norm
+    TensorRef lmHead;                            // decoders, V x d (= tokenEmbedding when tied)
+    std::vector<LayerWeights> layers;
+};
+
+// A tensor the family needs: its name after the prefix (or at the top level), an older name it
+// may have instead, its shape, and the slot it fills.
+struct TensorSpec {
+    std::string name;
+    std::string alias;  // e.g. LayerNorm.gamma for LayerNorm.weight; empty: none
+    std::vector<long long> shape;
+    bool topLevel = false;  // lm_head.weight: never prefixed
+    TensorRef* slot = nullptr;
+};
+// Every tensor `config` needs, in a fixed order, with slots in `weights` (its layers are sized
+// here). The tied LM head is not listed: the caller points it at the token table.
+std::vector<TensorSpec> tensorSpecs(const Config& config, ModelWeights& weights);
+// The prefixes a family's names may carry, tried in order ("transformer.", ""), and the tensor
+// whose presence decides which one a file uses.
+std::vector<std::string> weightPrefixes(Family family);
+std::string prefixProbe(Family family);
+
+struct Model {
+    Config config;
+    ModelWeights weights;
+    std::string folder;      // for messages
+    double storedBytes = 0;  // every weight tensor the model reads, as stored
+};
+
+// ---- Running ----
+
+template <typename Scalar>
+using Matrix = ops::RowMajorMatrix<Scalar>;
+
+// Switching a head off (issue 16, `run --ablate`): its context (weights·v, T x hd) is replaced
+// before the output projection, by zeros or by its own mean over positions (every row the mean
+// row). The one-layer engine does the same to a scene's ablated heads (core/ops.h).
+enum class AblationMode { Zero, Mean };
+struct HeadAblation {
+    int layer = 0;
+    int head = 0;
+    bool operator==(const HeadAblation& o) const { return layer == o.layer && head == o.head; }
+};
+
+struct RunOptions {
+    std::vector<int> attentionMask;       // empty, or one 0/1 a token (1 attend, 0 padding)
+    int positionOffset = 0;               // position of the first token
+    std::vector<HeadAblation> ablations;  // heads switched off; each layer/head in range
+    AblationMode ablationMode = AblationMode::Zero;
+    // Decoders: every position's logits (result files), or the last position's only (the
+    // window, which shows one position's predictions at a time). The LM head is V x d: with
+    // GPT-2's 50257 tokens, all T rows cost about as much as the twelve layers together.
+    bool logitsForEveryPosition = true;
+};
+
+template <typename Scalar>
+struct LayerRecord {
+    Matrix<Scalar> hiddenIn;  // T x d: the residual stream entering the layer
+    Matrix<Scalar> query;  // T x (heads·hd): after bias, q-norm and rotation; head h = cols h·hd
+    Matrix<Scalar> key;    // T x (kvHeads·hd), after k-norm and rotation
+    Matrix<Scalar> value;  // T x (kvHeads·hd)
+    // The kv heads of key and value when they are not the config's: a what-if layer regrouped in
+    // the explorer (another number of kv heads) flows forward with its own K and V. 0: the
+    // config's.
+    int keyValueHeads = 0;
+    std::vector<Matrix<Scalar>> scores;   // per head, T x T: q·kᵀ before scaling and masking
+    std::vector<Matrix<Scalar>> weights;  // per head, T x T: the softmax; hidden keys exactly 0
+};
+
+template <typename Scalar>
+struct ModelRun {
+    Config config;
+    std::vector<long long> tokens;
+    std::vector<int> attentionMask;  // empty: none given
+    RunOptions options;              // as the run was made
+    // Set by resumeAfterAttention: a layer's record came from outside (an edited scene), so the
+    // run is not the model's on its tokens, and rerunModel never reuses it.
+    bool whatIf = false;
+    std::vector<LayerRecord<Scalar>> layers;
+    // Decoders: rows logitsFrom.. of the T x V logits (every position unless the run was asked
+    // for the last only, RunOptions::logitsForEveryPosition), and the final-normed hidden state
+    // they come from (T x d), so that logitsAt gives any other position's row.
+    Matrix<Scalar> logits;
+    long long logitsFrom = 0;
+    Matrix<Scalar> finalHidden;
+    Matrix<Scalar> lastHidden;  // bert: T x d
+
+    // Head h's views (k and v: of the kv head it reads), T x hd.
+    auto q(int layer, int head) const {
+        return layers[layer].query.middleCols(head * config.headDim, config.headDim);
+    }
+    auto k(int layer, int head) const {
+        return layers[layer].key.middleCols(kvHeadOf(layer, head) * config.headDim, config.headDim);
+    }
+    auto v(int layer, int head) const {
+        return layers[layer].value.middleCols(kvHeadOf(layer, head) * config.headDim,
+                                              config.headDim);
+    }
+    // The kv head that `head` reads in `layer`: the config's grouping unless the layer has its own.
+    int kvHeadOf(int layer, int head) const {
+        const int kvHeads = layers[layer].keyValueHeads;
+        return kvHeads > 0 ? head / (config.heads / kvHeads) : config.kvHeadOf(head);
+    }
+};
+
+// Refuses ids outside the vocabulary, a text longer than a learned position table, a mask of
+// the wrong length or values, and a query that would see no key (left padding in a decoder).
+void checkInputs(const Config& config, const std::vector<long long>& ids,
+                 const RunOptions& options);
+
+// The memory rule (docs/errors.md, "Whole models"): a run needs the weights as stored (mapped,
+// so their pages count once they are read), plus the largest layer's weights converted to the
+// compute type if they are stored in another (a layer is converted as it runs, then dropped),
+// plus everything kept (every layer's residual input, q, k, v, scores and weights, and the
+// logits or last hidden state) and the working buffers of one layer.
+struct RunMemory {
+    double storedWeights = 0;
+    double convertedLayer = 0;
+    double kept = 0;  // bytes of the kept matrices
+    double working = 0;
+    double keptNumbers = 0;  // numbers in the kept matrices (a result file writes each)
+    double total() const { return storedWeights + convertedLayer + kept + working; }
+};
+RunMemory runMemory(const Model& model, long long tokens, int scalarSize);
+// Throws ModelError("FOLDER: too large: needs about 61.2 GiB (what), this machine has 23.4 GiB")
+// when `bytes` exceed `available` (physicalMemoryBytes() when negative).
+void checkRunFitsInMemory(const Model& model, double bytes, const std::string& what,
+                          double available = -1);
+
+// The forward pass on one sequence: checkInputs, the memory check (runMemory, plus nothing for
+// the caller's result file: callers writing one check themselves first), then every layer.
+// Scalar is float or double. A result that overflows (a non-finite hidden state) is refused,
+// naming the layer.
+template <typename Scalar>
+ModelRun<Scalar> runModel(const Model& model, const std::vector<long long>& ids,
+                          const RunOptions& options = {});
+
+// A what-if in one layer flowing forward (issue 16). The caller has recomputed layer `layer`'s
+// attention sub-block itself (the one-layer engine on the layer's scene, possibly edited) and
+// stored its q, k, v, scores and weights in run.layers[layer]. `residualIn` (T x d) is the
+// residual stream entering the layer as the scene has it (its embeddings, possibly edited; it
+// replaces run.layers[layer].hiddenIn), `attentionOut` (T x d) the sub-block's output after the
+// output projection and its bias. This finishes layer `layer` (residual add, and bert's norm; the
+// MLP) and recomputes every later layer and the logits or last hidden state in `run`, with
+// `options` (the run's mask, ablations in later layers). Layers before `layer` are untouched.
+template <typename Scalar>
+void resumeAfterAttention(const Model& model, ModelRun<Scalar>& run, int layer,
+                          const Matrix<Scalar>& residualIn, const Matrix<Scalar>& attentionOut,
+                          const RunOptions& options = {});
+
+// The forward pass on `ids` again after an edit, for a decoder: `previous` is a run of this model
+// (runModel or rerunModel, not a what-if) and `options` match its ablations and position offset.
+// The first P positions where previous.tokens and ids agree (P = reusablePrefix, at most T − 1)
+// see exactly the keys they saw before, since no row sees a later key, so their rows of every
+// layer are taken from `previous`; only rows P..T−1 run again (and the scores of the first P
+// queries against the new keys). Typing at the end of a text then costs its new tokens, as a KV
+// cache does. The numbers agree with runModel's to rounding (the products are smaller, so summed
+// in another order); with no reusable prefix (bert, padding, mean ablation, an edit at 0) this is
+// runModel.
+template <typename Scalar>
+ModelRun<Scalar> rerunModel(const Model& model, const ModelRun<Scalar>& previous,
+                            const std::vector<long long>& ids, const RunOptions& options = {});
+// P above: 0 when nothing can be reused.
+template <typename Scalar>
+long long reusablePrefix(const Model& model, const ModelRun<Scalar>& previous,
+                         const std::vector<long long>& ids, const RunOptions& options = {});
+
+// Decoders: the logits (V) at `position`: the run's row when it kept it, else the LM head on that
+// row of run.finalHidden. Throws ModelError for bert or a position outside the run.
+template <typename Scalar>
+Eigen::VectorXd logitsAt(const Model& model, const ModelRun<Scalar>& run, int position);
+
+extern template ModelRun<float> runModel<float>(const Model&, const std::vector<long long>&,
+                                                const RunOptions&);
+extern template ModelRun<double> runModel<double>(const Model&, const std::vector<long long>&,
+                                                  const RunOptions&);
+extern template ModelRun<float> rerunModel<float>(const Model&, const ModelRun<float>&,
+                                                  const std::vector<long long>&, const RunOptions&);
+extern template ModelRun<double> rerunModel<double>(const Model&, const ModelRun<double>&,
+                                                    const std::vector<long long>&,
+                                                    const RunOptions&);
+extern template void resumeAfterAttention<float>(const Model&, ModelRun<float>&, int,
+                                                 const Matrix<float>&, const Matrix<float>&,
+                                                 const RunOptions&);
+extern template void resumeAfterAttention<double>(const Model&, ModelRun<double>&, int,
+                                                  const Matrix<double>&, const Matrix<double>&,
+                                                  const RunOptions&);
+
+}  // namespace ae::model

@@ -1,0 +1,616 @@
+// The forward pass of core/model/model.h, after shared/reference/model_reference.py (gpt2_layer,
+// bert_layer, llama_layer, forward): the same operations in the same order, with the ops of
+// core/ops.h and Eigen products. Every projection is one product on the whole T x d block; the
+// heads then run in parallel, each with single-threaded products on its own columns.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "core/model/model.h"
+#include "core/parallel_product.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace ae::model {
+namespace {
+
+template <typename Scalar>
+using MatrixMap = Eigen::Map<const Matrix<Scalar>>;
+template <typename Scalar>
+using VectorMap = Eigen::Map<const ops::ColumnVector<Scalar>>;
+
+template <typename Scalar>
+constexpr DType computeType() {
+    return sizeof(Scalar) == 8 ? DType::F64 : DType::F32;
+}
+
+// A weight as rows x cols Scalars: the mapped bytes themselves when they are stored as Scalar
+// (and aligned for it), else a converted copy that lives as long as this view (one layer).
+template <typename Scalar>
+class WeightView {
+public:
+    WeightView() = default;
+    explicit WeightView(const TensorRef& t) : rows_(t.rows), cols_(t.cols) {
+        if (!t.present()) return;
+        const bool inPlace = t.dtype == computeType<Scalar>() &&
+                             reinterpret_cast<std::uintptr_t>(t.data) % alignof(Scalar) == 0;
+        if (inPlace) {
+            data_ = reinterpret_cast<const Scalar*>(t.data);
+        } else {
+            copy_.resize(static_cast<std::size_t>(t.count()));
+            convertElements(t.data, t.dtype, 0, t.count(), copy_.data());
+            data_ = copy_.data();
+        }
+    }
+    bool present() const { return data_ != nullptr; }
+    MatrixMap<Scalar> matrix() const { return MatrixMap<Scalar>(data_, rows_, cols_); }
+    VectorMap<Scalar> vector() const { return VectorMap<Scalar>(data_, rows_ * cols_); }
+
+private:
+    long long rows_ = 0, cols_ = 0;
+    const Scalar* data_ = nullptr;
+    std::vector<Scalar> copy_;
+};
+
+int threadCount() {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+// out = in·W (+ b) where W is `weight` as stored: [in, out] when `xw` (gpt2's Conv1D), else
+// nn.Linear's [out, in], used transposed. in: T x n, out: T x m. Blocks of `out` (rows when there
+// are many, else columns) are computed on every thread, each a single-threaded Eigen product, as
+// core/parallel_product.h does for the one-layer engine.
+template <typename Scalar>
+void project(const Matrix<Scalar>& in, const WeightView<Scalar>& weight, bool xw,
+             const WeightView<Scalar>& bias, Matrix<Scalar>& out) {
+    const MatrixMap<Scalar> w = weight.matrix();
+    const Eigen::Index rows = in.rows(), cols = xw ? w.cols() : w.rows();
+    out.resize(rows, cols);
+    const double flops = static_cast<double>(rows) * static_cast<double>(in.cols()) * cols;
+    const int threads = flops > 4e6 ? threadCount() : 1;
+    const bool byRows = rows >= 256;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int thread = 0; thread < threads; ++thread) {
+        const Eigen::Index size = byRows ? rows : cols;
+        const Eigen::Index begin = size * thread / threads;
+        const Eigen::Index count = size * (thread + 1) / threads - begin;
+        if (count <= 0) continue;
+        if (byRows) {
+            auto block = out.middleRows(begin, count);
+            if (xw) {
+                block.noalias() = in.middleRows(begin, count) * w;
+            } else {
+                block.noalias() = in.middleRows(begin, count) * w.transpose();
+            }
+            if (bias.present()) block.rowwise() += bias.vector().transpose();
+        } else {
+            auto block = out.middleCols(begin, count);
+            if (xw) {
+                block.noalias() = in * w.middleCols(begin, count);
+            } else {
+                block.noalias() = in * w.middleRows(begin, count).transpose();
+            }
+            if (bias.present()) block.rowwise() += bias.vector().segment(begin, count).transpose();
+        }
+    }
+}
+
+// Rows `ids` of a table (V x d as stored), converted: T x d.
+template <typename Scalar>
+Matrix<Scalar> gatherRows(const TensorRef& table, const std::vector<long long>& ids,
+                          int offset = 0) {
+    Matrix<Scalar> out(static_cast<Eigen::Index>(ids.size()), table.cols);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        convertElements(table.data, table.dtype, (ids[i] + offset) * table.cols, table.cols,
+                        out.data() + static_cast<long long>(i) * table.cols);
+    }
+    return out;
+}
+
+template <typename Scalar>
+void layerNorm(Matrix<Scalar>& x, const TensorRef& weight, const TensorRef& bias, double eps) {
+    const WeightView<Scalar> w(weight), b(bias);
+    ops::layerNormRows<Scalar>(x, w.vector(), b.vector(), eps);
+}
+
+template <typename Scalar>
+void activate(Activation activation, Matrix<Scalar>& x) {
+    auto a = x.array();
+    switch (activation) {
+        case Activation::GeluExact:
+            ops::geluExact(a);
+            break;
+        case Activation::GeluTanh:
+            ops::geluTanh(a);
+            break;
+        case Activation::Silu:
+            ops::silu(a);
+            break;
+        case Activation::Relu:
+            ops::relu(a);
+            break;
+    }
+}
+
+// Which keys each query sees: causal in a decoder, and never a padding key.
+struct Visibility {
+    bool causal = false;
+    std::vector<int> mask;  // empty: no padding
+};
+
+// Every head of one layer on query rows firstRow..T−1: scores_h = q_h·k_hᵀ, weights_h =
+// softmax(scale·scores_h, hidden keys −∞), context rows = weights_h·v_h. q: T x (H·hd), k, v:
+// T x (KV·hd), every row present; context: (T − firstRow) x (H·hd). Rows before firstRow come from
+// `previous` (a run that had the same first firstRow tokens, so in a decoder the same rows): its
+// weights as they were, its scores with the columns of the new keys computed here. Heads in
+// parallel.
+template <typename Scalar>
+void attend(const Config& c, double scale, const Visibility& visibility, LayerRecord<Scalar>& layer,
+            Matrix<Scalar>& context, Eigen::Index firstRow = 0,
+            const LayerRecord<Scalar>* previous = nullptr) {
+    const Eigen::Index T = layer.query.rows(), hd = c.headDim, count = T - firstRow;
+    context.resize(count, c.heads * hd);
+    layer.scores.assign(static_cast<std::size_t>(c.heads), Matrix<Scalar>());
+    layer.weights.assign(static_cast<std::size_t>(c.heads), Matrix<Scalar>());
+    // With padding, every row gets the mask's two numeric forms (ops::SoftmaxMaskRow); without,
+    // a decoder's row i is the plain softmax of its first i + 1 keys.
+    const bool padded = !visibility.mask.empty();
+    Matrix<Scalar> visibleAsOne, hiddenAsMinusInfinity;
+    if (padded) {
+        visibleAsOne.resize(T, T);
+        hiddenAsMinusInfinity.resize(T, T);
+        for (Eigen::Index i = 0; i < T; ++i) {
+            for (Eigen::Index j = 0; j < T; ++j) {
+                const bool seen = visibility.mask[static_cast<std::size_t>(j)] != 0 &&
+                                  (!visibility.causal || j <= i);
+                visibleAsOne(i, j) = seen ? Scalar(1) : Scalar(0);
+                hiddenAsMinusInfinity(i, j) =
+                    seen ? Scalar(0) : -std::numeric_limits<Scalar>::infinity();
+            }
+        }
+    }
+    const ops::RowVector<Scalar> none;
+    const int threads = static_cast<double>(count) * T * hd * c.heads > 2e5 ? threadCount() : 1;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+    for (int h = 0; h < c.heads; ++h) {
+        const int kv = c.kvHeadOf(h);
+        const auto q = layer.query.middleCols(h * hd, hd);
+        const auto k = layer.key.middleCols(kv * hd, hd);
+        const auto v = layer.value.middleCols(kv * hd, hd);
+        Matrix<Scalar>& scores = layer.scores[static_cast<std::size_t>(h)];
+        Matrix<Scalar>& weights = layer.weights[static_cast<std::size_t>(h)];
+        scores.resize(T, T);
+        weights.resize(T, T);
+        if (firstRow > 0) {
+            const auto& before = previous->scores[static_cast<std::size_t>(h)];
+            scores.topLeftCorner(firstRow, firstRow) = before.topLeftCorner(firstRow, firstRow);
+            scores.topRightCorner(firstRow, count).noalias() =
+                q.topRows(firstRow) * k.bottomRows(count).transpose();
+            weights.topLeftCorner(firstRow, firstRow) =
+                previous->weights[static_cast<std::size_t>(h)].topLeftCorner(firstRow, firstRow);
+            weights.topRightCorner(firstRow, count).setZero();  // causal: no row sees a later key
+        }
+        scores.bottomRows(count).noalias() = q.bottomRows(count) * k.transpose();
+        ops::RowVector<Scalar> scaled(T);
+        for (Eigen::Index i = firstRow; i < T; ++i) {
+            if (padded) {
+                scaled = scores.row(i) * static_cast<Scalar>(scale);
+                const ops::SoftmaxMaskRow<Scalar> mask{false, true, visibleAsOne.row(i),
+                                                       hiddenAsMinusInfinity.row(i)};
+                ops::maskedSoftmaxRow<Scalar>(scaled, weights.row(i), mask,
+                                              -std::numeric_limits<double>::infinity());
+            } else {
+                const Eigen::Index seen = visibility.causal ? i + 1 : T;
+                scaled.head(seen) = scores.row(i).head(seen) * static_cast<Scalar>(scale);
+                const ops::SoftmaxMaskRow<Scalar> all{true, true, none, none};
+                ops::maskedSoftmaxRow<Scalar>(scaled.head(seen), weights.row(i).head(seen), all,
+                                              0.0);
+                weights.row(i).tail(T - seen).setZero();
+            }
+        }
+        context.middleCols(h * hd, hd).noalias() = weights.bottomRows(count) * v;
+    }
+}
+
+template <typename Scalar>
+void requireFinite(const Model& model, const Matrix<Scalar>& m, const std::string& what) {
+    if (!allFiniteFast(m)) {
+        throw ModelError(model.folder + ": " + what + " is not finite: the numbers overflowed" +
+                         (sizeof(Scalar) == 4 ? " float (try --double)" : ""));
+    }
+}
+
+// What every layer of one pass shares: which keys each query sees, the rotary frequencies, the
+// position of the first token and the heads switched off.
+struct Pass {
+    Visibility visibility;
+    std::vector<double> inverseFrequencies;  // llama/qwen3: hd/2 values
+    int positionOffset = 0;
+    const RunOptions* options = nullptr;  // its ablations and ablation mode
+};
+
+Pass passFor(const Config& c, const RunOptions& options) {
+    Pass pass;
+    pass.visibility = Visibility{c.isDecoder(), options.attentionMask};
+    // A mask of all ones hides nothing: the plain path computes the same weights.
+    const std::vector<int>& mask = pass.visibility.mask;
+    if (std::all_of(mask.begin(), mask.end(), [](int a) { return a == 1; }))
+        pass.visibility.mask.clear();
+    if (c.rotary()) pass.inverseFrequencies = ops::ropeInverseFrequencies(c.headDim, c.rope);
+    pass.positionOffset = options.positionOffset;
+    pass.options = &options;
+    return pass;
+}
+
+// Makes `fresh` (rows firstRow.. of a T-row matrix) whole: the first firstRow rows of `before`
+// above it. Nothing to do when firstRow is 0.
+template <typename Scalar>
+void prependRows(const Matrix<Scalar>* before, Eigen::Index firstRow, Matrix<Scalar>& fresh) {
+    if (firstRow == 0) return;
+    Matrix<Scalar> whole(firstRow + fresh.rows(), fresh.cols());
+    whole.topRows(firstRow) = before->topRows(firstRow);
+    whole.bottomRows(fresh.rows()) = fresh;
+    fresh = std::move(whole);
+}
+
+template <typename Scalar>
+void linear(const Matrix<Scalar>& in, const TensorRef& weight, const TensorRef& bias, bool xw,
+            Matrix<Scalar>& out) {
+    const WeightView<Scalar> w(weight), b(bias);
+    project(in, w, xw, b, out);
+}
+
+// Layer `index`'s attention sub-block on the residual stream h (rows firstRow..T−1, each x d), as
+// each family has it: the pre-norm (gpt2 LayerNorm, llama RMSNorm; bert has none before
+// attention), q, k and v (llama/qwen3: q/k norm and rotation), every head, the switched-off
+// heads' contexts replaced, then the output projection and its bias: attentionOut, the same rows
+// x d. Fills layer's q, k, v, scores and weights, all T rows: rows before firstRow from
+// `previous` (see attend).
+template <typename Scalar>
+void attentionSubBlock(const Model& model, int index, const Pass& pass, const Matrix<Scalar>& h,
+                       LayerRecord<Scalar>& layer, Matrix<Scalar>& attentionOut,
+                       Eigen::Index firstRow = 0, const LayerRecord<Scalar>* previous = nullptr) {
+    const Config& c = model.config;
+    const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(index)];
+    const Eigen::Index d = c.hidden, hd = c.headDim;
+    const bool gpt2 = c.family == Family::Gpt2;
+    if (gpt2) {
+        // modeling_gpt2.GPT2Attention: ln_1, then the fused c_attn.
+        Matrix<Scalar> x = h, fused;
+        layerNorm(x, lw.norm1, lw.norm1Bias, c.normEps);
+        linear(x, lw.qkv, lw.qkvBias, true, fused);
+        layer.query = fused.leftCols(d);
+        layer.key = fused.middleCols(d, d);
+        layer.value = fused.rightCols(d);
+    } else if (c.family == Family::Bert) {
+        // modeling_bert.BertSelfAttention: straight from the residual stream.
+        linear(h, lw.query, lw.queryBias, false, layer.query);
+        linear(h, lw.key, lw.keyBias, false, layer.key);
+        linear(h, lw.value, lw.valueBias, false, layer.value);
+    } else {
+        // modeling_llama.LlamaAttention (and Qwen3's, with q_norm / k_norm on each head before
+        // the rotation): RMS pre-norm, rotary q and k, grouped-query attention.
+        Matrix<Scalar> x = h;
+        {
+            const WeightView<Scalar> norm(lw.norm1);
+            ops::rmsNormRows<Scalar>(x, norm.vector(), c.normEps);
+        }
+        linear(x, lw.query, lw.queryBias, false, layer.query);
+        linear(x, lw.key, lw.keyBias, false, layer.key);
+        linear(x, lw.value, lw.valueBias, false, layer.value);
+        // Each query head, then each kv head: q/k norm (qwen3) and the rotation, heads in
+        // parallel.
+        const WeightView<Scalar> queryNorm(lw.queryNorm), keyNorm(lw.keyNorm);
+        const int blocks = c.heads + c.kvHeads;
+        // Every head of the layer turns its rows by the same angles: computed once.
+        const ops::RotaryAngles angles = ops::rotaryAngles(
+            pass.positionOffset + static_cast<int>(firstRow), h.rows(), pass.inverseFrequencies);
+        const int threads = static_cast<double>(h.rows()) * hd * blocks > 1e5 ? threadCount() : 1;
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int block = 0; block < blocks; ++block) {
+            const bool isQuery = block < c.heads;
+            Matrix<Scalar>& m = isQuery ? layer.query : layer.key;
+            auto head = m.middleCols((isQuery ? block : block - c.heads) * hd, hd);
+            if (c.qkNorm)
+                ops::rmsNormRows<Scalar>(head, (isQuery ? queryNorm : keyNorm).vector(), c.normEps);
+            ops::rotateHalf<Scalar>(head, angles);
+        }
+    }
+    if (firstRow > 0) {
+        prependRows(&previous->query, firstRow, layer.query);
+        prependRows(&previous->key, firstRow, layer.key);
+        prependRows(&previous->value, firstRow, layer.value);
+    }
+    Matrix<Scalar> context;
+    attend(c, c.attentionScale(index), pass.visibility, layer, context, firstRow, previous);
+    if (pass.options) {
+        const bool byMean = pass.options->ablationMode == AblationMode::Mean;
+        for (const HeadAblation& a : pass.options->ablations) {
+            if (a.layer == index) ops::ablateContextColumns<Scalar>(context, a.head, hd, byMean);
+        }
+    }
+    linear(context, lw.output, lw.outputBias, gpt2, attentionOut);
+}
+
+// The rest of layer `index`: h (T x d, the residual stream that entered the layer) becomes the
+// layer's output, given its attention sub-block's output attentionOut (T x d).
+//   gpt2 (GPT2Block): h += attention; h += MLP(ln_2(h)), MLP = c_proj(gelu_new(c_fc(·))).
+//   bert (BertLayer, post-norm): a = LN(attention + h); h = LN(a + down(act(up(a)))).
+//   llama/qwen3 (LlamaDecoderLayer): h += attention; h += down(silu(gate(x)) ⊙ up(x)), x the
+//   RMS norm of h.
+template <typename Scalar>
+void finishLayer(const Model& model, int index, const Matrix<Scalar>& attentionOut,
+                 Matrix<Scalar>& h) {
+    const Config& c = model.config;
+    const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(index)];
+    Matrix<Scalar> x, inner, out;
+    if (c.family == Family::Gpt2) {
+        h += attentionOut;
+        x = h;
+        layerNorm(x, lw.norm2, lw.norm2Bias, c.normEps);
+        linear(x, lw.up, lw.upBias, true, inner);
+        activate(c.activation, inner);
+        linear(inner, lw.down, lw.downBias, true, out);
+        h += out;
+    } else if (c.family == Family::Bert) {
+        Matrix<Scalar> attended = attentionOut + h;
+        layerNorm(attended, lw.norm1, lw.norm1Bias, c.normEps);
+        linear(attended, lw.up, lw.upBias, false, inner);
+        activate(c.activation, inner);
+        linear(inner, lw.down, lw.downBias, false, out);
+        out += attended;
+        layerNorm(out, lw.norm2, lw.norm2Bias, c.normEps);
+        h = std::move(out);
+    } else {
+        h += attentionOut;
+        x = h;
+        {
+            const WeightView<Scalar> norm(lw.norm2);
+            ops::rmsNormRows<Scalar>(x, norm.vector(), c.normEps);
+        }
+        Matrix<Scalar> up;
+        linear(x, lw.gate, lw.gateBias, false, inner);
+        linear(x, lw.up, lw.upBias, false, up);
+        activate(c.activation, inner);
+        inner.array() *= up.array();
+        up.resize(0, 0);
+        linear(inner, lw.down, lw.downBias, false, out);
+        h += out;
+    }
+}
+
+// Layers `first` onwards on h (the residual stream entering layer `first`: rows firstRow..T−1,
+// each x d), recorded in run.layers; then the final norm and the logits (decoders) or the last
+// hidden state (bert). Rows before firstRow are taken from `previous` (a decoder's run on the
+// same first firstRow tokens, with the same options), every layer's and the final hidden state's.
+template <typename Scalar>
+void runLayersFrom(const Model& model, const Pass& pass, int first, Matrix<Scalar> h,
+                   ModelRun<Scalar>& run, Eigen::Index firstRow = 0,
+                   const ModelRun<Scalar>* previous = nullptr) {
+    const Config& c = model.config;
+    Matrix<Scalar> attentionOut;
+    for (int i = first; i < c.layers; ++i) {
+        LayerRecord<Scalar>& layer = run.layers[static_cast<std::size_t>(i)];
+        const LayerRecord<Scalar>* before =
+            previous ? &previous->layers[static_cast<std::size_t>(i)] : nullptr;
+        layer.hiddenIn = h;
+        if (before) prependRows(&before->hiddenIn, firstRow, layer.hiddenIn);
+        attentionSubBlock(model, i, pass, h, layer, attentionOut, firstRow, before);
+        finishLayer(model, i, attentionOut, h);
+        requireFinite(model, h, "the output of layer " + std::to_string(i));
+    }
+    if (c.family == Family::Bert) {
+        run.lastHidden = std::move(h);
+        run.logits.resize(0, 0);
+        return;
+    }
+    const ModelWeights& w = model.weights;
+    if (c.family == Family::Gpt2) {
+        layerNorm(h, w.finalNorm, w.finalNormBias, c.normEps);
+    } else {
+        const WeightView<Scalar> norm(w.finalNorm);
+        ops::rmsNormRows<Scalar>(h, norm.vector(), c.normEps);
+    }
+    if (previous) prependRows(&previous->finalHidden, firstRow, h);
+    const WeightView<Scalar> head(w.lmHead), none;
+    const bool every = pass.options->logitsForEveryPosition;
+    run.logitsFrom = every ? 0 : h.rows() - 1;
+    if (every && previous && previous->logitsFrom == 0 && previous->logits.rows() >= firstRow) {
+        const Matrix<Scalar> fresh = h.bottomRows(h.rows() - firstRow);
+        project(fresh, head, false, none, run.logits);
+        prependRows(&previous->logits, firstRow, run.logits);
+    } else if (every) {
+        project(h, head, false, none, run.logits);
+    } else {
+        const Matrix<Scalar> last = h.bottomRows(1);
+        project(last, head, false, none, run.logits);
+    }
+    requireFinite(model, run.logits, "the logits");
+    run.finalHidden = std::move(h);
+}
+
+// The residual stream entering layer 0 for the tokens at positions firstRow.. of `ids`:
+// (T − firstRow) x d.
+template <typename Scalar>
+Matrix<Scalar> embed(const Model& model, const std::vector<long long>& ids,
+                     const RunOptions& options, long long firstRow = 0) {
+    const Config& c = model.config;
+    const ModelWeights& w = model.weights;
+    const std::vector<long long> fresh(ids.begin() + firstRow, ids.end());
+    const auto count = static_cast<long long>(fresh.size());
+    Matrix<Scalar> h = gatherRows<Scalar>(w.tokenEmbedding, fresh);
+    std::vector<long long> positions(static_cast<std::size_t>(count));
+    for (long long i = 0; i < count; ++i)
+        positions[static_cast<std::size_t>(i)] = firstRow + i;
+    if (c.family == Family::Gpt2) {
+        // GPT2Model.forward: wte(ids) + wpe(position_ids)
+        h += gatherRows<Scalar>(w.positionEmbedding, positions, options.positionOffset);
+    } else if (c.family == Family::Bert) {
+        // BertEmbeddings.forward: word + token_type (all 0) + position, then LayerNorm
+        h += gatherRows<Scalar>(w.tokenTypeEmbedding, std::vector<long long>(count, 0));
+        h += gatherRows<Scalar>(w.positionEmbedding, positions, options.positionOffset);
+        layerNorm(h, w.embeddingNorm, w.embeddingNormBias, c.normEps);
+    }
+    return h;
+}
+
+bool sameAblations(const RunOptions& a, const RunOptions& b) {
+    return a.ablations == b.ablations && (a.ablations.empty() || a.ablationMode == b.ablationMode);
+}
+
+bool hidesNothing(const std::vector<int>& mask) {
+    return std::all_of(mask.begin(), mask.end(), [](int m) { return m == 1; });
+}
+
+}  // namespace
+
+namespace {
+
+// runModel, or rerunModel's rows firstRow.. with the earlier ones from `previous`.
+template <typename Scalar>
+ModelRun<Scalar> runFrom(const Model& model, const std::vector<long long>& ids,
+                         const RunOptions& options, long long firstRow,
+                         const ModelRun<Scalar>* previous) {
+    const Config& c = model.config;
+    checkInputs(c, ids, options);
+    const long long T = static_cast<long long>(ids.size());
+    const RunMemory need = runMemory(model, T, sizeof(Scalar));
+    checkRunFitsInMemory(model, need.total(),
+                         sizeof(Scalar) == 4 ? "the model in float" : "the model in double");
+    ModelRun<Scalar> run;
+    run.config = c;
+    run.tokens = ids;
+    run.attentionMask = options.attentionMask;
+    run.options = options;
+    Matrix<Scalar> h = embed<Scalar>(model, ids, options, firstRow);
+    run.layers.resize(static_cast<std::size_t>(c.layers));
+    runLayersFrom(model, passFor(c, options), 0, std::move(h), run, firstRow, previous);
+    return run;
+}
+
+}  // namespace
+
+template <typename Scalar>
+ModelRun<Scalar> runModel(const Model& model, const std::vector<long long>& ids,
+                          const RunOptions& options) {
+    return runFrom<Scalar>(model, ids, options, 0, nullptr);
+}
+
+template <typename Scalar>
+long long reusablePrefix(const Model& model, const ModelRun<Scalar>& previous,
+                         const std::vector<long long>& ids, const RunOptions& options) {
+    const Config& c = model.config;
+    if (!c.isDecoder() || previous.whatIf || previous.tokens.empty() || ids.empty()) return 0;
+    if (previous.config.family != c.family || previous.config.layers != c.layers ||
+        previous.config.hidden != c.hidden || previous.config.heads != c.heads ||
+        previous.config.kvHeads != c.kvHeads || previous.config.vocab != c.vocab ||
+        static_cast<int>(previous.layers.size()) != c.layers)
+        return 0;
+    // Padding changes which keys the rows before an edit see; a mean over positions (mean
+    // ablation) changes with every row. Either way the earlier rows are not the same.
+    if (!hidesNothing(options.attentionMask) || !hidesNothing(previous.attentionMask)) return 0;
+    if (!options.ablations.empty() && options.ablationMode == AblationMode::Mean) return 0;
+    if (!sameAblations(options, previous.options) ||
+        options.positionOffset != previous.options.positionOffset)
+        return 0;
+    const std::size_t limit = std::min(previous.tokens.size(), ids.size());
+    std::size_t same = 0;
+    while (same < limit && previous.tokens[same] == ids[same])
+        ++same;
+    // At least the last row is computed again: it carries the logits.
+    return static_cast<long long>(std::min(same, ids.size() - 1));
+}
+
+template <typename Scalar>
+ModelRun<Scalar> rerunModel(const Model& model, const ModelRun<Scalar>& previous,
+                            const std::vector<long long>& ids, const RunOptions& options) {
+    const long long firstRow = reusablePrefix(model, previous, ids, options);
+    return runFrom<Scalar>(model, ids, options, firstRow, firstRow > 0 ? &previous : nullptr);
+}
+
+template <typename Scalar>
+void resumeAfterAttention(const Model& model, ModelRun<Scalar>& run, int layer,
+                          const Matrix<Scalar>& residualIn, const Matrix<Scalar>& attentionOut,
+                          const RunOptions& options) {
+    const Config& c = model.config;
+    if (layer < 0 || layer >= c.layers) {
+        throw ModelError("resume: layer " + std::to_string(layer) + " is outside 0 to " +
+                         std::to_string(c.layers - 1));
+    }
+    if (static_cast<int>(run.layers.size()) != c.layers) {
+        throw ModelError("resume: the run has " + std::to_string(run.layers.size()) +
+                         " layers, the model " + std::to_string(c.layers));
+    }
+    checkInputs(c, run.tokens, options);
+    const auto T = static_cast<Eigen::Index>(run.tokens.size());
+    const auto shape = [](const Matrix<Scalar>& m) {
+        return std::to_string(m.rows()) + " x " + std::to_string(m.cols());
+    };
+    const std::string expected = std::to_string(T) + " x " + std::to_string(c.hidden);
+    if (residualIn.rows() != T || residualIn.cols() != c.hidden) {
+        throw ModelError("resume: the residual input is " + shape(residualIn) + ", expected " +
+                         expected);
+    }
+    if (attentionOut.rows() != T || attentionOut.cols() != c.hidden) {
+        throw ModelError("resume: the attention output is " + shape(attentionOut) + ", expected " +
+                         expected);
+    }
+    run.whatIf = true;
+    run.layers[static_cast<std::size_t>(layer)].hiddenIn = residualIn;
+    Matrix<Scalar> h = residualIn;
+    finishLayer(model, layer, attentionOut, h);
+    requireFinite(model, h, "the output of layer " + std::to_string(layer));
+    runLayersFrom(model, passFor(c, options), layer + 1, std::move(h), run);
+}
+
+template <typename Scalar>
+Eigen::VectorXd logitsAt(const Model& model, const ModelRun<Scalar>& run, int position) {
+    if (!run.config.isDecoder()) {
+        throw ModelError(std::string("logits: a ") + familyName(run.config.family) +
+                         " model has no language-model head");
+    }
+    const long long T = static_cast<long long>(run.tokens.size());
+    if (position < 0 || position >= T) {
+        throw ModelError("logits: position " + std::to_string(position) + " is outside the run's " +
+                         std::to_string(T) + " tokens");
+    }
+    const long long kept = position - run.logitsFrom;
+    if (kept >= 0 && kept < run.logits.rows())
+        return run.logits.row(kept).transpose().template cast<double>();
+    if (run.finalHidden.rows() != T)
+        throw ModelError("logits: the run kept neither that row nor its final hidden state");
+    const WeightView<Scalar> head(model.weights.lmHead), none;
+    const Matrix<Scalar> row = run.finalHidden.row(position);
+    Matrix<Scalar> logits;
+    project(row, head, false, none, logits);
+    return logits.row(0).transpose().template cast<double>();
+}
+
+template ModelRun<float> runModel<float>(const Model&, const std::vector<long long>&,
+                                         const RunOptions&);
+template Eigen::VectorXd logitsAt<float>(const Model&, const ModelRun<float>&, int);
+template Eigen::VectorXd logitsAt<double>(const Model&, const ModelRun<double>&, int);
+template ModelRun<double> runModel<double>(const Model&, const std::vector<long long>&,
+                                           const RunOptions&);
+template long long reusablePrefix<float>(const Model&, const ModelRun<float>&,
+                                         const std::vector<long long>&, const RunOptions&);
+template long long reusablePrefix<double>(const Model&, const ModelRun<double>&,
+                                          const std::vector<long long>&, const RunOptions&);
+template ModelRun<float> rerunModel<float>(const Model&, const ModelRun<float>&,
+                                           const std::vector<long long>&, const RunOptions&);
+template ModelRun<double> rerunModel<double>(const Model&, const ModelRun<double>&,
+                                             const std::vector<long long>&, const RunOptions&);
+template void resumeAfterAttention<float>(const Model&, ModelRun<float>&, int, const Matrix<float>&,
+                                          const Matrix<float>&, const RunOptions&);
+template void resumeAfterAttention<double>(const Model&, ModelRun<double>&, int,
+                                           const Matrix<double>&, const Matrix<double>&,
+                                           const RunOptions&);
+
+}  // namespace ae::model

@@ -1,0 +1,48 @@
+#pragma once
+// Opening a Hugging Face model folder: config.json, and model.safetensors or the shards that
+// model.safetensors.index.json lists (an HF cache snapshot, whose files are symlinks to blobs,
+// opens the same way). The files stay memory-mapped for as long as the ModelFolder lives; the
+// core::Model it holds points into them. Every refusal is a model::ModelError of one line that
+// names the file, the field or tensor, and the values or shapes involved.
+
+#include <QByteArray>
+#include <QString>
+#include <memory>
+#include <vector>
+
+#include "core/model/model.h"
+
+namespace ae::io {
+
+class SafetensorsFile;
+
+// config.json's text → Config, with Hugging Face's defaults, refusing an unknown model_type (the
+// supported ones listed), a field of the wrong type or value, or a combination the model cannot
+// compute. `fileName` starts every message.
+model::Config parseModelConfig(const QByteArray& json, const QString& fileName);
+
+// model.safetensors.index.json's text → (tensor name, shard file name) pairs, refusing anything
+// but an object with a "weight_map" object of plain file names (no folders).
+std::vector<std::pair<QString, QString>> parseSafetensorsIndex(const QByteArray& json,
+                                                               const QString& fileName);
+
+class ModelFolder {
+public:
+    // Reads config.json, maps the weights and checks every tensor the family needs: present,
+    // of the expected shape and a float dtype, and finite (its exponent bits are scanned once
+    // here, at memory speed, without converting anything). Throws model::ModelError.
+    explicit ModelFolder(const QString& directory);
+    ~ModelFolder();
+    ModelFolder(const ModelFolder&) = delete;
+    ModelFolder& operator=(const ModelFolder&) = delete;
+
+    const model::Model& model() const { return model_; }
+    const QString& directory() const { return directory_; }
+
+private:
+    QString directory_;
+    std::vector<std::unique_ptr<SafetensorsFile>> files_;
+    model::Model model_;
+};
+
+}  // namespace ae::io

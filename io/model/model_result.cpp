@@ -1,0 +1,138 @@
+#include "io/model/model_result.h"
+
+#include <QDir>
+#include <charconv>
+#include <cstring>
+
+#include "io/formats/json_numbers.h"
+#include "io/formats/result_export.h"
+
+namespace ae::io {
+namespace {
+
+template <typename List>
+void appendIntegers(QByteArray& out, const List& values) {
+    out.append('[');
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i) out.append(',');
+        out.append(QByteArray::number(static_cast<qlonglong>(values[i])));
+    }
+    out.append(']');
+}
+
+// NPY 1.0 with the given dtype descriptor and shape, then the raw little-endian data.
+QByteArray npy(const char* descr, const QString& shape, const char* data, qsizetype bytes) {
+    QByteArray header = QStringLiteral("{'descr': '%1', 'fortran_order': False, 'shape': %2, }")
+                            .arg(QLatin1String(descr), shape)
+                            .toLatin1();
+    const qsizetype unpadded = 10 + header.size() + 1;
+    header.append(QByteArray((64 - unpadded % 64) % 64, ' '));
+    header.append('\n');
+    QByteArray out("\x93NUMPY\x01\x00", 8);
+    const quint16 length = static_cast<quint16>(header.size());
+    out.append(static_cast<char>(length & 0xff));
+    out.append(static_cast<char>(length >> 8));
+    out.append(header);
+    out.append(data, bytes);
+    return out;
+}
+
+template <typename Derived>
+QByteArray matrixNpy(const Eigen::MatrixBase<Derived>& m) {
+    using Scalar = typename Derived::Scalar;
+    const model::Matrix<Scalar> contiguous = m;  // a head's columns are a strided block
+    return npy(sizeof(Scalar) == 8 ? "<f8" : "<f4",
+               QStringLiteral("(%1, %2)").arg(contiguous.rows()).arg(contiguous.cols()),
+               reinterpret_cast<const char*>(contiguous.data()),
+               static_cast<qsizetype>(contiguous.size() * sizeof(Scalar)));
+}
+
+}  // namespace
+
+template <typename Scalar>
+QByteArray modelResultJson(const model::ModelRun<Scalar>& run) {
+    // By hand rather than through QJsonDocument: a GPT-2 run on 128 tokens holds ~15 million
+    // numbers.
+    QByteArray out;
+    out.append("{\"format\":\"attention-explorer/model-result\",\"version\":1,\"family\":\"");
+    out.append(model::familyName(run.config.family));
+    out.append("\",\"tokens\":");
+    appendIntegers(out, run.tokens);
+    if (!run.attentionMask.empty()) {
+        out.append(",\"attention_mask\":");
+        appendIntegers(out, run.attentionMask);
+    }
+    out.append(",\"layers\":[");
+    for (std::size_t l = 0; l < run.layers.size(); ++l) {
+        const int layer = static_cast<int>(l);
+        if (l) out.append(",");
+        out.append("\n{\"hidden_in\":");
+        json::appendMatrix(out, run.layers[l].hiddenIn, ",");
+        out.append(",\"heads\":[");
+        for (int h = 0; h < run.config.heads; ++h) {
+            if (h) out.append(",");
+            out.append("\n{\"q\":");
+            json::appendMatrix(out, run.q(layer, h), ",");
+            out.append(",\"k\":");
+            json::appendMatrix(out, run.k(layer, h), ",");
+            out.append(",\"v\":");
+            json::appendMatrix(out, run.v(layer, h), ",");
+            out.append(",\"scores\":");
+            json::appendMatrix(out, run.layers[l].scores[static_cast<std::size_t>(h)], ",");
+            out.append(",\"weights\":");
+            json::appendMatrix(out, run.layers[l].weights[static_cast<std::size_t>(h)], ",");
+            out.append('}');
+        }
+        out.append("]}");
+    }
+    out.append("],\n");
+    if (run.config.isDecoder()) {
+        out.append("\"logits\":");
+        json::appendMatrix(out, run.logits, ",");
+    } else {
+        out.append("\"last_hidden\":");
+        json::appendMatrix(out, run.lastHidden, ",");
+    }
+    out.append("}\n");
+    return out;
+}
+
+template <typename Scalar>
+void writeModelNpyDirectory(const model::ModelRun<Scalar>& run, const QString& directory) {
+    if (!QDir().mkpath(directory))
+        throw WriteError(
+            QStringLiteral("%1: cannot create the folder").arg(directory).toStdString());
+    const QDir dir(directory);
+    auto write = [&](const QString& name, const QByteArray& bytes) {
+        writeFileAtomically(dir.filePath(name + ".npy"), bytes);
+    };
+    std::vector<qint64> tokens(run.tokens.begin(), run.tokens.end());  // little-endian host
+    write("tokens", npy("<i8", QStringLiteral("(%1,)").arg(tokens.size()),
+                        reinterpret_cast<const char*>(tokens.data()),
+                        static_cast<qsizetype>(tokens.size() * sizeof(qint64))));
+    for (std::size_t l = 0; l < run.layers.size(); ++l) {
+        const int layer = static_cast<int>(l);
+        const QString p = QStringLiteral("layer%1_").arg(l);
+        write(p + "hidden_in", matrixNpy(run.layers[l].hiddenIn));
+        for (int h = 0; h < run.config.heads; ++h) {
+            const QString ph = p + QStringLiteral("head%1_").arg(h);
+            write(ph + "q", matrixNpy(run.q(layer, h)));
+            write(ph + "k", matrixNpy(run.k(layer, h)));
+            write(ph + "v", matrixNpy(run.v(layer, h)));
+            write(ph + "scores", matrixNpy(run.layers[l].scores[static_cast<std::size_t>(h)]));
+            write(ph + "weights", matrixNpy(run.layers[l].weights[static_cast<std::size_t>(h)]));
+        }
+    }
+    if (run.config.isDecoder()) {
+        write("logits", matrixNpy(run.logits));
+    } else {
+        write("last_hidden", matrixNpy(run.lastHidden));
+    }
+}
+
+template QByteArray modelResultJson<float>(const model::ModelRun<float>&);
+template QByteArray modelResultJson<double>(const model::ModelRun<double>&);
+template void writeModelNpyDirectory<float>(const model::ModelRun<float>&, const QString&);
+template void writeModelNpyDirectory<double>(const model::ModelRun<double>&, const QString&);
+
+}  // namespace ae::io

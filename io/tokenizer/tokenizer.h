@@ -1,0 +1,76 @@
+#pragma once
+// Tokenizers as Hugging Face's `tokenizers` library defines them in `tokenizer.json`, plus the
+// classic files (GPT-2's vocab.json + merges.txt, BERT's vocab.txt). Text goes through the same
+// stages in the same order as there: added and special tokens are split out of the raw text,
+// the rest is normalized, split into words by the pre-tokenizer, each word becomes ids through
+// the model (byte-level BPE, BPE with byte fallback, WordPiece), and the post-processor adds the
+// special tokens around them.
+//
+// Anything the files ask for that is not implemented is refused by name, never approximated:
+// `tokenizer.json: pre_tokenizer.type: "Whitespace" is not supported (supported: ...)`.
+
+#include <QByteArray>
+#include <QString>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ae::io {
+
+// A tokenizer file (or folder) that cannot be read: missing, not JSON, a field of the wrong type,
+// or a component that is not supported. The message is one line, `FILE: FIELD: PROBLEM`.
+class TokenizerError : public std::runtime_error {
+public:
+    explicit TokenizerError(const QString& message) : std::runtime_error(message.toStdString()) {}
+};
+
+namespace tok {
+struct Pipeline;
+}
+
+// JSON text with every U+FEFF written as the escape `\ufeff` (a leading byte order mark
+// dropped). Qt's JSON reader takes a U+FEFF at the start of a string for a byte order mark and
+// loses it; Gemma's vocabulary has tokens that start with one.
+QByteArray escapeByteOrderMarks(const QByteArray& json);
+
+class Tokenizer {
+public:
+    // A model folder (tokenizer.json preferred, else vocab.json + merges.txt, else vocab.txt; a
+    // tokenizer_config.json next to them is read too) or one of those files. Throws
+    // TokenizerError.
+    static Tokenizer load(const QString& path);
+    // tokenizer.json's content; `config` is tokenizer_config.json's content or empty. `fileName`
+    // and `configName` are what error messages name. Throws TokenizerError.
+    static Tokenizer fromJson(const QByteArray& tokenizerJson, const QByteArray& config,
+                              const QString& fileName, const QString& configName);
+
+    // From stages already built (io/tokenizer/tokenizer_parts.h; for the fuzzers and the loaders).
+    static Tokenizer fromPipeline(std::unique_ptr<tok::Pipeline> pipeline);
+
+    Tokenizer(Tokenizer&&) noexcept;
+    Tokenizer& operator=(Tokenizer&&) noexcept;
+    ~Tokenizer();
+
+    // The ids of `text`. With `addSpecialTokens`, the post-processor's tokens (BOS, [CLS] ...
+    // [SEP]) are added as the tokenizer's files say; added tokens inside the text (`<|im_end|>`)
+    // are recognised either way, as in the reference library.
+    std::vector<int> encode(const QString& text, bool addSpecialTokens = true) const;
+
+    // One more than the largest id the tokenizer knows (vocabulary and added tokens).
+    int idCount() const;
+    // The token as stored in the vocabulary (`Ġworld`, `▁world`, `##ing`, `<0x0A>`), or an
+    // empty string for an id the tokenizer does not know.
+    QString tokenText(int id) const;
+    // The token as a reader would write it: byte-level tokens decoded to their text (`Ġworld` ->
+    // ` world`; a piece of a multi-byte character as `<0xE2>`), `▁` as a space, and control
+    // characters escaped as in C (`\n`, `\t`, `\x14`). For labels.
+    QString displayText(int id) const;
+
+private:
+    QString readableText(int id) const;  // displayText before its control characters are escaped
+    explicit Tokenizer(std::unique_ptr<tok::Pipeline> pipeline);
+    std::unique_ptr<tok::Pipeline> pipeline_;
+};
+
+}  // namespace ae::io
