@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "core/model/model.h"
-#include "io/model/model_folder.h"
 #include "io/formats/safetensors_writer.h"
+#include "io/model/model_folder.h"
 
 namespace ae::cli {
 namespace {

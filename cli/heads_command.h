@@ -3,8 +3,8 @@
 
 namespace ae::cli {
 // `attention-explorer heads MODEL_DIR (--text T | --ids 1,2,3 | --induction-random N [--seed S])
-// [--json] [--double]`: every head's summary (core/model/model_analysis.h), one line a head, layer by
-// layer: a table, or with --json one object a line with exactly the keys layer, head, entropy,
+// [--json] [--double]`: every head's summary (core/model/model_analysis.h), one line a head, layer
+// by layer: a table, or with --json one object a line with exactly the keys layer, head, entropy,
 // first_token, previous_token, self and induction (null for a score no row defines).
 //
 // With --text or --ids the first five are measured on that sequence, and induction on it

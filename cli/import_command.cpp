@@ -7,9 +7,9 @@
 #include <stdexcept>
 
 #include "cli/command_support.h"
-#include "io/model/model_import.h"
 #include "io/formats/result_export.h"
 #include "io/formats/safetensors.h"
+#include "io/model/model_import.h"
 #include "io/scene/scene_file.h"
 
 namespace ae::cli {

@@ -12,8 +12,8 @@
 #include "cli/run_command.h"
 #include "core/model/model_analysis.h"
 #include "core/model/model_layer_scene.h"
-#include "io/model/model_folder.h"
 #include "io/formats/result_export.h"
+#include "io/model/model_folder.h"
 #include "io/tokenizer/tokenizer.h"
 #include "plot/model_view_export.h"
 

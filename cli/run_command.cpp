@@ -6,9 +6,9 @@
 
 #include "cli/command_support.h"
 #include "core/model/model_layer_scene.h"
+#include "io/formats/result_export.h"
 #include "io/model/model_folder.h"
 #include "io/model/model_result.h"
-#include "io/formats/result_export.h"
 #include "io/scene/scene_file.h"
 #include "io/tokenizer/tokenizer.h"
 

@@ -7,8 +7,8 @@
 namespace ae::cli {
 // `attention-explorer run MODEL_DIR (--text TEXT | --ids 1,2,3) [--attention-mask 1,1,0]
 // -o RESULT.json [--double] [--format json|npy]`: runs a whole model (core/model/model.h) on one
-// sequence and writes what every layer and head computed (io/model/model_result.h). Exit status 2 with
-// one line on stderr for anything refused: arguments, the model folder, the ids, the memory.
+// sequence and writes what every layer and head computed (io/model/model_result.h). Exit status 2
+// with one line on stderr for anything refused: arguments, the model folder, the ids, the memory.
 int runModelCommand(const QStringList& arguments);
 
 // `attention-explorer scene MODEL_DIR (--text T | --ids ...) [--attention-mask ...] --layer L

@@ -11,8 +11,8 @@
 #include "cli/command_support.h"
 #include "core/training/attention_training.h"
 #include "core/training/model_training.h"
-#include "io/model/model_writer.h"
 #include "io/formats/result_export.h"
+#include "io/model/model_writer.h"
 #include "io/scene/scene_file.h"
 
 namespace ae::cli {

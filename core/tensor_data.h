@@ -1,7 +1,8 @@
 #pragma once
 // Stored tensor elements (the float dtypes of .safetensors files) read as numbers: one home for
-// the conversions, used by io/formats/safetensors.cpp (import) and the whole-model engine (core/model/model.h),
-// which reads weights straight from a memory-mapped file. No Qt: bytes in, numbers out.
+// the conversions, used by io/formats/safetensors.cpp (import) and the whole-model engine
+// (core/model/model.h), which reads weights straight from a memory-mapped file. No Qt: bytes in,
+// numbers out.
 //
 // Bytes are little-endian, as the format stores them; the engine only builds on little-endian
 // machines (checked below), so an element is read with a memcpy.

@@ -3,11 +3,11 @@
 // model's run on them, and the one layer the explorer shows.
 //
 // The document's scene is the single source of truth. The open layer is an ordinary scene
-// (core/model/model_layer_scene.h) whose free-form viewJson carries a "model" object (ModelReference:
-// the folder, a fingerprint of the model, the text, ids and padding, the open layer and head).
-// Every change the user makes (a text edit, a head opened, a what-if in the explorer) is an edit
-// of that scene through AttentionDocument, so undo, save and autosave cover it with no machinery
-// of their own; the session follows the document:
+// (core/model/model_layer_scene.h) whose free-form viewJson carries a "model" object
+// (ModelReference: the folder, a fingerprint of the model, the text, ids and padding, the open
+// layer and head). Every change the user makes (a text edit, a head opened, a what-if in the
+// explorer) is an edit of that scene through AttentionDocument, so undo, save and autosave cover it
+// with no machinery of their own; the session follows the document:
 // - the reference's ids differ from the base run's: the model runs again on them (worker thread);
 // - the scene equals the layer as the model has it: the current run IS the base run (so undo
 //   brings back the very same numbers, bit for bit);
@@ -50,8 +50,8 @@ namespace ae::ui {
 class AttentionDocument;
 
 // What a layer scene's viewJson says about the model it came from, under the key "model".
-// A built-in model (io/model/builtin_models.h) is referred to by its name: a saved file holds the name
-// alone, and it is looked up again where the file is opened (another machine, another prefix).
+// A built-in model (io/model/builtin_models.h) is referred to by its name: a saved file holds the
+// name alone, and it is looked up again where the file is opened (another machine, another prefix).
 struct ModelReference {
     QString folder;       // absolute while open; a saved file may hold it relative to itself
     QString builtIn;      // the built-in model's name, or empty (then `folder` says where)
@@ -122,8 +122,8 @@ public:
     // replaced (resetScene: no undo across it; the caller asks about unsaved changes first) by
     // layer 0 with head 0 open. A refusal (model::ModelError's one line) comes as problem(); the
     // model and the scene open before stay. `ids` empty: a default text or default ids.
-    // `folder` may be "builtin:NAME" (io/model/builtin_models.h): that built-in model, opened on its
-    // about.json's text or ids and at its layer and head unless `text` or `ids` are given.
+    // `folder` may be "builtin:NAME" (io/model/builtin_models.h): that built-in model, opened on
+    // its about.json's text or ids and at its layer and head unless `text` or `ids` are given.
     void open(const QString& folder, const QString& text = {}, std::vector<long long> ids = {});
     // Drops the result of whatever is under way (opening, a run); the window stays as it was.
     void cancel();

@@ -13,8 +13,8 @@
 #include <cstdlib>
 
 #include "core/scene_error.h"
-#include "io/model/model_import.h"
 #include "io/formats/safetensors.h"
+#include "io/model/model_import.h"
 
 namespace {
 

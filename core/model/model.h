@@ -5,8 +5,9 @@
 // scores and weights; then the logits (decoders) or the last hidden state (bert).
 //
 // The specification is shared/reference/model_reference.py (PyTorch, float64): what it accepts
-// and refuses, this accepts and refuses, and its result JSON is what io/model/model_result.h writes.
-// No Qt here: io/model/model_folder.h reads config.json and the safetensors files into a Model.
+// and refuses, this accepts and refuses, and its result JSON is what io/model/model_result.h
+// writes. No Qt here: io/model/model_folder.h reads config.json and the safetensors files into a
+// Model.
 //
 // Weights are never copied at open: a TensorRef points into the mapped file. A layer reads its
 // weights when it runs; those already stored as the compute type (F32 in a float run, F64 in a

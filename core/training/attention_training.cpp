@@ -6,10 +6,10 @@
 #include <limits>
 
 #include "core/attention_engine.h"
-#include "core/training/backprop.h"
 #include "core/init_draw.h"
 #include "core/ops.h"
 #include "core/scene_error.h"
+#include "core/training/backprop.h"
 
 namespace ae {
 

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <limits>
 
-#include "core/training/backprop.h"
 #include "core/init_draw.h"
 #include "core/model/model_analysis.h"
 #include "core/ops.h"
+#include "core/training/backprop.h"
 
 #ifdef _OPENMP
 #include <omp.h>

@@ -3,10 +3,11 @@
 // layers of attention (and optionally an MLP), a final norm and an unembedding, trained on a
 // next-token-style cross-entropy by hand-written backpropagation in double, with Adam.
 //
-// The model IS a core/model/model.h model of the gpt2 or llama family, weight for weight: the trainer
-// keeps its parameters in exactly the tensors (names, shapes, layouts) a Hugging Face folder of
-// that family holds, and model() hands them to runModel as they are. So what `run` computes on a
-// saved folder is what was trained (tests/core/training/test_model_training.cpp checks it to 1e-12).
+// The model IS a core/model/model.h model of the gpt2 or llama family, weight for weight: the
+// trainer keeps its parameters in exactly the tensors (names, shapes, layouts) a Hugging Face
+// folder of that family holds, and model() hands them to runModel as they are. So what `run`
+// computes on a saved folder is what was trained (tests/core/training/test_model_training.cpp
+// checks it to 1e-12).
 //
 //   gpt2:  h = wte[ids] + wpe[0..T)                                  T x d, learned positions
 //          per layer: h += c_proj(attention(ln_1(h)));  h += MLP(ln_2(h)),
@@ -24,7 +25,8 @@
 // exactly 0 to the residual stream, and the trainer skips it.
 //
 // The forward pieces are core/ops.h's (the model's own ops), the backward pieces
-// core/training/backprop.h's, shared with the one-layer trainer (core/training/attention_training.h).
+// core/training/backprop.h's, shared with the one-layer trainer
+// (core/training/attention_training.h).
 
 #include <cstdint>
 #include <optional>
@@ -126,8 +128,8 @@ public:
     int stepCount() const { return steps_; }
     const ModelTrainingOptions& options() const { return options_; }
 
-    // The current model, for runModel and core/model/model_analysis.h: its tensors are this trainer's
-    // parameters (F64), so it changes with every step (run it again after step()).
+    // The current model, for runModel and core/model/model_analysis.h: its tensors are this
+    // trainer's parameters (F64), so it changes with every step (run it again after step()).
     const Model& model() const { return model_; }
 
     // Previous-token and induction score of every head on the probe sequence (probeIds(): a
@@ -151,8 +153,8 @@ public:
                            double gradientScale = 1.0) const;
     // T x V logits of the trainer's own forward pass.
     MatrixD logits(const std::vector<long long>& ids) const;
-    // Every parameter tensor, in core/model/model.h's tensorSpecs order (a 1-D tensor as 1 x n), with
-    // its name as stored (prefix included). Changing an entry changes model().
+    // Every parameter tensor, in core/model/model.h's tensorSpecs order (a 1-D tensor as 1 x n),
+    // with its name as stored (prefix included). Changing an entry changes model().
     std::vector<MatrixD>& parameters() { return values_; }
     const std::vector<std::string>& parameterNames() const { return names_; }
     // Whether the optimizer moves tensor i (false for an attention-only model's MLP and its norm).

@@ -1,8 +1,8 @@
 #pragma once
 // Writing .safetensors files: the one home of the format's writing side (the reader is
-// io/formats/safetensors.h, whose header comment describes the layout). Small and strict: a name that is
-// empty, repeated or "__metadata__", a negative dimension or a value count that does not match
-// the shape is refused, never written.
+// io/formats/safetensors.h, whose header comment describes the layout). Small and strict: a name
+// that is empty, repeated or "__metadata__", a negative dimension or a value count that does not
+// match the shape is refused, never written.
 //
 // The JSON header is padded with spaces to a multiple of 8 bytes, so the data section, and with
 // it every F64 tensor laid end to end, starts 8-byte aligned in a mapped file: the model engine

@@ -1,7 +1,8 @@
 #pragma once
-// Writing a model folder that io/model/model_folder.h opens and io/tokenizer/tokenizer.h reads: config.json in the
-// family's Hugging Face layout, model.safetensors (io/formats/safetensors_writer.h), and a byte-level
-// tokenizer. For models made here (core/training/model_training.h): gpt2 and llama only.
+// Writing a model folder that io/model/model_folder.h opens and io/tokenizer/tokenizer.h reads:
+// config.json in the family's Hugging Face layout, model.safetensors
+// (io/formats/safetensors_writer.h), and a byte-level tokenizer. For models made here
+// (core/training/model_training.h): gpt2 and llama only.
 
 #include <QString>
 

@@ -1,6 +1,6 @@
 // `attention-explorer heads` end to end: its JSON lines (exactly the keys, one a head, layer by
-// layer) hold the library's numbers (core/model/model_analysis.h) on the sequences the command says it
-// measures; --induction-random is reproducible and follows its documented draw; the table is
+// layer) hold the library's numbers (core/model/model_analysis.h) on the sequences the command says
+// it measures; --induction-random is reproducible and follows its documented draw; the table is
 // readable; and bad input is refused with exit status 2 and one line.
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -7,9 +7,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "io/model/model_import.h"
 #include "io/formats/result_export.h"
 #include "io/formats/safetensors.h"
+#include "io/model/model_import.h"
 #include "io/scene/scene_file.h"
 #include "support/model_files.h"
 #include "support/run_binary.h"

@@ -10,8 +10,8 @@
 
 #include "core/model/model.h"
 #include "io/formats/matrix_files.h"
-#include "io/model/model_folder.h"
 #include "io/formats/safetensors.h"
+#include "io/model/model_folder.h"
 #include "support/model_checks.h"
 #include "support/run_binary.h"
 #include "support/safetensors_writer.h"

@@ -14,9 +14,9 @@
 #include "core/model/model_analysis.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
+#include "io/formats/result_export.h"
 #include "io/model/builtin_models.h"
 #include "io/model/model_folder.h"
-#include "io/formats/result_export.h"
 #include "io/scene/scene_file.h"
 
 using namespace ae;

@@ -16,8 +16,8 @@
 #include <cmath>
 
 #include "core/attention_engine.h"
-#include "core/training/attention_training.h"
 #include "core/init_draw.h"
+#include "core/training/attention_training.h"
 #include "document/attention_document.h"
 #include "io/formats/result_export.h"
 #include "io/scene/scene_file.h"

@@ -12,8 +12,8 @@
 #include <cmath>
 
 #include "core/model/model_analysis.h"
-#include "io/model/model_folder.h"
 #include "io/formats/result_export.h"
+#include "io/model/model_folder.h"
 #include "plot/model_view.h"
 #include "ui/files/batch_export.h"
 #include "ui/files/export_dialog.h"

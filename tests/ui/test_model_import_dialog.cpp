@@ -19,9 +19,9 @@
 #include <QtTest>
 
 #include "document/attention_document.h"
-#include "io/model/model_import.h"
 #include "io/formats/result_export.h"
 #include "io/formats/safetensors.h"
+#include "io/model/model_import.h"
 #include "io/scene/scene_file.h"
 #include "support/model_files.h"
 #include "ui/files/model_import_dialog.h"

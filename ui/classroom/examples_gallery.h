@@ -1,8 +1,8 @@
 #pragma once
 // File › Examples: the built-in scenes worth showing a class, each with a line on what to notice,
-// then one entry per built-in model (io/model/builtin_models.h) with its about.json's title and note.
-// Non-modal, so it can stay open beside the window while a teacher picks the next scene; it is
-// also what a new user sees on the very first start (see runExplorerWindow).
+// then one entry per built-in model (io/model/builtin_models.h) with its about.json's title and
+// note. Non-modal, so it can stay open beside the window while a teacher picks the next scene; it
+// is also what a new user sees on the very first start (see runExplorerWindow).
 
 #include <QDialog>
 #include <QList>

@@ -24,10 +24,10 @@
 #include <memory>
 
 #include "document/model_session.h"
-#include "io/model/builtin_models.h"
 #include "io/formats/latex_export.h"
 #include "io/formats/matrix_files.h"
 #include "io/formats/result_export.h"
+#include "io/model/builtin_models.h"
 #include "io/scene/scene_file.h"
 #include "plot/heatmap_grid.h"
 #include "plot/image_export.h"

@@ -16,8 +16,8 @@
 #include <numeric>
 
 #include "core/model/model_analysis.h"
-#include "io/model/model_writer.h"
 #include "io/formats/result_export.h"
+#include "io/model/model_writer.h"
 #include "plot/model_view.h"
 #include "qcustomplot.h"
 #include "ui/training/model_training_worker.h"

@@ -1,8 +1,9 @@
 #pragma once
 // The training dock's Model mode (issue 17, "Watch a model learn"): a small model of several
-// layers of heads (core/training/model_training.h) trained on a toy task, as TensorFlow Playground lets a
-// class watch an MLP learn. The page shows the loss falling and, per head, its previous-token and
-// induction scores on a fixed probe sequence (random ids repeated twice, as `heads
+// layers of heads (core/training/model_training.h) trained on a toy task, as TensorFlow Playground
+// lets a class watch an MLP learn. The page shows the loss falling and, per head, its
+// previous-token and induction scores on a fixed probe sequence (random ids repeated twice, as
+// `heads
 // --induction-random` measures): the step at which an induction head forms shows as a jump of
 // one line. A ModelView of the model on the probe sequence (modelView(), placed by
 // addTrainingDock) is redrawn with every snapshot. When training stops, the model can be saved as

@@ -1,10 +1,10 @@
 #pragma once
-// The trainer's side of the training dock's Model mode (core/training/model_training.h): lives in its own
-// QThread and owns its ModelTrainer, so Adam steps never block the window. Like TrainingWorker it
-// reports by snapshots, at most one every ~50 ms and never more than the window has taken. A
-// snapshot carries everything the window shows, computed here: a copy of the weights, the model's
-// run on the trainer's probe sequence (random ids repeated twice) and every head's summary on it,
-// so the window only draws.
+// The trainer's side of the training dock's Model mode (core/training/model_training.h): lives in
+// its own QThread and owns its ModelTrainer, so Adam steps never block the window. Like
+// TrainingWorker it reports by snapshots, at most one every ~50 ms and never more than the window
+// has taken. A snapshot carries everything the window shows, computed here: a copy of the weights,
+// the model's run on the trainer's probe sequence (random ids repeated twice) and every head's
+// summary on it, so the window only draws.
 
 #include <QString>
 #include <memory>

@@ -1,8 +1,9 @@
 #pragma once
-// The training dock: Play, Pause, Step and Reset for the Trainer of core/training/attention_training.h,
-// with its learning rate, seed and task, a loss curve that grows as it trains, and "Save trained
-// scene…". The trainer runs in a TrainingWorker on its own thread; its snapshots reach the
-// document as they come, so the heatmaps move while the weights learn.
+// The training dock: Play, Pause, Step and Reset for the Trainer of
+// core/training/attention_training.h, with its learning rate, seed and task, a loss curve that
+// grows as it trains, and "Save trained scene…". The trainer runs in a TrainingWorker on its own
+// thread; its snapshots reach the document as they come, so the heatmaps move while the weights
+// learn.
 //
 // How snapshots reach the document: while running, each snapshot goes through
 // AttentionDocument::setSceneWithoutUndo(), which is not undoable: twenty undo steps a second would

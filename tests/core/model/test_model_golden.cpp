@@ -9,8 +9,8 @@
 #include <QtTest>
 
 #include "core/model/model.h"
-#include "io/model/model_folder.h"
 #include "io/formats/safetensors.h"
+#include "io/model/model_folder.h"
 #include "support/model_checks.h"
 #include "support/safetensors_writer.h"
 

@@ -1,6 +1,6 @@
 // One layer of a model is a scene: every layer of every golden model, written as a scene
-// (core/model/model_layer_scene.h), saved and read back as format version 2 (io/), and computed by the
-// one-layer engine, reproduces that layer's q, k, v, scores and weights from the reference
+// (core/model/model_layer_scene.h), saved and read back as format version 2 (io/), and computed by
+// the one-layer engine, reproduces that layer's q, k, v, scores and weights from the reference
 // (shared/reference/model_reference.py, float64; tests/data/models/*/expected-ids-*.json).
 #include <QDir>
 #include <QJsonArray>

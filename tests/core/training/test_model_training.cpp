@@ -1,12 +1,12 @@
-// The whole-model trainer (core/training/model_training.h): hand-written gradients of every parameter
-// tensor against central finite differences, in both families, with and without the MLP; its
-// forward pass against core/model/model.h's runModel on the same tensors (the trained model IS that
-// model); an attention-only model's MLP adding exactly 0; the tasks' targets; determinism; and
+// The whole-model trainer (core/training/model_training.h): hand-written gradients of every
+// parameter tensor against central finite differences, in both families, with and without the MLP;
+// its forward pass against core/model/model.h's runModel on the same tensors (the trained model IS
+// that model); an attention-only model's MLP adding exactly 0; the tasks' targets; determinism; and
 // the loss falling.
 //
-// Fourth-order central differences (h = 1e-3), as tests/core/training/test_training_gradients.cpp does, and
-// the same measure: relative error per entry |a − n| / max(|a| + |n|, 1e-6), a analytic, n
-// numeric. The floor covers entries that are zero in exact arithmetic (a key bias: softmax
+// Fourth-order central differences (h = 1e-3), as tests/core/training/test_training_gradients.cpp
+// does, and the same measure: relative error per entry |a − n| / max(|a| + |n|, 1e-6), a analytic,
+// n numeric. The floor covers entries that are zero in exact arithmetic (a key bias: softmax
 // ignores what it adds to a whole row), where both sides are rounding noise (ε·loss/h ≈ 5e-13
 // here); real entries are 1e-3 to 1.
 #include <QtTest>

@@ -11,8 +11,8 @@
 #include <map>
 
 #include "core/attention_engine.h"
-#include "core/training/attention_training.h"
 #include "core/init_draw.h"
+#include "core/training/attention_training.h"
 #include "io/scene/scene_file.h"
 
 using namespace ae;

@@ -8,9 +8,9 @@
 #include <functional>
 
 #include "core/attention_engine.h"
-#include "io/model/model_import.h"
 #include "io/formats/result_export.h"
 #include "io/formats/safetensors.h"
+#include "io/model/model_import.h"
 #include "io/scene/scene_file.h"
 #include "support/model_files.h"
 

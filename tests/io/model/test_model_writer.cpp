@@ -1,7 +1,7 @@
-// Writing model folders (io/model/model_writer.h, io/formats/safetensors_writer.h): a model trained by
-// core/training/model_training.h, saved and opened again through io/model/model_folder.h, runs to the logits the
-// trainer computes; config.json reads back as the same Config; the byte tokenizer gives a text's
-// bytes as ids; the safetensors writer's layout and refusals.
+// Writing model folders (io/model/model_writer.h, io/formats/safetensors_writer.h): a model trained
+// by core/training/model_training.h, saved and opened again through io/model/model_folder.h, runs
+// to the logits the trainer computes; config.json reads back as the same Config; the byte tokenizer
+// gives a text's bytes as ids; the safetensors writer's layout and refusals.
 //
 // Tolerances: F64 stores every weight exactly, so the reopened model differs from the trainer's
 // own forward pass only by the order of floating-point operations: 1e-12 relative to the largest
@@ -11,11 +11,11 @@
 #include <QtTest>
 
 #include "core/training/model_training.h"
-#include "io/model/model_folder.h"
-#include "io/model/model_writer.h"
 #include "io/formats/result_export.h"
 #include "io/formats/safetensors.h"
 #include "io/formats/safetensors_writer.h"
+#include "io/model/model_folder.h"
+#include "io/model/model_writer.h"
 #include "io/tokenizer/tokenizer.h"
 
 using namespace ae;

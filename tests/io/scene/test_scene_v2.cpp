@@ -10,8 +10,8 @@
 #include <functional>
 
 #include "core/attention_engine.h"
-#include "core/training/attention_training.h"
 #include "core/scene_edit.h"
+#include "core/training/attention_training.h"
 #include "io/scene/scene_file.h"
 #include "support/property_scenes.h"
 #include "support/result_check.h"
