@@ -28,7 +28,6 @@ QString headName(int index, int heads) {
 
 // `train --model`: a small whole model (core/training/model_training.h), saved as a model folder.
 int trainModelCommand(const QStringList& arguments) {
-    using model::Family;
     QCommandLineParser parser;
     parser.setApplicationDescription(
         "Train a small gpt2- or llama-family model by backpropagation on a toy task and save it "
@@ -88,25 +87,42 @@ int trainModelCommand(const QStringList& arguments) {
     options.totalSteps = static_cast<int>(steps);
     options.previousTokenEvery = static_cast<int>(integer("previous-token-every", 0, kMaxSteps));
     options.mlp = parser.isSet("mlp");
-    std::optional<Family> family;
+    // The architectures to choose from are the family table's trainable rows; --positions names
+    // one by its positions axis.
+    const std::vector<const model::FamilyRow*> trainable = model::trainableFamilies();
+    const auto positionsWord = [](const model::FamilyRow* row) {
+        return row->architecture.positions == model::PositionKind::Rotary ? "rotary" : "learned";
+    };
+    const model::FamilyRow* family = nullptr;
     if (parser.isSet("family")) {
         const QString name = parser.value("family");
-        if (name != "llama" && name != "gpt2")
-            refuse("train: --family: expected llama or gpt2, got " + name);
-        family = name == "gpt2" ? Family::Gpt2 : Family::Llama;
+        for (const model::FamilyRow* row : trainable) {
+            if (name == QLatin1String(row->modelType)) family = row;
+        }
+        if (!family) {
+            refuse("train: --family: expected " +
+                   QString::fromStdString(model::trainableFamilyNames()) + ", got " + name);
+        }
     }
     if (parser.isSet("positions")) {
         const QString kind = parser.value("positions");
-        if (kind != "rotary" && kind != "learned")
-            refuse("train: --positions: expected rotary or learned, got " + kind);
-        const Family implied = kind == "learned" ? Family::Gpt2 : Family::Llama;
-        if (family && *family != implied) {
+        const model::FamilyRow* implied = nullptr;
+        QStringList kinds, pairs;
+        for (const model::FamilyRow* row : trainable) {
+            if (kind == QLatin1String(positionsWord(row))) implied = row;
+            kinds << positionsWord(row);
+            pairs << QStringLiteral(pairs.isEmpty() ? "%1 has %2 positions" : "%1 %2")
+                         .arg(row->modelType, positionsWord(row));
+        }
+        if (!implied)
+            refuse("train: --positions: expected " + kinds.join(" or ") + ", got " + kind);
+        if (family && family != implied) {
             refuse("train: --positions " + kind + " does not go with --family " +
-                   parser.value("family") + " (gpt2 has learned positions, llama rotary)");
+                   parser.value("family") + " (" + pairs.join(", ") + ")");
         }
         family = implied;
     }
-    options.family = family.value_or(Family::Llama);
+    options.family = family ? family->modelType : trainable.front()->modelType;
     const std::optional<model::ModelTask> task =
         model::modelTaskFromName(parser.value("task").toStdString());
     if (!task) {
@@ -121,7 +137,8 @@ int trainModelCommand(const QStringList& arguments) {
     options.ropeTheta = parser.value("rope-theta").toDouble(&ok);
     if (!ok || !std::isfinite(options.ropeTheta) || options.ropeTheta <= 1)
         refuse("train: --rope-theta: expected a number above 1, got " + parser.value("rope-theta"));
-    if (parser.isSet("rope-theta") && options.family != Family::Llama)
+    const model::FamilyRow* chosen = model::familyRowNamed(options.family);
+    if (parser.isSet("rope-theta") && chosen->architecture.positions != model::PositionKind::Rotary)
         refuse("train: --rope-theta goes with rotary positions (--family llama)");
     options.seed = parser.value("seed").toULongLong(&ok);
     if (!ok) refuse("train: --seed: expected an unsigned integer, got " + parser.value("seed"));
@@ -142,7 +159,7 @@ int trainModelCommand(const QStringList& arguments) {
     const int heads = options.heads;
     printLine(stdout, QStringLiteral("%1 model, %2 layers x %3 heads, d %4, %5, vocab %6, "
                                      "task %7, length %8, seed %9")
-                          .arg(model::familyName(options.family))
+                          .arg(QString::fromStdString(options.family))
                           .arg(options.layers)
                           .arg(heads)
                           .arg(options.hidden)

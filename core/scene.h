@@ -1,16 +1,8 @@
 #pragma once
 // The scene: everything that defines one attention layer and its inputs, in double precision.
 // Plain C++ and Eigen: the file format lives in io/, the computation in attention_engine.h.
-//
-// Legend of dimension names used throughout core/:
-//   Lq      number of query tokens (rows of `embeddings`)
-//   Lk      number of key/value tokens (Lq, or the rows of `sourceEmbeddings` for cross-attention)
-//   dModel  width of an embedding
-//   dProj   width of the Q/K/V projections (dModel in identity mode)
-//   heads   number of heads; dHead = dProj / heads, each head a contiguous block of columns
-//   kvHeads number of key/value heads (grouped-query attention, format version 2): K and V are
-//           Lk x dKV with dKV = kvHeads·dHead, and head h reads kv head h / (heads / kvHeads)
-//   dOut    width of the output projection (columns of W_O)
+// Dimension names are those of core/dimensions.h: Lq rows of `embeddings`, Lk rows of
+// `sourceEmbeddings` in cross-attention.
 
 #include <Eigen/Core>
 #include <cstdint>

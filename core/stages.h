@@ -3,9 +3,9 @@
 // `render --stage` and the walkthrough (ui/, cli/) all read it, so a new stage is one row here
 // plus its matrix in AttentionEngine::stageMatrix. Plain C++: the window translates the labels.
 //
-// Shapes use the legend of scene.h: Lq x dHead (Q, context), Lk x dHead (K, V), Lq x Lk (scores,
-// scaled, weights), Lq x dProj (concat), Lq x dOut (output). Every matrix is row-major with one
-// token per row.
+// Shapes use the legend of core/dimensions.h: Lq x dHead (Q, context), Lk x dHead (K, V), Lq x Lk
+// (scores, scaled, weights), Lq x dProj (concat), Lq x dOut (output). Every matrix is row-major
+// with one token per row.
 
 #include <array>
 #include <optional>

@@ -61,8 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         t.cols = s.shape.back();
         t.data = reinterpret_cast<const unsigned char*>(values.data());
     }
-    if (c.family != Family::Bert && c.tieWordEmbeddings)
-        model.weights.lmHead = model.weights.tokenEmbedding;
+    if (c.isDecoder() && c.tieWordEmbeddings) model.weights.lmHead = model.weights.tokenEmbedding;
     const std::vector<long long> ids = {0, c.vocab > 1 ? 1 : 0, 0};
     try {
         const ModelRun<float> run = runModel<float>(model, ids);

@@ -13,12 +13,15 @@
 // weights when it runs; those already stored as the compute type (F32 in a float run, F64 in a
 // double one) are used in place, the others are converted for that layer only and dropped after
 // it (docs/models.md, "Memory", has the measurements behind that choice).
+//
+// Dimension names are those of core/dimensions.h, in their short forms: T, d, H, KV, hd, V, I.
 
 #include <Eigen/Core>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/model/family.h"
 #include "core/ops.h"
 #include "core/tensor_data.h"
 
@@ -31,11 +34,8 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-enum class Family { Gpt2, Bert, Llama, Qwen3 };
 // As config.json's model_type spells it.
 const char* familyName(Family family);
-// "gpt2, bert, llama, qwen3".
-const char* supportedFamilies();
 
 enum class Activation { GeluExact, GeluTanh, Silu, Relu };
 
@@ -56,16 +56,16 @@ struct Config {
     bool scaleAttentionWeights = true;  // gpt2: divide scores by √hd
     bool scaleByInverseLayer = false;   // gpt2: and by (layer + 1)
     bool tieWordEmbeddings = true;      // LM head = the token table
-    bool attentionBias = false;         // llama/qwen3 q, k, v, o biases
-    bool mlpBias = false;               // llama gate, up, down biases
-    bool qkNorm = false;                // qwen3
-    ops::RopeParameters rope;           // llama/qwen3
+    bool attentionBias = false;         // q, k, v, o biases where the family's are optional
+    bool mlpBias = false;               // gate, up, down biases where optional
+    ops::RopeParameters rope;           // rotary positions
     // bos_token_id (gpt2 and llama's defaults when absent), or -1: none, or not an id of the
     // vocabulary. What `heads --induction-random` puts before its random tokens.
     long long bosToken = -1;
 
-    bool isDecoder() const { return family != Family::Bert; }
-    bool rotary() const { return family == Family::Llama || family == Family::Qwen3; }
+    const Architecture& architecture() const { return familyRow(family).architecture; }
+    bool isDecoder() const { return architecture().decoder; }
+    bool rotary() const { return architecture().positions == PositionKind::Rotary; }
     int kvHeadOf(int head) const { return head / (heads / kvHeads); }
     // The factor scores are multiplied by before the softmax, in layer `layer` (from 0).
     double attentionScale(int layer) const;
@@ -118,12 +118,9 @@ struct TensorSpec {
     TensorRef* slot = nullptr;
 };
 // Every tensor `config` needs, in a fixed order, with slots in `weights` (its layers are sized
-// here). The tied LM head is not listed: the caller points it at the token table.
+// here): the family row's names. The tied LM head is not listed: the caller points it at the
+// token table.
 std::vector<TensorSpec> tensorSpecs(const Config& config, ModelWeights& weights);
-// The prefixes a family's names may carry, tried in order ("transformer.", ""), and the tensor
-// whose presence decides which one a file uses.
-std::vector<std::string> weightPrefixes(Family family);
-std::string prefixProbe(Family family);
 
 struct Model {
     Config config;
@@ -207,6 +204,10 @@ struct ModelRun {
         return kvHeads > 0 ? head / (config.heads / kvHeads) : config.kvHeadOf(head);
     }
 };
+
+// Refuses a family whose architecture has an axis the forward pass does not implement, naming it:
+// "FAMILY: not implemented: norm placement: sandwich".
+void checkImplemented(const Config& config);
 
 // Refuses ids outside the vocabulary, a text longer than a learned position table, a mask of
 // the wrong length or values, and a query that would see no key (left padding in a decoder).

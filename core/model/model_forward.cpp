@@ -120,6 +120,18 @@ void layerNorm(Matrix<Scalar>& x, const TensorRef& weight, const TensorRef& bias
     ops::layerNormRows<Scalar>(x, w.vector(), b.vector(), eps);
 }
 
+// The architecture's norm on each row of x (T x d), in place.
+template <typename Scalar>
+void applyNorm(const Architecture& a, Matrix<Scalar>& x, const TensorRef& weight,
+               const TensorRef& bias, double eps) {
+    if (a.norm == NormType::RmsNorm) {
+        const WeightView<Scalar> w(weight);
+        ops::rmsNormRows<Scalar>(x, w.vector(), eps);
+    } else {
+        layerNorm(x, weight, bias, eps);
+    }
+}
+
 template <typename Scalar>
 void activate(Activation activation, Matrix<Scalar>& x) {
     auto a = x.array();
@@ -268,8 +280,8 @@ void linear(const Matrix<Scalar>& in, const TensorRef& weight, const TensorRef& 
 }
 
 // Layer `index`'s attention sub-block on the residual stream h (rows firstRow..T−1, each x d), as
-// each family has it: the pre-norm (gpt2 LayerNorm, llama RMSNorm; bert has none before
-// attention), q, k and v (llama/qwen3: q/k norm and rotation), every head, the switched-off
+// the architecture's axes build it: the pre-norm (none when the norms come after the block), q, k
+// and v (fused or separate), the q/k norm and rotation, every head, the switched-off
 // heads' contexts replaced, then the output projection and its bias: attentionOut, the same rows
 // x d. Fills layer's q, k, v, scores and weights, all T rows: rows before firstRow from
 // `previous` (see attend).
@@ -278,35 +290,35 @@ void attentionSubBlock(const Model& model, int index, const Pass& pass, const Ma
                        LayerRecord<Scalar>& layer, Matrix<Scalar>& attentionOut,
                        Eigen::Index firstRow = 0, const LayerRecord<Scalar>* previous = nullptr) {
     const Config& c = model.config;
+    const Architecture& a = c.architecture();
     const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(index)];
-    const Eigen::Index d = c.hidden, hd = c.headDim;
-    const bool gpt2 = c.family == Family::Gpt2;
-    if (gpt2) {
-        // modeling_gpt2.GPT2Attention: ln_1, then the fused c_attn.
-        Matrix<Scalar> x = h, fused;
-        layerNorm(x, lw.norm1, lw.norm1Bias, c.normEps);
-        linear(x, lw.qkv, lw.qkvBias, true, fused);
-        layer.query = fused.leftCols(d);
-        layer.key = fused.middleCols(d, d);
-        layer.value = fused.rightCols(d);
-    } else if (c.family == Family::Bert) {
-        // modeling_bert.BertSelfAttention: straight from the residual stream.
-        linear(h, lw.query, lw.queryBias, false, layer.query);
-        linear(h, lw.key, lw.keyBias, false, layer.key);
-        linear(h, lw.value, lw.valueBias, false, layer.value);
+    const Eigen::Index hd = c.headDim;
+    const bool xw = a.layout == WeightLayout::Conv1D;
+    // A pre-norm block reads the normed stream (GPT2Attention's ln_1, LlamaAttention's RMS
+    // input_layernorm); a post-norm one (BertSelfAttention) the stream itself.
+    Matrix<Scalar> normed;
+    if (a.placement == NormPlacement::Pre) {
+        normed = h;
+        applyNorm(a, normed, lw.norm1, lw.norm1Bias, c.normEps);
+    }
+    const Matrix<Scalar>& x = a.placement == NormPlacement::Pre ? normed : h;
+    if (a.qkv == QkvStorage::Fused) {
+        // One product [Q | K | V] (GPT-2's c_attn), split by columns.
+        Matrix<Scalar> fused;
+        linear(x, lw.qkv, lw.qkvBias, xw, fused);
+        const Eigen::Index width = c.heads * hd, kvWidth = c.kvHeads * hd;
+        layer.query = fused.leftCols(width);
+        layer.key = fused.middleCols(width, kvWidth);
+        layer.value = fused.rightCols(kvWidth);
     } else {
-        // modeling_llama.LlamaAttention (and Qwen3's, with q_norm / k_norm on each head before
-        // the rotation): RMS pre-norm, rotary q and k, grouped-query attention.
-        Matrix<Scalar> x = h;
-        {
-            const WeightView<Scalar> norm(lw.norm1);
-            ops::rmsNormRows<Scalar>(x, norm.vector(), c.normEps);
-        }
-        linear(x, lw.query, lw.queryBias, false, layer.query);
-        linear(x, lw.key, lw.keyBias, false, layer.key);
-        linear(x, lw.value, lw.valueBias, false, layer.value);
-        // Each query head, then each kv head: q/k norm (qwen3) and the rotation, heads in
-        // parallel.
+        linear(x, lw.query, lw.queryBias, xw, layer.query);
+        linear(x, lw.key, lw.keyBias, xw, layer.key);
+        linear(x, lw.value, lw.valueBias, xw, layer.value);
+    }
+    const bool headNorm = a.qkNorm == QkNormKind::PerHead;
+    if (headNorm || a.positions == PositionKind::Rotary) {
+        // Each query head, then each kv head: q/k norm (Qwen3's q_norm / k_norm) and the rotation
+        // (LlamaAttention's rotary q and k), heads in parallel.
         const WeightView<Scalar> queryNorm(lw.queryNorm), keyNorm(lw.keyNorm);
         const int blocks = c.heads + c.kvHeads;
         // Every head of the layer turns its rows by the same angles: computed once.
@@ -318,9 +330,9 @@ void attentionSubBlock(const Model& model, int index, const Pass& pass, const Ma
             const bool isQuery = block < c.heads;
             Matrix<Scalar>& m = isQuery ? layer.query : layer.key;
             auto head = m.middleCols((isQuery ? block : block - c.heads) * hd, hd);
-            if (c.qkNorm)
+            if (headNorm)
                 ops::rmsNormRows<Scalar>(head, (isQuery ? queryNorm : keyNorm).vector(), c.normEps);
-            ops::rotateHalf<Scalar>(head, angles);
+            if (a.positions == PositionKind::Rotary) ops::rotateHalf<Scalar>(head, angles);
         }
     }
     if (firstRow > 0) {
@@ -336,52 +348,49 @@ void attentionSubBlock(const Model& model, int index, const Pass& pass, const Ma
             if (a.layer == index) ops::ablateContextColumns<Scalar>(context, a.head, hd, byMean);
         }
     }
-    linear(context, lw.output, lw.outputBias, gpt2, attentionOut);
+    linear(context, lw.output, lw.outputBias, xw, attentionOut);
 }
 
 // The rest of layer `index`: h (T x d, the residual stream that entered the layer) becomes the
 // layer's output, given its attention sub-block's output attentionOut (T x d).
-//   gpt2 (GPT2Block): h += attention; h += MLP(ln_2(h)), MLP = c_proj(gelu_new(c_fc(·))).
-//   bert (BertLayer, post-norm): a = LN(attention + h); h = LN(a + down(act(up(a)))).
-//   llama/qwen3 (LlamaDecoderLayer): h += attention; h += down(silu(gate(x)) ⊙ up(x)), x the
-//   RMS norm of h.
+//   pre-norm (GPT2Block, LlamaDecoderLayer): h += attention; h += MLP(norm2(h)).
+//   post-norm (BertLayer): a = norm1(attention + h); h = norm2(a + MLP(a)).
+// MLP: down(act(up(x))) (GPT-2's c_fc / c_proj, BERT's intermediate / output), or gated,
+// down(act(gate(x)) ⊙ up(x)) (Llama's).
 template <typename Scalar>
 void finishLayer(const Model& model, int index, const Matrix<Scalar>& attentionOut,
                  Matrix<Scalar>& h) {
     const Config& c = model.config;
+    const Architecture& a = c.architecture();
     const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(index)];
-    Matrix<Scalar> x, inner, out;
-    if (c.family == Family::Gpt2) {
-        h += attentionOut;
-        x = h;
-        layerNorm(x, lw.norm2, lw.norm2Bias, c.normEps);
-        linear(x, lw.up, lw.upBias, true, inner);
-        activate(c.activation, inner);
-        linear(inner, lw.down, lw.downBias, true, out);
-        h += out;
-    } else if (c.family == Family::Bert) {
+    const bool xw = a.layout == WeightLayout::Conv1D;
+    const auto mlp = [&](const Matrix<Scalar>& x, Matrix<Scalar>& out) {
+        Matrix<Scalar> inner;
+        if (a.mlp == MlpKind::Gated) {
+            Matrix<Scalar> up;
+            linear(x, lw.gate, lw.gateBias, xw, inner);
+            linear(x, lw.up, lw.upBias, xw, up);
+            activate(c.activation, inner);
+            inner.array() *= up.array();
+        } else {
+            linear(x, lw.up, lw.upBias, xw, inner);
+            activate(c.activation, inner);
+        }
+        linear(inner, lw.down, lw.downBias, xw, out);
+    };
+    Matrix<Scalar> out;
+    if (a.placement == NormPlacement::Post) {
         Matrix<Scalar> attended = attentionOut + h;
-        layerNorm(attended, lw.norm1, lw.norm1Bias, c.normEps);
-        linear(attended, lw.up, lw.upBias, false, inner);
-        activate(c.activation, inner);
-        linear(inner, lw.down, lw.downBias, false, out);
+        applyNorm(a, attended, lw.norm1, lw.norm1Bias, c.normEps);
+        mlp(attended, out);
         out += attended;
-        layerNorm(out, lw.norm2, lw.norm2Bias, c.normEps);
+        applyNorm(a, out, lw.norm2, lw.norm2Bias, c.normEps);
         h = std::move(out);
     } else {
         h += attentionOut;
-        x = h;
-        {
-            const WeightView<Scalar> norm(lw.norm2);
-            ops::rmsNormRows<Scalar>(x, norm.vector(), c.normEps);
-        }
-        Matrix<Scalar> up;
-        linear(x, lw.gate, lw.gateBias, false, inner);
-        linear(x, lw.up, lw.upBias, false, up);
-        activate(c.activation, inner);
-        inner.array() *= up.array();
-        up.resize(0, 0);
-        linear(inner, lw.down, lw.downBias, false, out);
+        Matrix<Scalar> x = h;
+        applyNorm(a, x, lw.norm2, lw.norm2Bias, c.normEps);
+        mlp(x, out);
         h += out;
     }
 }
@@ -406,18 +415,14 @@ void runLayersFrom(const Model& model, const Pass& pass, int first, Matrix<Scala
         finishLayer(model, i, attentionOut, h);
         requireFinite(model, h, "the output of layer " + std::to_string(i));
     }
-    if (c.family == Family::Bert) {
+    const Architecture& a = c.architecture();
+    if (!a.decoder) {
         run.lastHidden = std::move(h);
         run.logits.resize(0, 0);
         return;
     }
     const ModelWeights& w = model.weights;
-    if (c.family == Family::Gpt2) {
-        layerNorm(h, w.finalNorm, w.finalNormBias, c.normEps);
-    } else {
-        const WeightView<Scalar> norm(w.finalNorm);
-        ops::rmsNormRows<Scalar>(h, norm.vector(), c.normEps);
-    }
+    if (a.placement == NormPlacement::Pre) applyNorm(a, h, w.finalNorm, w.finalNormBias, c.normEps);
     if (previous) prependRows(&previous->finalHidden, firstRow, h);
     const WeightView<Scalar> head(w.lmHead), none;
     const bool every = pass.options->logitsForEveryPosition;
@@ -449,15 +454,14 @@ Matrix<Scalar> embed(const Model& model, const std::vector<long long>& ids,
     std::vector<long long> positions(static_cast<std::size_t>(count));
     for (long long i = 0; i < count; ++i)
         positions[static_cast<std::size_t>(i)] = firstRow + i;
-    if (c.family == Family::Gpt2) {
-        // GPT2Model.forward: wte(ids) + wpe(position_ids)
-        h += gatherRows<Scalar>(w.positionEmbedding, positions, options.positionOffset);
-    } else if (c.family == Family::Bert) {
-        // BertEmbeddings.forward: word + token_type (all 0) + position, then LayerNorm
+    // GPT2Model.forward: wte(ids) + wpe(position_ids). BertEmbeddings.forward: word +
+    // token_type (all 0) + position, then LayerNorm.
+    const Architecture& a = c.architecture();
+    if (a.tokenTypes)
         h += gatherRows<Scalar>(w.tokenTypeEmbedding, std::vector<long long>(count, 0));
+    if (a.positions == PositionKind::Learned)
         h += gatherRows<Scalar>(w.positionEmbedding, positions, options.positionOffset);
-        layerNorm(h, w.embeddingNorm, w.embeddingNormBias, c.normEps);
-    }
+    if (a.embeddingNorm) applyNorm(a, h, w.embeddingNorm, w.embeddingNormBias, c.normEps);
     return h;
 }
 
@@ -479,6 +483,7 @@ ModelRun<Scalar> runFrom(const Model& model, const std::vector<long long>& ids,
                          const RunOptions& options, long long firstRow,
                          const ModelRun<Scalar>* previous) {
     const Config& c = model.config;
+    checkImplemented(c);
     checkInputs(c, ids, options);
     const long long T = static_cast<long long>(ids.size());
     const RunMemory need = runMemory(model, T, sizeof(Scalar));

@@ -47,45 +47,45 @@ Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
 
     Projections& p = scene.projections;
     p.mode = ProjectionMode::Separate;
-    if (c.family == Family::Gpt2) {
-        // Conv1D c_attn [d, 3d] in X·W already: Q, K, V side by side.
-        const MatrixD qkv = storedMatrix(w.qkv);
-        const VectorD bias = biasOrZeros(w.qkvBias, 3 * d);
-        p.query = qkv.leftCols(d);
-        p.key = qkv.middleCols(d, d);
-        p.value = qkv.rightCols(d);
-        p.queryBias = bias.segment(0, d);
-        p.keyBias = bias.segment(d, d);
-        p.valueBias = bias.segment(2 * d, d);
-        p.output = storedMatrix(w.output);
-        p.outputBias = biasOrZeros(w.outputBias, d);
+    const Architecture& a = c.architecture();
+    // A scene's projections are X·W: a weight stored [out, in] (nn.Linear) is transposed.
+    const auto asXW = [&a](const TensorRef& t) {
+        return a.layout == WeightLayout::Conv1D ? storedMatrix(t) : linearAsXW(t);
+    };
+    if (a.qkv == QkvStorage::Fused) {
+        // One [Q | K | V] product (GPT-2's c_attn): Q, K, V side by side.
+        const MatrixD qkv = asXW(w.qkv);
+        const VectorD bias = biasOrZeros(w.qkvBias, width + 2 * kvWidth);
+        p.query = qkv.leftCols(width);
+        p.key = qkv.middleCols(width, kvWidth);
+        p.value = qkv.rightCols(kvWidth);
+        p.queryBias = bias.segment(0, width);
+        p.keyBias = bias.segment(width, kvWidth);
+        p.valueBias = bias.segment(width + kvWidth, kvWidth);
     } else {
-        p.query = linearAsXW(w.query);
-        p.key = linearAsXW(w.key);
-        p.value = linearAsXW(w.value);
+        p.query = asXW(w.query);
+        p.key = asXW(w.key);
+        p.value = asXW(w.value);
         p.queryBias = biasOrZeros(w.queryBias, width);
         p.keyBias = biasOrZeros(w.keyBias, kvWidth);
         p.valueBias = biasOrZeros(w.valueBias, kvWidth);
-        p.output = linearAsXW(w.output);
-        p.outputBias = biasOrZeros(w.outputBias, d);
     }
+    p.output = asXW(w.output);
+    p.outputBias = biasOrZeros(w.outputBias, d);
     p.hasOutput = true;
 
-    if (c.family == Family::Gpt2) {
+    // The scene is the attention sub-block: its pre-norm when the norms come first (with
+    // post-norms, as BERT's, the block reads the stream itself).
+    if (a.placement == NormPlacement::Pre) {
+        const bool rms = a.norm == NormType::RmsNorm;
         scene.norm.enabled = true;
-        scene.norm.kind = NormKind::Layer;
+        scene.norm.kind = rms ? NormKind::Rms : NormKind::Layer;
         scene.norm.weight = storedVector(w.norm1);
-        scene.norm.bias = storedVector(w.norm1Bias);
+        scene.norm.bias = rms ? VectorD::Zero(d) : storedVector(w.norm1Bias);
         scene.norm.eps = c.normEps;
-    } else if (c.rotary()) {
-        scene.norm.enabled = true;
-        scene.norm.kind = NormKind::Rms;
-        scene.norm.weight = storedVector(w.norm1);
-        scene.norm.bias = VectorD::Zero(d);
-        scene.norm.eps = c.normEps;
-        scene.rotary = c.rope;
     }
-    if (c.qkNorm) {
+    if (a.positions == PositionKind::Rotary) scene.rotary = c.rope;
+    if (a.qkNorm == QkNormKind::PerHead) {
         scene.qkNorm.enabled = true;
         scene.qkNorm.queryWeight = storedVector(w.queryNorm);
         scene.qkNorm.keyWeight = storedVector(w.keyNorm);

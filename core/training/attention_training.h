@@ -3,7 +3,7 @@
 //
 // The forward pass here is the engine's (attention_engine.h), recomputed in double with every
 // intermediate kept, because the backward pass needs them; the engine itself caches for editing,
-// not for gradients. Dimension names are the legend of scene.h; self-attention only, so
+// not for gradients. Dimension names are the legend of core/dimensions.h; self-attention only, so
 // Lk = Lq = L.
 //
 //   X0 = embeddings + positions                        L x dModel

@@ -96,8 +96,8 @@ using VectorMap = Eigen::Map<const VectorD>;
 }  // namespace
 
 std::string checkTrainingOptions(const ModelTrainingOptions& o) {
-    if (o.family != Family::Gpt2 && o.family != Family::Llama)
-        return "--family: expected llama or gpt2";
+    const FamilyRow* row = familyRowNamed(o.family);
+    if (!row || row->trainingChoice == 0) return "--family: expected " + trainableFamilyNames();
     if (o.layers < 1 || o.layers > 48)
         return "--model: expected 1 to 48 layers, got " + std::to_string(o.layers);
     if (o.heads < 1 || o.heads > 64)
@@ -108,7 +108,7 @@ std::string checkTrainingOptions(const ModelTrainingOptions& o) {
         return "--d-model: " + std::to_string(o.hidden) + " is not a multiple of --heads " +
                std::to_string(o.heads);
     }
-    if (o.family == Family::Llama && (o.hidden / o.heads) % 2 != 0) {
+    if (row->architecture.positions == PositionKind::Rotary && (o.hidden / o.heads) % 2 != 0) {
         return "--d-model: rotary positions need an even head size, and " +
                std::to_string(o.hidden) + " / " + std::to_string(o.heads) + " heads is " +
                std::to_string(o.hidden / o.heads);
@@ -141,8 +141,11 @@ std::string checkTrainingOptions(const ModelTrainingOptions& o) {
 }
 
 Config trainingConfig(const ModelTrainingOptions& o) {
+    const FamilyRow* row = familyRowNamed(o.family);
+    if (!row || row->trainingChoice == 0)
+        throw ModelError("--family: expected " + trainableFamilyNames());
     Config c;
-    c.family = o.family;
+    c.family = row->family;
     c.hidden = o.hidden;
     c.layers = o.layers;
     c.heads = c.kvHeads = o.heads;
@@ -151,7 +154,8 @@ Config trainingConfig(const ModelTrainingOptions& o) {
     // Attention-only: one MLP unit of zeros (model_training.h).
     c.intermediate = o.mlp ? 4 * o.hidden : 1;
     c.bosToken = -1;  // the tasks start with no BOS, and so does the induction probe
-    if (o.family == Family::Gpt2) {
+    if (row->architecture.positions == PositionKind::Learned) {
+        // GPT2Config's.
         c.positions = o.length;
         c.activation = Activation::GeluTanh;
         c.normEps = 1e-5;
@@ -218,7 +222,7 @@ ModelTrainer::ModelTrainer(const ModelTrainingOptions& options) : options_(optio
     c = trainingConfig(options);
     model_.folder = "(training)";
     const std::vector<TensorSpec> specs = tensorSpecs(c, model_.weights);
-    const std::string prefix = weightPrefixes(c.family).front();
+    const std::string prefix = familyRow(c.family).prefixes.front();
     SplitMix64 rng(options.seed);
     InitSpec normal;
     normal.distribution = InitDistribution::Normal;
@@ -357,7 +361,10 @@ void ModelTrainer::forward(const std::vector<long long>& ids, Forward& f) const 
     const Config& c = model_.config;
     checkInputs(c, ids, RunOptions{});
     const ModelWeights& w = model_.weights;
-    const bool gpt2 = c.family == Family::Gpt2;
+    // The trainer implements its rows' two architectures (familyTable's trainingChoice): GPT-2's
+    // (LayerNorm, fused Conv1D q k v, learned positions, plain MLP) and Llama's (RMSNorm,
+    // separate q k v, rotary, gated MLP). Their norm tells them apart.
+    const bool gpt2 = c.architecture().norm == NormType::LayerNorm;
     const auto T = static_cast<Eigen::Index>(ids.size());
     const Eigen::Index d = c.hidden, hd = c.headDim;
     auto matrix = [this](const TensorRef& t) {
@@ -469,7 +476,10 @@ double ModelTrainer::backward(const std::vector<long long>& ids,
                               std::vector<MatrixD>* gradient, double scale) const {
     const Config& c = model_.config;
     const ModelWeights& w = model_.weights;
-    const bool gpt2 = c.family == Family::Gpt2;
+    // The trainer implements its rows' two architectures (familyTable's trainingChoice): GPT-2's
+    // (LayerNorm, fused Conv1D q k v, learned positions, plain MLP) and Llama's (RMSNorm,
+    // separate q k v, rotary, gated MLP). Their norm tells them apart.
+    const bool gpt2 = c.architecture().norm == NormType::LayerNorm;
     const auto T = static_cast<Eigen::Index>(ids.size());
     const Eigen::Index d = c.hidden, hd = c.headDim, V = c.vocab;
 

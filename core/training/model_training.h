@@ -64,7 +64,9 @@ const char* modelTaskNames();
 const std::string& trainingText();
 
 struct ModelTrainingOptions {
-    Family family = Family::Llama;  // Gpt2 (learned positions) or Llama (rotary)
+    // The family's model_type: one of the family table's trainable rows (trainableFamilies(),
+    // "llama" rotary, "gpt2" learned positions).
+    std::string family = "llama";
     int layers = 2;
     int heads = 4;
     int hidden = 64;  // d; heads must divide it (llama: into even head sizes)

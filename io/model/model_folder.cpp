@@ -177,7 +177,7 @@ Activation activationNamed(const QString& name, const QString& file, const char*
              .arg(file, field, name));
 }
 
-void readGpt2(const ConfigReader& r, const QString& file, Config& c) {
+void readGpt2(const QJsonObject&, const ConfigReader& r, const QString& file, Config& c) {
     // configuration_gpt2.GPT2Config defaults and attribute_map
     c.hidden = r.integer({"n_embd", "hidden_size"}, 768);
     c.layers = r.integer({"n_layer", "num_hidden_layers"}, 12);
@@ -205,7 +205,7 @@ void readGpt2(const ConfigReader& r, const QString& file, Config& c) {
     c.activation = activationNamed(act, file, "activation_function");
 }
 
-void readBert(const ConfigReader& r, const QString& file, Config& c) {
+void readBert(const QJsonObject&, const ConfigReader& r, const QString& file, Config& c) {
     // configuration_bert.BertConfig defaults
     c.hidden = r.integer({"hidden_size"}, 768);
     c.layers = r.integer({"num_hidden_layers"}, 12);
@@ -231,22 +231,30 @@ void readBert(const ConfigReader& r, const QString& file, Config& c) {
     c.activation = activationNamed(act, file, "hidden_act");
 }
 
-void readLlama(const QJsonObject& o, const ConfigReader& r, const QString& file, Config& c) {
-    // configuration_llama.LlamaConfig / configuration_qwen3.Qwen3Config defaults
-    const bool qwen = c.family == Family::Qwen3;
+// The defaults a Llama-shaped config falls back on, where its family's differ.
+struct LlamaDefaults {
+    int vocab = 32000;
+    int intermediate = 11008;
+    int kvHeads = 0;  // 0: num_attention_heads
+    int headDim = 0;  // 0: hidden_size / num_attention_heads
+    bool readsMlpBias = true;
+    bool mayUseSlidingWindow = false;  // the config has use_sliding_window and layer_types
+};
+
+void readLlamaShaped(const QJsonObject& o, const ConfigReader& r, const QString& file, Config& c,
+                     const LlamaDefaults& defaults) {
     c.hidden = r.integer({"hidden_size"}, 4096);
     c.heads = r.integer({"num_attention_heads"}, 32);
     c.layers = r.integer({"num_hidden_layers"}, 32);
-    c.kvHeads = r.integer({"num_key_value_heads"}, qwen ? 32 : c.heads);
-    c.vocab = r.integer({"vocab_size"}, qwen ? 151936 : 32000);
-    c.intermediate = r.integer({"intermediate_size"}, qwen ? 22016 : 11008);
-    c.headDim = r.integer({"head_dim"}, qwen ? 128 : c.hidden / c.heads);
+    c.kvHeads = r.integer({"num_key_value_heads"}, defaults.kvHeads ? defaults.kvHeads : c.heads);
+    c.vocab = r.integer({"vocab_size"}, defaults.vocab);
+    c.intermediate = r.integer({"intermediate_size"}, defaults.intermediate);
+    c.headDim = r.integer({"head_dim"}, defaults.headDim ? defaults.headDim : c.hidden / c.heads);
     const QString act = r.string({"hidden_act"}, "silu");
     c.normEps = r.number({"rms_norm_eps"}, 1e-6);
     c.attentionBias = r.boolean({"attention_bias"}, false);
-    c.mlpBias = qwen ? false : r.boolean({"mlp_bias"}, false);
+    c.mlpBias = defaults.readsMlpBias ? r.boolean({"mlp_bias"}, false) : false;
     c.tieWordEmbeddings = r.boolean({"tie_word_embeddings"}, false);
-    c.qkNorm = qwen;
     if (c.heads % c.kvHeads) {
         fail(QStringLiteral("%1: num_attention_heads %2 is not a multiple of "
                             "num_key_value_heads %3")
@@ -264,7 +272,7 @@ void readLlama(const QJsonObject& o, const ConfigReader& r, const QString& file,
         fail(QStringLiteral("%1: head_dim %2 must be even for RoPE").arg(file).arg(c.headDim));
     }
     c.activation = activationNamed(act, file, "hidden_act");
-    if (qwen) {
+    if (defaults.mayUseSlidingWindow) {
         bool sliding = r.boolean({"use_sliding_window"}, false);
         const QJsonValue types = o.value("layer_types");
         if (!falsy(types)) {
@@ -332,6 +340,43 @@ void readLlama(const QJsonObject& o, const ConfigReader& r, const QString& file,
         fail(file + ": partial_rotary_factor is not supported");
 }
 
+// configuration_llama.LlamaConfig defaults.
+void readLlama(const QJsonObject& o, const ConfigReader& r, const QString& file, Config& c) {
+    readLlamaShaped(o, r, file, c, LlamaDefaults{});
+}
+
+// configuration_qwen3.Qwen3Config defaults: no mlp_bias, and sliding windows it may ask for.
+void readQwen3(const QJsonObject& o, const ConfigReader& r, const QString& file, Config& c) {
+    LlamaDefaults defaults;
+    defaults.vocab = 151936;
+    defaults.intermediate = 22016;
+    defaults.kvHeads = 32;
+    defaults.headDim = 128;
+    defaults.readsMlpBias = false;
+    defaults.mayUseSlidingWindow = true;
+    readLlamaShaped(o, r, file, c, defaults);
+}
+
+// Each family's config reader, beside its row in the family table (core/model/family.h).
+using ConfigRead = void (*)(const QJsonObject&, const ConfigReader&, const QString&, Config&);
+struct FamilyConfigReader {
+    Family family;
+    ConfigRead read;
+};
+constexpr FamilyConfigReader kConfigReaders[] = {
+    {Family::Gpt2, readGpt2},
+    {Family::Bert, readBert},
+    {Family::Llama, readLlama},
+    {Family::Qwen3, readQwen3},
+};
+
+ConfigRead configReaderFor(Family family) {
+    for (const FamilyConfigReader& reader : kConfigReaders) {
+        if (reader.family == family) return reader.read;
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 model::Config parseModelConfig(const QByteArray& json, const QString& file) {
@@ -346,34 +391,26 @@ model::Config parseModelConfig(const QByteArray& json, const QString& file) {
     const QJsonObject o = document.object();
     const QJsonValue type = o.value("model_type");
     const QString name = type.isString() ? type.toString() : QString();
-    Config c;
-    if (name == "gpt2") {
-        c.family = Family::Gpt2;
-    } else if (name == "bert") {
-        c.family = Family::Bert;
-    } else if (name == "llama") {
-        c.family = Family::Llama;
-    } else if (name == "qwen3") {
-        c.family = Family::Qwen3;
-    } else {
+    const model::FamilyRow* row = model::familyRowNamed(name.toStdString());
+    const ConfigRead read = row ? configReaderFor(row->family) : nullptr;
+    if (!read) {
         fail(QStringLiteral("%1: model_type %2 is not supported (%3)")
-                 .arg(file, jsonText(type), model::supportedFamilies()));
+                 .arg(file, jsonText(type), QString::fromStdString(model::supportedFamilies())));
     }
+    const std::string missing = model::unimplementedAxes(row->architecture);
+    if (!missing.empty()) {
+        fail(QStringLiteral("%1: model_type %2: not implemented: %3")
+                 .arg(file, jsonText(type), QString::fromStdString(missing)));
+    }
+    Config c;
+    c.family = row->family;
     const ConfigReader r(o, file, topLevelFloatLiterals(json));
-    if (c.family == Family::Gpt2) {
-        readGpt2(r, file, c);
-    } else if (c.family == Family::Bert) {
-        readBert(r, file, c);
-    } else {
-        readLlama(o, r, file, c);
-    }
-    // GPT2Config and LlamaConfig default it (50256, 1); BertConfig and Qwen3Config do not. Only
-    // the induction measurement reads it, so a value that is no token id means "no BOS" rather
-    // than refusing a model that runs.
+    read(o, r, file, c);
+    // GPT2Config and LlamaConfig default it (50256, 1); BertConfig and Qwen3Config do not (the
+    // row's bosDefault). Only the induction measurement reads it, so a value that is no token id
+    // means "no BOS" rather than refusing a model that runs.
     const QJsonValue bos = o.value("bos_token_id");
-    const long long bosDefault = c.family == Family::Gpt2    ? 50256
-                                 : c.family == Family::Llama ? 1
-                                                             : -1;
+    const long long bosDefault = row->bosDefault;
     const long long bosId = bos.isUndefined() ? bosDefault
                             : isJsonInteger(bos, topLevelFloatLiterals(json), "bos_token_id")
                                 ? bos.toInteger()
@@ -467,8 +504,9 @@ ModelFolder::ModelFolder(const QString& directory) : directory_(directory) {
     }
 
     // The prefix this checkpoint uses, then every tensor the family needs, shape-checked.
-    const std::vector<std::string> prefixes = model::weightPrefixes(c.family);
-    const std::string probe = model::prefixProbe(c.family);
+    const model::FamilyRow& row = model::familyRow(c.family);
+    const std::vector<std::string>& prefixes = row.prefixes;
+    const std::string probe = row.prefixProbe;
     std::string prefix;
     bool found = false;
     for (const std::string& p : prefixes) {
@@ -533,7 +571,7 @@ ModelFolder::ModelFolder(const QString& directory) : directory_(directory) {
     }
     // LlamaForCausalLM / GPT2LMHeadModel: with tie_word_embeddings the head is the token table
     // (a stored lm_head.weight is then ignored).
-    if (c.family != Family::Bert && c.tieWordEmbeddings) w.lmHead = w.tokenEmbedding;
+    if (c.isDecoder() && c.tieWordEmbeddings) w.lmHead = w.tokenEmbedding;
 }
 
 }  // namespace ae::io

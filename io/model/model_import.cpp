@@ -9,6 +9,7 @@
 #include <QStringList>
 #include <cmath>
 
+#include "core/model/model.h"
 #include "io/formats/safetensors.h"
 
 namespace ae::io {
@@ -191,21 +192,87 @@ const TensorShape* shapeOf(const std::vector<TensorShape>& tensors, const QStrin
     return nullptr;
 }
 
+// The names the family table's rows give the tensors an import reads, after a layer's prefix
+// ("self_attn.q_proj.weight") or at the top ("wte.weight"): every family the engine runs is
+// recognised as it spells itself, from its own row.
+struct TableNames {
+    QStringList fusedConv1D, fusedLinear, fusedOutput;  // [Q | K | V] and its output projection
+    QStringList query, key, value, output;              // separate q, k, v
+    QStringList tokenEmbedding, positionEmbedding;
+    QStringList preNorm;  // the norm before attention (families whose norms come first)
+};
+
+TableNames tableNames() {
+    TableNames names;
+    for (const model::FamilyRow& row : model::familyTable()) {
+        // A one-layer config of the row, with every optional tensor present.
+        model::Config c;
+        c.family = row.family;
+        c.layers = 1;
+        c.hidden = c.intermediate = 8;
+        c.heads = c.kvHeads = 2;
+        c.headDim = 4;
+        c.vocab = c.positions = c.tokenTypes = 4;
+        c.attentionBias = true;
+        model::ModelWeights w;
+        const model::Architecture& a = row.architecture;
+        const bool fused = a.qkv != model::QkvStorage::Separate;
+        for (const model::TensorSpec& spec : row.tensorNames(c, w)) {
+            QString name = QString::fromStdString(spec.name);
+            if (const int layer = name.indexOf(QLatin1String(".0.")); layer >= 0)
+                name = name.mid(layer + 3);
+            const model::LayerWeights& l = w.layers[0];
+            const auto add = [&name](QStringList& list) {
+                if (!list.contains(name)) list << name;
+            };
+            if (spec.slot == &l.qkv) {
+                add(a.layout == model::WeightLayout::Conv1D ? names.fusedConv1D
+                                                            : names.fusedLinear);
+            } else if (spec.slot == &l.output) {
+                add(fused ? names.fusedOutput : names.output);
+            } else if (spec.slot == &l.query) {
+                add(names.query);
+            } else if (spec.slot == &l.key) {
+                add(names.key);
+            } else if (spec.slot == &l.value) {
+                add(names.value);
+            } else if (spec.slot == &w.tokenEmbedding) {
+                add(names.tokenEmbedding);
+            } else if (spec.slot == &w.positionEmbedding) {
+                add(names.positionEmbedding);
+            } else if (spec.slot == &l.norm1 && a.placement == model::NormPlacement::Pre) {
+                add(names.preNorm);
+            }
+        }
+    }
+    return names;
+}
+
+// The table's names, then `others`: those of families the engine does not run yet, whose layers
+// can still be imported one at a time.
+QStringList withOthers(QStringList names, const QStringList& others) {
+    for (const QString& name : others)
+        if (!names.contains(name)) names << name;
+    return names;
+}
+
 }  // namespace
 
 ModelImportSpec guessImportSpec(const std::vector<TensorShape>& tensors) {
     ModelImportSpec spec;
     spec.heads = 0;
+    static const TableNames table = tableNames();
     // GPT-2's Conv1D stores X·W; every other family here is nn.Linear.
-    const QString conv1d = lowestLayer(tensors, {"attn.c_attn.weight"});
+    const QString conv1d = lowestLayer(tensors, table.fusedConv1D);
     const QString fusedLinear = lowestLayer(
         tensors,
-        {"attention.query_key_value.weight", "qkv_proj.weight", "Wqkv.weight", "attn.qkv.weight"});
+        withOthers(table.fusedLinear, {"attention.query_key_value.weight", "qkv_proj.weight",
+                                       "Wqkv.weight", "attn.qkv.weight"}));
     long long projectionWidth = 0;
     if (!conv1d.isEmpty()) {
         spec.layout = WeightLayout::XW;
         spec.qkv = conv1d;
-        spec.output = lowestLayer(tensors, {"attn.c_proj.weight"});
+        spec.output = lowestLayer(tensors, table.fusedOutput);
     } else if (!fusedLinear.isEmpty()) {
         spec.layout = WeightLayout::Linear;
         spec.qkv = fusedLinear;
@@ -213,15 +280,18 @@ ModelImportSpec guessImportSpec(const std::vector<TensorShape>& tensors) {
             lowestLayer(tensors, {"attention.dense.weight", "out_proj.weight", "attn.proj.weight"});
     } else {
         spec.layout = WeightLayout::Linear;
-        spec.query = lowestLayer(tensors, {"attention.self.query.weight", "q_proj.weight",
-                                           "query.weight", "attention.wq.weight", "q_lin.weight"});
-        spec.key = lowestLayer(tensors, {"attention.self.key.weight", "k_proj.weight", "key.weight",
-                                         "attention.wk.weight", "k_lin.weight"});
-        spec.value = lowestLayer(tensors, {"attention.self.value.weight", "v_proj.weight",
-                                           "value.weight", "attention.wv.weight", "v_lin.weight"});
-        spec.output =
-            lowestLayer(tensors, {"attention.output.dense.weight", "out_proj.weight",
-                                  "o_proj.weight", "attention.wo.weight", "out_lin.weight"});
+        spec.query =
+            lowestLayer(tensors, withOthers(table.query, {"q_proj.weight", "query.weight",
+                                                          "attention.wq.weight", "q_lin.weight"}));
+        spec.key =
+            lowestLayer(tensors, withOthers(table.key, {"k_proj.weight", "key.weight",
+                                                        "attention.wk.weight", "k_lin.weight"}));
+        spec.value =
+            lowestLayer(tensors, withOthers(table.value, {"v_proj.weight", "value.weight",
+                                                          "attention.wv.weight", "v_lin.weight"}));
+        spec.output = lowestLayer(
+            tensors, withOthers(table.output, {"out_proj.weight", "o_proj.weight",
+                                               "attention.wo.weight", "out_lin.weight"}));
         spec.queryBias = biasOf(tensors, spec.query);
         spec.keyBias = biasOf(tensors, spec.key);
         spec.valueBias = biasOf(tensors, spec.value);
@@ -237,13 +307,14 @@ ModelImportSpec guessImportSpec(const std::vector<TensorShape>& tensors) {
     }
     if (projectionWidth >= 64 && projectionWidth % 64 == 0) spec.heads = int(projectionWidth / 64);
 
-    spec.embeddings =
-        lowestLayer(tensors, {"wte.weight", "wte", "word_embeddings.weight", "embed_tokens.weight",
-                              "tok_embeddings.weight", "embed_in.weight"});
+    spec.embeddings = lowestLayer(
+        tensors, withOthers(table.tokenEmbedding, {"wte", "word_embeddings.weight",
+                                                   "tok_embeddings.weight", "embed_in.weight"}));
     spec.positions = lowestLayer(
-        tensors, {"wpe.weight", "wpe", "position_embeddings.weight", "embed_positions.weight"});
-    spec.normWeight = lowestLayer(
-        tensors, {"ln_1.weight", "input_layernorm.weight", "self_attn_layer_norm.weight"});
+        tensors, withOthers(table.positionEmbedding,
+                            {"wpe", "position_embeddings.weight", "embed_positions.weight"}));
+    spec.normWeight =
+        lowestLayer(tensors, withOthers(table.preNorm, {"self_attn_layer_norm.weight"}));
     spec.normBias = biasOf(tensors, spec.normWeight);
     if (spec.normBias.isEmpty()) spec.normWeight.clear();  // RMSNorm has no bias: not ours
     bool encoder = false;

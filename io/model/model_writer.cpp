@@ -43,56 +43,73 @@ std::vector<Ref*> allTensors(Weights& w) {
     return refs;
 }
 
+// Each family's config.json as its Hugging Face config class writes it, for the families models
+// are made of here (the trainer's); the same fields io/model/model_folder.cpp reads back.
+QJsonObject gpt2ConfigJson(const model::Config& c, const QJsonValue& bos) {
+    const QJsonValue none = QJsonValue::Null;
+    return QJsonObject{{"architectures", QJsonArray{"GPT2LMHeadModel"}},
+                       {"model_type", "gpt2"},
+                       {"vocab_size", c.vocab},
+                       {"n_positions", c.positions},
+                       {"n_embd", c.hidden},
+                       {"n_layer", c.layers},
+                       {"n_head", c.heads},
+                       {"n_inner", c.intermediate},
+                       {"activation_function", activationName(c.activation)},
+                       {"layer_norm_epsilon", c.normEps},
+                       {"scale_attn_weights", c.scaleAttentionWeights},
+                       {"scale_attn_by_inverse_layer_idx", c.scaleByInverseLayer},
+                       {"tie_word_embeddings", c.tieWordEmbeddings},
+                       {"bos_token_id", bos},
+                       {"eos_token_id", none},
+                       {"torch_dtype", "float64"}};
+}
+
+QJsonObject llamaConfigJson(const model::Config& c, const QJsonValue& bos) {
+    const QJsonValue none = QJsonValue::Null;
+    return QJsonObject{{"architectures", QJsonArray{"LlamaForCausalLM"}},
+                       {"model_type", "llama"},
+                       {"vocab_size", c.vocab},
+                       {"hidden_size", c.hidden},
+                       {"intermediate_size", c.intermediate},
+                       {"num_hidden_layers", c.layers},
+                       {"num_attention_heads", c.heads},
+                       {"num_key_value_heads", c.kvHeads},
+                       {"head_dim", c.headDim},
+                       {"hidden_act", activationName(c.activation)},
+                       {"max_position_embeddings", 2048},
+                       {"rms_norm_eps", c.normEps},
+                       {"rope_theta", c.rope.theta},
+                       {"attention_bias", c.attentionBias},
+                       {"mlp_bias", c.mlpBias},
+                       {"tie_word_embeddings", c.tieWordEmbeddings},
+                       {"bos_token_id", bos},
+                       {"eos_token_id", none},
+                       {"torch_dtype", "float64"}};
+}
+
+struct FamilyConfigWriter {
+    model::Family family;
+    QJsonObject (*write)(const model::Config&, const QJsonValue& bos);
+};
+const FamilyConfigWriter kConfigWriters[] = {
+    {model::Family::Gpt2, gpt2ConfigJson},
+    {model::Family::Llama, llamaConfigJson},
+};
+
 }  // namespace
 
 QByteArray modelConfigJson(const model::Config& c) {
     const QJsonValue none = QJsonValue::Null;  // no BOS: the models made here have none
     const QJsonValue bos = c.bosToken >= 0 ? QJsonValue(static_cast<double>(c.bosToken)) : none;
-    QJsonObject o;
-    if (c.family == model::Family::Gpt2) {
-        o = QJsonObject{{"architectures", QJsonArray{"GPT2LMHeadModel"}},
-                        {"model_type", "gpt2"},
-                        {"vocab_size", c.vocab},
-                        {"n_positions", c.positions},
-                        {"n_embd", c.hidden},
-                        {"n_layer", c.layers},
-                        {"n_head", c.heads},
-                        {"n_inner", c.intermediate},
-                        {"activation_function", activationName(c.activation)},
-                        {"layer_norm_epsilon", c.normEps},
-                        {"scale_attn_weights", c.scaleAttentionWeights},
-                        {"scale_attn_by_inverse_layer_idx", c.scaleByInverseLayer},
-                        {"tie_word_embeddings", c.tieWordEmbeddings},
-                        {"bos_token_id", bos},
-                        {"eos_token_id", none},
-                        {"torch_dtype", "float64"}};
-    } else if (c.family == model::Family::Llama && !c.qkNorm &&
-               c.rope.scaling == RopeScaling::None) {
-        o = QJsonObject{{"architectures", QJsonArray{"LlamaForCausalLM"}},
-                        {"model_type", "llama"},
-                        {"vocab_size", c.vocab},
-                        {"hidden_size", c.hidden},
-                        {"intermediate_size", c.intermediate},
-                        {"num_hidden_layers", c.layers},
-                        {"num_attention_heads", c.heads},
-                        {"num_key_value_heads", c.kvHeads},
-                        {"head_dim", c.headDim},
-                        {"hidden_act", activationName(c.activation)},
-                        {"max_position_embeddings", 2048},
-                        {"rms_norm_eps", c.normEps},
-                        {"rope_theta", c.rope.theta},
-                        {"attention_bias", c.attentionBias},
-                        {"mlp_bias", c.mlpBias},
-                        {"tie_word_embeddings", c.tieWordEmbeddings},
-                        {"bos_token_id", bos},
-                        {"eos_token_id", none},
-                        {"torch_dtype", "float64"}};
-    } else {
-        throw WriteError(std::string("config.json: only gpt2 and plain llama models are written, "
-                                     "not ") +
-                         model::familyName(c.family));
+    for (const FamilyConfigWriter& writer : kConfigWriters) {
+        // Rotary scaling is not among the fields written: such a model is refused as any other.
+        if (writer.family == c.family && c.rope.scaling == RopeScaling::None)
+            return QJsonDocument(writer.write(c, bos)).toJson(QJsonDocument::Indented);
     }
-    return QJsonDocument(o).toJson(QJsonDocument::Indented);
+    throw WriteError(std::string("config.json: only gpt2 and plain llama models are written, "
+                                 "not ") +
+                     model::familyName(c.family));
 }
 
 void writeModelFolder(const QString& folder, const model::Model& model, DType dtype) {

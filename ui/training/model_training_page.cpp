@@ -105,9 +105,14 @@ ModelTrainingPage::ModelTrainingPage(QWidget* parent)
     hidden_->setValue(defaults.hidden);
     hidden_->setToolTip(tr("Width d of the residual stream; the heads share it (d / heads each)"));
     positions_->setObjectName(QStringLiteral("modelPositions"));
-    positions_->addItem(tr("rotary (llama)"), static_cast<int>(model::Family::Llama));
-    positions_->addItem(tr("learned (gpt2)"), static_cast<int>(model::Family::Gpt2));
-    positions_->setCurrentIndex(positions_->findData(static_cast<int>(defaults.family)));
+    // The family table's trainable rows, by their positions: "rotary (llama)".
+    for (const model::FamilyRow* row : model::trainableFamilies()) {
+        const bool rotary = row->architecture.positions == model::PositionKind::Rotary;
+        positions_->addItem(
+            tr("%1 (%2)").arg(rotary ? tr("rotary") : tr("learned"), QLatin1String(row->modelType)),
+            QString::fromLatin1(row->modelType));
+    }
+    positions_->setCurrentIndex(positions_->findData(QString::fromStdString(defaults.family)));
     task_->setObjectName(QStringLiteral("modelTask"));
     for (model::ModelTask t :
          {model::ModelTask::Induction, model::ModelTask::CopyNext, model::ModelTask::PreviousToken,
@@ -233,7 +238,7 @@ int ModelTrainingPage::lossPointCount() const {
 
 model::ModelTrainingOptions ModelTrainingPage::options() const {
     model::ModelTrainingOptions o;
-    o.family = static_cast<model::Family>(positions_->currentData().toInt());
+    o.family = positions_->currentData().toString().toStdString();
     o.layers = layers_->value();
     o.heads = heads_->value();
     o.hidden = hidden_->value();

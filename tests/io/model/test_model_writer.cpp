@@ -25,7 +25,7 @@ namespace {
 
 ModelTrainingOptions trainedOptions(Family family, bool mlp) {
     ModelTrainingOptions o;
-    o.family = family;
+    o.family = model::familyName(family);
     o.layers = 2;
     o.heads = 2;
     o.hidden = 16;

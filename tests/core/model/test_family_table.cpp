@@ -1,0 +1,102 @@
+// The family table (core/model/family.h): every row has a golden model in tests/data/models that
+// the engine runs to the reference's numbers, rows are found by their family and their
+// model_type, and the axes the forward pass does not implement are refused by name.
+#include <QtTest>
+
+#include "core/model/family.h"
+#include "core/model/model.h"
+#include "io/model/model_folder.h"
+#include "support/model_checks.h"
+
+using namespace ae;
+using namespace ae::testing;
+
+namespace {
+
+constexpr double kTolerance = 1e-4;  // the reference's own (model_reference.py TOLERANCE)
+
+// The golden model folders whose config.json says `modelType` and that have the reference's
+// output on ids A.
+QStringList goldenModelsOf(const char* modelType) {
+    QStringList found;
+    const QDir models(QStringLiteral(AE_TEST_DATA_DIR "/models"));
+    for (const QString& name : models.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        const QJsonObject config = readJsonFile(models.filePath(name + "/config.json"));
+        if (config.value("model_type").toString() == QLatin1String(modelType) &&
+            QFile::exists(models.filePath(name + "/expected-ids-A.json")))
+            found << name;
+    }
+    return found;
+}
+
+}  // namespace
+
+class TestFamilyTable : public QObject {
+    Q_OBJECT
+
+private slots:
+    // A row without a golden model would be a family no test runs: adding a family is its row,
+    // its config reader and its goldens.
+    void everyRowHasAGoldenModelThatMatchesTheReference_data() {
+        QTest::addColumn<QString>("modelType");
+        for (const model::FamilyRow& row : model::familyTable())
+            QTest::newRow(row.modelType) << QString::fromLatin1(row.modelType);
+    }
+    void everyRowHasAGoldenModelThatMatchesTheReference() {
+        QFETCH(QString, modelType);
+        const QStringList goldens = goldenModelsOf(qPrintable(modelType));
+        QVERIFY2(!goldens.isEmpty(),
+                 qPrintable("the family row " + modelType +
+                            " has no golden model in tests/data/models (a folder whose "
+                            "config.json has that model_type, with expected-ids-A.json)"));
+        for (const QString& name : goldens) {
+            const QJsonObject expected =
+                readJsonFile(goldenModelDir(name) + "/expected-ids-A.json");
+            const io::ModelFolder folder(goldenModelDir(name));
+            QCOMPARE(QString::fromLatin1(model::familyName(folder.model().config.family)),
+                     modelType);
+            const auto run = model::runModel<double>(folder.model(),
+                                                     jsonIds(expected.value("tokens").toArray()));
+            const Difference d = compareWithReference(run, expected);
+            QVERIFY2(d.worst <= kTolerance, qPrintable(name + ": " + d.where));
+        }
+    }
+
+    void rowsAreFoundByFamilyAndByName() {
+        QStringList names;
+        for (const model::FamilyRow& row : model::familyTable()) {
+            QCOMPARE(&model::familyRow(row.family), &row);
+            QCOMPARE(model::familyRowNamed(row.modelType), &row);
+            QVERIFY2(model::unimplementedAxes(row.architecture).empty(), row.modelType);
+            QVERIFY(!row.prefixes.empty());
+            names << row.modelType;
+        }
+        QCOMPARE(QString::fromStdString(model::supportedFamilies()), names.join(", "));
+        QVERIFY(model::familyRowNamed("gpt_neox") == nullptr);
+        QCOMPARE(QString::fromStdString(model::trainableFamilyNames()),
+                 QStringLiteral("llama or gpt2"));
+    }
+
+    void axesTheForwardLacksAreRefusedByName() {
+        model::Architecture a = model::familyRow(model::Family::Llama).architecture;
+        a.placement = model::NormPlacement::Sandwich;
+        a.qkNorm = model::QkNormKind::FullWidth;
+        QCOMPARE(QString::fromStdString(model::unimplementedAxes(a)),
+                 QStringLiteral("norm placement: sandwich; q/k norm: full width"));
+    }
+
+    // What runs is read from the config's row: a config carries its family, never its own copy
+    // of the axes.
+    void theConfigAsksItsRowForTheArchitecture() {
+        model::Config c;
+        c.family = model::Family::Bert;
+        QVERIFY(!c.isDecoder());
+        QCOMPARE(c.architecture().placement, model::NormPlacement::Post);
+        c.family = model::Family::Qwen3;
+        QVERIFY(c.isDecoder() && c.rotary());
+        QCOMPARE(c.architecture().qkNorm, model::QkNormKind::PerHead);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFamilyTable)
+#include "test_family_table.moc"
