@@ -6,10 +6,10 @@
 #include <limits>
 
 #include "core/attention_engine.h"
-#include "core/training/backprop.h"
 #include "core/init_draw.h"
 #include "core/ops.h"
 #include "core/scene_error.h"
+#include "core/training/backprop.h"
 
 namespace ae {
 
@@ -299,25 +299,6 @@ double maskedMeanSquaredError(const MatrixD& output, const MatrixD& target,
 }
 
 // ---- Tasks ----
-
-std::optional<TrainingTask> trainingTaskFromName(const std::string& name) {
-    if (name == "previous-token") return TrainingTask::PreviousToken;
-    if (name == "match") return TrainingTask::Match;
-    if (name == "first-token") return TrainingTask::FirstToken;
-    return std::nullopt;
-}
-
-const char* trainingTaskName(TrainingTask task) {
-    switch (task) {
-        case TrainingTask::PreviousToken:
-            return "previous-token";
-        case TrainingTask::Match:
-            return "match";
-        case TrainingTask::FirstToken:
-            return "first-token";
-    }
-    return "?";
-}
 
 std::vector<int> taskTargets(TrainingTask task, const std::vector<std::string>& tokens) {
     const int L = static_cast<int>(tokens.size());

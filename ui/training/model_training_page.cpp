@@ -16,8 +16,8 @@
 #include <numeric>
 
 #include "core/model/model_analysis.h"
-#include "io/model/model_writer.h"
 #include "io/formats/result_export.h"
+#include "io/model/model_writer.h"
 #include "plot/model_view.h"
 #include "qcustomplot.h"
 #include "ui/training/model_training_worker.h"
@@ -109,11 +109,8 @@ ModelTrainingPage::ModelTrainingPage(QWidget* parent)
     positions_->addItem(tr("learned (gpt2)"), static_cast<int>(model::Family::Gpt2));
     positions_->setCurrentIndex(positions_->findData(static_cast<int>(defaults.family)));
     task_->setObjectName(QStringLiteral("modelTask"));
-    for (model::ModelTask t :
-         {model::ModelTask::Induction, model::ModelTask::CopyNext, model::ModelTask::PreviousToken,
-          model::ModelTask::FirstToken, model::ModelTask::Match}) {
-        task_->addItem(QString::fromLatin1(model::modelTaskName(t)), static_cast<int>(t));
-    }
+    for (const auto& [task, name] : model::kModelTasks)
+        task_->addItem(QString::fromLatin1(name), static_cast<int>(task));
     task_->setToolTip(
         tr("induction: random tokens, then the same again; the second copy is predictable only "
            "by finding where the current token came before and copying what followed it"));
