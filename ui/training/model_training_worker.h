@@ -1,10 +1,10 @@
 #pragma once
-// The trainer's side of the training dock's Model mode (core/training/model_training.h): lives in its own
-// QThread and owns its ModelTrainer, so Adam steps never block the window. Like TrainingWorker it
-// reports by snapshots, at most one every ~50 ms and never more than the window has taken. A
-// snapshot carries everything the window shows, computed here: a copy of the weights, the model's
-// run on the trainer's probe sequence (random ids repeated twice) and every head's summary on it,
-// so the window only draws.
+// The trainer's side of the training dock's Model mode (core/training/model_training.h): lives in
+// its own QThread and owns its ModelTrainer, so Adam steps never block the window. Like
+// TrainingWorker it reports by snapshots, at most one every ~50 ms and never more than the window
+// has taken. A snapshot carries everything the window shows, computed here: a copy of the weights,
+// the model's run on the trainer's probe sequence (random ids repeated twice) and every head's
+// summary on it, so the window only draws.
 
 #include <QString>
 #include <memory>
@@ -19,7 +19,7 @@
 
 namespace ae::ui {
 
-struct ModelTrainingSnapshot {
+struct ModelTrainingSnapshot : TrainingProgress {
     std::shared_ptr<const OwnedModel> model;  // the weights after `step` steps
     model::ModelTrainingOptions options;
     std::vector<long long> probeIds;  // N random ids, then the same N (ModelTrainer::probeIds)
@@ -29,10 +29,6 @@ struct ModelTrainingSnapshot {
     // summarizeHeads of runModel<double> on probeIds, with induction from inductionScores(run,
     // 0, probePeriod): layers·heads entries, layer by layer.
     std::vector<model::HeadSummary> summaries;
-    int step = 0;
-    std::vector<double> losses;  // batch loss of each step since the previous snapshot
-    bool stopped = false;        // the last snapshot of a run (after pause or a single step)
-    int generation = 0;          // of the configure() call, so the window can drop stale ones
 };
 
 // Summaries of every head on the probe sequence, with their induction scores: what the snapshot
@@ -50,12 +46,11 @@ public slots:
 
 signals:
     void snapshotReady(std::shared_ptr<const ae::ui::ModelTrainingSnapshot> snapshot);
-    void failed(const QString& message);
 
 private:
     bool hasTrainer() const override { return trainer_.has_value(); }
     bool guardedStep() override;
-    void emitSnapshot(bool stopped) override;
+    void sendSnapshot(bool stopped) override;
 
     std::optional<model::ModelTrainer> trainer_;
 };
