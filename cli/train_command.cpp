@@ -45,7 +45,7 @@ int trainModelCommand(const QStringList& arguments) {
     parser.addOption({"vocab", "Vocabulary size; ids are bytes (default 128).", "v", "128"});
     parser.addOption({"length", "Tokens per training sequence (default 64).", "n", "64"});
     parser.addOption({"task",
-                      QStringLiteral("%1 (default induction).").arg(model::modelTaskNames()),
+                      QString::fromStdString(model::kModelTasks.names() + " (default induction)."),
                       "task", "induction"});
     parser.addOption({"steps", "Adam steps (default 2000).", "n", "2000"});
     parser.addOption({"lr",
@@ -126,8 +126,8 @@ int trainModelCommand(const QStringList& arguments) {
     const std::optional<model::ModelTask> task =
         model::modelTaskFromName(parser.value("task").toStdString());
     if (!task) {
-        refuse(QStringLiteral("train: --task: expected %1, got %2")
-                   .arg(model::modelTaskNames(), parser.value("task")));
+        refuse("train: --task: " + QString::fromStdString(model::kModelTasks.refusal(
+                                       parser.value("task").toStdString())));
     }
     options.task = *task;
     bool ok = false;
@@ -223,7 +223,7 @@ int trainCommand(const QStringList& arguments) {
         "Train the layer's weights by backpropagation so its attention learns a toy task.");
     parser.addHelpOption();
     addSceneArguments(parser);
-    parser.addOption({"task", "previous-token, match or first-token.", "task"});
+    parser.addOption({"task", QString::fromStdString(kTrainingTasks.names() + "."), "task"});
     parser.addOption({"steps",
                       QStringLiteral("Adam steps (default %1).").arg(kDefaultTrainingSteps), "n",
                       QString::number(kDefaultTrainingSteps)});
@@ -239,13 +239,15 @@ int trainCommand(const QStringList& arguments) {
         return kSuccess;
     }
 
-    if (!parser.isSet("task"))
-        refuse("train: --task is required (previous-token, match or first-token)");
+    if (!parser.isSet("task")) {
+        refuse("train: --task is required (" + QString::fromStdString(kTrainingTasks.names()) +
+               ")");
+    }
     const std::optional<TrainingTask> task =
         trainingTaskFromName(parser.value("task").toStdString());
     if (!task) {
-        refuse("train: --task: expected previous-token, match or first-token, got " +
-               parser.value("task"));
+        refuse("train: --task: " +
+               QString::fromStdString(kTrainingTasks.refusal(parser.value("task").toStdString())));
     }
     bool ok = false;
     const long long steps = parser.value("steps").toLongLong(&ok);

@@ -277,7 +277,7 @@ bool AttentionDocument::setCellValue(const CellEdit& edit, double value, QString
             *check, [apply = edit.apply, old] { apply(old); }, error))
         return false;
     nextSerial();
-    QUndoCommand* command = edit.command(old, value);
+    auto* command = new CellValueCommand(this, edit.apply, old, value, edit.undoText);
     check->undoStep = command;
     undoStack_.push(command);
     return true;
@@ -291,9 +291,7 @@ bool AttentionDocument::setEmbeddingValue(Stream stream, int row, int column, do
     edit.restoreOnEngine = [=](EngineF& engine, double v) {
         engine.setEmbeddingValue(stream, row, column, v);
     };
-    edit.command = [=](double old, double v) -> QUndoCommand* {
-        return new EmbeddingValueCommand(this, stream, row, column, old, v);
-    };
+    edit.undoText = QObject::tr("Edit embedding value");
     return setCellValue(edit, value, error);
 }
 
@@ -307,9 +305,7 @@ bool AttentionDocument::setWeightValue(WeightMatrix which, int row, int column, 
         weightCell(p, which, row, column) = v;
         engine.setProjections(p);
     };
-    edit.command = [=](double old, double v) -> QUndoCommand* {
-        return new WeightValueCommand(this, which, row, column, old, v);
-    };
+    edit.undoText = QObject::tr("Edit weight value");
     return setCellValue(edit, value, error);
 }
 

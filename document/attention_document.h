@@ -150,8 +150,6 @@ signals:
 
 private:
     // The undo commands apply their values through these, pushing nothing.
-    friend class EmbeddingValueCommand;
-    friend class WeightValueCommand;
     friend class ReplaceSceneCommand;
     void applyHeads(int heads);
     void applyHeadGrouping(const HeadGrouping& grouping);
@@ -174,7 +172,7 @@ private:
         std::function<void(double)> apply;  // records the value, no undo step
         // Puts the value back into an engine's copy only (a refused edit taken back).
         std::function<void(AttentionEngine<float>&, double)> restoreOnEngine;
-        std::function<QUndoCommand*(double old, double value)> command;
+        QString undoText;
     };
     // The one path of both value edits: refuses a non-finite value, checks the new value, and
     // pushes its undo command once it stands.

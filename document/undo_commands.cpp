@@ -2,30 +2,12 @@
 
 namespace ae::ui {
 
-EmbeddingValueCommand::EmbeddingValueCommand(AttentionDocument* document, Stream stream, int row,
-                                             int column, double oldValue, double newValue)
-    : AppliedCommand(document, QObject::tr("Edit embedding value")),
-      stream_(stream),
-      row_(row),
-      column_(column),
-      old_(oldValue),
-      new_(newValue) {}
+CellValueCommand::CellValueCommand(AttentionDocument* document, Apply apply, double oldValue,
+                                   double newValue, const QString& text)
+    : AppliedCommand(document, text), apply_(std::move(apply)), old_(oldValue), new_(newValue) {}
 
-void EmbeddingValueCommand::apply(bool old) {
-    document_->applyEmbeddingValue(stream_, row_, column_, old ? old_ : new_);
-}
-
-WeightValueCommand::WeightValueCommand(AttentionDocument* document, WeightMatrix which, int row,
-                                       int column, double oldValue, double newValue)
-    : AppliedCommand(document, QObject::tr("Edit weight value")),
-      which_(which),
-      row_(row),
-      column_(column),
-      old_(oldValue),
-      new_(newValue) {}
-
-void WeightValueCommand::apply(bool old) {
-    document_->applyWeightValue(which_, row_, column_, old ? old_ : new_);
+void CellValueCommand::apply(bool old) {
+    apply_(old ? old_ : new_);
 }
 
 ReplaceSceneCommand::ReplaceSceneCommand(AttentionDocument* document,

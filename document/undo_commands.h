@@ -107,31 +107,19 @@ private:
     bool applied_ = true;
 };
 
-class EmbeddingValueCommand : public AppliedCommand {
+// One number of the scene (an embedding or a weight value), set through `apply`, which records it
+// and pushes nothing. No id: each edit of a number is an undo step of its own.
+class CellValueCommand : public AppliedCommand {
 public:
-    EmbeddingValueCommand(AttentionDocument* document, Stream stream, int row, int column,
-                          double oldValue, double newValue);
+    using Apply = std::function<void(double)>;
+    CellValueCommand(AttentionDocument* document, Apply apply, double oldValue, double newValue,
+                     const QString& text);
 
 protected:
     void apply(bool old) override;
 
 private:
-    Stream stream_;
-    int row_, column_;
-    double old_, new_;
-};
-
-class WeightValueCommand : public AppliedCommand {
-public:
-    WeightValueCommand(AttentionDocument* document, WeightMatrix which, int row, int column,
-                       double oldValue, double newValue);
-
-protected:
-    void apply(bool old) override;
-
-private:
-    WeightMatrix which_;
-    int row_, column_;
+    Apply apply_;
     double old_, new_;
 };
 

@@ -9,6 +9,7 @@
 #include "core/init_draw.h"
 #include "core/ops.h"
 #include "core/scene_error.h"
+#include "core/training/adam.h"
 #include "core/training/backprop.h"
 
 namespace ae {
@@ -300,25 +301,6 @@ double maskedMeanSquaredError(const MatrixD& output, const MatrixD& target,
 
 // ---- Tasks ----
 
-std::optional<TrainingTask> trainingTaskFromName(const std::string& name) {
-    if (name == "previous-token") return TrainingTask::PreviousToken;
-    if (name == "match") return TrainingTask::Match;
-    if (name == "first-token") return TrainingTask::FirstToken;
-    return std::nullopt;
-}
-
-const char* trainingTaskName(TrainingTask task) {
-    switch (task) {
-        case TrainingTask::PreviousToken:
-            return "previous-token";
-        case TrainingTask::Match:
-            return "match";
-        case TrainingTask::FirstToken:
-            return "first-token";
-    }
-    return "?";
-}
-
 std::vector<int> taskTargets(TrainingTask task, const std::vector<std::string>& tokens) {
     const int L = static_cast<int>(tokens.size());
     std::vector<int> targets(static_cast<size_t>(L), -1);
@@ -593,26 +575,15 @@ double Trainer::step() {
     params_.embeddings = own_.embeddings;
 
     ++steps_;
-    constexpr double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
-    const double correction1 = 1.0 - std::pow(beta1, steps_);
-    const double correction2 = 1.0 - std::pow(beta2, steps_);
-    double rate = options_.learningRate;
-    if (options_.totalSteps > 0) {
-        const double progress = std::min(1.0, (steps_ - 1.0) / options_.totalSteps);
-        rate *= 0.5 * (1.0 + std::cos(3.141592653589793 * progress));
-    }
+    const adam::StepSize size = adam::stepSize(options_.learningRate, steps_, options_.totalSteps);
     std::vector<ParameterSpan> p = parameterSpans(params_);
     std::vector<ParameterSpan> g = parameterSpans(gradient);
     std::vector<ParameterSpan> m = parameterSpans(firstMoment_);
     std::vector<ParameterSpan> v = parameterSpans(secondMoment_);
     for (size_t n = 0; n < p.size(); ++n) {
         if (p[n].group == ParameterGroup::Embeddings) continue;  // the input, not a weight
-        Eigen::Map<VectorD> param(p[n].data, p[n].size), grad(g[n].data, g[n].size),
-            first(m[n].data, m[n].size), second(v[n].data, v[n].size);
-        first = beta1 * first + (1.0 - beta1) * grad;
-        second = beta2 * second + (1.0 - beta2) * grad.cwiseAbs2();
-        param.array() -= rate * (first.array() / correction1) /
-                         ((second.array() / correction2).sqrt() + epsilon);
+        adam::update({p[n].data, p[n].size}, {g[n].data, g[n].size}, {m[n].data, m[n].size},
+                     {v[n].data, v[n].size}, size);
     }
     return batchLoss / kSequencesPerStep;
 }

@@ -30,6 +30,7 @@
 
 #include "core/init_draw.h"
 #include "core/scene.h"
+#include "core/training/named_choices.h"
 
 namespace ae {
 
@@ -112,9 +113,18 @@ double maskedMeanSquaredError(const MatrixD& output, const MatrixD& target,
 // ---- Tasks and the trainer ----
 
 enum class TrainingTask { PreviousToken, Match, FirstToken };
-// "previous-token", "match", "first-token"; nullopt for anything else.
-std::optional<TrainingTask> trainingTaskFromName(const std::string& name);
-const char* trainingTaskName(TrainingTask task);
+// Listed "previous-token, match or first-token" (train --task, the training dock).
+inline constexpr NamedChoices<TrainingTask, 3> kTrainingTasks(
+    {{TrainingTask::PreviousToken, "previous-token"},
+     {TrainingTask::Match, "match"},
+     {TrainingTask::FirstToken, "first-token"}},
+    " or ");
+inline std::optional<TrainingTask> trainingTaskFromName(const std::string& name) {
+    return kTrainingTasks.fromName(name);
+}
+inline const char* trainingTaskName(TrainingTask task) {
+    return kTrainingTasks.name(task);
+}
 
 // The key each query row should attend to, or -1 when the row is not part of the task:
 //   previous-token: i − 1 (row 0 is excluded: it has no previous token);

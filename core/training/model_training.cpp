@@ -15,34 +15,6 @@
 
 namespace ae::model {
 
-std::optional<ModelTask> modelTaskFromName(const std::string& name) {
-    for (ModelTask task : {ModelTask::Induction, ModelTask::CopyNext, ModelTask::PreviousToken,
-                           ModelTask::FirstToken, ModelTask::Match}) {
-        if (name == modelTaskName(task)) return task;
-    }
-    return std::nullopt;
-}
-
-const char* modelTaskName(ModelTask task) {
-    switch (task) {
-        case ModelTask::Induction:
-            return "induction";
-        case ModelTask::CopyNext:
-            return "copy-next";
-        case ModelTask::PreviousToken:
-            return "previous-token";
-        case ModelTask::FirstToken:
-            return "first-token";
-        case ModelTask::Match:
-            return "match";
-    }
-    return "?";
-}
-
-const char* modelTaskNames() {
-    return "induction, copy-next, previous-token, first-token, match";
-}
-
 const std::string& trainingText() {
     // The opening of Lewis Carroll, "Alice's Adventures in Wonderland" (1865), chapter I: public
     // domain, plain ASCII, and repetitive enough ("Alice", "rabbit", "down") for a small model

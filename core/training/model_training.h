@@ -36,6 +36,7 @@
 #include "core/init_draw.h"
 #include "core/model/model.h"
 #include "core/scene.h"
+#include "core/training/named_choices.h"
 
 namespace ae::model {
 
@@ -55,10 +56,19 @@ namespace ae::model {
 //                   the same token; in a token model that is useful only for what came after it,
 //                   so this is induction on sequences where repeats happen by chance.
 enum class ModelTask { Induction, CopyNext, PreviousToken, FirstToken, Match };
-std::optional<ModelTask> modelTaskFromName(const std::string& name);
-const char* modelTaskName(ModelTask task);
-// "induction, copy-next, previous-token, first-token, match".
-const char* modelTaskNames();
+// Listed "induction, copy-next, previous-token, first-token, match".
+inline constexpr NamedChoices<ModelTask, 5> kModelTasks({{ModelTask::Induction, "induction"},
+                                                         {ModelTask::CopyNext, "copy-next"},
+                                                         {ModelTask::PreviousToken,
+                                                          "previous-token"},
+                                                         {ModelTask::FirstToken, "first-token"},
+                                                         {ModelTask::Match, "match"}});
+inline std::optional<ModelTask> modelTaskFromName(const std::string& name) {
+    return kModelTasks.fromName(name);
+}
+inline const char* modelTaskName(ModelTask task) {
+    return kModelTasks.name(task);
+}
 
 // The built-in text of copy-next (ASCII; its source is named in model_training.cpp).
 const std::string& trainingText();

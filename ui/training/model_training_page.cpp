@@ -114,11 +114,8 @@ ModelTrainingPage::ModelTrainingPage(QWidget* parent)
     }
     positions_->setCurrentIndex(positions_->findData(QString::fromStdString(defaults.family)));
     task_->setObjectName(QStringLiteral("modelTask"));
-    for (model::ModelTask t :
-         {model::ModelTask::Induction, model::ModelTask::CopyNext, model::ModelTask::PreviousToken,
-          model::ModelTask::FirstToken, model::ModelTask::Match}) {
-        task_->addItem(QString::fromLatin1(model::modelTaskName(t)), static_cast<int>(t));
-    }
+    for (const auto& [task, name] : model::kModelTasks)
+        task_->addItem(QString::fromLatin1(name), static_cast<int>(task));
     task_->setToolTip(
         tr("induction: random tokens, then the same again; the second copy is predictable only "
            "by finding where the current token came before and copying what followed it"));

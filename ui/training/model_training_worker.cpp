@@ -30,23 +30,14 @@ void ModelTrainingWorker::configure(const model::ModelTrainingOptions& options, 
 }
 
 bool ModelTrainingWorker::guardedStep() {
-    try {
+    return stepOrFail<model::ModelError>(*trainer_, [this] {
         const double loss = trainer_->step();
         if (!std::isfinite(loss)) throw model::ModelError("the loss is not finite");
-        pendingLosses_.push_back(loss);
-        return true;
-    } catch (const model::ModelError& error) {
-        running_ = false;
-        emit failed(QStringLiteral("step %1: %2 (try a smaller learning rate)")
-                        .arg(trainer_->stepCount())
-                        .arg(QString::fromStdString(error.what())));
-        return false;
-    }
+        return loss;
+    });
 }
 
-void ModelTrainingWorker::emitSnapshot(bool stopped) {
-    if (!trainer_) return;
-    if (!stopped && snapshotInFlight_) return;
+void ModelTrainingWorker::sendSnapshot(bool stopped) {
     auto snapshot = std::make_shared<ModelTrainingSnapshot>();
     try {
         snapshot->model = snapshotModel(*trainer_);
@@ -60,17 +51,10 @@ void ModelTrainingWorker::emitSnapshot(bool stopped) {
         snapshot->summaries =
             probeSummaries(snapshot->model->model, snapshot->probeIds, snapshot->probePeriod);
     } catch (const model::ModelError& error) {
-        running_ = false;
-        emit failed(QStringLiteral("step %1: %2")
-                        .arg(trainer_->stepCount())
-                        .arg(QString::fromStdString(error.what())));
+        fail(trainer_->stepCount(), QString::fromStdString(error.what()));
         return;
     }
-    snapshot->step = trainer_->stepCount();
-    snapshot->losses.swap(pendingLosses_);
-    snapshot->stopped = stopped;
-    snapshot->generation = generation_;
-    snapshotInFlight_ = true;
+    stampProgress(*snapshot, trainer_->stepCount(), stopped);
     emit snapshotReady(snapshot);
 }
 

@@ -19,7 +19,7 @@
 
 namespace ae::ui {
 
-struct ModelTrainingSnapshot {
+struct ModelTrainingSnapshot : TrainingProgress {
     std::shared_ptr<const OwnedModel> model;  // the weights after `step` steps
     model::ModelTrainingOptions options;
     std::vector<long long> probeIds;  // N random ids, then the same N (ModelTrainer::probeIds)
@@ -29,10 +29,6 @@ struct ModelTrainingSnapshot {
     // summarizeHeads of runModel<double> on probeIds, with induction from inductionScores(run,
     // 0, probePeriod): layers·heads entries, layer by layer.
     std::vector<model::HeadSummary> summaries;
-    int step = 0;
-    std::vector<double> losses;  // batch loss of each step since the previous snapshot
-    bool stopped = false;        // the last snapshot of a run (after pause or a single step)
-    int generation = 0;          // of the configure() call, so the window can drop stale ones
 };
 
 // Summaries of every head on the probe sequence, with their induction scores: what the snapshot
@@ -50,12 +46,11 @@ public slots:
 
 signals:
     void snapshotReady(std::shared_ptr<const ae::ui::ModelTrainingSnapshot> snapshot);
-    void failed(const QString& message);
 
 private:
     bool hasTrainer() const override { return trainer_.has_value(); }
     bool guardedStep() override;
-    void emitSnapshot(bool stopped) override;
+    void sendSnapshot(bool stopped) override;
 
     std::optional<model::ModelTrainer> trainer_;
 };

@@ -76,6 +76,27 @@ void PacedTrainingLoop::runChunk(int generation) {
     }
 }
 
+void PacedTrainingLoop::emitSnapshot(bool stopped) {
+    if (!hasTrainer()) return;
+    // While running, a snapshot the window has not yet applied is simply not followed by another:
+    // the losses keep accumulating and go out with the next one.
+    if (!stopped && snapshotInFlight_) return;
+    sendSnapshot(stopped);
+}
+
+void PacedTrainingLoop::fail(int step, const QString& reason) {
+    running_ = false;
+    emit failed(QStringLiteral("step %1: %2").arg(step).arg(reason));
+}
+
+void PacedTrainingLoop::stampProgress(TrainingProgress& progress, int step, bool stopped) {
+    progress.step = step;
+    progress.losses.swap(pendingLosses_);
+    progress.stopped = stopped;
+    progress.generation = generation_;
+    snapshotInFlight_ = true;
+}
+
 void PacedTrainingLoop::stepOnce() {
     if (!hasTrainer() || running_) return;
     guardedStep();

@@ -7,10 +7,19 @@
 
 #include <QElapsedTimer>
 #include <QObject>
+#include <QString>
 #include <atomic>
 #include <vector>
 
 namespace ae::ui {
+
+// What every snapshot carries besides the trainer's own numbers.
+struct TrainingProgress {
+    int step = 0;
+    std::vector<double> losses;  // batch loss of each step since the previous snapshot
+    bool stopped = false;        // the last snapshot of a run (after pause or a single step)
+    int generation = 0;          // of the configure() call, so the window can drop stale ones
+};
 
 // Paces training steps to a rate on a clock the caller reads (milliseconds), so the rule can be
 // driven by simulated time in a test: the first step is due at start, step k at start + k/rate.
@@ -52,6 +61,10 @@ public:
     void run();
     void stepOnce();  // one step, then a stopped snapshot
 
+signals:
+    // A trainer refused its options, a step or a snapshot; a running loop has stopped.
+    void failed(const QString& message);
+
 protected:
     using QObject::QObject;
 
@@ -61,10 +74,34 @@ protected:
     void startGeneration(int generation);
     virtual bool hasTrainer() const = 0;
     // One step, its loss appended to pendingLosses_; false (and failed() emitted, running_
-    // cleared) if the step was refused.
+    // cleared) if the step was refused. A subclass calls stepOrFail().
     virtual bool guardedStep() = 0;
-    // Emits a snapshot if forced (`stopped`) or if the window has taken the previous one.
-    virtual void emitSnapshot(bool stopped) = 0;
+    // Emits a snapshot through sendSnapshot() if there is a trainer and the snapshot is forced
+    // (`stopped`) or the window has taken the previous one.
+    void emitSnapshot(bool stopped);
+    // Makes the trainer's snapshot, stamps it (stampProgress) and emits it; or fail()s.
+    virtual void sendSnapshot(bool stopped) = 0;
+
+    // guardedStep() of a trainer whose step() returns the batch loss or throws `Refusal`:
+    // `takeStep` takes one step and returns its loss; a `Refusal` it throws stops the run and
+    // emits failed() with the trainer's step count.
+    template <typename Refusal, typename Trainer, typename TakeStep>
+    bool stepOrFail(const Trainer& trainer, TakeStep takeStep) {
+        try {
+            pendingLosses_.push_back(takeStep());
+            return true;
+        } catch (const Refusal& error) {
+            // A refused step is, in practice, a learning rate too large for the weights.
+            fail(trainer.stepCount(), QString::fromStdString(error.what()) +
+                                          QStringLiteral(" (try a smaller learning rate)"));
+            return false;
+        }
+    }
+    // Stops the run and emits failed("step `step`: `reason`").
+    void fail(int step, const QString& reason);
+    // Fills the progress of a snapshot about to be emitted: `step`, the losses since the last
+    // snapshot (which it takes), `stopped` and the generation; and waits for the window to take it.
+    void stampProgress(TrainingProgress& progress, int step, bool stopped);
 
     std::vector<double> pendingLosses_;  // since the last snapshot (worker thread only)
     std::atomic<bool> running_{false};

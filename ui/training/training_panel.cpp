@@ -69,10 +69,8 @@ TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
     seed_->setRange(0, 1'000'000);
     seed_->setValue(1);
     task_->setObjectName(QStringLiteral("task"));
-    for (TrainingTask t :
-         {TrainingTask::PreviousToken, TrainingTask::Match, TrainingTask::FirstToken}) {
-        task_->addItem(QString::fromLatin1(trainingTaskName(t)), static_cast<int>(t));
-    }
+    for (const auto& [task, name] : kTrainingTasks)
+        task_->addItem(QString::fromLatin1(name), static_cast<int>(task));
     stepsPerSecond_->setObjectName(QStringLiteral("stepsPerSecond"));
     stepsPerSecond_->setRange(0, 1000);
     stepsPerSecond_->setValue(0);

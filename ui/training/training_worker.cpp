@@ -24,30 +24,13 @@ void TrainingWorker::configure(const Scene& scene, int task, double learningRate
 }
 
 bool TrainingWorker::guardedStep() {
-    try {
-        pendingLosses_.push_back(trainer_->step());
-        return true;
-    } catch (const SceneError& error) {
-        running_ = false;
-        emit failed(QStringLiteral("step %1: %2 (try a smaller learning rate)")
-                        .arg(trainer_->stepCount())
-                        .arg(QString::fromStdString(error.what())));
-        return false;
-    }
+    return stepOrFail<SceneError>(*trainer_, [this] { return trainer_->step(); });
 }
 
-void TrainingWorker::emitSnapshot(bool stopped) {
-    if (!trainer_) return;
-    // While running, a snapshot the window has not yet applied is simply not followed by another:
-    // the losses keep accumulating and go out with the next one.
-    if (!stopped && snapshotInFlight_) return;
+void TrainingWorker::sendSnapshot(bool stopped) {
     auto snapshot = std::make_shared<TrainingSnapshot>();
     snapshot->scene = trainer_->scene();
-    snapshot->step = trainer_->stepCount();
-    snapshot->losses.swap(pendingLosses_);
-    snapshot->stopped = stopped;
-    snapshot->generation = generation_;
-    snapshotInFlight_ = true;
+    stampProgress(*snapshot, trainer_->stepCount(), stopped);
     emit snapshotReady(snapshot);
 }
 

@@ -7,19 +7,14 @@
 #include <QString>
 #include <memory>
 #include <optional>
-#include <vector>
 
 #include "core/training/attention_training.h"
 #include "ui/training/paced_training_loop.h"
 
 namespace ae::ui {
 
-struct TrainingSnapshot {
+struct TrainingSnapshot : TrainingProgress {
     Scene scene;
-    int step = 0;
-    std::vector<double> losses;  // batch loss of each step since the previous snapshot
-    bool stopped = false;        // the last snapshot of a run (after pause or a single step)
-    int generation = 0;          // of the configure() call, so the window can drop stale ones
 };
 
 class TrainingWorker : public PacedTrainingLoop {
@@ -32,13 +27,12 @@ public slots:
 
 signals:
     void snapshotReady(std::shared_ptr<const ae::ui::TrainingSnapshot> snapshot);
-    void failed(const QString& message);
     void noteReady(const QString& note);
 
 private:
     bool hasTrainer() const override { return trainer_.has_value(); }
     bool guardedStep() override;
-    void emitSnapshot(bool stopped) override;
+    void sendSnapshot(bool stopped) override;
 
     std::optional<Trainer> trainer_;
 };
