@@ -7,6 +7,7 @@
 #include "core/init_draw.h"
 #include "core/model/model_analysis.h"
 #include "core/ops.h"
+#include "core/training/adam.h"
 #include "core/training/backprop.h"
 
 #ifdef _OPENMP
@@ -652,23 +653,12 @@ double ModelTrainer::step() {
                          ": the loss is not finite (try a smaller --lr)");
 
     ++steps_;
-    constexpr double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
-    const double correction1 = 1.0 - std::pow(beta1, steps_);
-    const double correction2 = 1.0 - std::pow(beta2, steps_);
-    double rate = options_.learningRate;
-    if (options_.totalSteps > 0) {
-        const double progress = std::min(1.0, (steps_ - 1.0) / options_.totalSteps);
-        rate *= 0.5 * (1.0 + std::cos(3.141592653589793 * progress));
-    }
+    const adam::StepSize size = adam::stepSize(options_.learningRate, steps_, options_.totalSteps);
     for (std::size_t i = 0; i < values_.size(); ++i) {
         if (!trained_[i]) continue;
-        auto param = values_[i].array();
-        auto first = firstMoment_[i].array();
-        auto second = secondMoment_[i].array();
-        const auto grad = gradient[i].array();
-        first = beta1 * first + (1.0 - beta1) * grad;
-        second = beta2 * second + (1.0 - beta2) * grad.square();
-        param -= rate * (first / correction1) / ((second / correction2).sqrt() + epsilon);
+        const auto n = values_[i].size();
+        adam::update({values_[i].data(), n}, {gradient[i].data(), n}, {firstMoment_[i].data(), n},
+                     {secondMoment_[i].data(), n}, size);
     }
     return batchLoss;
 }
