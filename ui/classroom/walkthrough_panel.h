@@ -135,7 +135,6 @@ private:
     void actOnModelTourStep();
     void onSessionResults();
     bool tourModelIsOpen() const;
-    // Makes the dock holding the panel at least as wide as the panel needs.
 
     AttentionDocument* document_;
     HeatmapGrid* grid_;
