@@ -17,6 +17,7 @@
 #include "core/scene_error.h"
 #include "document/attention_document.h"
 #include "qcustomplot.h"
+#include "ui/classroom/refresh_when_shown.h"
 #include "ui/classroom/rotary_view_items.h"
 
 namespace ae::ui {
@@ -31,6 +32,7 @@ const int kThetaSteps = 100;
 
 RotaryView::RotaryView(AttentionDocument* document, QWidget* parent)
     : QDialog(parent), document_(document), items_(std::make_unique<Items>()) {
+    refresher_ = new RefreshWhenShown(this, [this] { refresh(); });
     setObjectName(QStringLiteral("rotaryView"));
     setWindowTitle(tr("Why rotary positions?"));
     buildControls();
@@ -67,7 +69,7 @@ RotaryView::RotaryView(AttentionDocument* document, QWidget* parent)
     layout->addWidget(problemLabel_);
     layout->addWidget(content_, 1);
 
-    connect(document_, &AttentionDocument::resultsChanged, this, &RotaryView::onResultsChanged);
+    connect(document_, &AttentionDocument::resultsChanged, refresher_, &RefreshWhenShown::changed);
     resize(1600, 1000);  // DialogScreenFit brings it inside a smaller screen
     refresh();
 }
@@ -316,19 +318,6 @@ void RotaryView::setTokens(int queryRow, int keyRow) {
     refresh();
 }
 
-void RotaryView::onResultsChanged() {
-    if (isVisible()) {
-        refresh();
-    } else {
-        stale_ = true;
-    }
-}
-
-void RotaryView::showEvent(QShowEvent* event) {
-    if (stale_) refresh();
-    QDialog::showEvent(event);
-}
-
 void RotaryView::changeEvent(QEvent* event) {
     QDialog::changeEvent(event);
     if (event->type() == QEvent::FontChange || event->type() == QEvent::ApplicationFontChange) {
@@ -339,7 +328,7 @@ void RotaryView::changeEvent(QEvent* event) {
 }
 
 void RotaryView::refresh() {
-    stale_ = false;
+    refresher_->refreshed();
     const Scene& scene = document_->scene();
     study_.reset();
     problem_.clear();

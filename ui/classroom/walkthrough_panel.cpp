@@ -20,6 +20,7 @@
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "qcustomplot.h"
+#include "ui/classroom/refresh_when_shown.h"
 #include "ui/screen_fit.h"
 
 namespace ae::ui {
@@ -84,6 +85,7 @@ double inductionStripe(const model::Matrix<float>& weights, const std::vector<lo
 
 WalkthroughPanel::WalkthroughPanel(AttentionDocument* document, HeatmapGrid* grid, QWidget* parent)
     : QWidget(parent), document_(document), grid_(grid) {
+    refresher_ = new RefreshWhenShown(this, [this] { refresh(); });
     setObjectName(QStringLiteral("walkthroughPanel"));
     tourChoice_ = new QComboBox(this);
     tourChoice_->setObjectName(QStringLiteral("walkthroughTour"));
@@ -145,8 +147,7 @@ WalkthroughPanel::WalkthroughPanel(AttentionDocument* document, HeatmapGrid* gri
     layout->addStretch(0);
     layout->addLayout(buttons);
 
-    connect(document_, &AttentionDocument::resultsChanged, this,
-            &WalkthroughPanel::onResultsChanged);
+    connect(document_, &AttentionDocument::resultsChanged, refresher_, &RefreshWhenShown::changed);
     connect(grid_, &HeatmapGrid::selectedRowChanged, this, &WalkthroughPanel::refresh);
 }
 
@@ -242,11 +243,7 @@ void WalkthroughPanel::actOnModelTourStep() {
 void WalkthroughPanel::onSessionResults() {
     if (tour_ != WalkTour::TrainedModel) return;
     if (actPending_ && tourModelIsOpen() && !session_->isBusy()) actOnModelTourStep();
-    if (isVisible()) {
-        refresh();
-    } else {
-        stale_ = true;
-    }
+    refresher_->changed();
 }
 
 void WalkthroughPanel::setStep(int step) {
@@ -299,19 +296,6 @@ QString WalkthroughPanel::formulaText() const {
 
 QString WalkthroughPanel::explanationText() const {
     return explanation_->text();
-}
-
-void WalkthroughPanel::onResultsChanged() {
-    if (isVisible()) {
-        refresh();
-    } else {
-        stale_ = true;
-    }
-}
-
-void WalkthroughPanel::showEvent(QShowEvent* event) {
-    if (stale_) refresh();
-    QWidget::showEvent(event);
 }
 
 }  // namespace ae::ui

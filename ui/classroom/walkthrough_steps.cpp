@@ -13,6 +13,7 @@
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "qcustomplot.h"
+#include "ui/classroom/refresh_when_shown.h"
 #include "ui/classroom/walkthrough_panel.h"
 
 namespace ae::ui {
@@ -244,7 +245,7 @@ void WalkthroughPanel::refreshModelTour() {
 }
 
 void WalkthroughPanel::refresh() {
-    stale_ = false;
+    refresher_->refreshed();
     if (tour_ == WalkTour::TrainedModel && plan_) {
         refreshModelTour();
         return;
