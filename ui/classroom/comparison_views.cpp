@@ -17,17 +17,11 @@
 #include "plot/color_maps.h"
 #include "plot/heatmap_controller.h"
 #include "qcustomplot.h"
+#include "ui/classroom/map_labels.h"
 #include "ui/classroom/refresh_when_shown.h"
 
 namespace ae::ui {
 namespace {
-
-QStringList tokenLabels(const std::vector<std::string>& tokens) {
-    QStringList list;
-    for (const std::string& t : tokens)
-        list << QString::fromStdString(t);
-    return list;
-}
 
 HeatmapController* weightsMap(QWidget* parent, const QString& title) {
     auto* map = new HeatmapController(parent);

@@ -15,24 +15,11 @@
 #include "plot/color_maps.h"
 #include "plot/heatmap_controller.h"
 #include "qcustomplot.h"
+#include "ui/classroom/map_labels.h"
 #include "ui/classroom/refresh_when_shown.h"
 
 namespace ae::ui {
 namespace {
-
-QStringList tokenLabels(const std::vector<std::string>& tokens) {
-    QStringList list;
-    for (const std::string& t : tokens)
-        list << QString::fromStdString(t);
-    return list;
-}
-
-QStringList indexLabels(Eigen::Index count) {
-    QStringList list;
-    for (Eigen::Index i = 0; i < count; ++i)
-        list << QString::number(i);
-    return list;
-}
 
 double symmetricRange(const EngineF::ConstBlock& m) {
     const double a = m.size() ? static_cast<double>(m.cwiseAbs().maxCoeff()) : 0.0;

@@ -13,6 +13,7 @@
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "qcustomplot.h"
+#include "ui/classroom/map_labels.h"
 #include "ui/classroom/refresh_when_shown.h"
 #include "ui/classroom/walkthrough_panel.h"
 
@@ -36,20 +37,6 @@ QString vec(const Row& row) {
 
 QString quoted(const std::vector<std::string>& tokens, int i) {
     return QStringLiteral("“%1”").arg(QString::fromStdString(tokens[static_cast<size_t>(i)]));
-}
-
-QStringList labels(const std::vector<std::string>& tokens) {
-    QStringList list;
-    for (const std::string& t : tokens)
-        list << QString::fromStdString(t);
-    return list;
-}
-
-QStringList indices(Eigen::Index count) {
-    QStringList list;
-    for (Eigen::Index i = 0; i < count; ++i)
-        list << QString::number(i);
-    return list;
 }
 
 // X before the layer norm: embeddings plus positions, as the engine prepares them.
@@ -569,11 +556,11 @@ void WalkthroughPanel::fillMatrixMap() {
     const bool inputs = currentStep() == WalkStep::Inputs || currentStep() == WalkStep::Norm;
     map_->plot()->setVisible(m.size() > 0);
     if (m.size() == 0) return;
-    rows = inputs ? labels(scene.tokens) : indices(m.rows());
+    rows = inputs ? tokenLabels(scene.tokens) : indexLabels(m.rows());
     if (inputs) rowTitle = tr("token");
     map_->setTitle(title);
     map_->setAxisTitles(rowTitle, tr("dimension"));
-    map_->setLabels(rows, indices(m.cols()), false);
+    map_->setLabels(rows, indexLabels(m.cols()), false);
     map_->setGradient(divergingGradient());
     map_->setMatrix(m);
     const double a = m.cwiseAbs().maxCoeff();
