@@ -17,16 +17,11 @@
 #include "plot/color_maps.h"
 #include "plot/heatmap_controller.h"
 #include "qcustomplot.h"
+#include "ui/classroom/map_labels.h"
+#include "ui/classroom/refresh_when_shown.h"
 
 namespace ae::ui {
 namespace {
-
-QStringList tokenLabels(const std::vector<std::string>& tokens) {
-    QStringList list;
-    for (const std::string& t : tokens)
-        list << QString::fromStdString(t);
-    return list;
-}
 
 HeatmapController* weightsMap(QWidget* parent, const QString& title) {
     auto* map = new HeatmapController(parent);
@@ -60,6 +55,7 @@ QLabel* captionLabel(QWidget* parent) {
 
 PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
     : QWidget(parent), document_(document) {
+    refresher_ = new RefreshWhenShown(this, [this] { refresh(); });
     setObjectName(QStringLiteral("pinCompareView"));
     pinButton_ = new QPushButton(tr("Pin current weights"), this);
     pinButton_->setObjectName(QStringLiteral("repinButton"));
@@ -116,7 +112,7 @@ PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
 
     connect(pinButton_, &QPushButton::clicked, this, &PinCompareView::pin);
     connect(headSpin_, &QSpinBox::valueChanged, this, &PinCompareView::setHead);
-    connect(document_, &AttentionDocument::resultsChanged, this, &PinCompareView::onResultsChanged);
+    connect(document_, &AttentionDocument::resultsChanged, refresher_, &RefreshWhenShown::changed);
     refresh();
 }
 
@@ -143,7 +139,7 @@ void PinCompareView::setHead(int head) {
 }
 
 void PinCompareView::refresh() {
-    stale_ = false;
+    refresher_->refreshed();
     const Scene& scene = document_->engine().scene();  // the scene of the shown results
     if (scene.tokens.empty() || !document_->errorText().isEmpty()) return;
     const EngineF& engine = document_->engine();
@@ -202,6 +198,7 @@ void PinCompareView::refresh() {
 
 ProjectionComparison::ProjectionComparison(AttentionDocument* document, QWidget* parent)
     : QDialog(parent), document_(document) {
+    refresher_ = new RefreshWhenShown(this, [this] { refresh(); });
     setObjectName(QStringLiteral("projectionComparison"));
     setWindowTitle(tr("Why three matrices?"));
     auto* grid = new QGridLayout;
@@ -239,8 +236,7 @@ ProjectionComparison::ProjectionComparison(AttentionDocument* document, QWidget*
     layout->addWidget(maskNote_);
     layout->addLayout(grid, 1);
     connect(shown_, &QComboBox::currentIndexChanged, this, &ProjectionComparison::refresh);
-    connect(document_, &AttentionDocument::resultsChanged, this,
-            &ProjectionComparison::onResultsChanged);
+    connect(document_, &AttentionDocument::resultsChanged, refresher_, &RefreshWhenShown::changed);
     resize(1200, 600);
     refresh();
 }
@@ -259,7 +255,7 @@ void ProjectionComparison::setHead(int head) {
 }
 
 void ProjectionComparison::refresh() {
-    stale_ = false;
+    refresher_->refreshed();
     const Scene& base = document_->scene();
     if (base.tokens.empty()) return;
     const InitSpec spec = inferredDrawSpec(base);
@@ -493,6 +489,7 @@ void permuteStream(Scene& scene, Stream stream, const std::vector<int>& perm) {
 
 PositionsComparison::PositionsComparison(AttentionDocument* document, QWidget* parent)
     : QDialog(parent), document_(document) {
+    refresher_ = new RefreshWhenShown(this, [this] { refresh(); });
     setObjectName(QStringLiteral("positionsComparison"));
     setWindowTitle(tr("Why positions?"));
     encodings_ = new QCheckBox(tr("&Positional encodings"), this);
@@ -525,8 +522,7 @@ PositionsComparison::PositionsComparison(AttentionDocument* document, QWidget* p
     layout->addWidget(verdict_);
     connect(encodings_, &QCheckBox::toggled, this, &PositionsComparison::refresh);
     connect(permutationKind_, &QComboBox::currentIndexChanged, this, &PositionsComparison::refresh);
-    connect(document_, &AttentionDocument::resultsChanged, this,
-            &PositionsComparison::onResultsChanged);
+    connect(document_, &AttentionDocument::resultsChanged, refresher_, &RefreshWhenShown::changed);
     resize(1200, 560);
     refresh();
 }
@@ -546,7 +542,7 @@ void PositionsComparison::setHead(int head) {
 }
 
 void PositionsComparison::refresh() {
-    stale_ = false;
+    refresher_->refreshed();
     Scene original = document_->scene();
     if (original.tokens.empty()) return;
     // Masks are about positions too (causal is order itself): off here, so only the encodings
@@ -605,45 +601,6 @@ void PositionsComparison::refresh() {
                "right maps.%2")
                 .arg(amount, added));
     }
-}
-
-void PinCompareView::onResultsChanged() {
-    if (isVisible()) {
-        refresh();
-    } else {
-        stale_ = true;
-    }
-}
-
-void PinCompareView::showEvent(QShowEvent* event) {
-    if (stale_) refresh();
-    QWidget::showEvent(event);
-}
-
-void ProjectionComparison::onResultsChanged() {
-    if (isVisible()) {
-        refresh();
-    } else {
-        stale_ = true;
-    }
-}
-
-void ProjectionComparison::showEvent(QShowEvent* event) {
-    if (stale_) refresh();
-    QDialog::showEvent(event);
-}
-
-void PositionsComparison::onResultsChanged() {
-    if (isVisible()) {
-        refresh();
-    } else {
-        stale_ = true;
-    }
-}
-
-void PositionsComparison::showEvent(QShowEvent* event) {
-    if (stale_) refresh();
-    QDialog::showEvent(event);
 }
 
 }  // namespace ae::ui

@@ -27,6 +27,7 @@ namespace ae::ui {
 
 class AttentionDocument;
 class HeatmapController;
+class RefreshWhenShown;
 
 class PinCompareView : public QWidget {
     Q_OBJECT
@@ -49,13 +50,9 @@ public slots:
     void setHead(int head);
     void refresh();
 
-protected:
-    void showEvent(QShowEvent* event) override;  // catches up with changes made while hidden
-
 private:
-    void onResultsChanged();
-    bool stale_ = false;
     AttentionDocument* document_;
+    RefreshWhenShown* refresher_;
     QPushButton* pinButton_;
     QSpinBox* headSpin_;
     QLabel* status_;
@@ -89,13 +86,9 @@ public slots:
     void setHead(int head);
     void refresh();
 
-protected:
-    void showEvent(QShowEvent* event) override;  // catches up with changes made while hidden
-
 private:
-    void onResultsChanged();
-    bool stale_ = false;
     AttentionDocument* document_;
+    RefreshWhenShown* refresher_;
     QComboBox* shown_;
     QLabel* maskNote_;  // shown when the scene has a mask the comparison leaves out
     HeatmapController* maps_[kVariants];
@@ -144,13 +137,9 @@ public slots:
     void setHead(int head);
     void refresh();
 
-protected:
-    void showEvent(QShowEvent* event) override;  // catches up with changes made while hidden
-
 private:
-    void onResultsChanged();
-    bool stale_ = false;
     AttentionDocument* document_;
+    RefreshWhenShown* refresher_;
     QCheckBox* encodings_;
     QComboBox* permutationKind_;
     QLabel* verdict_;

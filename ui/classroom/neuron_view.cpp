@@ -15,23 +15,11 @@
 #include "plot/color_maps.h"
 #include "plot/heatmap_controller.h"
 #include "qcustomplot.h"
+#include "ui/classroom/map_labels.h"
+#include "ui/classroom/refresh_when_shown.h"
 
 namespace ae::ui {
 namespace {
-
-QStringList tokenLabels(const std::vector<std::string>& tokens) {
-    QStringList list;
-    for (const std::string& t : tokens)
-        list << QString::fromStdString(t);
-    return list;
-}
-
-QStringList indexLabels(Eigen::Index count) {
-    QStringList list;
-    for (Eigen::Index i = 0; i < count; ++i)
-        list << QString::number(i);
-    return list;
-}
 
 double symmetricRange(const EngineF::ConstBlock& m) {
     const double a = m.size() ? static_cast<double>(m.cwiseAbs().maxCoeff()) : 0.0;
@@ -57,6 +45,7 @@ void fill(HeatmapController* map, const EngineF::ConstBlock& m, double range) {
 
 NeuronView::NeuronView(AttentionDocument* document, QWidget* parent)
     : QWidget(parent), document_(document) {
+    refresher_ = new RefreshWhenShown(this, [this] { refresh(); });
     setObjectName(QStringLiteral("neuronView"));
     headSpin_ = new QSpinBox(this);
     headSpin_->setObjectName(QStringLiteral("neuronHeadSpin"));
@@ -120,7 +109,7 @@ NeuronView::NeuronView(AttentionDocument* document, QWidget* parent)
     connect(headSpin_, &QSpinBox::valueChanged, this, &NeuronView::setHead);
     connect(querySpin_, &QSpinBox::valueChanged, this, &NeuronView::setQuery);
     connect(embedding_, &QTableWidget::cellChanged, this, &NeuronView::embeddingEdited);
-    connect(document_, &AttentionDocument::resultsChanged, this, &NeuronView::onResultsChanged);
+    connect(document_, &AttentionDocument::resultsChanged, refresher_, &RefreshWhenShown::changed);
     refresh();
 }
 
@@ -173,7 +162,7 @@ void NeuronView::embeddingEdited(int row, int column) {
 }
 
 void NeuronView::refresh() {
-    stale_ = false;
+    refresher_->refreshed();
     // The scene the shown results were computed from: while a background job runs, the document's
     // scene() may already be newer (another token count) than engine()'s matrices.
     const Scene& scene = document_->engine().scene();
@@ -250,19 +239,6 @@ void NeuronView::refresh() {
             scores_->setItem(j, c + 1, item);
         }
     }
-}
-
-void NeuronView::onResultsChanged() {
-    if (isVisible()) {
-        refresh();
-    } else {
-        stale_ = true;
-    }
-}
-
-void NeuronView::showEvent(QShowEvent* event) {
-    if (stale_) refresh();
-    QWidget::showEvent(event);
 }
 
 }  // namespace ae::ui

@@ -16,6 +16,7 @@ namespace ae::ui {
 
 class AttentionDocument;
 class HeatmapController;
+class RefreshWhenShown;
 
 class NeuronView : public QWidget {
     Q_OBJECT
@@ -44,13 +45,7 @@ public slots:
 signals:
     void queryChanged(int query);
 
-protected:
-    // Hidden views skip the engine's changes (a BERT-sized slider drag must stay fast) and catch
-    // up when shown.
-    void showEvent(QShowEvent* event) override;
-
 private:
-    void onResultsChanged();
     void rebuildEmbeddingRow();
     void embeddingEdited(int row, int column);
 
@@ -68,7 +63,7 @@ private:
     int head_ = 0;
     int query_ = 0;
     bool filling_ = false;
-    bool stale_ = false;
+    RefreshWhenShown* refresher_;
 };
 
 }  // namespace ae::ui

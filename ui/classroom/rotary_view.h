@@ -27,6 +27,7 @@ class QSpinBox;
 namespace ae::ui {
 
 class AttentionDocument;
+class RefreshWhenShown;
 
 class RotaryView : public QDialog {
     Q_OBJECT
@@ -86,13 +87,11 @@ public slots:
     void refresh();
 
 protected:
-    void showEvent(QShowEvent* event) override;  // catches up with changes made while hidden
-    void changeEvent(QEvent* event) override;    // presentation mode's larger text
+    void changeEvent(QEvent* event) override;  // presentation mode's larger text
 
 private:
     void buildControls();
     void buildPlots();
-    void onResultsChanged();
     void onParametersEdited();
     void setControlsFrom(const RopeParameters& rope);
     void drawPositions();     // pairs, shares and the readout
@@ -104,9 +103,9 @@ private:
     struct Items;
     AttentionDocument* document_;
     std::unique_ptr<Items> items_;
+    RefreshWhenShown* refresher_;
     std::unique_ptr<RotaryStudy> study_;
     QString problem_;
-    bool stale_ = false;
     int head_ = 0, queryRow_ = -1, keyRow_ = 0;
     bool slidersFromTokens_ = true;  // the next refresh puts the sliders at the tokens' rows
     bool controlsSet_ = false;

@@ -30,6 +30,7 @@ class AttentionDocument;
 class HeatmapController;
 class HeatmapGrid;
 class ModelSession;
+class RefreshWhenShown;
 
 enum class WalkStep {
     Inputs,
@@ -121,13 +122,7 @@ signals:
     void modelRequested(const QString& location);
     void modelViewRequested();
 
-protected:
-    // Hidden views skip the engine's changes (a BERT-sized slider drag must stay fast) and catch
-    // up when shown.
-    void showEvent(QShowEvent* event) override;
-
 private:
-    void onResultsChanged();
     void fillMatrixMap();
     void refreshModelTour();
     // Does what the current model-tour step does to the window; what needs the model open waits
@@ -135,7 +130,6 @@ private:
     void actOnModelTourStep();
     void onSessionResults();
     bool tourModelIsOpen() const;
-    // Makes the dock holding the panel at least as wide as the panel needs.
 
     AttentionDocument* document_;
     HeatmapGrid* grid_;
@@ -152,7 +146,7 @@ private:
     QPushButton* next_;
     int step_ = 0;
     bool active_ = false;
-    bool stale_ = false;
+    RefreshWhenShown* refresher_;
 };
 
 }  // namespace ae::ui
