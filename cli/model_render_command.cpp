@@ -12,8 +12,8 @@
 #include "cli/run_command.h"
 #include "core/model/model_analysis.h"
 #include "core/model/model_layer_scene.h"
-#include "io/model/model_folder.h"
 #include "io/formats/result_export.h"
+#include "io/model/model_folder.h"
 #include "io/tokenizer/tokenizer.h"
 #include "plot/model_view_export.h"
 
@@ -56,10 +56,7 @@ std::vector<model::HeadSummary> summaries(const model::Model& model,
     std::vector<long long> repeated = ids;
     repeated.insert(repeated.end(), ids.begin(), ids.end());
     const model::ModelRun<float> repeatedRun = model::runModel<float>(model, repeated);
-    const std::vector<double> scores =
-        model::inductionScores(repeatedRun, 0, static_cast<int>(ids.size()));
-    for (size_t i = 0; i < all.size() && i < scores.size(); ++i)
-        all[i].induction = scores[i];
+    model::addRepeatedRunScores(all, repeatedRun, 0, static_cast<int>(ids.size()));
     return all;
 }
 

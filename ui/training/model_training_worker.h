@@ -1,10 +1,10 @@
 #pragma once
-// The trainer's side of the training dock's Model mode (core/training/model_training.h): lives in its own
-// QThread and owns its ModelTrainer, so Adam steps never block the window. Like TrainingWorker it
-// reports by snapshots, at most one every ~50 ms and never more than the window has taken. A
-// snapshot carries everything the window shows, computed here: a copy of the weights, the model's
-// run on the trainer's probe sequence (random ids repeated twice) and every head's summary on it,
-// so the window only draws.
+// The trainer's side of the training dock's Model mode (core/training/model_training.h): lives in
+// its own QThread and owns its ModelTrainer, so Adam steps never block the window. Like
+// TrainingWorker it reports by snapshots, at most one every ~50 ms and never more than the window
+// has taken. A snapshot carries everything the window shows, computed here: a copy of the weights,
+// the model's run on the trainer's probe sequence (random ids repeated twice) and every head's
+// summary on it, so the window only draws.
 
 #include <QString>
 #include <memory>
@@ -26,8 +26,8 @@ struct ModelTrainingSnapshot {
     int probePeriod = 0;              // N
     // runModel<float> on probeIds, every position's logits kept (for the model view).
     std::shared_ptr<const model::ModelRun<float>> run;
-    // summarizeHeads of runModel<double> on probeIds, with induction from inductionScores(run,
-    // 0, probePeriod): layers·heads entries, layer by layer.
+    // summarizeHeads of runModel<double> on probeIds, with induction (addRepeatedRunScores(run,
+    // 0, probePeriod)): layers·heads entries, layer by layer.
     std::vector<model::HeadSummary> summaries;
     int step = 0;
     std::vector<double> losses;  // batch loss of each step since the previous snapshot
