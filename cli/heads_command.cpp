@@ -7,6 +7,7 @@
 
 #include "cli/command_support.h"
 #include "cli/run_command.h"
+#include "core/model/head_scores.h"
 #include "core/model/model_analysis.h"
 #include "io/formats/json_numbers.h"
 #include "io/model/model_folder.h"
@@ -34,7 +35,8 @@ std::vector<long long> randomIds(int count, long long vocab, long long excluded,
     return ids;
 }
 
-// The first five scores from `run` and induction from `repeatedRun`, its layers·heads rows.
+// Every head's scores, layers·heads rows: the repeated-run ones (induction) from `repeated`, the
+// others from `ids`.
 struct Measured {
     std::vector<model::HeadSummary> heads;
     long long tokens = 0, repeatedTokens = 0;
@@ -58,9 +60,7 @@ Measured measure(const model::Model& model, const std::vector<long long>& ids,
     }();
     m.heads = ids == repeated ? model::summarizeHeads(repeatedRun)
                               : model::summarizeHeads(model::runModel<Scalar>(model, ids));
-    const std::vector<double> induction = model::inductionScores(repeatedRun, prefix, period);
-    for (size_t h = 0; h < m.heads.size(); ++h)
-        m.heads[h].induction = induction[h];
+    model::addRepeatedRunScores(m.heads, repeatedRun, prefix, period);
     return m;
 }
 
@@ -73,19 +73,22 @@ void appendScore(QByteArray& line, double value) {
 }
 
 QByteArray jsonLine(const model::HeadSummary& s) {
-    QByteArray line = "{\"layer\":" + QByteArray::number(s.layer) +
-                      ",\"head\":" + QByteArray::number(s.head) + ",\"entropy\":";
-    appendScore(line, s.entropy);
-    line.append(",\"first_token\":");
-    appendScore(line, s.firstToken);
-    line.append(",\"previous_token\":");
-    appendScore(line, s.previousToken);
-    line.append(",\"self\":");
-    appendScore(line, s.self);
-    line.append(",\"induction\":");
-    appendScore(line, s.induction);
+    QByteArray line =
+        "{\"layer\":" + QByteArray::number(s.layer) + ",\"head\":" + QByteArray::number(s.head);
+    for (const model::HeadScore& score : model::headScores()) {
+        line.append(",\"").append(score.key).append("\":");
+        appendScore(line, s.*score.value);
+    }
     line.append('}');
     return line;
+}
+
+// "layer", "head" and every score's key: the JSON's keys and the table's columns, in order.
+QStringList columnNames() {
+    QStringList names = {"layer", "head"};
+    for (const model::HeadScore& score : model::headScores())
+        names << QString::fromUtf8(score.key);
+    return names;
 }
 
 QString cell(double value, int width) {
@@ -104,6 +107,7 @@ int headsCommand(const QStringList& arguments) {
         "twice, the weight from each token of the second copy to the token after its first "
         "occurrence). docs/models.md, \"Head summaries\", has the formulas.");
     parser.addHelpOption();
+    const QStringList keys = columnNames();
     parser.addPositionalArgument("model", "A Hugging Face model folder, or builtin:NAME.");
     parser.addOptions({
         {"text", "The text, tokenized with the folder's tokenizer.", "text"},
@@ -111,9 +115,8 @@ int headsCommand(const QStringList& arguments) {
         {"induction-random",
          "Measure every score on N random token ids repeated twice, after the model's BOS.", "N"},
         {"seed", "The seed of --induction-random's ids (default 0).", "S"},
-        {"json",
-         "One JSON object a line, with exactly the keys layer, head, entropy, "
-         "first_token, previous_token, self and induction."},
+        {"json", "One JSON object a line, with exactly the keys " +
+                     keys.mid(0, keys.size() - 1).join(", ") + " and " + keys.last() + "."},
         {"double", "Compute in double instead of float."},
     });
     if (!parser.parse(arguments)) refuse("heads: " + parser.errorText());
@@ -187,20 +190,19 @@ int headsCommand(const QStringList& arguments) {
                               .arg(bodyLength)
                               .arg(prefix ? QStringLiteral(" after BOS") : QString()));
         // Each column as wide as its name, and at least as a number (0.0000, 12.3456).
-        const QStringList columns = {"layer",          "head", "entropy",  "first_token",
-                                     "previous_token", "self", "induction"};
+        const QStringList& columns = keys;
         const auto width = [&](int column) { return std::max(7, int(columns[column].size())); };
         QStringList header;
         for (int c = 0; c < columns.size(); ++c)
             header << columns[c].rightJustified(c < 2 ? int(columns[c].size()) : width(c));
         printLine(stdout, header.join("  "));
+        const std::vector<model::HeadScore>& scores = model::headScores();
         for (const model::HeadSummary& s : m.heads) {
-            printLine(stdout, QStringList{QString::number(s.layer).rightJustified(5),
-                                          QString::number(s.head).rightJustified(4),
-                                          cell(s.entropy, width(2)), cell(s.firstToken, width(3)),
-                                          cell(s.previousToken, width(4)), cell(s.self, width(5)),
-                                          cell(s.induction, width(6))}
-                                  .join("  "));
+            QStringList line = {QString::number(s.layer).rightJustified(int(columns[0].size())),
+                                QString::number(s.head).rightJustified(int(columns[1].size()))};
+            for (size_t i = 0; i < scores.size(); ++i)
+                line << cell(s.*scores[i].value, width(2 + int(i)));
+            printLine(stdout, line.join("  "));
         }
     } catch (const model::ModelError& error) {
         const QString message = QString::fromStdString(error.what());

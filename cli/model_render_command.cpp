@@ -56,10 +56,7 @@ std::vector<model::HeadSummary> summaries(const model::Model& model,
     std::vector<long long> repeated = ids;
     repeated.insert(repeated.end(), ids.begin(), ids.end());
     const model::ModelRun<float> repeatedRun = model::runModel<float>(model, repeated);
-    const std::vector<double> scores =
-        model::inductionScores(repeatedRun, 0, static_cast<int>(ids.size()));
-    for (size_t i = 0; i < all.size() && i < scores.size(); ++i)
-        all[i].induction = scores[i];
+    model::addRepeatedRunScores(all, repeatedRun, 0, static_cast<int>(ids.size()));
     return all;
 }
 

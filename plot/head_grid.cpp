@@ -25,13 +25,14 @@ QString number(double value) {
 }  // namespace
 
 QString headSummaryText(const ae::model::HeadSummary& s) {
-    return QStringLiteral(
-               "L%1 H%2 · entropy %3 · first token %4 · previous token %5 · self %6 · "
-               "induction %7")
-        .arg(s.layer)
-        .arg(s.head)
-        .arg(number(s.entropy), number(s.firstToken), number(s.previousToken), number(s.self),
-             number(s.induction));
+    QString text = QStringLiteral("L%1 H%2").arg(s.layer).arg(s.head);
+    // Each score by its key in words ("first token"), as `heads` and the CSV name it.
+    for (const ae::model::HeadScore& score : ae::model::headScores()) {
+        text += QStringLiteral(" · %1 %2")
+                    .arg(QString::fromUtf8(score.key).replace(QLatin1Char('_'), QLatin1Char(' ')),
+                         number(s.*score.value));
+    }
+    return text;
 }
 
 HeadGrid::HeadGrid(QWidget* parent) : QWidget(parent) {

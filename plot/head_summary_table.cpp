@@ -8,62 +8,27 @@
 
 namespace ae::ui {
 
-QString headScoreName(HeadScore score) {
-    switch (score) {
-        case HeadScore::Entropy:
-            return QObject::tr("Entropy");
-        case HeadScore::FirstToken:
-            return QObject::tr("First token");
-        case HeadScore::PreviousToken:
-            return QObject::tr("Previous token");
-        case HeadScore::Self:
-            return QObject::tr("Self");
-        case HeadScore::Induction:
-            return QObject::tr("Induction");
-    }
-    return {};
-}
-
-QString headScoreShortName(HeadScore score) {
-    switch (score) {
-        case HeadScore::Entropy:
-            return QObject::tr("Ent.");
-        case HeadScore::FirstToken:
-            return QObject::tr("First");
-        case HeadScore::PreviousToken:
-            return QObject::tr("Prev.");
-        case HeadScore::Self:
-            return QObject::tr("Self");
-        case HeadScore::Induction:
-            return QObject::tr("Ind.");
-    }
-    return {};
-}
-
-double headScore(const ae::model::HeadSummary& s, HeadScore score) {
-    switch (score) {
-        case HeadScore::Entropy:
-            return s.entropy;
-        case HeadScore::FirstToken:
-            return s.firstToken;
-        case HeadScore::PreviousToken:
-            return s.previousToken;
-        case HeadScore::Self:
-            return s.self;
-        case HeadScore::Induction:
-            return s.induction;
-    }
-    return std::numeric_limits<double>::quiet_NaN();
-}
-
 std::set<std::pair<int, int>> headsAbove(const std::vector<ae::model::HeadSummary>& summaries,
-                                         HeadScore score, double threshold) {
+                                         const ae::model::HeadScore& score, double threshold) {
     std::set<std::pair<int, int>> heads;
     for (const auto& s : summaries) {
-        const double value = headScore(s, score);
+        const double value = s.*score.value;
         if (!std::isnan(value) && value > threshold) heads.insert({s.layer, s.head});
     }
     return heads;
+}
+
+int HeadSummaryModel::lastScoreColumn() {
+    return FirstScoreColumn + static_cast<int>(ae::model::headScores().size()) - 1;
+}
+
+int HeadSummaryModel::scoreColumn(std::string_view key) {
+    const ae::model::HeadScore& score = ae::model::headScore(key);
+    return FirstScoreColumn + static_cast<int>(&score - ae::model::headScores().data());
+}
+
+const ae::model::HeadScore& HeadSummaryModel::scoreOf(int column) {
+    return ae::model::headScores().at(static_cast<size_t>(column - FirstScoreColumn));
 }
 
 void HeadSummaryModel::setSummaries(const std::vector<ae::model::HeadSummary>& summaries) {
@@ -71,7 +36,7 @@ void HeadSummaryModel::setSummaries(const std::vector<ae::model::HeadSummary>& s
     // selection and scroll position and only re-sorts.
     if (summaries.size() == summaries_.size() && !summaries_.empty()) {
         summaries_ = summaries;
-        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+        emit dataChanged(index(0, 0), index(rowCount() - 1, lastScoreColumn()));
         return;
     }
     beginResetModel();
@@ -83,15 +48,18 @@ void HeadSummaryModel::setInduction(ae::model::InductionState state, const QStri
     if (state == induction_ && note == inductionNote_) return;
     induction_ = state;
     inductionNote_ = note;
-    if (!summaries_.empty())
-        emit dataChanged(index(0, InductionColumn), index(rowCount() - 1, InductionColumn));
+    if (summaries_.empty()) return;
+    for (int column = FirstScoreColumn; column <= lastScoreColumn(); ++column) {
+        if (scoreOf(column).needsRepeatedRun)
+            emit dataChanged(index(0, column), index(rowCount() - 1, column));
+    }
 }
 
 void HeadSummaryModel::setHighlighted(const std::set<std::pair<int, int>>& heads) {
     if (heads == highlighted_) return;
     highlighted_ = heads;
     if (!summaries_.empty()) {
-        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1),
+        emit dataChanged(index(0, 0), index(rowCount() - 1, lastScoreColumn()),
                          {Qt::BackgroundRole, HighlightRole});
     }
 }
@@ -101,7 +69,7 @@ int HeadSummaryModel::rowCount(const QModelIndex& parent) const {
 }
 
 int HeadSummaryModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+    return parent.isValid() ? 0 : lastScoreColumn() + 1;
 }
 
 QVariant HeadSummaryModel::data(const QModelIndex& index, int role) const {
@@ -111,8 +79,9 @@ QVariant HeadSummaryModel::data(const QModelIndex& index, int role) const {
     if (role == HighlightRole) return highlighted;
     if (role == Qt::BackgroundRole)
         return highlighted ? QVariant(QColor(0xCC, 0xE3, 0xF2)) : QVariant();
-    const bool stale =
-        index.column() == InductionColumn && induction_ == ae::model::InductionState::Stale;
+    const bool repeatedRun =
+        index.column() >= FirstScoreColumn && scoreOf(index.column()).needsRepeatedRun;
+    const bool stale = repeatedRun && induction_ == ae::model::InductionState::Stale;
     if (role == Qt::ForegroundRole) {
         if (stale) return QColor(0x80, 0x80, 0x80);
         return highlighted ? QVariant(QColor(Qt::black)) : QVariant();
@@ -132,7 +101,7 @@ QVariant HeadSummaryModel::data(const QModelIndex& index, int role) const {
             value = s.head;
             break;
         default:
-            value = headScore(s, static_cast<HeadScore>(index.column() - EntropyColumn));
+            value = s.*scoreOf(index.column()).value;
     }
     if (role == SortRole)
         return std::isnan(value) ? -std::numeric_limits<double>::infinity() : value;
@@ -140,11 +109,12 @@ QVariant HeadSummaryModel::data(const QModelIndex& index, int role) const {
         if (index.column() <= HeadColumn) return static_cast<int>(value);
         return std::isnan(value) ? QStringLiteral("–") : QString::number(value, 'f', decimals_);
     }
-    if (role == Qt::ToolTipRole && index.column() == InductionColumn) {
+    if (role == Qt::ToolTipRole && repeatedRun) {
         using ae::model::InductionState;
         switch (induction_) {
             case InductionState::Measured:
-                return tr("Induction score on this text repeated twice");
+                return tr("%1 score on this text repeated twice")
+                    .arg(QString::fromUtf8(scoreOf(index.column()).label));
             case InductionState::Pending:
                 return tr("Not measured yet: Measure induction runs the text repeated twice.");
             case InductionState::Unmeasurable:
@@ -162,32 +132,17 @@ QVariant HeadSummaryModel::headerData(int section, Qt::Orientation orientation, 
         // L and H, as the grid labels its rows and columns: the room goes to the scores.
         if (section == LayerColumn) return tr("L");
         if (section == HeadColumn) return tr("H");
-        const auto score = static_cast<HeadScore>(section - EntropyColumn);
-        if (shortHeaders_) return headScoreShortName(score);
+        if (section < FirstScoreColumn || section > lastScoreColumn()) return {};
+        const ae::model::HeadScore& score = scoreOf(section);
+        if (shortHeaders_) return QString::fromUtf8(score.shortLabel);
         // Two lines: seven columns fit beside the grid on a wide screen.
-        return headScoreName(score).replace(QLatin1Char(' '), QLatin1Char('\n'));
+        return QString::fromUtf8(score.label).replace(QLatin1Char(' '), QLatin1Char('\n'));
     }
     if (role == Qt::ToolTipRole) {
-        switch (section) {
-            case LayerColumn:
-                return tr("Layer");
-            case HeadColumn:
-                return tr("Head");
-            case EntropyColumn:
-                return tr("Mean over queries of the weights' entropy (nats): low is focused");
-            case FirstTokenColumn:
-                return tr("Mean weight on the first token (BOS for decoders)");
-            case PreviousTokenColumn:
-                return tr("Mean weight on the token just before");
-            case SelfColumn:
-                return tr("Mean weight of each token on itself");
-            case InductionColumn:
-                return tr(
-                    "On the text repeated twice: weight on the token after the earlier "
-                    "copy of the current one");
-            default:
-                break;
-        }
+        if (section == LayerColumn) return tr("Layer");
+        if (section == HeadColumn) return tr("Head");
+        if (section >= FirstScoreColumn && section <= lastScoreColumn())
+            return QString::fromUtf8(scoreOf(section).help);
     }
     return {};
 }
@@ -195,14 +150,14 @@ QVariant HeadSummaryModel::headerData(int section, Qt::Orientation orientation, 
 void HeadSummaryModel::setShortHeaders(bool on) {
     if (on == shortHeaders_) return;
     shortHeaders_ = on;
-    emit headerDataChanged(Qt::Horizontal, EntropyColumn, InductionColumn);
+    emit headerDataChanged(Qt::Horizontal, FirstScoreColumn, lastScoreColumn());
 }
 
 void HeadSummaryModel::setDecimals(int decimals) {
     if (decimals == decimals_) return;
     decimals_ = decimals;
     if (rowCount() > 0)
-        emit dataChanged(index(0, EntropyColumn), index(rowCount() - 1, InductionColumn));
+        emit dataChanged(index(0, FirstScoreColumn), index(rowCount() - 1, lastScoreColumn()));
 }
 
 HeadSummaryFilter::HeadSummaryFilter(QObject* parent) : QSortFilterProxyModel(parent) {

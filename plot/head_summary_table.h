@@ -1,11 +1,13 @@
 #pragma once
-// The model view's table of head summaries: one row per head, sortable by any score (through a
-// QSortFilterProxyModel), with a threshold on one score that highlights the heads above it (in
-// the table and in the grid) and may hide the others.
+// The model view's table of head summaries: one row per head and one column per score of
+// core/model/head_scores.h, sortable by any score (through a QSortFilterProxyModel), with a
+// threshold on one score that highlights the heads above it (in the table and in the grid) and
+// may hide the others.
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
 #include <set>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,28 +15,20 @@
 
 namespace ae::ui {
 
-enum class HeadScore { Entropy, FirstToken, PreviousToken, Self, Induction };
-QString headScoreName(HeadScore score);
-// A word for a narrow column ("Prev."); the tooltips hold the full names.
-QString headScoreShortName(HeadScore score);
-double headScore(const ae::model::HeadSummary& summary, HeadScore score);
-// Heads whose score is above `threshold` (NaN scores never are).
+// Heads whose `score` is above `threshold` (NaN scores never are).
 std::set<std::pair<int, int>> headsAbove(const std::vector<ae::model::HeadSummary>& summaries,
-                                         HeadScore score, double threshold);
+                                         const ae::model::HeadScore& score, double threshold);
 
 class HeadSummaryModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column {
-        LayerColumn,
-        HeadColumn,
-        EntropyColumn,
-        FirstTokenColumn,
-        PreviousTokenColumn,
-        SelfColumn,
-        InductionColumn,
-        ColumnCount
-    };
+    // Layer, head, then the scores in the order of ae::model::headScores().
+    enum Column { LayerColumn, HeadColumn, FirstScoreColumn };
+    static int lastScoreColumn();
+    // The column of the score whose key is `key` (throws std::invalid_argument for none).
+    static int scoreColumn(std::string_view key);
+    // The score a column shows (FirstScoreColumn ≤ column ≤ lastScoreColumn()).
+    static const ae::model::HeadScore& scoreOf(int column);
     // The number a column sorts by (NaN, unmeasured, sorts below every number).
     static constexpr int SortRole = Qt::UserRole;
     // True on a highlighted head's row.
@@ -42,8 +36,9 @@ public:
 
     using QAbstractTableModel::QAbstractTableModel;
     void setSummaries(const std::vector<ae::model::HeadSummary>& summaries);
-    // Whose induction scores the summaries carry, and, unless they are the run's own, why (a
-    // stale column reads grey and italic, and its tooltip says so).
+    // Whose induction scores (every score that needs a repeated run) the summaries carry, and,
+    // unless they are the run's own, why (a stale column reads grey and italic, and its tooltip
+    // says so).
     void setInduction(ae::model::InductionState state, const QString& note);
     ae::model::InductionState inductionState() const { return induction_; }
     void setHighlighted(const std::set<std::pair<int, int>>& heads);

@@ -86,10 +86,9 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     auto* thresholdRow = new QHBoxLayout;
     thresholdOn_ = new QCheckBox(tr("&Highlight"), heads);
     thresholdScore_ = new QComboBox(heads);
-    for (HeadScore score : {HeadScore::Entropy, HeadScore::FirstToken, HeadScore::PreviousToken,
-                            HeadScore::Self, HeadScore::Induction})
-        thresholdScore_->addItem(headScoreName(score), static_cast<int>(score));
-    thresholdScore_->setCurrentIndex(static_cast<int>(HeadScore::PreviousToken));
+    for (const ae::model::HeadScore& score : ae::model::headScores())
+        thresholdScore_->addItem(QString::fromUtf8(score.label), QString::fromUtf8(score.key));
+    thresholdScore_->setCurrentIndex(thresholdScore_->findData(QStringLiteral("previous_token")));
     threshold_ = new QDoubleSpinBox(heads);
     threshold_->setRange(0.0, 20.0);
     threshold_->setDecimals(2);
@@ -197,9 +196,8 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     connect(threshold_, &QDoubleSpinBox::valueChanged, this, thresholdChanged);
     connect(thresholdScore_, &QComboBox::currentIndexChanged, this, [this] {
         updateHighlight();
-        const bool induction =
-            thresholdScore_->currentData().toInt() == static_cast<int>(HeadScore::Induction);
-        if (induction && measureInduction_->isEnabled()) emit summariesNeeded();
+        if (thresholdedScore().needsRepeatedRun && measureInduction_->isEnabled())
+            emit summariesNeeded();
     });
     connect(measureInduction_, &QPushButton::clicked, this, [this] {
         if (!data_.inductionNote.isEmpty())
@@ -303,7 +301,8 @@ bool ModelView::eventFilter(QObject* watched, QEvent* event) {
 //   sideways: in presentation mode at 1024 pixels every score read "0.…".
 void ModelView::fitSummaryColumns() {
     QHeaderView* header = table_->horizontalHeader();
-    constexpr int first = HeadSummaryModel::EntropyColumn, last = HeadSummaryModel::InductionColumn;
+    const int first = HeadSummaryModel::FirstScoreColumn,
+              last = HeadSummaryModel::lastScoreColumn();
     const int fixed = header->sectionSize(HeadSummaryModel::LayerColumn) +
                       header->sectionSize(HeadSummaryModel::HeadColumn);
     const int room = (table_->viewport()->width() - fixed) / (last - first + 1);
@@ -325,28 +324,32 @@ void ModelView::fitSummaryColumns() {
     for (int column = first; column <= last; ++column) {
         const int nameRoom =
             room - margin - (header->sortIndicatorSection() == column ? sortMark : 0);
-        const QString name = headScoreName(static_cast<HeadScore>(column - first));
+        const QString name = QString::fromUtf8(HeadSummaryModel::scoreOf(column).label);
         for (const QString& word : name.split(QLatin1Char(' ')))
             fullNamesFit = fullNamesFit && names.horizontalAdvance(word) <= nameRoom;
     }
     summaryModel_->setShortHeaders(!fullNamesFit);
 }
 
+const ae::model::HeadScore& ModelView::thresholdedScore() const {
+    return ae::model::headScore(thresholdScore_->currentData().toString().toStdString());
+}
+
 void ModelView::updateHighlight() {
-    const auto score = static_cast<HeadScore>(thresholdScore_->currentData().toInt());
     highlighted_ = thresholdOn_->isChecked()
-                       ? headsAbove(data_.summaries, score, threshold_->value())
+                       ? headsAbove(data_.summaries, thresholdedScore(), threshold_->value())
                        : std::set<std::pair<int, int>>();
     grid_->setHighlighted(highlighted_);
     summaryModel_->setHighlighted(highlighted_);
     summaryFilter_->setOnlyHighlighted(thresholdOn_->isChecked() && onlyAbove_->isChecked());
 }
 
-void ModelView::setThreshold(bool on, HeadScore score, double threshold, bool onlyAbove) {
+void ModelView::setThreshold(bool on, const ae::model::HeadScore& score, double threshold,
+                             bool onlyAbove) {
     const QSignalBlocker blockers[] = {QSignalBlocker(thresholdOn_), QSignalBlocker(threshold_),
                                        QSignalBlocker(thresholdScore_), QSignalBlocker(onlyAbove_)};
     thresholdOn_->setChecked(on);
-    thresholdScore_->setCurrentIndex(thresholdScore_->findData(static_cast<int>(score)));
+    thresholdScore_->setCurrentIndex(thresholdScore_->findData(QString::fromUtf8(score.key)));
     threshold_->setValue(threshold);
     onlyAbove_->setChecked(onlyAbove);
     updateHighlight();

@@ -84,7 +84,8 @@ public:
     void setSharedRange(bool shared);
     // Heads whose `score` is above `threshold` are highlighted in the grid and the table (when
     // on), and with onlyAbove the table lists only them.
-    void setThreshold(bool on, HeadScore score, double threshold, bool onlyAbove = false);
+    void setThreshold(bool on, const ae::model::HeadScore& score, double threshold,
+                      bool onlyAbove = false);
     std::set<std::pair<int, int>> highlightedHeads() const { return highlighted_; }
     QString readout() const;
 
@@ -98,6 +99,8 @@ protected:
 
 private:
     void updateHighlight();
+    // The score the threshold is on.
+    const ae::model::HeadScore& thresholdedScore() const;
     void fitSummaryColumns();
     void updatePositions();
     void updatePredictions();

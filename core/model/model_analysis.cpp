@@ -16,10 +16,6 @@ bool isToken(const std::vector<int>& mask, int i) {
     return mask.empty() || mask[static_cast<size_t>(i)] != 0;
 }
 
-double meanOf(double sum, int count) {
-    return count > 0 ? sum / count : kNaN;
-}
-
 template <typename Scalar>
 void checkHead(const ModelRun<Scalar>& run, int layer, int head, const char* what) {
     const int layers = static_cast<int>(run.layers.size());
@@ -83,48 +79,30 @@ Eigen::MatrixX2d projectOnto(const Eigen::MatrixXd& points, const PrincipalPlane
 
 template <typename Scalar>
 std::vector<HeadSummary> summarizeHeads(const ModelRun<Scalar>& run, int firstLayer) {
-    const int T = static_cast<int>(run.tokens.size());
     const int heads = run.config.heads;
     firstLayer = std::clamp(firstLayer, 0, static_cast<int>(run.layers.size()));
     const int count = (static_cast<int>(run.layers.size()) - firstLayer) * heads;
+    const std::vector<HeadScore>& scores = headScores();
     std::vector<HeadSummary> summaries(static_cast<size_t>(count));
     // Heads are independent; at GPT-2 small's 144 heads of 128 tokens (1.2 million logarithms)
     // this is part of every edit's wait.
 #pragma omp parallel for schedule(dynamic)
     for (int n = 0; n < count; ++n) {
         const int layer = firstLayer + n / heads, head = n % heads;
-        const Matrix<Scalar>& w = run.layers[layer].weights[head];
-        double entropy = 0, first = 0, previous = 0, self = 0;
-        int rows = 0, previousRows = 0;
-        for (int i = 0; i < T; ++i) {
-            if (!isToken(run.attentionMask, i)) continue;
-            ++rows;
-            for (int j = 0; j < T; ++j) {
-                const double p = static_cast<double>(w(i, j));
-                if (p > 0) entropy -= p * std::log(p);
-            }
-            first += static_cast<double>(w(i, 0));
-            self += static_cast<double>(w(i, i));
-            if (i >= 1) {
-                previous += static_cast<double>(w(i, i - 1));
-                ++previousRows;
-            }
-        }
-        HeadSummary s;
+        const HeadWeights weights(run.layers[layer].weights[head], run.attentionMask);
+        HeadSummary& s = summaries[static_cast<size_t>(n)];
         s.layer = layer;
         s.head = head;
-        s.entropy = meanOf(entropy, rows);
-        s.firstToken = meanOf(first, rows);
-        s.previousToken = meanOf(previous, previousRows);
-        s.self = meanOf(self, rows);
-        s.induction = kNaN;
-        summaries[static_cast<size_t>(n)] = s;
+        for (const HeadScore& score : scores)
+            s.*score.value = score.needsRepeatedRun ? kNaN : score.measure(weights);
     }
     return summaries;
 }
 
+namespace {
+// Throws unless `run` is a prefix of P tokens and a text of N tokens repeated twice.
 template <typename Scalar>
-std::vector<double> inductionScores(const ModelRun<Scalar>& run, int prefixLength, int period) {
+void checkRepeatedRun(const ModelRun<Scalar>& run, int prefixLength, int period) {
     const long long T = static_cast<long long>(run.tokens.size());
     if (prefixLength < 0 || period < 1 || prefixLength + 2LL * period != T) {
         throw ModelError("induction score: a run of " + std::to_string(T) +
@@ -140,22 +118,34 @@ std::vector<double> inductionScores(const ModelRun<Scalar>& run, int prefixLengt
                              ")");
         }
     }
+}
+}  // namespace
+
+template <typename Scalar>
+std::vector<double> inductionScores(const ModelRun<Scalar>& run, int prefixLength, int period) {
+    checkRepeatedRun(run, prefixLength, period);
+    const HeadScore& induction = headScore("induction");
     std::vector<double> scores;
     scores.reserve(run.layers.size() * static_cast<size_t>(run.config.heads));
     for (const LayerRecord<Scalar>& record : run.layers) {
         for (int head = 0; head < run.config.heads; ++head) {
-            const Matrix<Scalar>& w = record.weights[head];
-            double sum = 0;
-            int rows = 0;
-            for (int i = 0; i < N; ++i) {
-                if (!isToken(run.attentionMask, P + N + i)) continue;
-                sum += static_cast<double>(w(P + N + i, P + i + 1));
-                ++rows;
-            }
-            scores.push_back(meanOf(sum, rows));
+            scores.push_back(induction.measure(
+                HeadWeights(record.weights[head], run.attentionMask, {prefixLength, period})));
         }
     }
     return scores;
+}
+
+template <typename Scalar>
+void addRepeatedRunScores(std::vector<HeadSummary>& summaries, const ModelRun<Scalar>& run,
+                          int prefixLength, int period) {
+    checkRepeatedRun(run, prefixLength, period);
+    for (HeadSummary& s : summaries) {
+        const HeadWeights weights(run.layers.at(static_cast<size_t>(s.layer)).weights.at(s.head),
+                                  run.attentionMask, {prefixLength, period});
+        for (const HeadScore& score : headScores())
+            if (score.needsRepeatedRun) s.*score.value = score.measure(weights);
+    }
 }
 
 template <typename Scalar>
@@ -286,6 +276,8 @@ QkProjection projectQueriesAndKeys(const ModelRun<Scalar>& run, int layer, int h
 #define AE_MODEL_ANALYSIS(Scalar)                                                                  \
     template std::vector<HeadSummary> summarizeHeads<Scalar>(const ModelRun<Scalar>&, int);        \
     template std::vector<double> inductionScores<Scalar>(const ModelRun<Scalar>&, int, int);       \
+    template void addRepeatedRunScores<Scalar>(std::vector<HeadSummary>&, const ModelRun<Scalar>&, \
+                                               int, int);                                          \
     template std::vector<Eigen::MatrixXd> attentionRollout<Scalar>(const ModelRun<Scalar>&);       \
     template std::vector<Prediction> topPredictions<Scalar>(const ModelRun<Scalar>&, int, int);    \
     template std::vector<Prediction> topPredictions<Scalar>(const Model&, const ModelRun<Scalar>&, \

@@ -12,26 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "core/model/head_scores.h"
 #include "core/model/model.h"
 
 namespace ae::model {
-
-// One head's behaviour on the current text. Every score is a mean over the query rows it is
-// defined for (named below; padded rows never count), so heads of different layers compare. A
-// score no row defines (previousToken on one token) is NaN, for the caller to show as "n/a".
-struct HeadSummary {
-    int layer = 0;
-    int head = 0;
-    double entropy = 0;  // mean over rows of −Σ_j w_ij·ln w_ij (nats; 0·ln 0 = 0, so the keys a
-                         // row cannot see add nothing): 0 for a one-hot row, ln n for n equal keys
-    double firstToken = 0;     // mean over rows of the weight on key 0 (BOS for decoders)
-    double previousToken = 0;  // mean over rows i ≥ 1 of the weight on key i − 1
-    double self = 0;           // mean over rows of the weight on key i (the diagonal)
-    // TransformerLens's induction score, on a text repeated twice (tokens t, then t again, after
-    // an optional prefix such as BOS): the mean over the second copy's rows of the weight from
-    // the copy of token i to the token after i's first occurrence. NaN until measured.
-    double induction = 0;
-};
 
 // Whether the induction scores a list of summaries carries belong to the run it summarizes.
 // Induction needs a second run, on the text repeated twice, which comes after the first and
@@ -43,10 +27,10 @@ enum class InductionState {
     Stale,         // a what-if's: the model's own scores, not measured on the what-if
 };
 
-// entropy, firstToken, previousToken and self of every head of `run` in layers firstLayer..,
-// layer by layer ((layers − firstLayer)·heads entries, entry (l − firstLayer)·heads + h is layer
-// l's head h); induction is left NaN. A what-if from layer l leaves the earlier layers' heads as
-// they were: their summaries need not be computed again.
+// The scores of headScores() of every head of `run` in layers firstLayer.., layer by layer
+// ((layers − firstLayer)·heads entries, entry (l − firstLayer)·heads + h is layer l's head h);
+// a score that needs a repeated run (induction) is left NaN. A what-if from layer l leaves the
+// earlier layers' heads as they were: their summaries need not be computed again.
 template <typename Scalar>
 std::vector<HeadSummary> summarizeHeads(const ModelRun<Scalar>& run, int firstLayer = 0);
 
@@ -62,6 +46,13 @@ std::vector<HeadSummary> summarizeHeads(const ModelRun<Scalar>& run, int firstLa
 template <typename Scalar>
 std::vector<double> inductionScores(const ModelRun<Scalar>& repeatedRun, int prefixLength,
                                     int period);
+
+// Every score of headScores() that needs a repeated run, measured on `repeatedRun` (a run of
+// prefix + repeated + repeated, as for inductionScores, which throws as this does) into each
+// summary of `summaries` (summarizeHeads's of the same model, any first layer) for its head.
+template <typename Scalar>
+void addRepeatedRunScores(std::vector<HeadSummary>& summaries, const ModelRun<Scalar>& repeatedRun,
+                          int prefixLength, int period);
 
 // Abnar & Zuidema (2020): per layer, Â_l = the mean of the heads' weights plus the identity (the
 // residual), rows renormalised to 1; rollout(l) = Â_l · … · Â_0. Returns one T x T matrix per

@@ -295,22 +295,22 @@ private slots:
         const auto all = summaries(3, 4);
         model.setSummaries(all);
         QCOMPARE(filter.rowCount(), 12);
-        filter.sort(HeadSummaryModel::PreviousTokenColumn, Qt::DescendingOrder);
+        filter.sort(HeadSummaryModel::scoreColumn("previous_token"), Qt::DescendingOrder);
         QCOMPARE(filter.index(0, HeadSummaryModel::LayerColumn).data().toInt(), 2);
         QCOMPARE(filter.index(0, HeadSummaryModel::HeadColumn).data().toInt(), 3);
-        QCOMPARE(filter.index(0, HeadSummaryModel::PreviousTokenColumn).data().toString(),
+        QCOMPARE(filter.index(0, HeadSummaryModel::scoreColumn("previous_token")).data().toString(),
                  QString("0.260"));
         // Unmeasured induction sorts below every measured one and shows a dash.
-        filter.sort(HeadSummaryModel::InductionColumn, Qt::DescendingOrder);
-        QCOMPARE(filter.index(0, HeadSummaryModel::InductionColumn).data().toString(),
+        filter.sort(HeadSummaryModel::scoreColumn("induction"), Qt::DescendingOrder);
+        QCOMPARE(filter.index(0, HeadSummaryModel::scoreColumn("induction")).data().toString(),
                  QString("0.900"));
-        QCOMPARE(filter.index(1, HeadSummaryModel::InductionColumn).data().toString(),
+        QCOMPARE(filter.index(1, HeadSummaryModel::scoreColumn("induction")).data().toString(),
                  QString("–"));
 
-        const auto above = headsAbove(all, HeadScore::PreviousToken, 0.15);
+        const auto above = headsAbove(all, model::headScore("previous_token"), 0.15);
         // Layer 2 (0.2 .. 0.26); layer 1 tops out at 0.16 with H3.
         QCOMPARE(above, (std::set<std::pair<int, int>>{{1, 3}, {2, 0}, {2, 1}, {2, 2}, {2, 3}}));
-        QVERIFY(headsAbove(all, HeadScore::Induction, 0.5) ==
+        QVERIFY(headsAbove(all, model::headScore("induction"), 0.5) ==
                 (std::set<std::pair<int, int>>{{1, 2}}));
         model.setHighlighted(above);
         filter.setOnlyHighlighted(true);
@@ -322,7 +322,7 @@ private slots:
         filter.setOnlyHighlighted(false);
         QCOMPARE(filter.rowCount(), 12);
         // New scores for the same heads (a what-if) re-sort the rows in place.
-        filter.sort(HeadSummaryModel::PreviousTokenColumn, Qt::DescendingOrder);
+        filter.sort(HeadSummaryModel::scoreColumn("previous_token"), Qt::DescendingOrder);
         auto changed = all;
         changed[0].previousToken = 0.9;  // L0 H0 goes to the top
         QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
@@ -330,7 +330,7 @@ private slots:
         QCOMPARE(reset.size(), 0);
         QCOMPARE(filter.index(0, HeadSummaryModel::LayerColumn).data().toInt(), 0);
         QCOMPARE(filter.index(0, HeadSummaryModel::HeadColumn).data().toInt(), 0);
-        QCOMPARE(filter.index(0, HeadSummaryModel::PreviousTokenColumn).data().toString(),
+        QCOMPARE(filter.index(0, HeadSummaryModel::scoreColumn("previous_token")).data().toString(),
                  QString("0.900"));
     }
 };

@@ -87,13 +87,14 @@ private slots:
             scores.push_back(s.previousToken);
         std::sort(scores.begin(), scores.end());
         const double threshold = (scores[3] + scores[4]) / 2;
-        view.setThreshold(true, HeadScore::PreviousToken, threshold, true);
-        const auto expected = headsAbove(l.data.summaries, HeadScore::PreviousToken, threshold);
+        view.setThreshold(true, model::headScore("previous_token"), threshold, true);
+        const auto expected =
+            headsAbove(l.data.summaries, model::headScore("previous_token"), threshold);
         QCOMPARE(expected.size(), size_t(4));
         QCOMPARE(view.highlightedHeads(), expected);
         QCOMPARE(view.summaryFilter()->rowCount(), 4);
         QCOMPARE(view.grid()->highlighted(), expected);
-        view.setThreshold(false, HeadScore::PreviousToken, threshold);
+        view.setThreshold(false, model::headScore("previous_token"), threshold);
         // The grid's head and the table's row follow each other.
         view.grid()->setCurrentHead({1, 2});
         const QModelIndex current = view.summaryTable()->currentIndex();
@@ -114,7 +115,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.setData(l.data);
         QTableView* table = view.summaryTable();
-        table->sortByColumn(HeadSummaryModel::EntropyColumn, Qt::AscendingOrder);
+        table->sortByColumn(HeadSummaryModel::scoreColumn("entropy"), Qt::AscendingOrder);
         QSignalSpy activated(&view, &ModelView::headActivated);
         const QModelIndex first = table->model()->index(0, 0);
         const int layer = table->model()->index(0, HeadSummaryModel::LayerColumn).data().toInt();
@@ -230,7 +231,9 @@ private slots:
         ModelView view;
         using ae::model::InductionState;
         const auto cell = [&](int role) {
-            return view.summaryModel()->index(0, HeadSummaryModel::InductionColumn).data(role);
+            return view.summaryModel()
+                ->index(0, HeadSummaryModel::scoreColumn("induction"))
+                .data(role);
         };
         l.data.induction = InductionState::Measured;
         view.setData(l.data);

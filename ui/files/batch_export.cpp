@@ -8,6 +8,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/model/head_scores.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
 #include "io/formats/result_export.h"
@@ -126,11 +127,15 @@ QStringList exportEveryModelHead(const ModelViewData& data, const QString& folde
     QByteArray csv;
     {
         QTextStream out(&csv);
-        out << "layer,head,entropy,first_token,previous_token,self,induction\n";
+        out << "layer,head";
+        for (const ae::model::HeadScore& score : ae::model::headScores())
+            out << ',' << score.key;
+        out << '\n';
         for (const ae::model::HeadSummary& s : summaries) {
-            out << s.layer << ',' << s.head << ',' << csvNumber(s.entropy) << ','
-                << csvNumber(s.firstToken) << ',' << csvNumber(s.previousToken) << ','
-                << csvNumber(s.self) << ',' << csvNumber(s.induction) << '\n';
+            out << s.layer << ',' << s.head;
+            for (const ae::model::HeadScore& score : ae::model::headScores())
+                out << ',' << csvNumber(s.*score.value);
+            out << '\n';
         }
     }
     const QString csvFile = into.filePath(base + QStringLiteral("-heads.csv"));

@@ -28,8 +28,9 @@ QStringList exportEveryHead(AttentionDocument* document, const GridView& view,
 
 // A whole model's run (data.run) as files in `folder`: `<base>-L03-H07.<ext>` for every head (its
 // weight map, drawn as the window draws a head, titled "layer 3, head 7"; two digits, three from
-// 100 layers or heads on), `<base>-heads.csv` (layer, head, entropy, first_token,
-// previous_token, self, induction; induction empty until measured) and the model view's parts:
+// 100 layers or heads on), `<base>-heads.csv` (layer, head and the scores of
+// core/model/head_scores.h by key: entropy, first_token, previous_token, self, induction;
+// induction empty until measured) and the model view's parts:
 // `<base>-grid`, `<base>-rollout` and `<base>-qk` (the open head's query-key map) at `viewSize`.
 // Every file is written atomically. Returns the files written; throws io::WriteError,
 // std::invalid_argument for data without a run.

@@ -10,9 +10,7 @@ std::vector<model::HeadSummary> probeSummaries(const model::Model& model,
                                                int probePeriod) {
     const model::ModelRun<double> run = model::runModel<double>(model, probeIds);
     std::vector<model::HeadSummary> summaries = model::summarizeHeads(run);
-    const std::vector<double> induction = model::inductionScores(run, 0, probePeriod);
-    for (std::size_t i = 0; i < summaries.size(); ++i)
-        summaries[i].induction = induction[i];
+    model::addRepeatedRunScores(summaries, run, 0, probePeriod);
     return summaries;
 }
 

@@ -26,8 +26,8 @@ struct ModelTrainingSnapshot : TrainingProgress {
     int probePeriod = 0;              // N
     // runModel<float> on probeIds, every position's logits kept (for the model view).
     std::shared_ptr<const model::ModelRun<float>> run;
-    // summarizeHeads of runModel<double> on probeIds, with induction from inductionScores(run,
-    // 0, probePeriod): layers·heads entries, layer by layer.
+    // summarizeHeads of runModel<double> on probeIds, with induction (addRepeatedRunScores(run,
+    // 0, probePeriod)): layers·heads entries, layer by layer.
     std::vector<model::HeadSummary> summaries;
 };
 

@@ -52,8 +52,8 @@ void TestModelWindowFit::aModelOpenFitsA1024PixelScreen() {
     QTableView* table = window_->modelView()->summaryTable();
     QVERIFY(!table->wordWrap());
     const int needed = table->fontMetrics().horizontalAdvance(QStringLiteral("0.000")) + 6;
-    for (int column = HeadSummaryModel::EntropyColumn; column <= HeadSummaryModel::InductionColumn;
-         ++column) {
+    for (int column = HeadSummaryModel::FirstScoreColumn;
+         column <= HeadSummaryModel::lastScoreColumn(); ++column) {
         QVERIFY2(table->columnWidth(column) >= needed,
                  qPrintable(QStringLiteral("column %1: %2 px, %3 needed")
                                 .arg(column)
@@ -65,8 +65,8 @@ void TestModelWindowFit::aModelOpenFitsA1024PixelScreen() {
     const auto headersFit = [table] {
         const QHeaderView* header = table->horizontalHeader();
         const QFontMetrics metrics(header->font());
-        for (int column = HeadSummaryModel::EntropyColumn;
-             column <= HeadSummaryModel::InductionColumn; ++column) {
+        for (int column = HeadSummaryModel::FirstScoreColumn;
+             column <= HeadSummaryModel::lastScoreColumn(); ++column) {
             const QString text =
                 table->model()->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
             for (const QString& line : text.split(QLatin1Char('\n'))) {
@@ -78,14 +78,14 @@ void TestModelWindowFit::aModelOpenFitsA1024PixelScreen() {
     const auto header = [table](int column) {
         return table->model()->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
     };
-    QVERIFY2(headersFit(), qPrintable(header(HeadSummaryModel::PreviousTokenColumn)));
+    QVERIFY2(headersFit(), qPrintable(header(HeadSummaryModel::scoreColumn("previous_token"))));
     // Every score is read whole, in presentation mode too (its larger text read "0.…" here):
     // with fewer decimals, or in columns as wide as their numbers with the table scrolling.
     const auto scoresFit = [table]() -> QString {
         const QFontMetrics metrics(table->font());
         for (int row = 0; row < table->model()->rowCount(); ++row) {
-            for (int column = HeadSummaryModel::EntropyColumn;
-                 column <= HeadSummaryModel::InductionColumn; ++column) {
+            for (int column = HeadSummaryModel::FirstScoreColumn;
+                 column <= HeadSummaryModel::lastScoreColumn(); ++column) {
                 const QString text = table->model()->index(row, column).data().toString();
                 if (metrics.horizontalAdvance(text) + 4 > table->columnWidth(column))
                     return QStringLiteral("row %1, column %2: \"%3\" in %4 px")
@@ -107,7 +107,8 @@ void TestModelWindowFit::aModelOpenFitsA1024PixelScreen() {
     settle();
     window_->resize(1900, 900);
     settle();
-    QCOMPARE(header(HeadSummaryModel::PreviousTokenColumn), QStringLiteral("Previous\ntoken"));
+    QCOMPARE(header(HeadSummaryModel::scoreColumn("previous_token")),
+             QStringLiteral("Previous\ntoken"));
     QVERIFY(headersFit());
 }
 
