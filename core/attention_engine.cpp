@@ -114,6 +114,7 @@ void AttentionEngine<Scalar>::setMask(const Mask& mask) {
 template <typename Scalar>
 void AttentionEngine<Scalar>::setMaskFill(double fill) {
     scene_.maskFill = fill;
+    refreshMask();
     invalidateFrom(WorkFrom::Softmax);
 }
 
@@ -212,40 +213,30 @@ void AttentionEngine<Scalar>::convertWeights() {
 }
 
 template <typename Scalar>
-void AttentionEngine<Scalar>::transformHeads(Matrix& m, int headCount, const Vector& normWeight,
-                                             Eigen::Index firstRow, Eigen::Index rows) const {
-    const int dh = dHead();
+void AttentionEngine<Scalar>::transformHeads(Eigen::Ref<Matrix> queries, Eigen::Ref<Matrix> keys,
+                                             Eigen::Index firstRow) const {
     // Every head turns these rows by the same angles: computed once for all of them.
     const ops::RotaryAngles angles =
-        scene_.rotary ? ops::rotaryAngles(static_cast<int>(firstRow), rows, inverseFrequencies_)
-                      : ops::RotaryAngles{};
-    for (int h = 0; h < headCount; ++h) {
-        auto head = m.block(firstRow, h * dh, rows, dh);  // rows x dHead, a view
-        if (scene_.qkNorm.enabled) ops::rmsNormRows<Scalar>(head, normWeight, scene_.qkNorm.eps);
-        if (scene_.rotary) ops::rotateHalf<Scalar>(head, angles);
+        scene_.rotary
+            ? ops::rotaryAngles(static_cast<int>(firstRow), std::max(queries.rows(), keys.rows()),
+                                inverseFrequencies_)
+            : ops::RotaryAngles{};
+    attention::HeadTransform<Scalar> transform;
+    transform.headDim = dHead();
+    if (scene_.qkNorm.enabled) {
+        transform.norm = attention::QkNormSpan::PerHead;
+        transform.queryNormWeight = queryNormWeight_.data();
+        transform.keyNormWeight = keyNormWeight_.data();
+        transform.normEps = scene_.qkNorm.eps;
     }
+    if (scene_.rotary) transform.angles = &angles;
+    attention::transformHeads<Scalar>(queries, keys, transform);
 }
 
 template <typename Scalar>
 void AttentionEngine<Scalar>::refreshMask() {
-    allowed_ = allowedMatrix(scene_.mask, scene_.queryCount(), scene_.keyCount());
-    everyKeyVisible_ = allowed_.all();
-    fullyMaskedRows_.clear();
-    rowSeesAKey_.assign(static_cast<size_t>(allowed_.rows()), true);
-    for (int i = 0; i < allowed_.rows(); ++i) {
-        if (!allowed_.row(i).any()) {
-            fullyMaskedRows_.push_back(i);
-            rowSeesAKey_[static_cast<size_t>(i)] = false;
-        }
-    }
-    // The mask as numbers, so the softmax runs on SIMD lanes: a bool select falls back to
-    // scalar code (and scalar expf).
-    visibleAsOne_ = allowed_.template cast<Scalar>().matrix();
-    hiddenAsMinusInfinity_ = allowed_
-                                 .select(Array::Zero(allowed_.rows(), allowed_.cols()),
-                                         Array::Constant(allowed_.rows(), allowed_.cols(),
-                                                         -std::numeric_limits<Scalar>::infinity()))
-                                 .matrix();
+    mask_ = attention::SoftmaxMask<Scalar>(scene_.mask, scene_.maskFill, scene_.queryCount(),
+                                           scene_.keyCount());
 }
 
 template <typename Scalar>
@@ -343,8 +334,7 @@ void AttentionEngine<Scalar>::projectAll() {
     // Q's and K's heads normalised and rotated, after the projections were checked.
     const auto transformAll = [this] {
         if (!transformsHeads()) return;
-        transformHeads(q_, scene_.heads, queryNormWeight_, 0, q_.rows());
-        if (ownKeys()) transformHeads(k_, scene_.keyValueHeads(), keyNormWeight_, 0, k_.rows());
+        transformHeads(q_, k_, 0);  // K is empty when the keys are the queries
     };
     if (scene_.projections.mode == ProjectionMode::Identity) {
         q_ = x_;
@@ -401,27 +391,23 @@ void AttentionEngine<Scalar>::updateEditedRows() {
     // New weights are due (a full projection pass follows): only X's rows are brought up to date.
     const bool projectRows = dirtyFrom_ > WorkFrom::Projections;
     const bool transform = transformsHeads();
-    const int kvHeads = scene_.keyValueHeads();
     for (int i : editedQueryRows_) {
         x_.row(i) =
             prepareInputs(scene_, scene_.embeddings.middleRows(i, 1), i).template cast<Scalar>();
         if (!projectRows) continue;
         projectRow(q_, i, x_, wq_, bq_);
-        if (transform) transformHeads(q_, scene_.heads, queryNormWeight_, i, 1);
-        if (!scene_.hasSource) {
-            if (ownKeys()) {
-                projectRow(k_, i, x_, separate ? wk_ : wq_, separate ? bk_ : bq_);
-                if (transform) transformHeads(k_, kvHeads, keyNormWeight_, i, 1);
-            }
-            projectRow(v_, i, x_, wv_, bv_);
-        }
+        const bool keyRow = !scene_.hasSource && ownKeys();
+        if (keyRow) projectRow(k_, i, x_, separate ? wk_ : wq_, separate ? bk_ : bq_);
+        if (!scene_.hasSource) projectRow(v_, i, x_, wv_, bv_);
+        if (transform)
+            transformHeads(q_.middleRows(i, 1), k_.middleRows(keyRow ? i : 0, keyRow ? 1 : 0), i);
     }
     for (int j : editedSourceRows_) {
         xSource_.row(j) = prepareInputs(scene_, scene_.sourceEmbeddings.middleRows(j, 1), j)
                               .template cast<Scalar>();
         if (!projectRows) continue;
         projectRow(k_, j, xSource_, separate ? wk_ : wq_, separate ? bk_ : bq_);
-        if (transform) transformHeads(k_, kvHeads, keyNormWeight_, j, 1);
+        if (transform) transformHeads(q_.topRows(0), k_.middleRows(j, 1), j);
         projectRow(v_, j, xSource_, wv_, bv_);
     }
     // The edited rows only: the others were checked when they were computed. On a refusal the
@@ -462,67 +448,43 @@ void AttentionEngine<Scalar>::computeHeads(WorkFrom from, const ComputeControl& 
     const double headFlops =
         (pendingFlops() - estimatedComputeFlops(scene_, WorkFrom::Output)) / heads;
     std::atomic<int> headsDone{0};
-    bool cancelled = false;
-    // Never shrink: a head count that goes down and up again reuses the same buffers.
-    if (static_cast<int>(scores_.size()) < heads) {
-        scores_.resize(heads);
-        scaled_.resize(heads);
-        weights_.resize(heads);
-    }
+    std::atomic<bool> cancelled{false};
     if (from <= WorkFrom::Scores) ++counters_.scorePasses;
     if (from <= WorkFrom::Scaling) ++counters_.scalePasses;
     if (from <= WorkFrom::Softmax) ++counters_.softmaxPasses;
-    concat_.resize(scene_.queryCount(), dProj_);
-    const int dh = dHead();
-    const Scalar divisor = static_cast<Scalar>(divisor_);
-    bool overflow = false, contextOverflow = false;
-    // Heads are independent: one thread per head, and Eigen's products inside run single-threaded
-    // (Eigen does not nest its own OpenMP inside a parallel region). Per head, the row-wise stages
-    // run row by row so a row stays in cache from scaling to softmax.
-    // A cancelled loop skips the heads not yet started (OpenMP cannot break out of a loop).
-#pragma omp parallel for schedule(dynamic, 1) reduction(|| : overflow, contextOverflow, cancelled)
-    for (int h = 0; h < heads; ++h) {
+    // Heads run in parallel, one thread per head, and Eigen's products inside run single-threaded
+    // (Eigen does not nest its own OpenMP inside a parallel region). The buffers are kept and
+    // never shrink: a head count that goes down and up again reuses them.
+    attention::HeadOptions<Scalar> options;
+    options.scale = attention::ScoreScale::dividedBy(divisor_);
+    options.mask = &mask_;
+    options.from = from <= WorkFrom::Scores    ? attention::AttendFrom::Scores
+                   : from <= WorkFrom::Scaling ? attention::AttendFrom::Scaled
+                   : from <= WorkFrom::Softmax ? attention::AttendFrom::Weights
+                                               : attention::AttendFrom::Context;
+    options.checkFinite = true;
+    // A cancelled compute skips the heads not yet started (OpenMP cannot break out of a loop).
+    options.beginHead = [&](int) {
         if (control.cancel && control.cancel->load(std::memory_order_relaxed)) {
-            cancelled = true;
-            continue;
+            cancelled.store(true);
+            return false;
         }
         if (control.progress)
             control.progress((done + headsDone.load() * headFlops) / total, "heads");
-        Matrix& scores = scores_[h];
-        Matrix& scaled = scaled_[h];
-        Matrix& weights = weights_[h];
-        if (from <= WorkFrom::Scores)
-            scores.noalias() = headQuery(h) * headKey(h).transpose();  // (Lq,dHead)·(dHead,Lk)
-        if (from <= WorkFrom::Softmax) {
-            scaled.resize(scores.rows(), scores.cols());
-            weights.resize(scores.rows(), scores.cols());
-            for (Eigen::Index i = 0; i < scores.rows(); ++i) {
-                if (from <= WorkFrom::Scaling) {
-                    scaled.row(i) = scores.row(i) / divisor;
-                    if (!allFiniteFast(scaled.row(i))) overflow = true;
-                }
-                ops::maskedSoftmaxRow<Scalar>(
-                    scaled.row(i), weights.row(i),
-                    {everyKeyVisible_, rowSeesAKey_[static_cast<size_t>(i)], visibleAsOne_.row(i),
-                     hiddenAsMinusInfinity_.row(i)},
-                    scene_.maskFill);
-            }
-        }
-        if (from <= WorkFrom::Context && !overflow) {
-            auto context = concat_.middleCols(h * dh, dh);
-            context.noalias() = weights * headValue(h);  // (Lq,Lk)·(Lk,dHead)
-            // Checked while this head's block is in cache. Finite weights times a value that
-            // overflowed (a huge W_V) would pass on inf or NaN silently.
-            if (!allFiniteFast(context)) contextOverflow = true;
-        }
-        ++headsDone;
-    }
-    if (cancelled) throw ComputeCancelled();
-    if (overflow) throw SceneError("scores", "overflow (values too large to represent)");
-    if (contextOverflow) throw SceneError("context", "overflow (values too large to represent)");
+        return true;
+    };
+    options.endHead = [&](int) { ++headsDone; };
+    const attention::AttendResult result =
+        attention::attendHeads<Scalar>({q_, key(), v_, heads, scene_.keyValueHeads(), dHead()},
+                                       {&scores_, &scaled_, &weights_, &concat_}, options);
+    if (cancelled.load()) throw ComputeCancelled();
+    if (result.logitsOverflow)
+        throw SceneError("scores", "overflow (values too large to represent)");
+    if (result.contextOverflow)
+        throw SceneError("context", "overflow (values too large to represent)");
     // Switched-off heads, after every context is known (a mean needs the whole head).
     for (int h : scene_.ablation.heads)
-        ops::ablateContextColumns<Scalar>(concat_, h, dh, scene_.ablation.byMean);
+        ops::ablateContextColumns<Scalar>(concat_, h, dHead(), scene_.ablation.byMean);
 }
 
 template <typename Scalar>
@@ -573,10 +535,11 @@ double AttentionEngine<Scalar>::heldBytes() const {
                      n(scene_.qkNorm.queryWeight) + n(scene_.qkNorm.keyWeight);
     double scalars = n(wq_) + n(wk_) + n(wv_) + n(wo_) + n(bq_) + n(bk_) + n(bv_) + n(bo_) +
                      n(queryNormWeight_) + n(keyNormWeight_) + n(x_) + n(xSource_) + n(q_) + n(k_) +
-                     n(v_) + n(concat_) + n(output_) + n(visibleAsOne_) + n(hiddenAsMinusInfinity_);
+                     n(v_) + n(concat_) + n(output_) + n(mask_.visibleAsOne()) +
+                     n(mask_.hiddenAsMinusInfinity());
     for (int h = 0; h < scene_.heads; ++h)
         scalars += n(scores_[h]) + n(scaled_[h]) + n(weights_[h]);
-    const double bools = n(allowed_) + (scene_.mask.allowed ? n(*scene_.mask.allowed) : 0.0);
+    const double bools = n(mask_.visible()) + (scene_.mask.allowed ? n(*scene_.mask.allowed) : 0.0);
     return doubles * sizeof(double) + scalars * sizeof(Scalar) + bools * sizeof(bool);
 }
 

@@ -33,6 +33,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/attention_kernel.h"
 #include "core/scene.h"
 #include "core/scene_error.h"
 #include "core/stages.h"
@@ -153,8 +154,8 @@ public:
     int heads() const { return scene_.heads; }
     int dHead() const { return dProj_ / scene_.heads; }
     double divisor() const { return divisor_; }
-    const BoolMatrix& allowed() const { return allowed_; }  // Lq x Lk
-    const std::vector<int>& fullyMaskedRows() const { return fullyMaskedRows_; }
+    const BoolMatrix& allowed() const { return mask_.visible(); }  // Lq x Lk
+    const std::vector<int>& fullyMaskedRows() const { return mask_.fullyMaskedRows(); }
     const Matrix& x() const { return x_; }                                      // Lq x dModel
     const Matrix& xSource() const { return scene_.hasSource ? xSource_ : x_; }  // Lk x dModel
     const Matrix& query() const { return q_; }                                  // Lq x dProj
@@ -190,10 +191,10 @@ private:
     bool separateKeys() const { return scene_.projections.mode == ProjectionMode::Separate; }
     // K is a matrix of its own (not Q itself): with a source, separate weights, or a key norm.
     bool ownKeys() const { return scene_.hasSource || separateKeys() || scene_.qkNorm.enabled; }
-    // The q/k norm and the rotation of `rows` rows from `firstRow` of Q (or K), head by head:
-    // `m` holds `headCount` heads of dHead columns; `normWeight` is dHead values.
-    void transformHeads(Matrix& m, int headCount, const Vector& normWeight, Eigen::Index firstRow,
-                        Eigen::Index rows) const;
+    // The q/k norm and the rotation of rows of Q and of K that start at position firstRow (the
+    // same rows of both, or none of either: 0 rows), head by head.
+    void transformHeads(Eigen::Ref<Matrix> queries, Eigen::Ref<Matrix> keys,
+                        Eigen::Index firstRow) const;
     bool transformsHeads() const { return scene_.qkNorm.enabled || scene_.rotary.has_value(); }
     void refreshFrequencies();
     // A change marks the earliest stage it invalidates.
@@ -215,13 +216,7 @@ private:
 
     int dProj_ = 0;
     double divisor_ = 1.0;
-    BoolMatrix allowed_;
-    bool everyKeyVisible_ = true;
-    std::vector<int> fullyMaskedRows_;
-    std::vector<bool> rowSeesAKey_;
-    // The mask as numbers for ops::maskedSoftmaxRow.
-    Matrix visibleAsOne_;           // Lq x Lk: 1 where visible, 0 where hidden
-    Matrix hiddenAsMinusInfinity_;  // Lq x Lk: 0 where visible, -inf where hidden
+    attention::SoftmaxMask<Scalar> mask_;  // the scene's mask and fill, Lq x Lk, whole rows
 
     Matrix wq_, wk_, wv_, wo_;
     Vector bq_, bk_, bv_, bo_;

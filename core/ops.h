@@ -8,7 +8,9 @@
 //
 // Sections follow the pipeline: positions, norms, the masked softmax. A whole model's operations
 // sit next to their relatives: RMS norm beside layer norm, rotary positions beside the sinusoidal
-// ones. Each op has a test against a hand computation in tests/core/engine/test_ops.cpp.
+// ones. Each op has a test against a hand computation in tests/core/engine/test_ops.cpp. The
+// attention head built from them (scores to context, the q/k norm and rotation) is
+// core/attention_kernel.h's, shared by every caller.
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -285,8 +287,9 @@ void ablateContextColumns(Eigen::Ref<RowMajorMatrix<Scalar>> context, int head,
 // ---- Masked softmax ----
 
 // Which keys one query row may see, as numbers so the softmax runs on SIMD lanes: a bool select
-// falls back to scalar code (and scalar expf). The rows are views (of the engine's Lq x Lk arrays,
-// or of a row the trainer builds); neither is read when every key of the matrix is visible.
+// falls back to scalar code (and scalar expf). The rows are views (of attention::SoftmaxMask's
+// Lq x Lk arrays, core/attention_kernel.h); neither is read when every key of the matrix is
+// visible.
 template <typename Scalar>
 struct SoftmaxMaskRow {
     bool everyKeyVisible;  // no key hidden from any row: the plain softmax

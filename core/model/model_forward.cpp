@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/attention_kernel.h"
 #include "core/model/model.h"
 #include "core/parallel_product.h"
 
@@ -168,39 +169,30 @@ void attend(const Config& c, double scale, const Visibility& visibility, LayerRe
             Matrix<Scalar>& context, Eigen::Index firstRow = 0,
             const LayerRecord<Scalar>* previous = nullptr) {
     const Eigen::Index T = layer.query.rows(), hd = c.headDim, count = T - firstRow;
-    context.resize(count, c.heads * hd);
     layer.scores.assign(static_cast<std::size_t>(c.heads), Matrix<Scalar>());
     layer.weights.assign(static_cast<std::size_t>(c.heads), Matrix<Scalar>());
-    // With padding, every row gets the mask's two numeric forms (ops::SoftmaxMaskRow); without,
-    // a decoder's row i is the plain softmax of its first i + 1 keys.
-    const bool padded = !visibility.mask.empty();
-    Matrix<Scalar> visibleAsOne, hiddenAsMinusInfinity;
-    if (padded) {
-        visibleAsOne.resize(T, T);
-        hiddenAsMinusInfinity.resize(T, T);
-        for (Eigen::Index i = 0; i < T; ++i) {
-            for (Eigen::Index j = 0; j < T; ++j) {
-                const bool seen = visibility.mask[static_cast<std::size_t>(j)] != 0 &&
-                                  (!visibility.causal || j <= i);
-                visibleAsOne(i, j) = seen ? Scalar(1) : Scalar(0);
-                hiddenAsMinusInfinity(i, j) =
-                    seen ? Scalar(0) : -std::numeric_limits<Scalar>::infinity();
-            }
-        }
-    }
-    const ops::RowVector<Scalar> none;
-    const int threads = static_cast<double>(count) * T * hd * c.heads > 2e5 ? threadCount() : 1;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (int h = 0; h < c.heads; ++h) {
-        const int kv = c.kvHeadOf(h);
-        const auto q = layer.query.middleCols(h * hd, hd);
-        const auto k = layer.key.middleCols(kv * hd, hd);
-        const auto v = layer.value.middleCols(kv * hd, hd);
-        Matrix<Scalar>& scores = layer.scores[static_cast<std::size_t>(h)];
-        Matrix<Scalar>& weights = layer.weights[static_cast<std::size_t>(h)];
-        scores.resize(T, T);
-        weights.resize(T, T);
-        if (firstRow > 0) {
+    // Without padding, a decoder's row i is the plain softmax of its first i + 1 keys.
+    Mask mask;
+    mask.causal = visibility.causal;
+    for (int attended : visibility.mask)
+        mask.padding.push_back(attended == 0);
+    const attention::SoftmaxMask<Scalar> softmaxMask(
+        mask, -std::numeric_limits<double>::infinity(), static_cast<int>(T), static_cast<int>(T),
+        attention::SoftmaxMask<Scalar>::Rows::VisiblePrefix);
+    attention::HeadOptions<Scalar> options;
+    options.scale = attention::ScoreScale::times(scale);
+    options.mask = &softmaxMask;
+    options.firstRow = firstRow;
+    options.threads = static_cast<double>(count) * T * hd * c.heads > 2e5 ? threadCount() : 1;
+    if (firstRow > 0) {
+        // The first firstRow rows as `previous` had them, with their scores against the new keys.
+        options.beginHead = [&](int h) {
+            const auto q = layer.query.middleCols(h * hd, hd);
+            const auto k = layer.key.middleCols(c.kvHeadOf(h) * hd, hd);
+            Matrix<Scalar>& scores = layer.scores[static_cast<std::size_t>(h)];
+            Matrix<Scalar>& weights = layer.weights[static_cast<std::size_t>(h)];
+            scores.resize(T, T);
+            weights.resize(T, T);
             const auto& before = previous->scores[static_cast<std::size_t>(h)];
             scores.topLeftCorner(firstRow, firstRow) = before.topLeftCorner(firstRow, firstRow);
             scores.topRightCorner(firstRow, count).noalias() =
@@ -208,27 +200,11 @@ void attend(const Config& c, double scale, const Visibility& visibility, LayerRe
             weights.topLeftCorner(firstRow, firstRow) =
                 previous->weights[static_cast<std::size_t>(h)].topLeftCorner(firstRow, firstRow);
             weights.topRightCorner(firstRow, count).setZero();  // causal: no row sees a later key
-        }
-        scores.bottomRows(count).noalias() = q.bottomRows(count) * k.transpose();
-        ops::RowVector<Scalar> scaled(T);
-        for (Eigen::Index i = firstRow; i < T; ++i) {
-            if (padded) {
-                scaled = scores.row(i) * static_cast<Scalar>(scale);
-                const ops::SoftmaxMaskRow<Scalar> mask{false, true, visibleAsOne.row(i),
-                                                       hiddenAsMinusInfinity.row(i)};
-                ops::maskedSoftmaxRow<Scalar>(scaled, weights.row(i), mask,
-                                              -std::numeric_limits<double>::infinity());
-            } else {
-                const Eigen::Index seen = visibility.causal ? i + 1 : T;
-                scaled.head(seen) = scores.row(i).head(seen) * static_cast<Scalar>(scale);
-                const ops::SoftmaxMaskRow<Scalar> all{true, true, none, none};
-                ops::maskedSoftmaxRow<Scalar>(scaled.head(seen), weights.row(i).head(seen), all,
-                                              0.0);
-                weights.row(i).tail(T - seen).setZero();
-            }
-        }
-        context.middleCols(h * hd, hd).noalias() = weights.bottomRows(count) * v;
+            return true;
+        };
     }
+    attention::attendHeads<Scalar>({layer.query, layer.key, layer.value, c.heads, c.kvHeads, hd},
+                                   {&layer.scores, nullptr, &layer.weights, &context}, options);
 }
 
 template <typename Scalar>
@@ -316,24 +292,26 @@ void attentionSubBlock(const Model& model, int index, const Pass& pass, const Ma
         linear(x, lw.value, lw.valueBias, xw, layer.value);
     }
     const bool headNorm = a.qkNorm == QkNormKind::PerHead;
-    if (headNorm || a.positions == PositionKind::Rotary) {
+    const bool rotary = a.positions == PositionKind::Rotary;
+    if (headNorm || rotary) {
         // Each query head, then each kv head: q/k norm (Qwen3's q_norm / k_norm) and the rotation
-        // (LlamaAttention's rotary q and k), heads in parallel.
+        // (LlamaAttention's rotary q and k), heads in parallel. Every head of the layer turns its
+        // rows by the same angles: computed once.
         const WeightView<Scalar> queryNorm(lw.queryNorm), keyNorm(lw.keyNorm);
-        const int blocks = c.heads + c.kvHeads;
-        // Every head of the layer turns its rows by the same angles: computed once.
         const ops::RotaryAngles angles = ops::rotaryAngles(
             pass.positionOffset + static_cast<int>(firstRow), h.rows(), pass.inverseFrequencies);
-        const int threads = static_cast<double>(h.rows()) * hd * blocks > 1e5 ? threadCount() : 1;
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (int block = 0; block < blocks; ++block) {
-            const bool isQuery = block < c.heads;
-            Matrix<Scalar>& m = isQuery ? layer.query : layer.key;
-            auto head = m.middleCols((isQuery ? block : block - c.heads) * hd, hd);
-            if (headNorm)
-                ops::rmsNormRows<Scalar>(head, (isQuery ? queryNorm : keyNorm).vector(), c.normEps);
-            if (a.positions == PositionKind::Rotary) ops::rotateHalf<Scalar>(head, angles);
+        attention::HeadTransform<Scalar> transform;
+        transform.headDim = hd;
+        if (headNorm) {
+            transform.norm = attention::QkNormSpan::PerHead;
+            transform.queryNormWeight = queryNorm.vector().data();
+            transform.keyNormWeight = keyNorm.vector().data();
+            transform.normEps = c.normEps;
         }
+        if (rotary) transform.angles = &angles;
+        const int blocks = c.heads + c.kvHeads;
+        const int threads = static_cast<double>(h.rows()) * hd * blocks > 1e5 ? threadCount() : 1;
+        attention::transformHeads<Scalar>(layer.query, layer.key, transform, threads);
     }
     if (firstRow > 0) {
         prependRows(&previous->query, firstRow, layer.query);

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/attention_engine.h"
+#include "core/attention_kernel.h"
 #include "core/init_draw.h"
 #include "core/ops.h"
 #include "core/scene_error.h"
@@ -143,7 +144,8 @@ ForwardPass forwardPass(const Scene& config, const LayerParameters& p) {
     refuseVersion2Features(config);
     ForwardPass f;
     const int L = static_cast<int>(p.embeddings.rows());
-    f.allowed = allowedMatrix(config.mask, L, L);
+    const attention::SoftmaxMask<double> mask(config.mask, config.maskFill, L, L);
+    f.allowed = mask.visible();
 
     // 1. X0 = embeddings + positions, X = norm(X0).  L x dModel
     f.x0 = p.embeddings;
@@ -172,36 +174,19 @@ ForwardPass forwardPass(const Scene& config, const LayerParameters& p) {
             break;
     }
 
-    // 3. Per head: scores, scaling, mask, softmax, context.  L x L per head, concat L x dProj
-    const int dProj = static_cast<int>(f.q.cols());
-    const int dh = dProj / config.heads;
-    const double divisor = config.divisor();
-    const bool everyKeyVisible = f.allowed.all();
-    // One query row's mask as numbers, as the engine keeps it (1 x L each).
-    ops::RowVector<double> visibleAsOne(L), hiddenAsMinusInfinity(L);
-    f.weights.resize(config.heads);
-    f.concat.resize(L, dProj);
-    for (int h = 0; h < config.heads; ++h) {
-        MatrixD z = f.q.middleCols(h * dh, dh) * f.k.middleCols(h * dh, dh).transpose();
-        z /= divisor;
-        if (!z.allFinite()) throw SceneError("scores", "overflow (values too large to represent)");
-        MatrixD& a = f.weights[h];
-        a.resize(L, L);
-        for (int i = 0; i < L; ++i) {
-            if (!everyKeyVisible) {
-                for (int j = 0; j < L; ++j) {
-                    visibleAsOne(j) = f.allowed(i, j) ? 1.0 : 0.0;
-                    hiddenAsMinusInfinity(j) =
-                        f.allowed(i, j) ? 0.0 : -std::numeric_limits<double>::infinity();
-                }
-            }
-            ops::maskedSoftmaxRow<double>(
-                z.row(i), a.row(i),
-                {everyKeyVisible, f.allowed.row(i).any(), visibleAsOne, hiddenAsMinusInfinity},
-                config.maskFill);
-        }
-        f.concat.middleCols(h * dh, dh).noalias() = a * f.v.middleCols(h * dh, dh);
-    }
+    // 3. Per head: scores, scaling, mask, softmax, context, as the engine (one head at a time:
+    //    the batch is small).  L x L per head, concat L x dProj
+    const int dh = static_cast<int>(f.q.cols()) / config.heads;
+    attention::HeadOptions<double> options;
+    options.scale = attention::ScoreScale::dividedBy(config.divisor());
+    options.mask = &mask;
+    options.checkFinite = true;
+    options.threads = 1;
+    const attention::AttendResult result =
+        attention::attendHeads<double>({f.q, f.k, f.v, config.heads, config.heads, dh},
+                                       {nullptr, nullptr, &f.weights, &f.concat}, options);
+    if (result.logitsOverflow)
+        throw SceneError("scores", "overflow (values too large to represent)");
 
     // 4. Output projection.  L x dOut
     if (config.projections.hasOutput) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/attention_kernel.h"
 #include "core/init_draw.h"
 #include "core/model/model_analysis.h"
 #include "core/ops.h"
@@ -366,8 +367,9 @@ void ModelTrainer::forward(const std::vector<long long>& ids, Forward& f) const 
     if (!gpt2) f.angles = ops::rotaryAngles(0, T, inverseFrequencies_);
 
     f.layers.resize(static_cast<std::size_t>(c.layers));
-    ops::RowVector<double> scaled(T);
-    const ops::RowVector<double> none;
+    const attention::SoftmaxMask<double> causal(
+        Mask{true}, -std::numeric_limits<double>::infinity(), static_cast<int>(T),
+        static_cast<int>(T), attention::SoftmaxMask<double>::Rows::VisiblePrefix);
     for (int l = 0; l < c.layers; ++l) {
         const LayerWeights& lw = w.layers[static_cast<std::size_t>(l)];
         Forward::Layer& r = f.layers[static_cast<std::size_t>(l)];
@@ -383,31 +385,19 @@ void ModelTrainer::forward(const std::vector<long long>& ids, Forward& f) const 
             r.q.noalias() = r.x1 * matrix(lw.query).transpose();
             r.k.noalias() = r.x1 * matrix(lw.key).transpose();
             r.v.noalias() = r.x1 * matrix(lw.value).transpose();
-            for (int head = 0; head < c.heads; ++head) {
-                auto q = r.q.middleCols(head * hd, hd), k = r.k.middleCols(head * hd, hd);
-                ops::rotateHalf<double>(q, f.angles);
-                ops::rotateHalf<double>(k, f.angles);
-            }
+            attention::HeadTransform<double> rotation;
+            rotation.headDim = hd;
+            rotation.angles = &f.angles;
+            attention::transformHeads<double>(r.q, r.k, rotation);
         }
         // Causal attention, as model_forward.cpp's attend: row i is the plain softmax of its
-        // first i + 1 scaled scores.
-        const double scale = c.attentionScale(l);
-        r.weights.assign(static_cast<std::size_t>(c.heads), MatrixD());
-        r.context.resize(T, d);
-        for (int head = 0; head < c.heads; ++head) {
-            const MatrixD scores =
-                r.q.middleCols(head * hd, hd) * r.k.middleCols(head * hd, hd).transpose();
-            MatrixD& a = r.weights[static_cast<std::size_t>(head)];
-            a.resize(T, T);
-            for (Eigen::Index i = 0; i < T; ++i) {
-                const Eigen::Index seen = i + 1;
-                scaled.head(seen) = scores.row(i).head(seen) * scale;
-                const ops::SoftmaxMaskRow<double> all{true, true, none, none};
-                ops::maskedSoftmaxRow<double>(scaled.head(seen), a.row(i).head(seen), all, 0.0);
-                a.row(i).tail(T - seen).setZero();
-            }
-            r.context.middleCols(head * hd, hd).noalias() = a * r.v.middleCols(head * hd, hd);
-        }
+        // first i + 1 scaled scores. One thread: the batch's sequences run in parallel.
+        attention::HeadOptions<double> attend;
+        attend.scale = attention::ScoreScale::times(c.attentionScale(l));
+        attend.mask = &causal;
+        attend.threads = 1;
+        attention::attendHeads<double>({r.q, r.k, r.v, c.heads, c.heads, hd},
+                                       {nullptr, nullptr, &r.weights, &r.context}, attend);
         MatrixD attentionOut;
         if (gpt2) {
             attentionOut.noalias() = r.context * matrix(lw.output);
