@@ -1,10 +1,11 @@
 #include "document/compute_scheduler.h"
 
 #include <QEventLoop>
-#include <QThread>
 #include <QTimer>
 #include <algorithm>
 #include <utility>
+
+#include "document/latest_job_runner.h"
 
 namespace ae::ui {
 
@@ -20,19 +21,16 @@ ComputeScheduler::ComputeScheduler(Scene& latest, QObject* parent)
     : QObject(parent),
       latest_(latest),
       shown_(std::make_unique<Engine>()),
+      jobs_(new LatestJobRunner(QStringLiteral("attention compute"), 1, this)),
       progressTimer_(new QTimer(this)) {
     progressTimer_->setInterval(50);
     connect(progressTimer_, &QTimer::timeout, this, &ComputeScheduler::updateProgress);
 }
 
 ComputeScheduler::~ComputeScheduler() {
-    if (worker_) {
-        // A running job stops at its next head; a queued one is dropped with the event loop.
-        cancel_ = true;
-        worker_->quit();
-        worker_->wait();
-        delete workerContext_;
-    }
+    // A running job stops at its next head; a queued one is dropped. Both engines outlive it.
+    cancel_ = true;
+    jobs_->stop();
 }
 
 void ComputeScheduler::startOver() {
@@ -138,44 +136,32 @@ void ComputeScheduler::startJob() {
     progressStage_ = "queued";
     jobRunning_ = true;
     setComputing(true);
-    if (!worker_) {
-        worker_ = new QThread(this);
-        worker_->setObjectName(QStringLiteral("attention compute"));
-        workerContext_ = new QObject;
-        workerContext_->moveToThread(worker_);
-        worker_->start();
-    }
     Engine* engine = spare_.get();
     const long serial = jobSerial_;
-    QMetaObject::invokeMethod(
-        workerContext_,
-        [this, engine, serial, edits = std::move(edits), beforeJob = beforeJob_] {
-            // On the worker thread: only `engine` and the atomics are touched here.
-            QElapsedTimer timer;
-            timer.start();
-            JobResult result;
-            if (beforeJob) beforeJob();
-            try {
-                for (const auto& apply : edits)
-                    apply(*engine);
-                ComputeControl control;
-                control.cancel = &cancel_;
-                control.progress = [this](double fraction, const char* stage) {
-                    progressPermille_ = static_cast<int>(fraction * 1000.0);
-                    progressStage_ = stage;
-                };
-                engine->compute(control);
-            } catch (const ComputeCancelled&) {
-                result.cancelled = true;
-            } catch (const std::exception& error) {  // SceneError, or out of memory
-                result.error = QString::fromStdString(error.what());
-            }
-            result.milliseconds = milliseconds(timer);
-            QMetaObject::invokeMethod(
-                this, [this, serial, result] { onJobFinished(serial, result); },
-                Qt::QueuedConnection);
-        },
-        Qt::QueuedConnection);
+    jobs_->post([this, engine, serial, edits = std::move(edits), beforeJob = beforeJob_] {
+        // On the worker thread: only `engine` and the atomics are touched here.
+        QElapsedTimer timer;
+        timer.start();
+        JobResult result;
+        if (beforeJob) beforeJob();
+        try {
+            for (const auto& apply : edits)
+                apply(*engine);
+            ComputeControl control;
+            control.cancel = &cancel_;
+            control.progress = [this](double fraction, const char* stage) {
+                progressPermille_ = static_cast<int>(fraction * 1000.0);
+                progressStage_ = stage;
+            };
+            engine->compute(control);
+        } catch (const ComputeCancelled&) {
+            result.cancelled = true;
+        } catch (const std::exception& error) {  // SceneError, or out of memory
+            result.error = QString::fromStdString(error.what());
+        }
+        result.milliseconds = milliseconds(timer);
+        return [this, serial, result] { onJobFinished(serial, result); };
+    });
 }
 
 void ComputeScheduler::onJobFinished(long serial, const JobResult& result) {

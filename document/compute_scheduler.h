@@ -24,11 +24,12 @@
 
 #include "core/attention_engine.h"
 
-class QThread;
 class QTimer;
 class QUndoCommand;
 
 namespace ae::ui {
+
+class LatestJobRunner;
 
 class ComputeScheduler : public QObject {
     Q_OBJECT
@@ -146,8 +147,7 @@ private:
 
     double backgroundFlops_ = kDefaultBackgroundFlops;
     int progressDelayMs_ = kDefaultProgressDelayMs;
-    QThread* worker_ = nullptr;
-    QObject* workerContext_ = nullptr;  // lives in worker_: jobs are queued to it
+    LatestJobRunner* jobs_;  // one job at a time: a newer edit cancels it (cancel_) instead
     bool jobRunning_ = false;
     long jobSerial_ = 0;
     std::shared_ptr<Refusal> jobCheck_;

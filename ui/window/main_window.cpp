@@ -44,6 +44,7 @@
 #include "ui/training/training_panel.h"
 #include "ui/window/document_maps.h"
 #include "ui/window/model_panel.h"
+#include "ui/window/model_status_text.h"
 #include "ui/window/presentation_mode.h"
 #include "ui/window/stale_click_guard.h"
 

@@ -1,0 +1,132 @@
+#include "document/model_runs.h"
+
+#include "document/model_work.h"
+#include "io/model/model_folder.h"
+
+namespace ae::ui {
+
+ModelRuns::ModelRuns(ModelWork* work, QObject* parent) : QObject(parent), work_(work) {}
+
+void ModelRuns::startModel(std::shared_ptr<io::ModelFolder> folder) {
+    folder_ = std::move(folder);
+    previousBase_.reset();
+    base_.reset();
+}
+
+void ModelRuns::clear() {
+    startModel(nullptr);
+    current_.reset();
+    analysis_ = {};
+    baseAnalysis_ = {};
+}
+
+void ModelRuns::installBase(std::shared_ptr<const Run> run, const ModelInput& input,
+                            const RunAnalysis& analysis) {
+    if (base_ && baseInput_ != input) {
+        previousBase_ = base_;
+        previousInput_ = baseInput_;
+        previousAnalysis_ = baseAnalysis_;
+    }
+    base_ = std::move(run);
+    baseInput_ = input;
+    baseAnalysis_ = analysis;
+    measureInductionLater();
+}
+
+bool ModelRuns::takePrevious(const ModelInput& input) {
+    if (!previousBase_ || previousInput_ != input) return false;
+    std::swap(base_, previousBase_);
+    std::swap(baseInput_, previousInput_);
+    std::swap(baseAnalysis_, previousAnalysis_);
+    // Its induction scores may not have arrived before the text changed.
+    if (baseAnalysis_.induction == model::InductionState::Pending) measureInductionLater();
+    return true;
+}
+
+void ModelRuns::show(std::shared_ptr<const Run> current, RunAnalysis analysis,
+                     bool whatIfInductionComing, int layer) {
+    current_ = std::move(current);
+    analysis_ = std::move(analysis);
+    // A what-if's measurement on the same channel may have made the model's own stale.
+    if (current_ == base_ && baseAnalysis_.induction == model::InductionState::Pending &&
+        !work_->isPending(ModelWork::Induction))
+        measureInductionLater();
+    // Until a what-if's own induction is measured (measureWhatIfInduction), or when it cannot be,
+    // the column shows the model's scores, marked as such: they may have arrived after the
+    // what-if's work started.
+    if (current_ != base_)
+        showModelInductionOnWhatIf(analysis_, baseAnalysis_, whatIfInductionComing, layer);
+    // A position picked while the work ran, or an undo back to a text whose predictions were
+    // for another position.
+    predictAtSelectedPosition();
+    emit resultsChanged();
+}
+
+void ModelRuns::measureInductionLater() {
+    std::shared_ptr<const Run> run = base_;
+    std::shared_ptr<io::ModelFolder> folder = folder_;
+    if (!run || !folder) return;
+    work_->post(ModelWork::Induction, tr("Measuring induction"), [this, run, folder] {
+        auto result = std::make_shared<InductionResult>(inductionOf(*run, folder->model()));
+        return [this, run, result] {
+            if (run != base_) return;  // the text changed meanwhile
+            takeModelInduction(*result, baseAnalysis_, analysis_, current_ == base_);
+            emit resultsChanged();
+        };
+    });
+}
+
+bool ModelRuns::measureWhatIfInduction(std::shared_ptr<const Run> whatIf, int layer,
+                                       std::vector<int> headsOff) {
+    std::shared_ptr<io::ModelFolder> folder = folder_;
+    if (!folder || !whatIf || headsOff.empty() ||
+        baseAnalysis_.induction == model::InductionState::Unmeasurable)
+        return false;
+    std::vector<model::HeadAblation> ablations;
+    for (int h : headsOff)
+        ablations.push_back({layer, h});
+    work_->post(ModelWork::Induction, tr("Measuring induction on the what-if"),
+                [this, whatIf, folder, ablations] {
+                    auto result = std::make_shared<InductionResult>(
+                        inductionOf(*whatIf, folder->model(), ablations));
+                    return [this, whatIf, result] {
+                        if (whatIf != current_ || !result->problem.isEmpty()) return;
+                        setInduction(analysis_.summaries, result->scores);
+                        analysis_.induction = model::InductionState::Measured;
+                        analysis_.inductionNote.clear();
+                        emit resultsChanged();
+                    };
+                });
+    return true;
+}
+
+std::optional<QString> ModelRuns::measureInduction() {
+    if (analysis_.induction == model::InductionState::Unmeasurable ||
+        analysis_.induction == model::InductionState::Stale)
+        return analysis_.inductionNote;
+    if (baseAnalysis_.induction == model::InductionState::Pending &&
+        !work_->isPending(ModelWork::Induction))
+        measureInductionLater();
+    return std::nullopt;
+}
+
+std::vector<std::pair<int, int>> ModelRuns::changedHeads(double threshold) const {
+    if (!base_ || !current_ || base_ == current_) return {};
+    return ui::changedHeads(*base_, *current_, threshold);
+}
+
+void ModelRuns::setSelectedPosition(int position) {
+    const int tokens = current_ ? static_cast<int>(current_->tokens.size()) : 0;
+    selectedPosition_ = position >= 0 && position < tokens - 1 ? position : -1;
+    if (predictAtSelectedPosition()) emit resultsChanged();
+}
+
+bool ModelRuns::predictAtSelectedPosition() {
+    const int tokens = current_ ? static_cast<int>(current_->tokens.size()) : 0;
+    if (selectedPosition_ >= tokens - 1) selectedPosition_ = -1;
+    if (!current_ || !base_ || !current_->config.isDecoder() || tokens == 0) return false;
+    const int at = selectedPosition_ >= 0 ? selectedPosition_ : tokens - 1;
+    return predictAt(at, folder_->model(), *current_, analysis_, *base_, baseAnalysis_);
+}
+
+}  // namespace ae::ui

@@ -1,0 +1,106 @@
+#pragma once
+// A model's run as the window makes it, and what the model view shows of it: head summaries,
+// induction scores (a second pass, measured after the run), rollout and next-token predictions
+// (core/model/model_analysis.h). ModelSession (document/model_session.h) keeps a RunAnalysis for
+// the model's own run and one for the run with the document's what-if.
+//
+// Shapes: T tokens, per layer and head.
+
+#include <QString>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "core/model/model.h"
+#include "core/model/model_analysis.h"
+#include "core/model/what_if.h"
+#include "document/model_reference.h"
+
+namespace ae::ui {
+
+// The analysis of one run, for the model view.
+struct RunAnalysis {
+    std::vector<model::HeadSummary> summaries;  // with induction when measured, else NaN
+    // Whose induction scores the summaries carry, and, unless they are this run's own, why.
+    model::InductionState induction = model::InductionState::Pending;
+    QString inductionNote;
+    std::vector<Eigen::MatrixXd> rollout;  // per layer, T x T
+    // The token position `predictions` are for: the selected one, or the last token when none
+    // is selected (or the selected one is past the end). -1 when there are none.
+    int position = -1;
+    std::vector<model::Prediction> predictions;  // decoders: at `position`
+    // The same, before the what-if; empty for the model's own run.
+    std::vector<model::Prediction> basePredictions;
+};
+
+// The window's runs are in float, as its engine is.
+using WindowRun = model::ModelRun<float>;
+
+struct AnalysedRun {
+    std::shared_ptr<const WindowRun> run;
+    RunAnalysis analysis;
+};
+
+// How the window runs a model: with `attentionMask`, keeping the last position's logits only
+// (the predictions read any other position through logitsAt).
+model::RunOptions windowRunOptions(const std::vector<int>& attentionMask);
+
+// `model` run on `input` as the window runs it, analysed with the predictions at
+// `selectedPosition` (analyse). `previous`, if given, is an earlier run of this model whose rows
+// before the first changed token are taken over (model::rerunModel: typing at the end runs the
+// new tokens only).
+AnalysedRun runAndAnalyse(const model::Model& model, const ModelInput& input, int selectedPosition,
+                          const WindowRun* previous = nullptr);
+
+// `base` with `edited`'s layer in its place and every later layer run again
+// (model::resumeWhatIf), analysed: the heads before the edited layer keep `baseAnalysis`'s
+// summaries, and the predictions before the what-if are `baseAnalysis`'s.
+AnalysedRun resumeAndAnalyse(const model::Model& model, const WindowRun& base,
+                             const RunAnalysis& baseAnalysis, model::EditedLayer<float> edited,
+                             int selectedPosition);
+
+// The analysis of `run`: every head's summary (induction NaN: measured later), and for a decoder
+// the top predictions at `selectedPosition` (the last token when it is −1 or past the end).
+// `sameBefore`, if given, is the analysis of a run whose layers before `firstChangedLayer` are
+// this run's (a what-if from that layer): their heads' summaries are taken from it.
+RunAnalysis analyse(const WindowRun& run, const model::Model& model, int selectedPosition,
+                    const RunAnalysis* sameBefore = nullptr, int firstChangedLayer = 0);
+
+struct InductionResult {
+    std::vector<double> scores;  // layers·heads values, or none
+    QString problem;             // why there are none
+};
+
+// Every head's induction score on `run`'s text repeated twice, or why it cannot be measured.
+// `ablations` (heads switched off by zeros) measure a what-if instead: the whole repeated text
+// then runs with them.
+InductionResult inductionOf(const WindowRun& run, const model::Model& model,
+                            const std::vector<model::HeadAblation>& ablations = {});
+
+// Sets each summary's induction from `scores` (NaN where there is none).
+void setInduction(std::vector<model::HeadSummary>& summaries, const std::vector<double>& scores);
+
+// The model's own induction, measured (`result`), into the model's analysis `base` and into the
+// analysis shown, `shown` (the same run's when `shownIsBase`, else a what-if's that shows the
+// model's scores while they are stale).
+void takeModelInduction(const InductionResult& result, RunAnalysis& base, RunAnalysis& shown,
+                        bool shownIsBase);
+
+// A what-if's analysis shows the model's own induction scores (`base`'s), marked Stale with why,
+// until its own are measured (`ownComing`: heads switched off in layer `layer`) or because they
+// cannot be.
+void showModelInductionOnWhatIf(RunAnalysis& whatIf, const RunAnalysis& base, bool ownComing,
+                                int layer);
+
+// Brings the predictions of `current` (analysed in `analysis`) and of the model's own run `base`
+// (in `baseAnalysis`; the same object as `current` when there is no what-if) to position `at`,
+// if they are for another; whether anything changed.
+bool predictAt(int at, const model::Model& model, const WindowRun& current, RunAnalysis& analysis,
+               const WindowRun& base, RunAnalysis& baseAnalysis);
+
+// Heads (layer, head) whose weights differ between `base` and `current` by more than
+// `threshold` in some cell.
+std::vector<std::pair<int, int>> changedHeads(const WindowRun& base, const WindowRun& current,
+                                              double threshold);
+
+}  // namespace ae::ui

@@ -1,0 +1,25 @@
+#pragma once
+// The status bar's words for the figures a scene and its model give (the document and the session
+// hand numbers; the window words them).
+
+#include <QString>
+
+#include "core/scene.h"
+
+namespace ae::model {
+struct Model;
+}
+
+namespace ae::ui {
+
+// The status line's KV-cache figures (core/key_value_heads.h): the layer's per token at its
+// current kv heads, in the window's float32 ("KV cache 2 × 2 kv heads × 16 = 64
+// numbers/token/layer (256 B at float32)"), and with `model` (the one the layer came from) that
+// model's at its real size: every layer, its own kv heads, its stored dtype ("; Llama-3.2-1B:
+// 32 KiB/token"), named by its folder.
+// `brief`: the layer's figure in bytes alone ("KV cache 256 B/token/layer; …"), for a status bar
+// that must fit beside the other figures at 922 pixels (the tooltip has the whole).
+QString keyValueCacheStatus(const Scene& scene, const model::Model* model = nullptr,
+                            const QString& modelFolder = {}, bool brief = false);
+
+}  // namespace ae::ui
