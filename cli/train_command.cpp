@@ -111,8 +111,10 @@ int trainModelCommand(const QStringList& arguments) {
         for (const model::FamilyRow* row : trainable) {
             if (kind == QLatin1String(positionsWord(row))) implied = row;
             kinds << positionsWord(row);
-            pairs << QStringLiteral(pairs.isEmpty() ? "%1 has %2 positions" : "%1 %2")
-                         .arg(row->modelType, positionsWord(row));
+            // "(llama has rotary positions, gpt2 learned)"
+            const QString pair =
+                pairs.isEmpty() ? QStringLiteral("%1 has %2 positions") : QStringLiteral("%1 %2");
+            pairs << pair.arg(QLatin1String(row->modelType), QLatin1String(positionsWord(row)));
         }
         if (!implied)
             refuse("train: --positions: expected " + kinds.join(" or ") + ", got " + kind);
