@@ -214,7 +214,6 @@ void ModelView::setData(ModelViewData data) {
     const bool firstRun = data.run && !data_.run;
     data_ = std::move(data);
     const auto& run = data_.run;
-    const int tokens = run ? static_cast<int>(run->tokens.size()) : 0;
     const int previousPosition = selectedPosition_;
     selectedPosition_ = resolvedPosition(data_.position);
 

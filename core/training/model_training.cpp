@@ -367,8 +367,10 @@ void ModelTrainer::forward(const std::vector<long long>& ids, Forward& f) const 
     if (!gpt2) f.angles = ops::rotaryAngles(0, T, inverseFrequencies_);
 
     f.layers.resize(static_cast<std::size_t>(c.layers));
+    Mask causalMask;
+    causalMask.causal = true;
     const attention::SoftmaxMask<double> causal(
-        Mask{true}, -std::numeric_limits<double>::infinity(), static_cast<int>(T),
+        causalMask, -std::numeric_limits<double>::infinity(), static_cast<int>(T),
         static_cast<int>(T), attention::SoftmaxMask<double>::Rows::VisiblePrefix);
     for (int l = 0; l < c.layers; ++l) {
         const LayerWeights& lw = w.layers[static_cast<std::size_t>(l)];
