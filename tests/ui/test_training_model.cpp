@@ -24,6 +24,7 @@
 #include "io/tokenizer/tokenizer.h"
 #include "plot/model_panels.h"
 #include "plot/model_view.h"
+#include "plot/training_charts.h"
 #include "qcustomplot.h"
 #include "ui/classroom/classroom.h"
 #include "ui/training/model_training_page.h"
@@ -89,10 +90,11 @@ private slots:
         const auto snapshot = page->lastSnapshot();
         QCOMPARE(snapshot->step, page->stepCount());
         QCOMPARE(page->lossPointCount(), page->stepCount());
-        QCOMPARE(page->inductionPlot()->graphCount(), 4);
-        QCOMPARE(page->previousTokenPlot()->graphCount(), 4);
-        QCOMPARE(page->inductionPlot()->graph(3)->name(), QStringLiteral("L1 H1"));
-        for (QCustomPlot* plot : {page->inductionPlot(), page->previousTokenPlot()}) {
+        QCOMPARE(page->inductionChart()->plot()->graphCount(), 4);
+        QCOMPARE(page->previousTokenChart()->plot()->graphCount(), 4);
+        QCOMPARE(page->inductionChart()->plot()->graph(3)->name(), QStringLiteral("L1 H1"));
+        for (QCustomPlot* plot :
+             {page->inductionChart()->plot(), page->previousTokenChart()->plot()}) {
             for (int i = 0; i < plot->graphCount(); ++i) {
                 // Step 0 (the untrained model) and at least one later snapshot.
                 QVERIFY(plot->graph(i)->dataCount() >= 2);
@@ -121,9 +123,9 @@ private slots:
         const std::vector<double> induction = model::inductionScores(run, 0, snapshot->probePeriod);
         QCOMPARE(static_cast<int>(summaries.size()), 4);
         for (int i = 0; i < 4; ++i) {
-            QCOMPARE(valueAt(page->previousTokenPlot()->graph(i), snapshot->step),
+            QCOMPARE(valueAt(page->previousTokenChart()->plot()->graph(i), snapshot->step),
                      summaries[static_cast<std::size_t>(i)].previousToken);
-            QCOMPARE(valueAt(page->inductionPlot()->graph(i), snapshot->step),
+            QCOMPARE(valueAt(page->inductionChart()->plot()->graph(i), snapshot->step),
                      induction[static_cast<std::size_t>(i)]);
         }
 
@@ -142,7 +144,7 @@ private slots:
 
         // The losses on the curve are the trainer's batch losses, step by step.
         model::ModelTrainer again(page->options());
-        QCPGraph* loss = page->lossPlot()->graph(0);
+        QCPGraph* loss = page->lossChart()->plot()->graph(0);
         for (int s = 1; s <= 3; ++s)
             QCOMPARE(valueAt(loss, s), again.step());
     }
@@ -234,7 +236,7 @@ private slots:
         QTRY_VERIFY(page->lastSnapshot() && page->lastSnapshot()->step == 0);
         QTest::qWait(300);
         QCOMPARE(page->lossPointCount(), 0);
-        QCOMPARE(page->inductionPlot()->graph(0)->dataCount(), 1);
+        QCOMPARE(page->inductionChart()->plot()->graph(0)->dataCount(), 1);
 
         page->play();
         QTRY_VERIFY(page->lossPointCount() > 0);
@@ -289,7 +291,7 @@ private slots:
         chooseSmallModel(page, 2, 4, 16);
         page->step();
         QTRY_VERIFY(page->lastSnapshot() && page->lastSnapshot()->step == 1);
-        QCustomPlot* plot = page->inductionPlot();
+        QCustomPlot* plot = page->inductionChart()->plot();
         QCOMPARE(plot->graphCount(), 8);
         QCOMPARE(plot->legend->itemCount(), ModelTrainingPage::kLabelledHeads);
         // The labelled ones are the highest at the latest step.
@@ -305,7 +307,7 @@ private slots:
 
         chooseSmallModel(page, 1, 4, 16);
         page->reset();
-        QTRY_VERIFY(page->lastSnapshot() && page->inductionPlot()->graphCount() == 4);
+        QTRY_VERIFY(page->lastSnapshot() && page->inductionChart()->plot()->graphCount() == 4);
         QCOMPARE(plot->legend->itemCount(), 4);
     }
 

@@ -12,26 +12,16 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <iterator>
-#include <numeric>
 
 #include "core/model/model_analysis.h"
 #include "io/formats/result_export.h"
 #include "io/model/model_writer.h"
 #include "plot/model_view.h"
-#include "qcustomplot.h"
+#include "plot/training_charts.h"
 #include "ui/training/model_training_worker.h"
 
 namespace ae::ui {
 namespace {
-
-// Tableau's ten colours: distinct on a projector, and none too pale on white.
-const QColor kHeadColours[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B),
-                               QColor(0xE1, 0x57, 0x59), QColor(0x76, 0xB7, 0xB2),
-                               QColor(0x59, 0xA1, 0x4F), QColor(0xB0, 0x7A, 0xA1),
-                               QColor(0x9C, 0x75, 0x5F), QColor(0xED, 0xC9, 0x48),
-                               QColor(0xFF, 0x9D, 0xA7), QColor(0x4B, 0x4B, 0x4B)};
-const QColor kUnlabelledHead(0xC8, 0xC8, 0xC8);
 
 QString headLabel(int layer, int head) {
     return QStringLiteral("L%1 H%2").arg(layer).arg(head);
@@ -43,21 +33,6 @@ QString byteLabel(long long id) {
     if (id == ' ') return QStringLiteral("␣");
     if (id > 32 && id < 127) return QString(QChar(static_cast<char16_t>(id)));
     return QStringLiteral("#%1").arg(id);
-}
-
-void setUpScorePlot(QCustomPlot* plot, const QString& label) {
-    plot->xAxis->setLabel(QObject::tr("step"));
-    plot->xAxis->ticker()->setTickCount(4);  // "1250 1500" run together in a narrow dock
-    plot->yAxis->setLabel(label);
-    plot->yAxis->setRange(0, 1);
-    // The legend beside the plot, not over it: the lines rise into every corner as heads form.
-    plot->legend->setVisible(true);
-    plot->axisRect()->insetLayout()->take(plot->legend);
-    plot->plotLayout()->addElement(0, 1, plot->legend);
-    plot->plotLayout()->setColumnStretchFactor(1, 0.001);
-    plot->legend->setBorderPen(Qt::NoPen);
-    plot->legend->setRowSpacing(0);
-    plot->setMinimumHeight(122);
 }
 
 }  // namespace
@@ -81,9 +56,9 @@ ModelTrainingPage::ModelTrainingPage(QWidget* parent)
       task_(new QComboBox),
       learningRate_(new QDoubleSpinBox),
       status_(new QLabel),
-      lossPlot_(new QCustomPlot),
-      previousTokenPlot_(new QCustomPlot),
-      inductionPlot_(new QCustomPlot) {
+      lossChart_(new LossChart),
+      previousTokenChart_(new HeadScoreChart(tr("previous-token"))),
+      inductionChart_(new HeadScoreChart(tr("induction"))) {
     for (auto [button, name] : {std::pair{play_, "modelPlay"},
                                 {pause_, "modelPause"},
                                 {step_, "modelStep"},
@@ -151,17 +126,12 @@ ModelTrainingPage::ModelTrainingPage(QWidget* parent)
         tr("Press Play to train a small model on the task. Watch the induction "
            "scores: the jump is an induction head forming."));
 
-    lossPlot_->addGraph();
-    lossPlot_->xAxis->setLabel(tr("step"));
-    lossPlot_->yAxis->setLabel(tr("loss"));
-    lossPlot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    lossPlot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    lossPlot_->setMinimumHeight(95);
-    setUpScorePlot(previousTokenPlot_, tr("previous-token"));
-    setUpScorePlot(inductionPlot_, tr("induction"));
-    previousTokenPlot_->setObjectName(QStringLiteral("previousTokenPlot"));
-    inductionPlot_->setObjectName(QStringLiteral("inductionPlot"));
-    lossPlot_->setObjectName(QStringLiteral("modelLossPlot"));
+    lossChart_->widget()->setMinimumHeight(95);
+    for (HeadScoreChart* chart : {previousTokenChart_, inductionChart_})
+        chart->widget()->setMinimumHeight(122);
+    previousTokenChart_->widget()->setObjectName(QStringLiteral("previousTokenPlot"));
+    inductionChart_->widget()->setObjectName(QStringLiteral("inductionPlot"));
+    lossChart_->widget()->setObjectName(QStringLiteral("modelLossPlot"));
 
     auto* form = new QFormLayout;
     auto* shape = new QHBoxLayout;
@@ -188,9 +158,9 @@ ModelTrainingPage::ModelTrainingPage(QWidget* parent)
     layout->addLayout(form);
     layout->addLayout(buttons);
     layout->addWidget(status_);
-    layout->addWidget(lossPlot_, 2);
-    layout->addWidget(previousTokenPlot_, 3);
-    layout->addWidget(inductionPlot_, 3);
+    layout->addWidget(lossChart_->widget(), 2);
+    layout->addWidget(previousTokenChart_->widget(), 3);
+    layout->addWidget(inductionChart_->widget(), 3);
     layout->addWidget(save_);
 
     connect(play_, &QPushButton::clicked, this, &ModelTrainingPage::play);
@@ -230,7 +200,7 @@ ModelTrainingPage::~ModelTrainingPage() {
 }
 
 int ModelTrainingPage::lossPointCount() const {
-    return lossPlot_->graph(0)->dataCount();
+    return lossChart_->pointCount();
 }
 
 model::ModelTrainingOptions ModelTrainingPage::options() const {
@@ -252,19 +222,14 @@ void ModelTrainingPage::invalidateTrainer() {
 }
 
 void ModelTrainingPage::clearPlots(int layers, int heads) {
-    lossPlot_->graph(0)->data()->clear();
-    for (QCustomPlot* plot : {previousTokenPlot_, inductionPlot_}) {
-        plot->clearGraphs();
-        for (int l = 0; l < layers; ++l) {
-            for (int h = 0; h < heads; ++h) {
-                QCPGraph* graph = plot->addGraph();
-                graph->setName(headLabel(l, h));
-            }
-        }
-        plot->xAxis->setRange(0, 1);
-        plot->replot(QCustomPlot::rpQueuedReplot);
+    QStringList names;
+    for (int l = 0; l < layers; ++l) {
+        for (int h = 0; h < heads; ++h)
+            names << headLabel(l, h);
     }
-    lossPlot_->replot(QCustomPlot::rpQueuedReplot);
+    for (HeadScoreChart* chart : {previousTokenChart_, inductionChart_})
+        chart->setHeads(names);
+    lossChart_->clear();
 }
 
 void ModelTrainingPage::ensureTrainer() {
@@ -327,23 +292,20 @@ void ModelTrainingPage::applySnapshot(
     last_ = snapshot;
     const int first = snapshot->step - static_cast<int>(snapshot->losses.size());
     for (std::size_t i = 0; i < snapshot->losses.size(); ++i)
-        lossPlot_->graph(0)->addData(first + static_cast<int>(i) + 1, snapshot->losses[i]);
+        lossChart_->addLoss(first + static_cast<int>(i) + 1, snapshot->losses[i]);
     stepCount_ = snapshot->step;
     const int count = static_cast<int>(snapshot->summaries.size());
-    for (int i = 0; i < count && i < previousTokenPlot_->graphCount(); ++i) {
+    for (int i = 0; i < count && i < previousTokenChart_->headCount(); ++i) {
         const model::HeadSummary& s = snapshot->summaries[static_cast<std::size_t>(i)];
-        previousTokenPlot_->graph(i)->addData(snapshot->step, s.previousToken);
-        inductionPlot_->graph(i)->addData(snapshot->step, s.induction);
+        previousTokenChart_->addScore(i, snapshot->step, s.previousToken);
+        inductionChart_->addScore(i, snapshot->step, s.induction);
     }
-    updateLegends();
-    for (QCustomPlot* plot : {previousTokenPlot_, inductionPlot_}) {
-        plot->xAxis->setRange(0, std::max(1, stepCount_));
-        plot->replot(QCustomPlot::rpQueuedReplot);
+    for (HeadScoreChart* chart : {previousTokenChart_, inductionChart_}) {
+        const int heads = chart->headCount();
+        chart->highlightHighest(heads < kAllLabelledBelow ? heads : kLabelledHeads);
+        chart->showSteps(stepCount_);
     }
-    if (lossPointCount() > 0) {
-        lossPlot_->rescaleAxes();
-        lossPlot_->replot(QCustomPlot::rpQueuedReplot);
-    }
+    if (lossPointCount() > 0) lossChart_->fitToPoints();
     if (count > 0) {
         const auto best = std::max_element(
             snapshot->summaries.begin(), snapshot->summaries.end(),
@@ -358,39 +320,6 @@ void ModelTrainingPage::applySnapshot(
     }
     showModel();
     updateButtons();
-}
-
-void ModelTrainingPage::updateLegends() {
-    for (QCustomPlot* plot : {previousTokenPlot_, inductionPlot_}) {
-        const int count = plot->graphCount();
-        // The heads highest at the latest step get the colours and the legend.
-        std::vector<int> order(static_cast<std::size_t>(count));
-        std::iota(order.begin(), order.end(), 0);
-        const auto latest = [plot](int i) {
-            const auto data = plot->graph(i)->data();
-            return data->isEmpty() ? 0.0 : (data->constEnd() - 1)->value;
-        };
-        std::stable_sort(order.begin(), order.end(),
-                         [&](int a, int b) { return latest(a) > latest(b); });
-        const int labelled = count < kAllLabelledBelow ? count : kLabelledHeads;
-        plot->legend->clearItems();
-        for (int rank = 0; rank < count; ++rank) {
-            QCPGraph* graph = plot->graph(order[static_cast<std::size_t>(rank)]);
-            if (rank < labelled) {
-                const int index = order[static_cast<std::size_t>(rank)];
-                graph->setPen(QPen(kHeadColours[index % std::size(kHeadColours)], 2.5));
-                graph->addToLegend();
-            } else {
-                graph->setPen(QPen(kUnlabelledHead, 1.0));
-            }
-        }
-        // Coloured lines on top of the grey ones.
-        for (int rank = labelled - 1; rank >= 0; --rank)
-            plot->graph(order[static_cast<std::size_t>(rank)])->setLayer(QStringLiteral("main"));
-        for (int rank = labelled; rank < count; ++rank) {
-            plot->graph(order[static_cast<std::size_t>(rank)])->setLayer(QStringLiteral("grid"));
-        }
-    }
 }
 
 void ModelTrainingPage::showModel() {

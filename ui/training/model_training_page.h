@@ -23,7 +23,6 @@
 
 class QCheckBox;
 class QComboBox;
-class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
@@ -31,6 +30,8 @@ class QSpinBox;
 
 namespace ae::ui {
 
+class HeadScoreChart;
+class LossChart;
 class ModelTrainingWorker;
 struct ModelTrainingSnapshot;
 
@@ -62,10 +63,10 @@ public:
     int lossPointCount() const;
     // The last snapshot applied (null before the first).
     std::shared_ptr<const ModelTrainingSnapshot> lastSnapshot() const { return last_; }
-    QCustomPlot* lossPlot() const { return lossPlot_; }
-    // One graph per head (graph(l·heads + h), named "L1 H2"), x the step.
-    QCustomPlot* previousTokenPlot() const { return previousTokenPlot_; }
-    QCustomPlot* inductionPlot() const { return inductionPlot_; }
+    LossChart* lossChart() const { return lossChart_; }
+    // One line per head (line l·heads + h, named "L1 H2"), x the step.
+    HeadScoreChart* previousTokenChart() const { return previousTokenChart_; }
+    HeadScoreChart* inductionChart() const { return inductionChart_; }
     // The model in training on the probe sequence. Owned by the page until a dock takes it.
     ModelView* modelView() const { return view_; }
     ModelTrainingWorker* worker() const { return worker_; }
@@ -82,7 +83,6 @@ private:
     void ensureTrainer();
     void applySnapshot(const std::shared_ptr<const ModelTrainingSnapshot>& snapshot);
     void showModel();
-    void updateLegends();
     void clearPlots(int layers, int heads);
     void showFailure(const QString& message);
     void invalidateTrainer();
@@ -97,7 +97,8 @@ private:
     QComboBox *positions_, *task_;
     QDoubleSpinBox* learningRate_;
     QLabel* status_;
-    QCustomPlot *lossPlot_, *previousTokenPlot_, *inductionPlot_;
+    LossChart* lossChart_;
+    HeadScoreChart *previousTokenChart_, *inductionChart_;
 
     bool configured_ = false;
     bool running_ = false;

@@ -22,7 +22,7 @@
 #include "io/formats/result_export.h"
 #include "io/scene/scene_file.h"
 #include "plot/model_view.h"
-#include "qcustomplot.h"
+#include "plot/training_charts.h"
 #include "ui/training/model_training_page.h"
 #include "ui/training/training_worker.h"
 
@@ -49,7 +49,7 @@ TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
       stepsPerSecond_(new QSpinBox),
       taskNote_(new QLabel),
       status_(new QLabel),
-      plot_(new QCustomPlot),
+      lossChart_(new LossChart),
       mode_(new QComboBox),
       pages_(new QStackedWidget),
       modelPage_(new ModelTrainingPage) {
@@ -87,13 +87,7 @@ TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
     status_->setWordWrap(true);
     status_->setText(tr("Press Play to train the layer on the task."));
 
-    // The loss spans decades, and its fall is what a class watches: a log axis.
-    plot_->addGraph();
-    plot_->xAxis->setLabel(tr("step"));
-    plot_->yAxis->setLabel(tr("loss"));
-    plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    plot_->setMinimumHeight(160);
+    lossChart_->widget()->setMinimumHeight(160);
 
     auto* form = new QFormLayout;
     form->addRow(tr("Task"), task_);
@@ -110,7 +104,7 @@ TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
     layerLayout->addWidget(taskNote_);
     layerLayout->addLayout(buttons);
     layerLayout->addWidget(status_);
-    layerLayout->addWidget(plot_, 1);
+    layerLayout->addWidget(lossChart_->widget(), 1);
     layerLayout->addWidget(save_);
     pages_->addWidget(layerPage);
     // The model page is taller than a 768-pixel screen leaves a dock: it scrolls there.
@@ -172,8 +166,7 @@ TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
         runStart_.reset();
         trainStart_.reset();
         stepCount_ = 0;
-        plot_->graph(0)->data()->clear();
-        plot_->replot(QCustomPlot::rpQueuedReplot);
+        lossChart_->clear();
         updateButtons();
     });
 
@@ -197,7 +190,7 @@ TrainingPanel::~TrainingPanel() {
 }
 
 int TrainingPanel::lossPointCount() const {
-    return plot_->graph(0)->dataCount();
+    return lossChart_->pointCount();
 }
 
 void TrainingPanel::invalidateTrainer() {
@@ -211,8 +204,7 @@ void TrainingPanel::ensureTrainer() {
     // Tokens training put there (match) are not the teacher's: keep the scene from before them.
     if (!teacherScene_ || trainStart_->tokens != trainedTokens_) teacherScene_ = trainStart_;
     stepCount_ = 0;
-    plot_->graph(0)->data()->clear();
-    plot_->replot(QCustomPlot::rpQueuedReplot);
+    lossChart_->clear();
     QMetaObject::invokeMethod(
         worker_,
         [worker = worker_, scene = *trainStart_, task = task_->currentData().toInt(),
@@ -258,8 +250,7 @@ void TrainingPanel::reset() {
     configured_ = false;
     runStart_.reset();
     stepCount_ = 0;
-    plot_->graph(0)->data()->clear();
-    plot_->replot(QCustomPlot::rpQueuedReplot);
+    lossChart_->clear();
     // The scene this trainer started from; if training had already replaced the tokens then
     // (match, then new options), the teacher's scene from before that.
     const bool tokensRestored =
@@ -285,11 +276,10 @@ void TrainingPanel::applySnapshot(const std::shared_ptr<const TrainingSnapshot>&
 
     const int first = snapshot->step - static_cast<int>(snapshot->losses.size());
     for (std::size_t i = 0; i < snapshot->losses.size(); ++i)
-        plot_->graph(0)->addData(first + static_cast<int>(i) + 1, snapshot->losses[i]);
+        lossChart_->addLoss(first + static_cast<int>(i) + 1, snapshot->losses[i]);
     stepCount_ = snapshot->step;
     if (!snapshot->losses.empty()) {
-        plot_->rescaleAxes();
-        plot_->replot(QCustomPlot::rpQueuedReplot);
+        lossChart_->fitToPoints();
         status_->setText(
             tr("Step %1, loss %2").arg(stepCount_).arg(snapshot->losses.back(), 0, 'g', 4));
     }

@@ -26,7 +26,6 @@
 
 class QCheckBox;
 class QComboBox;
-class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
 class QMainWindow;
@@ -38,6 +37,7 @@ class QStackedWidget;
 namespace ae::ui {
 
 class AttentionDocument;
+class LossChart;
 class ModelTrainingPage;
 class TrainingWorker;
 struct TrainingSnapshot;
@@ -62,7 +62,7 @@ public:
     int stepCount() const { return stepCount_; }
     // Points on the loss curve (one per step since the last reset).
     int lossPointCount() const;
-    QCustomPlot* lossPlot() const { return plot_; }
+    LossChart* lossChart() const { return lossChart_; }
     // The trainer's side, for tests that check what the controls set on it.
     TrainingWorker* worker() const { return worker_; }
 
@@ -95,7 +95,7 @@ private:
     QSpinBox* stepsPerSecond_;
     QLabel* taskNote_;  // what the chosen task does to the scene (match replaces the tokens)
     QLabel* status_;
-    QCustomPlot* plot_;
+    LossChart* lossChart_;
     QComboBox* mode_;
     QStackedWidget* pages_;
     ModelTrainingPage* modelPage_;

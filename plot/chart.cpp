@@ -1,0 +1,19 @@
+#include "plot/chart.h"
+
+#include "qcustomplot.h"
+
+namespace ae::ui {
+
+Chart::Chart(QWidget* parent) : plot_(new QCustomPlot(parent)) {
+    setParent(plot_);
+}
+
+QWidget* Chart::widget() const {
+    return plot_;
+}
+
+void Chart::replot() {
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace ae::ui
