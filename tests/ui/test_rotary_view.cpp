@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
 #include <QtTest>
@@ -20,7 +21,7 @@
 #include "document/attention_document.h"
 #include "io/scene/scene_file.h"
 #include "plot/heatmap_grid.h"
-#include "qcustomplot.h"
+#include "plot/rotary_charts.h"
 #include "support/classroom_window.h"
 #include "support/result_check.h"
 #include "ui/classroom/classroom.h"
@@ -165,7 +166,7 @@ void TestRotaryView::opensOnARotaryLayerWithTheEnginesScores() {
         const double score = view->study()->rotaryScore(view->positions());
         QVERIFY(std::abs(score - engine.scores(2)(5, key)) < 1e-12);
         // ... and the curve drawn from the slider's start passes through it at distance 5 − key.
-        const QVector<QPointF> curve = RotaryView::drawnGraph(view->rotaryCurvePlot(), 0);
+        const QVector<QPointF> curve = view->rotaryCurveChart()->drawnCurve(0);
         const QPointF at = curve[5 - key + RotaryView::kDistanceRange];
         QCOMPARE(at.x(), double(5 - key));
         if (key <= 5) QVERIFY(std::abs(at.y() - engine.scores(2)(5, key)) < 1e-12);
@@ -189,9 +190,8 @@ void TestRotaryView::slidersChangeWhatIsDrawn() {
     view->distanceSlider()->setValue(4);
     view->startSlider()->setValue(10);
     const QVector<QPointF> before = tips();
-    const QVector<QPointF> rotaryBefore = RotaryView::drawnGraph(view->rotaryCurvePlot(), 0);
-    const QVector<QPointF> sinusoidalBefore =
-        RotaryView::drawnGraph(view->sinusoidalCurvePlot(), 0);
+    const QVector<QPointF> rotaryBefore = view->rotaryCurveChart()->drawnCurve(0);
+    const QVector<QPointF> sinusoidalBefore = view->sinusoidalCurveChart()->drawnCurve(0);
     const QString readoutBefore = view->readout();
 
     // Distance: the query turns, the key (at the start) stays.
@@ -207,31 +207,28 @@ void TestRotaryView::slidersChangeWhatIsDrawn() {
     QCOMPARE(view->positions(), (TokenPositions{304, 300}));
     now = tips();
     QVERIFY(!samePoint(now[0], before[0]) && !samePoint(now[1], before[1]));
-    QVERIFY(largestGap(RotaryView::drawnGraph(view->rotaryCurvePlot(), 0), rotaryBefore) < 1e-12);
-    QVERIFY(largestGap(RotaryView::drawnGraph(view->sinusoidalCurvePlot(), 0), sinusoidalBefore) >
-            1e-3);
+    QVERIFY(largestGap(view->rotaryCurveChart()->drawnCurve(0), rotaryBefore) < 1e-12);
+    QVERIFY(largestGap(view->sinusoidalCurveChart()->drawnCurve(0), sinusoidalBefore) > 1e-3);
     const auto scoreIn = [](const QString& readout) {
         return readout.section(QLatin1Char('<'), 1, 1);
     };
     QCOMPARE(scoreIn(view->readout()), scoreIn(readoutBefore));
     // The second curve, kSecondStartGap later, lies on the first for rotary only.
-    QVERIFY(largestGap(RotaryView::drawnGraph(view->rotaryCurvePlot(), 0),
-                       RotaryView::drawnGraph(view->rotaryCurvePlot(), 1)) < 1e-12);
-    QVERIFY(largestGap(RotaryView::drawnGraph(view->sinusoidalCurvePlot(), 0),
-                       RotaryView::drawnGraph(view->sinusoidalCurvePlot(), 1)) > 1e-3);
+    QVERIFY(largestGap(view->rotaryCurveChart()->drawnCurve(0),
+                       view->rotaryCurveChart()->drawnCurve(1)) < 1e-12);
+    QVERIFY(largestGap(view->sinusoidalCurveChart()->drawnCurve(0),
+                       view->sinusoidalCurveChart()->drawnCurve(1)) > 1e-3);
     view->startSlider()->setValue(10);
 
     // Dragging the handle: the curves follow once the queued moves are in.
     view->startSlider()->setSliderDown(true);
     view->startSlider()->setValue(300);
     view->startSlider()->setValue(301);
-    QTRY_VERIFY(largestGap(RotaryView::drawnGraph(view->sinusoidalCurvePlot(), 0),
-                           sinusoidalBefore) > 1e-3);
+    QTRY_VERIFY(largestGap(view->sinusoidalCurveChart()->drawnCurve(0), sinusoidalBefore) > 1e-3);
     view->startSlider()->setSliderDown(false);
     view->startSlider()->setValue(10);
     settle();
-    QVERIFY(largestGap(RotaryView::drawnGraph(view->sinusoidalCurvePlot(), 0), sinusoidalBefore) <
-            1e-12);
+    QVERIFY(largestGap(view->sinusoidalCurveChart()->drawnCurve(0), sinusoidalBefore) < 1e-12);
 
     // θ: pair 0 turns by θ_0 = 1 whatever θ is; the slower pairs turn differently.
     const double theta = view->parameters().theta;
@@ -241,10 +238,9 @@ void TestRotaryView::slidersChangeWhatIsDrawn() {
     now = tips();
     QVERIFY(samePoint(now[0], before[0]));
     QVERIFY(!samePoint(now[2], before[2]));  // pair 1's q
-    QVERIFY(largestGap(RotaryView::drawnGraph(view->rotaryCurvePlot(), 0), rotaryBefore) > 1e-6);
+    QVERIFY(largestGap(view->rotaryCurveChart()->drawnCurve(0), rotaryBefore) > 1e-6);
     // The sinusoidal case has no θ: unchanged.
-    QVERIFY(largestGap(RotaryView::drawnGraph(view->sinusoidalCurvePlot(), 0), sinusoidalBefore) <
-            1e-12);
+    QVERIFY(largestGap(view->sinusoidalCurveChart()->drawnCurve(0), sinusoidalBefore) < 1e-12);
 
     // The scene's parameters back: what was drawn first is drawn again.
     view->findChild<QPushButton*>(QStringLiteral("rotaryResetButton"))->click();
@@ -268,23 +264,23 @@ void TestRotaryView::scalingChangesOnlyTheLongWavelengths() {
     RotaryView* view = openView();
     QVERIFY(view->study());
     QCOMPARE(view->study()->pairCount(), 32);
-    const QVector<QPointF> original = RotaryView::drawnGraph(view->frequencyPlot(), 0);
+    const QVector<QPointF> original = view->frequencyChart()->drawnCurve(0);
     QCOMPARE(original.size(), 32);
     // No scaling: both graphs the same.
-    QVERIFY(largestGap(original, RotaryView::drawnGraph(view->frequencyPlot(), 1)) == 0.0);
+    QVERIFY(largestGap(original, view->frequencyChart()->drawnCurve(1)) == 0.0);
     view->scalingChoice()->setCurrentIndex(static_cast<int>(RopeScaling::Llama3));
     QCOMPARE(view->factorSpin()->value(), 8.0);  // a scaling switched on starts at Llama 3.1's
     view->originalPositionsSpin()->setValue(4096);
     const RopeParameters rope = view->parameters();
     QCOMPARE(rope.scaling, RopeScaling::Llama3);
-    const QVector<QPointF> scaled = RotaryView::drawnGraph(view->frequencyPlot(), 1);
+    const QVector<QPointF> scaled = view->frequencyChart()->drawnCurve(1);
     const std::vector<double> expected = view->study()->wavelengths();
     const std::vector<double> theta = ops::ropeInverseFrequencies(64, rope);
     int kept = 0, slowed = 0;
     for (int i = 0; i < 32; ++i) {
         QCOMPARE(scaled[i].y(), expected[size_t(i)]);
         QVERIFY(std::abs(scaled[i].y() - 2 * M_PI / theta[size_t(i)]) < 1e-9 * scaled[i].y());
-        QCOMPARE(RotaryView::drawnGraph(view->frequencyPlot(), 0)[i].y(), original[i].y());
+        QCOMPARE(view->frequencyChart()->drawnCurve(0)[i].y(), original[i].y());
         const double shortest = rope.originalMaxPositions / rope.highFrequencyFactor;
         const double longest = rope.originalMaxPositions / rope.lowFrequencyFactor;
         if (original[i].y() < shortest) {

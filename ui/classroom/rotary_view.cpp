@@ -16,9 +16,8 @@
 
 #include "core/scene_error.h"
 #include "document/attention_document.h"
-#include "qcustomplot.h"
+#include "plot/rotary_charts.h"
 #include "ui/classroom/refresh_when_shown.h"
-#include "ui/classroom/rotary_view_items.h"
 
 namespace ae::ui {
 namespace {
@@ -31,7 +30,7 @@ const int kThetaSteps = 100;
 }  // namespace
 
 RotaryView::RotaryView(AttentionDocument* document, QWidget* parent)
-    : QDialog(parent), document_(document), items_(std::make_unique<Items>()) {
+    : QDialog(parent), document_(document) {
     refresher_ = new RefreshWhenShown(this, [this] { refresh(); });
     setObjectName(QStringLiteral("rotaryView"));
     setWindowTitle(tr("Why rotary positions?"));
@@ -44,13 +43,13 @@ RotaryView::RotaryView(AttentionDocument* document, QWidget* parent)
     problemLabel_->hide();
 
     auto* pairsRow = new QHBoxLayout;
-    for (QCustomPlot* plot : pairPlots_)
-        pairsRow->addWidget(plot, 1);
-    pairsRow->addWidget(shares_, 1);
+    for (RotaryPairChart* chart : pairCharts_)
+        pairsRow->addWidget(chart->widget(), 1);
+    pairsRow->addWidget(shares_->widget(), 1);
     auto* curvesRow = new QHBoxLayout;
-    curvesRow->addWidget(rotaryCurves_, 1);
-    curvesRow->addWidget(sinusoidalCurves_, 1);
-    curvesRow->addWidget(frequencies_, 1);
+    curvesRow->addWidget(rotaryCurves_->widget(), 1);
+    curvesRow->addWidget(sinusoidalCurves_->widget(), 1);
+    curvesRow->addWidget(frequencies_->widget(), 1);
 
     content_ = new QWidget(this);
     auto* content = new QVBoxLayout(content_);
@@ -321,9 +320,15 @@ void RotaryView::setTokens(int queryRow, int keyRow) {
 void RotaryView::changeEvent(QEvent* event) {
     QDialog::changeEvent(event);
     if (event->type() == QEvent::FontChange || event->type() == QEvent::ApplicationFontChange) {
-        styleItemsText();
-        for (QCustomPlot* plot : findChildren<QCustomPlot*>())
-            plot->replot(QCustomPlot::rpQueuedReplot);
+        // Items are not scaled by presentation mode: their fonts follow the application's here.
+        for (RotaryPairChart* chart : pairCharts_) {
+            chart->updateLabelFonts();
+            chart->replot();
+        }
+        frequencies_->updateLabelFonts();
+        for (Chart* chart :
+             std::initializer_list<Chart*>{shares_, rotaryCurves_, sinusoidalCurves_, frequencies_})
+            chart->replot();
     }
 }
 
@@ -332,7 +337,7 @@ void RotaryView::refresh() {
     const Scene& scene = document_->scene();
     study_.reset();
     problem_.clear();
-    items_->sinusoidalStart = -1;
+    sinusoidalStart_ = -1;
     if (scene.tokens.empty()) {
         problem_ = tr("The scene has no tokens.");
     } else {

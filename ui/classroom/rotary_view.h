@@ -1,7 +1,8 @@
 #pragma once
 // Explain › Why rotary positions? (F10): rotary positions (RoPE, as in Llama, Qwen, Mistral) seen
 // on one query and one key of the current scene. Every number comes from core/rotary_study.h,
-// which turns the engine's own vectors with ops::rotateHalf; this file only draws them.
+// which turns the engine's own vectors with ops::rotateHalf; the charts of plot/rotary_charts.h
+// draw them, and this view says what they show.
 //   - each frequency pair (columns i and i + d/2) of q and k as two arrows in a plane, turned by
 //     their positions; the first pairs large, every pair's share of q·k as bars;
 //   - q·k against the distance m − n for two starting positions: rotary (the curves coincide)
@@ -14,11 +15,11 @@
 #include <QVector>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "core/rotary_study.h"
 
 class QComboBox;
-class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
 class QSlider;
@@ -27,7 +28,11 @@ class QSpinBox;
 namespace ae::ui {
 
 class AttentionDocument;
+class DistanceCurvesChart;
+class PairSharesChart;
 class RefreshWhenShown;
+class RotaryPairChart;
+class WavelengthChart;
 
 class RotaryView : public QDialog {
     Q_OBJECT
@@ -60,18 +65,17 @@ public:
     QSpinBox* originalPositionsSpin() const { return original_; }
     QComboBox* queryChoice() const { return queryChoice_; }
     QComboBox* keyChoice() const { return keyChoice_; }
-    QCustomPlot* pairPlot(int slot) const { return pairPlots_[slot]; }
-    QCustomPlot* sharesPlot() const { return shares_; }
-    QCustomPlot* rotaryCurvePlot() const { return rotaryCurves_; }
-    QCustomPlot* sinusoidalCurvePlot() const { return sinusoidalCurves_; }
-    QCustomPlot* frequencyPlot() const { return frequencies_; }
+    RotaryPairChart* pairChart(int slot) const { return pairCharts_[slot]; }
+    PairSharesChart* sharesChart() const { return shares_; }
+    // The curves' drawnCurve(0) starts at the slider's start, drawnCurve(1) kSecondStartGap
+    // later; the wavelengths' drawnCurve(0) is the original, drawnCurve(1) with the scaling.
+    DistanceCurvesChart* rotaryCurveChart() const { return rotaryCurves_; }
+    DistanceCurvesChart* sinusoidalCurveChart() const { return sinusoidalCurves_; }
+    WavelengthChart* frequencyChart() const { return frequencies_; }
 
-    // What is drawn, read back from the plots: the tips of pair plot `slot`'s q and k arrows, a
-    // curve (graph 0: from the slider's start, 1: kSecondStartGap later) and the wavelengths
-    // (graph 0: original, 1: with the scaling).
+    // The tips of pair chart `slot`'s q and k arrows, read back from the chart.
     QPointF drawnQueryTip(int slot) const;
     QPointF drawnKeyTip(int slot) const;
-    static QVector<QPointF> drawnGraph(const QCustomPlot* plot, int graph);
     // Largest difference between the two starts' curves: rotary and sinusoidal added.
     double rotaryGap() const { return rotaryGap_; }
     double sinusoidalGap() const { return sinusoidalGap_; }
@@ -98,11 +102,8 @@ private:
     void drawCurves();        // both curve plots (then the markers and positions)
     void drawCurveMarkers();  // where the distance slider is, on both curves
     void drawFrequencies();   // the wavelength plot
-    void styleItemsText();
 
-    struct Items;
     AttentionDocument* document_;
-    std::unique_ptr<Items> items_;
     RefreshWhenShown* refresher_;
     std::unique_ptr<RotaryStudy> study_;
     QString problem_;
@@ -139,12 +140,15 @@ private:
     QSpinBox* original_;
     QLabel* legend_;
     QLabel* readout_;
-    QCustomPlot* pairPlots_[kLargePairs];
-    QCustomPlot* shares_;
-    QCustomPlot* rotaryCurves_;
-    QCustomPlot* sinusoidalCurves_;
-    QCustomPlot* frequencies_;
+    RotaryPairChart* pairCharts_[kLargePairs];
+    PairSharesChart* shares_;
+    DistanceCurvesChart* rotaryCurves_;
+    DistanceCurvesChart* sinusoidalCurves_;
+    WavelengthChart* frequencies_;
     double rotaryGap_ = 0, sinusoidalGap_ = 0;
+    // The sinusoidal curves depend on the start only (not on θ): kept until it changes.
+    int sinusoidalStart_ = -1;
+    std::vector<double> sinusoidal_;
 };
 
 }  // namespace ae::ui
