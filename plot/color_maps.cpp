@@ -85,6 +85,17 @@ QColor gradientColor(ColorMap map, double value, double low, double high) {
     return QColor::fromRgb(colorGradient(map).color(value, QCPRange(low, high)));
 }
 
+std::vector<QColor> gradientColors(ColorMap map, const std::vector<double>& values, double low,
+                                   double high) {
+    QCPColorGradient gradient = colorGradient(map);  // color() is not const: it fills a table
+    const QCPRange range(low, high);
+    std::vector<QColor> colours;
+    colours.reserve(values.size());
+    for (double value : values)
+        colours.push_back(QColor::fromRgb(gradient.color(value, range)));
+    return colours;
+}
+
 QCPColorGradient entropyGradient() {
     return fromStops({"#ffffff", "#dde3ea", "#b3bfcc"});
 }

@@ -5,6 +5,7 @@
 #include <QColor>
 #include <QStringList>
 #include <optional>
+#include <vector>
 
 class QCPColorGradient;
 
@@ -26,5 +27,8 @@ QCPColorGradient entropyGradient();
 
 // The colour `map` gives `value` on the range low..high, as a heatmap paints it.
 QColor gradientColor(ColorMap map, double value, double low, double high);
+// The same for many values, from one gradient: it builds its table of colours once.
+std::vector<QColor> gradientColors(ColorMap map, const std::vector<double>& values, double low,
+                                   double high);
 
 }  // namespace ae::ui

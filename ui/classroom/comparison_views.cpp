@@ -16,7 +16,7 @@
 #include "document/attention_document.h"
 #include "plot/color_maps.h"
 #include "plot/heatmap_controller.h"
-#include "qcustomplot.h"
+#include "plot/scaling_chart.h"
 #include "ui/classroom/map_labels.h"
 #include "ui/classroom/refresh_when_shown.h"
 
@@ -26,10 +26,10 @@ namespace {
 HeatmapController* weightsMap(QWidget* parent, const QString& title) {
     auto* map = new HeatmapController(parent);
     map->setTitle(title);
-    map->setGradient(colorGradient(ColorMap::Viridis));
+    map->setGradient(ColorMap::Viridis);
     map->setAxisTitles(QObject::tr("query"), QObject::tr("key"));
     map->setShowValues(true);
-    map->plot()->setMinimumSize(260, 240);
+    map->widget()->setMinimumSize(260, 240);
     return map;
 }
 
@@ -78,8 +78,6 @@ PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
     legend_->setObjectName(QStringLiteral("pinLegend"));
     auto* legendRow = new QHBoxLayout(legend_);
     legendRow->setContentsMargins(0, 0, 0, 0);
-    QCPColorGradient gradient = divergingGradient();  // color() is not const in 2.1
-    const QCPRange unit(-1.0, 1.0);
     const std::pair<double, QString> keys[] = {{0.8, tr("blue: grew since pinned")},
                                                {0.0, tr("white: unchanged")},
                                                {-0.8, tr("red: fell since pinned")}};
@@ -88,7 +86,7 @@ PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
         auto* swatch = new QFrame(legend_);
         swatch->setFixedSize(18, 12);
         swatch->setStyleSheet(QStringLiteral("QFrame { background: %1; border: 1px solid #666; }")
-                                  .arg(QColor(gradient.color(value, unit)).name()));
+                                  .arg(gradientColor(ColorMap::RdBu, value, -1, 1).name()));
         legendRow->addWidget(swatch);
         legendRow->addWidget(new QLabel(text, legend_));
         legendRow->addSpacing(10);
@@ -98,13 +96,13 @@ PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
     currentMap_ = weightsMap(this, tr("current"));
     differenceMap_ = new HeatmapController(this);
     differenceMap_->setTitle(tr("current − pinned"));
-    differenceMap_->setGradient(divergingGradient());
+    differenceMap_->setGradient(ColorMap::RdBu);
     differenceMap_->setAxisTitles(tr("query"), tr("key"));
     differenceMap_->setShowValues(true);
-    differenceMap_->plot()->setMinimumSize(260, 240);
+    differenceMap_->widget()->setMinimumSize(260, 240);
     auto* maps = new QHBoxLayout;
     for (HeatmapController* m : {pinnedMap_, currentMap_, differenceMap_})
-        maps->addWidget(m->plot(), 1);
+        maps->addWidget(m->widget(), 1);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addLayout(maps, 1);
@@ -169,7 +167,7 @@ void PinCompareView::refresh() {
     }
     pinButton_->setText(pinned_.empty() ? tr("Pin current weights") : tr("Re-pin current weights"));
     for (HeatmapController* m : {pinnedMap_, currentMap_, differenceMap_})
-        m->plot()->setVisible(problem_.isEmpty());
+        m->widget()->setVisible(problem_.isEmpty());
     legend_->setVisible(problem_.isEmpty());
     if (!problem_.isEmpty()) {
         status_->setText(problem_);
@@ -207,7 +205,7 @@ ProjectionComparison::ProjectionComparison(AttentionDocument* document, QWidget*
     for (int v = 0; v < kVariants; ++v) {
         maps_[v] = weightsMap(this, titles[v]);
         captions_[v] = captionLabel(this);
-        grid->addWidget(maps_[v]->plot(), 0, v);
+        grid->addWidget(maps_[v]->widget(), 0, v);
         grid->addWidget(captions_[v], 1, v);
         grid->setColumnStretch(v, 1);
     }
@@ -299,22 +297,22 @@ void ProjectionComparison::refresh() {
             scores_[v] = engine.scores(h);
         } catch (const SceneError& e) {
             captions_[v]->setText(tr("Cannot compute: %1").arg(QString::fromStdString(e.what())));
-            maps_[v]->plot()->hide();
+            maps_[v]->widget()->hide();
             continue;
         }
-        maps_[v]->plot()->show();
+        maps_[v]->widget()->show();
         if (scores) {
             // Signed numbers on a diverging map centred on 0, so equal mirror cells look equal.
             const EngineF::Matrix& s = scores_[v];
             const double largest = s.size() ? s.cwiseAbs().maxCoeff() : 0.0;
             const double range = largest > 0.0 ? largest : 1.0;
-            maps_[v]->setGradient(divergingGradient());
+            maps_[v]->setGradient(ColorMap::RdBu);
             maps_[v]->setLabels(rows, columns, true);
             maps_[v]->setMatrix(s);
             maps_[v]->setDataRange(-range, range);
             maps_[v]->replot();
         } else {
-            maps_[v]->setGradient(colorGradient(ColorMap::Viridis));
+            maps_[v]->setGradient(ColorMap::Viridis);
             showWeights(maps_[v], weights_[v], rows, columns);
         }
         const EngineF::Matrix& s = scores_[v];
@@ -350,11 +348,7 @@ void ProjectionComparison::refresh() {
 // --- why √d_k ----------------------------------------------------------------------------------
 
 QVector<QPointF> ScalingPlot::drawnCurve(int curve) const {
-    QVector<QPointF> points;
-    if (curve < 0 || curve >= plot_->graphCount()) return points;
-    for (const QCPGraphData& point : *plot_->graph(curve)->data())
-        points << QPointF(point.key, point.value);
-    return points;
+    return chart_->drawnCurve(curve);
 }
 
 ScalingPlot::ScalingPlot(QWidget* parent) : QDialog(parent) {
@@ -365,76 +359,8 @@ ScalingPlot::ScalingPlot(QWidget* parent) : QDialog(parent) {
         dks.push_back(dk);
     points_ = scalingStudy(dks, kTokens, kTrials, 2017);
 
-    plot_ = new QCustomPlot(this);
-    plot_->setMinimumSize(900, 380);
-    QCPLayoutGrid* layout = plot_->plotLayout();
-    layout->insertRow(0);
-    QCPAxisRect* rects[3] = {plot_->axisRect(), new QCPAxisRect(plot_), new QCPAxisRect(plot_)};
-    layout->addElement(1, 1, rects[1]);
-    layout->addElement(1, 2, rects[2]);
-    const QString titles[3] = {tr("variance of the scores"), tr("mean largest weight"),
-                               tr("mean row entropy (bits)")};
-    QFont titleFont = plot_->font();
-    titleFont.setBold(true);
-    for (int c = 0; c < 3; ++c) {
-        layout->addElement(0, c, new QCPTextElement(plot_, titles[c], titleFont));
-        QCPAxis* x = rects[c]->axis(QCPAxis::atBottom);
-        x->setScaleType(QCPAxis::stLogarithmic);
-        QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
-        ticker->setLogBase(4);
-        ticker->setSubTickCount(1);
-        x->setTicker(ticker);
-        x->setNumberFormat(QStringLiteral("f"));
-        x->setNumberPrecision(0);
-        x->setRange(0.8, 1300);
-        x->setLabel(QStringLiteral("d_k"));
-    }
-    QCPAxis* varianceAxis = rects[0]->axis(QCPAxis::atLeft);
-    varianceAxis->setScaleType(QCPAxis::stLogarithmic);
-    QSharedPointer<QCPAxisTickerLog> varianceTicker(new QCPAxisTickerLog);
-    varianceTicker->setLogBase(10);
-    varianceAxis->setTicker(varianceTicker);
-    varianceAxis->setNumberFormat(QStringLiteral("gb"));
-    varianceAxis->setRange(0.3, 3000);
-    rects[1]->axis(QCPAxis::atLeft)->setRange(0, 1.05);
-    const double uniformBits = std::log2(static_cast<double>(kTokens));
-    rects[2]->axis(QCPAxis::atLeft)->setRange(0, uniformBits * 1.1);
-
-    QVector<double> x, rawVar, scaledVar, rawMax, scaledMax, rawH, scaledH, reference, uniform;
-    for (const ScalingPoint& p : points_) {
-        x << p.dk;
-        rawVar << p.rawVariance;
-        scaledVar << p.scaledVariance;
-        rawMax << p.rawMaxWeight;
-        scaledMax << p.scaledMaxWeight;
-        rawH << p.rawEntropy / std::log(2.0);  // the study counts nats; the window shows bits
-        scaledH << p.scaledEntropy / std::log(2.0);
-        reference << p.dk;
-        uniform << uniformBits;
-    }
-    const QPen raw(QColor(178, 24, 43), 3, Qt::DashLine);
-    const QPen scaled(QColor(33, 102, 172), 3);
-    const QPen guide(QColor(120, 120, 120), 1.5, Qt::DotLine);
-    auto add = [&](QCPAxisRect* rect, const QVector<double>& y, const QPen& pen,
-                   const QString& name, bool legend) {
-        QCPGraph* g = plot_->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-        g->setData(x, y);
-        g->setPen(pen);
-        g->setName(name);
-        if (pen.style() != Qt::DotLine)
-            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, pen.color(), 6));
-        if (!legend) g->removeFromLegend();
-    };
-    add(rects[0], rawVar, raw, tr("q·k, not scaled"), true);
-    add(rects[0], scaledVar, scaled, tr("q·k / √d_k"), true);
-    add(rects[0], reference, guide, tr("d_k (for reference)"), true);
-    add(rects[1], rawMax, raw, QString(), false);
-    add(rects[1], scaledMax, scaled, QString(), false);
-    add(rects[2], rawH, raw, QString(), false);
-    add(rects[2], scaledH, scaled, QString(), false);
-    add(rects[2], uniform, guide, QString(), false);
-    plot_->legend->setVisible(true);
-    rects[0]->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    chart_ = new ScalingChart(points_, kTokens, this);
+    chart_->widget()->setMinimumSize(900, 380);
 
     auto* note = new QLabel(
         tr("Computed now by the engine: for each d_k, %1 random layers of %2 queries and %2 keys "
@@ -448,7 +374,7 @@ ScalingPlot::ScalingPlot(QWidget* parent) : QDialog(parent) {
         this);
     note->setWordWrap(true);
     auto* box = new QVBoxLayout(this);
-    box->addWidget(plot_, 1);
+    box->addWidget(chart_->widget(), 1);
     box->addWidget(note);
     resize(1200, 560);
 }
@@ -514,7 +440,7 @@ PositionsComparison::PositionsComparison(AttentionDocument* document, QWidget* p
     auto* maps = new QHBoxLayout;
     for (int m = 0; m < 3; ++m) {
         maps_[m] = weightsMap(this, titles[m]);
-        maps->addWidget(maps_[m]->plot(), 1);
+        maps->addWidget(maps_[m]->widget(), 1);
     }
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);

@@ -18,7 +18,6 @@
 
 class QCheckBox;
 class QComboBox;
-class QCustomPlot;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -28,6 +27,7 @@ namespace ae::ui {
 class AttentionDocument;
 class HeatmapController;
 class RefreshWhenShown;
+class ScalingChart;
 
 class PinCompareView : public QWidget {
     Q_OBJECT
@@ -105,16 +105,15 @@ public:
 
     // d_k = 1, 2, 4 … 1024, as computed by scalingStudy (the plot's data).
     const std::vector<ScalingPoint>& points() const { return points_; }
-    QCustomPlot* plot() const { return plot_; }
-    // The (d_k, value) points the plot draws for one curve, read from its graph (0: raw variance,
-    // 1: scaled variance).
+    ScalingChart* chart() const { return chart_; }
+    // The (d_k, value) points the chart draws for one curve (0: raw variance, 1: scaled variance).
     QVector<QPointF> drawnCurve(int curve) const;
     static constexpr int kTokens = 16;
     static constexpr int kTrials = 32;
 
 private:
     std::vector<ScalingPoint> points_;
-    QCustomPlot* plot_;
+    ScalingChart* chart_;
 };
 
 class PositionsComparison : public QDialog {

@@ -14,7 +14,6 @@
 #include "document/attention_document.h"
 #include "plot/color_maps.h"
 #include "plot/heatmap_controller.h"
-#include "qcustomplot.h"
 #include "ui/classroom/map_labels.h"
 #include "ui/classroom/refresh_when_shown.h"
 
@@ -29,9 +28,9 @@ double symmetricRange(const EngineF::ConstBlock& m) {
 HeatmapController* makeMap(QWidget* parent, const QString& title, int minHeight) {
     auto* map = new HeatmapController(parent);
     map->setTitle(title);
-    map->setGradient(divergingGradient());
+    map->setGradient(ColorMap::RdBu);
     map->setShowValues(true);
-    map->plot()->setMinimumSize(160, minHeight);
+    map->widget()->setMinimumSize(160, minHeight);
     return map;
 }
 
@@ -89,13 +88,13 @@ NeuronView::NeuronView(AttentionDocument* document, QWidget* parent)
     contextMap_->setAxisTitles(QString(), tr("dimension"));
 
     auto* grid = new QGridLayout;
-    grid->addWidget(queryMap_->plot(), 0, 1);
-    grid->addWidget(keysMap_->plot(), 1, 0);
-    grid->addWidget(productMap_->plot(), 1, 1);
+    grid->addWidget(queryMap_->widget(), 0, 1);
+    grid->addWidget(keysMap_->widget(), 1, 0);
+    grid->addWidget(productMap_->widget(), 1, 1);
     grid->addWidget(scores_, 1, 2);
-    grid->addWidget(weightedMap_->plot(), 1, 3);
+    grid->addWidget(weightedMap_->widget(), 1, 3);
     // The sum sits above the terms it adds up, so every key-row map gets the full height.
-    grid->addWidget(contextMap_->plot(), 0, 3);
+    grid->addWidget(contextMap_->widget(), 0, 3);
     grid->setRowStretch(1, 1);
     for (int c : {0, 1, 3})
         grid->setColumnStretch(c, 2);
@@ -217,7 +216,11 @@ void NeuronView::refresh() {
     fill(contextMap_, context, valueRange);
     productMap_->setAllowed(BoolMatrix());
 
-    QCPColorGradient gradient = colorGradient(ColorMap::Viridis);  // color() is not const
+    // The weight's cell in the weights' colours, so the table reads as a strip too.
+    std::vector<double> weights;
+    for (int j = 0; j < lk; ++j)
+        weights.push_back(w(i, j));
+    const std::vector<QColor> weightColours = gradientColors(ColorMap::Viridis, weights, 0.0, 1.0);
     scores_->setRowCount(lk);
     for (int j = 0; j < lk; ++j) {
         const bool visible = engine.allowed()(i, j);
@@ -230,8 +233,7 @@ void NeuronView::refresh() {
             item->setData(Qt::UserRole, values[c]);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (c == 2) {
-                // The weight's cell in the weights' colours, so the table reads as a strip too.
-                const QColor colour = QColor::fromRgb(gradient.color(values[c], QCPRange(0, 1)));
+                const QColor& colour = weightColours[static_cast<std::size_t>(j)];
                 item->setBackground(colour);
                 const bool light = colour.lightnessF() > 0.55;
                 item->setForeground(light ? Qt::black : Qt::white);

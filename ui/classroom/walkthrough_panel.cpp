@@ -19,7 +19,6 @@
 #include "io/model/model_folder.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
-#include "qcustomplot.h"
 #include "ui/classroom/refresh_when_shown.h"
 #include "ui/screen_fit.h"
 
@@ -121,9 +120,9 @@ WalkthroughPanel::WalkthroughPanel(AttentionDocument* document, HeatmapGrid* gri
     textFont.setPointSizeF(textFont.pointSizeF() * 1.15);
     explanation_->setFont(textFont);
     map_ = new HeatmapController(this);
-    map_->plot()->setMinimumHeight(180);
+    map_->widget()->setMinimumHeight(180);
     // The map comes and goes with the steps: it must not make the dock jump in width.
-    map_->plot()->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Expanding);
+    map_->widget()->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Expanding);
     // Its text wraps to the dock's width, whatever it is: no minimum of its own (one of 380
     // pixels in a dock allowed 310 cut every line on the right), and no sideways scrolling.
     setProperty(kWrapsToWidthProperty, true);
@@ -143,7 +142,7 @@ WalkthroughPanel::WalkthroughPanel(AttentionDocument* document, HeatmapGrid* gri
     layout->addWidget(heading_);
     layout->addWidget(formula_);
     layout->addWidget(explanation_);
-    layout->addWidget(map_->plot(), 1);
+    layout->addWidget(map_->widget(), 1);
     layout->addStretch(0);
     layout->addLayout(buttons);
 
@@ -287,7 +286,7 @@ bool WalkthroughPanel::currentStepApplies() const {
 }
 
 bool WalkthroughPanel::matrixMapShown() const {
-    return !map_->plot()->isHidden();
+    return !map_->widget()->isHidden();
 }
 
 QString WalkthroughPanel::formulaText() const {

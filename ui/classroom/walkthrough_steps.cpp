@@ -2,6 +2,7 @@
 // heading, formula, explanation and matrix map the panel shows for the current step, in either
 // tour, with the live numbers of the engine (or of the model's run).
 
+#include <QCoreApplication>
 #include <QLabel>
 #include <QPushButton>
 #include <cmath>
@@ -12,7 +13,6 @@
 #include "plot/color_maps.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
-#include "qcustomplot.h"
 #include "ui/classroom/map_labels.h"
 #include "ui/classroom/refresh_when_shown.h"
 #include "ui/classroom/walkthrough_panel.h"
@@ -133,7 +133,7 @@ void WalkthroughPanel::refreshModelTour() {
                           .arg(modelTourStepTitle(step)));
     back_->setEnabled(step_ > 0);
     next_->setEnabled(step_ < kModelTourStepCount - 1);
-    map_->plot()->hide();
+    map_->widget()->hide();
     const ModelTourPlan& p = *plan_;
     const int period = static_cast<int>(p.ids.size() / 2);
     const QString previous = tr("layer %1, head %2").arg(p.previousLayer).arg(p.previousHead);
@@ -554,14 +554,14 @@ void WalkthroughPanel::fillMatrixMap() {
             break;
     }
     const bool inputs = currentStep() == WalkStep::Inputs || currentStep() == WalkStep::Norm;
-    map_->plot()->setVisible(m.size() > 0);
+    map_->widget()->setVisible(m.size() > 0);
     if (m.size() == 0) return;
     rows = inputs ? tokenLabels(scene.tokens) : indexLabels(m.rows());
     if (inputs) rowTitle = tr("token");
     map_->setTitle(title);
     map_->setAxisTitles(rowTitle, tr("dimension"));
     map_->setLabels(rows, indexLabels(m.cols()), false);
-    map_->setGradient(divergingGradient());
+    map_->setGradient(ColorMap::RdBu);
     map_->setMatrix(m);
     const double a = m.cwiseAbs().maxCoeff();
     map_->setDataRange(-(a > 0 ? a : 1.0), a > 0 ? a : 1.0);
