@@ -8,16 +8,14 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QTimer>
-#include <set>
 
-#include "qcustomplot.h"
+#include "plot/presentation_style.h"
 #include "ui/screen_fit.h"
 
 namespace ae::ui {
 namespace {
 
 const char* const kScaleKey = "presentation/fontScale";
-const char* const kPlotScaleProperty = "aeFontScale";
 const char* const kBaseSizeProperty = "aeBasePointSize";
 // The docks that edit the scene: a lecture shows results, and keys drive the rest.
 const char* const kEditorDocks[] = {"tokensDock", "weightsDock", "controlsDock"};
@@ -25,44 +23,6 @@ const char* const kEditorDocks[] = {"tokensDock", "weightsDock", "controlsDock"}
 QFont scaled(QFont font, double ratio) {
     font.setPointSizeF(font.pointSizeF() * ratio);
     return font;
-}
-
-// Every element the plot owns, in its layout or not: presentation mode takes the maps' own colour
-// bars out of their layouts (one bar serves the grid), and a bar scaled only while in a layout
-// kept its large labels after presentation mode.
-void scalePlotFonts(QCustomPlot* plot, double ratio) {
-    std::set<QCPAxis*> axes;  // a colour bar's axis is also its private axis rect's
-    for (QCPTextElement* text : plot->findChildren<QCPTextElement*>())
-        text->setFont(scaled(text->font(), ratio));
-    for (QCPAxisRect* rect : plot->findChildren<QCPAxisRect*>()) {
-        for (QCPAxis* axis : rect->axes())
-            axes.insert(axis);
-    }
-    for (QCPColorScale* bar : plot->findChildren<QCPColorScale*>())
-        axes.insert(bar->axis());
-    for (QCPLegend* legend : plot->findChildren<QCPLegend*>())
-        legend->setFont(scaled(legend->font(), ratio));
-    for (QCPAxis* axis : axes) {
-        axis->setTickLabelFont(scaled(axis->tickLabelFont(), ratio));
-        axis->setLabelFont(scaled(axis->labelFont(), ratio));
-    }
-}
-
-// Black, thicker axes and black labels: grey hairlines vanish on a washed-out projector.
-void contrastPlot(QCustomPlot* plot, bool on) {
-    const QPen pen(QColor(0, 0, 0), on ? 2.0 : 0.0);
-    const QColor label = on ? QColor(0, 0, 0) : QColor(90, 90, 90);
-    for (QCPAxisRect* rect : plot->axisRects()) {
-        for (QCPAxis* axis : rect->axes()) {
-            axis->setBasePen(pen);
-            axis->setTickPen(pen);
-            axis->setLabelColor(label);
-            axis->setTickLabelColor(QColor(0, 0, 0));
-            QFont font = axis->tickLabelFont();
-            font.setBold(on);
-            axis->setTickLabelFont(font);
-        }
-    }
 }
 
 QPalette highContrastPalette() {
@@ -192,17 +152,7 @@ void PresentationMode::applyScale(double factor) {
     const double previous = applied_;
     applied_ = factor;
     scaleOwnFonts(previous, factor);
-    // A plot without a mark was made at the factor in effect until now.
-    for (QCustomPlot* plot : window_->findChildren<QCustomPlot*>()) {
-        const QVariant made = plot->property(kPlotScaleProperty);
-        const double from = made.isValid() ? made.toDouble() : previous;
-        scalePlotFonts(plot, factor / from);
-        plot->setProperty(kPlotScaleProperty, factor);
-    }
-    for (QCustomPlot* plot : window_->findChildren<QCustomPlot*>()) {
-        if (highContrast_) contrastPlot(plot, true);  // bold ticks follow the new fonts
-        plot->replot(QCustomPlot::rpQueuedReplot);
-    }
+    scalePlotFonts(window_, previous, factor, highContrast_);
     emit fontsChanged();
 }
 
@@ -211,7 +161,7 @@ void PresentationMode::scaleOwnFonts(double previous, double factor) {
     // looks explicit may follow the application font and would be counted as already scaled.
     QList<QWidget*> own;
     for (QWidget* w : window_->findChildren<QWidget*>()) {
-        if (!w->testAttribute(Qt::WA_SetFont) || qobject_cast<QCustomPlot*>(w)) continue;
+        if (!w->testAttribute(Qt::WA_SetFont) || isPlot(w)) continue;
         if (!w->property(kBaseSizeProperty).isValid()) {
             const double size = w->font().pointSizeF();
             if (size <= 0.0) continue;  // a pixel size: not ours to scale
@@ -230,10 +180,7 @@ void PresentationMode::scaleOwnFonts(double previous, double factor) {
 void PresentationMode::setHighContrast(bool on) {
     highContrast_ = on;
     QApplication::setPalette(on ? highContrastPalette() : QApplication::style()->standardPalette());
-    for (QCustomPlot* plot : window_->findChildren<QCustomPlot*>()) {
-        contrastPlot(plot, on);
-        plot->replot(QCustomPlot::rpQueuedReplot);
-    }
+    setPlotsHighContrast(window_, on);
 }
 
 }  // namespace ae::ui

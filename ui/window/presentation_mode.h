@@ -3,9 +3,9 @@
 // the editor docks hidden, keys for everything a lecture needs. A high-contrast theme, usable in
 // and out of presentation, for projectors that wash colours out.
 //
-// Fonts scale through the application font (every widget follows it) and, for the plots, whose
-// fonts QCustomPlot copies once, by walking each plot's elements; each plot remembers the factor
-// its fonts were made at, so plots created while scaled are never scaled twice. Widgets given a
+// Fonts scale through the application font (every widget follows it) and, for the plots, which
+// copy their fonts once, through plot/presentation_style.h; each plot remembers the factor its
+// fonts were made at, so plots created while scaled are never scaled twice. Widgets given a
 // font of their own (a walkthrough heading, a verdict) no longer follow the application font:
 // each keeps its size at scale 1 and is set to that times the factor, so it grows with Ctrl+plus
 // and comes back to exactly its size.
