@@ -1,8 +1,8 @@
 #include "bench/window_benchmark.h"
 
-#include <qcustomplot.h>
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QWidget>
 #include <algorithm>
 #include <functional>
 
@@ -47,18 +47,18 @@ std::vector<cli::LatencyFigures> measureWindowLatency(int length, int samples, i
     QCoreApplication::processEvents();
 
     // Counts finished replots of every visible map since the change.
-    std::vector<QCustomPlot*> plots;
+    std::vector<HeatmapController*> maps;
     for (const HeatmapTile& tile : grid.tiles()) {
-        if (tile.controller->plot()->isVisible()) plots.push_back(tile.controller->plot());
+        if (tile.controller->widget()->isVisible()) maps.push_back(tile.controller);
     }
     int pending = 0;
-    for (QCustomPlot* plot : plots) {
-        QObject::connect(plot, &QCustomPlot::afterReplot, plot, [&pending] { --pending; });
+    for (HeatmapController* map : maps) {
+        QObject::connect(map, &HeatmapController::replotted, map, [&pending] { --pending; });
     }
     auto timeChange = [&](const std::function<void()>& change) {
         QElapsedTimer timer;
         timer.start();
-        pending = static_cast<int>(plots.size());
+        pending = static_cast<int>(maps.size());
         change();
         // A large scene computes on the worker thread: its result arrives through the event loop.
         document.waitForResults();

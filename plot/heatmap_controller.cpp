@@ -102,6 +102,7 @@ HeatmapController::HeatmapController(QWidget* parent) : plot_(new QCustomPlot(pa
 
     arrangeLayout();
     connect(plot_, &QCustomPlot::afterLayout, this, &HeatmapController::updateTicks);
+    connect(plot_, &QCustomPlot::afterReplot, this, &HeatmapController::replotted);
     // The axis rect's size is known only after layout: re-pool if it changed how many cells fit.
     connect(plot_, &QCustomPlot::afterLayout, this, [this] { showMatrix(false); });
     connect(plot_, &QCustomPlot::afterLayout, this, &HeatmapController::squareUp);

@@ -212,6 +212,8 @@ signals:
     // A layout found the plot spending a different room around its cells (new fonts, labels
     // turned upright): a grid that sized its tiles from it sizes them again.
     void chromeChanged();
+    // The plot has drawn itself again: what a change costs on screen is timed up to here.
+    void replotted();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
