@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/attention_kernel.h"
+#include "core/model/forward_tape.h"
 #include "core/model/model.h"
 #include "core/parallel_product.h"
 
@@ -66,16 +67,16 @@ int threadCount() {
 
 // out = in·W (+ b) where W is `weight` as stored: [in, out] when `xw` (gpt2's Conv1D), else
 // nn.Linear's [out, in], used transposed. in: T x n, out: T x m. Blocks of `out` (rows when there
-// are many, else columns) are computed on every thread, each a single-threaded Eigen product, as
-// core/parallel_product.h does for the one-layer engine.
+// are many, else columns) are computed on up to maxThreads threads, each a single-threaded Eigen
+// product, as core/parallel_product.h does for the one-layer engine; with one thread, one product.
 template <typename Scalar>
 void project(const Matrix<Scalar>& in, const WeightView<Scalar>& weight, bool xw,
-             const WeightView<Scalar>& bias, Matrix<Scalar>& out) {
+             const WeightView<Scalar>& bias, Matrix<Scalar>& out, int maxThreads) {
     const MatrixMap<Scalar> w = weight.matrix();
     const Eigen::Index rows = in.rows(), cols = xw ? w.cols() : w.rows();
     out.resize(rows, cols);
     const double flops = static_cast<double>(rows) * static_cast<double>(in.cols()) * cols;
-    const int threads = flops > 4e6 ? threadCount() : 1;
+    const int threads = flops > 4e6 ? maxThreads : 1;
     const bool byRows = rows >= 256;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int thread = 0; thread < threads; ++thread) {
@@ -115,21 +116,19 @@ Matrix<Scalar> gatherRows(const TensorRef& table, const std::vector<long long>& 
     return out;
 }
 
-template <typename Scalar>
-void layerNorm(Matrix<Scalar>& x, const TensorRef& weight, const TensorRef& bias, double eps) {
-    const WeightView<Scalar> w(weight), b(bias);
-    ops::layerNormRows<Scalar>(x, w.vector(), b.vector(), eps);
-}
-
-// The architecture's norm on each row of x (T x d), in place.
+// The architecture's norm on each row of x (T x d), in place; a LayerNorm's x̂ and 1/σ kept in
+// `kept` when given.
 template <typename Scalar>
 void applyNorm(const Architecture& a, Matrix<Scalar>& x, const TensorRef& weight,
-               const TensorRef& bias, double eps) {
+               const TensorRef& bias, double eps, NormTape<Scalar>* kept = nullptr) {
     if (a.norm == NormType::RmsNorm) {
         const WeightView<Scalar> w(weight);
         ops::rmsNormRows<Scalar>(x, w.vector(), eps);
     } else {
-        layerNorm(x, weight, bias, eps);
+        const WeightView<Scalar> w(weight), b(bias);
+        ops::layerNormRows<Scalar>(x, w.vector(), b.vector(), eps,
+                                   kept ? &kept->normalised : nullptr,
+                                   kept ? &kept->inverseDeviation : nullptr);
     }
 }
 
@@ -158,6 +157,23 @@ struct Visibility {
     std::vector<int> mask;  // empty: no padding
 };
 
+// What every layer of one pass shares: which keys each query sees, the rotary frequencies, the
+// position of the first token and the heads switched off; and how it computes. An ordinary run
+// uses every core, keeps every head's scores and refuses an overflow layer by layer. A trainer's
+// pass (runModelForTraining, with a tape) runs on one thread, since the trainer runs its batch's
+// sequences in parallel; it keeps no scores, fills the tape, and leaves an overflow to the
+// trainer's check of its loss.
+template <typename Scalar>
+struct Pass {
+    Visibility visibility;
+    std::vector<double> inverseFrequencies;  // llama/qwen3: hd/2 values
+    int positionOffset = 0;
+    const RunOptions* options = nullptr;  // its ablations and ablation mode
+    int threads = 1;                      // at most, for any step
+    ForwardTape<Scalar>* tape = nullptr;  // a trainer's pass: sized to the layers
+    bool skipMlp = false;                 // every MLP adds exactly 0 (all its weights are 0)
+};
+
 // Every head of one layer on query rows firstRow..T−1: scores_h = q_h·k_hᵀ, weights_h =
 // softmax(scale·scores_h, hidden keys −∞), context rows = weights_h·v_h. q: T x (H·hd), k, v:
 // T x (KV·hd), every row present; context: (T − firstRow) x (H·hd). Rows before firstRow come from
@@ -165,9 +181,10 @@ struct Visibility {
 // weights as they were, its scores with the columns of the new keys computed here. Heads in
 // parallel.
 template <typename Scalar>
-void attend(const Config& c, double scale, const Visibility& visibility, LayerRecord<Scalar>& layer,
+void attend(const Config& c, double scale, const Pass<Scalar>& pass, LayerRecord<Scalar>& layer,
             Matrix<Scalar>& context, Eigen::Index firstRow = 0,
             const LayerRecord<Scalar>* previous = nullptr) {
+    const Visibility& visibility = pass.visibility;
     const Eigen::Index T = layer.query.rows(), hd = c.headDim, count = T - firstRow;
     layer.scores.assign(static_cast<std::size_t>(c.heads), Matrix<Scalar>());
     layer.weights.assign(static_cast<std::size_t>(c.heads), Matrix<Scalar>());
@@ -183,7 +200,7 @@ void attend(const Config& c, double scale, const Visibility& visibility, LayerRe
     options.scale = attention::ScoreScale::times(scale);
     options.mask = &softmaxMask;
     options.firstRow = firstRow;
-    options.threads = static_cast<double>(count) * T * hd * c.heads > 2e5 ? threadCount() : 1;
+    options.threads = static_cast<double>(count) * T * hd * c.heads > 2e5 ? pass.threads : 1;
     if (firstRow > 0) {
         // The first firstRow rows as `previous` had them, with their scores against the new keys.
         options.beginHead = [&](int h) {
@@ -203,8 +220,9 @@ void attend(const Config& c, double scale, const Visibility& visibility, LayerRe
             return true;
         };
     }
-    attention::attendHeads<Scalar>({layer.query, layer.key, layer.value, c.heads, c.kvHeads, hd},
-                                   {&layer.scores, nullptr, &layer.weights, &context}, options);
+    attention::attendHeads<Scalar>(
+        {layer.query, layer.key, layer.value, c.heads, c.kvHeads, hd},
+        {pass.tape ? nullptr : &layer.scores, nullptr, &layer.weights, &context}, options);
 }
 
 template <typename Scalar>
@@ -215,17 +233,9 @@ void requireFinite(const Model& model, const Matrix<Scalar>& m, const std::strin
     }
 }
 
-// What every layer of one pass shares: which keys each query sees, the rotary frequencies, the
-// position of the first token and the heads switched off.
-struct Pass {
-    Visibility visibility;
-    std::vector<double> inverseFrequencies;  // llama/qwen3: hd/2 values
-    int positionOffset = 0;
-    const RunOptions* options = nullptr;  // its ablations and ablation mode
-};
-
-Pass passFor(const Config& c, const RunOptions& options) {
-    Pass pass;
+template <typename Scalar>
+Pass<Scalar> passFor(const Config& c, const RunOptions& options) {
+    Pass<Scalar> pass;
     pass.visibility = Visibility{c.isDecoder(), options.attentionMask};
     // A mask of all ones hides nothing: the plain path computes the same weights.
     const std::vector<int>& mask = pass.visibility.mask;
@@ -234,6 +244,7 @@ Pass passFor(const Config& c, const RunOptions& options) {
     if (c.rotary()) pass.inverseFrequencies = ops::ropeInverseFrequencies(c.headDim, c.rope);
     pass.positionOffset = options.positionOffset;
     pass.options = &options;
+    pass.threads = threadCount();
     return pass;
 }
 
@@ -250,19 +261,21 @@ void prependRows(const Matrix<Scalar>* before, Eigen::Index firstRow, Matrix<Sca
 
 template <typename Scalar>
 void linear(const Matrix<Scalar>& in, const TensorRef& weight, const TensorRef& bias, bool xw,
-            Matrix<Scalar>& out) {
+            Matrix<Scalar>& out, int maxThreads) {
     const WeightView<Scalar> w(weight), b(bias);
-    project(in, w, xw, b, out);
+    project(in, w, xw, b, out, maxThreads);
 }
 
 // Layer `index`'s attention sub-block on the residual stream h (rows firstRow..T−1, each x d), as
 // the architecture's axes build it: the pre-norm (none when the norms come after the block), q, k
-// and v (fused or separate), the q/k norm and rotation, every head, the switched-off
-// heads' contexts replaced, then the output projection and its bias: attentionOut, the same rows
-// x d. Fills layer's q, k, v, scores and weights, all T rows: rows before firstRow from
-// `previous` (see attend).
+// and v (fused or separate), the q/k norm and rotation by `angles` (rotary families: the rows'
+// (T − firstRow) x hd/2), every head, the switched-off heads' contexts replaced, then the output
+// projection and its bias: attentionOut, the same rows x d. Fills layer's q, k, v, scores and
+// weights, all T rows: rows before firstRow from `previous` (see attend); and, in a trainer's
+// pass, the tape's norm and context.
 template <typename Scalar>
-void attentionSubBlock(const Model& model, int index, const Pass& pass, const Matrix<Scalar>& h,
+void attentionSubBlock(const Model& model, int index, const Pass<Scalar>& pass,
+                       const ops::RotaryAngles& angles, const Matrix<Scalar>& h,
                        LayerRecord<Scalar>& layer, Matrix<Scalar>& attentionOut,
                        Eigen::Index firstRow = 0, const LayerRecord<Scalar>* previous = nullptr) {
     const Config& c = model.config;
@@ -270,36 +283,37 @@ void attentionSubBlock(const Model& model, int index, const Pass& pass, const Ma
     const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(index)];
     const Eigen::Index hd = c.headDim;
     const bool xw = a.layout == WeightLayout::Conv1D;
+    LayerTape<Scalar>* tape =
+        pass.tape ? &pass.tape->layers[static_cast<std::size_t>(index)] : nullptr;
     // A pre-norm block reads the normed stream (GPT2Attention's ln_1, LlamaAttention's RMS
     // input_layernorm); a post-norm one (BertSelfAttention) the stream itself.
-    Matrix<Scalar> normed;
+    Matrix<Scalar> ownNormed;
+    Matrix<Scalar>& normed = tape ? tape->attentionNormed : ownNormed;
     if (a.placement == NormPlacement::Pre) {
         normed = h;
-        applyNorm(a, normed, lw.norm1, lw.norm1Bias, c.normEps);
+        applyNorm(a, normed, lw.norm1, lw.norm1Bias, c.normEps,
+                  tape ? &tape->attentionNorm : nullptr);
     }
     const Matrix<Scalar>& x = a.placement == NormPlacement::Pre ? normed : h;
     if (a.qkv == QkvStorage::Fused) {
         // One product [Q | K | V] (GPT-2's c_attn), split by columns.
         Matrix<Scalar> fused;
-        linear(x, lw.qkv, lw.qkvBias, xw, fused);
+        linear(x, lw.qkv, lw.qkvBias, xw, fused, pass.threads);
         const Eigen::Index width = c.heads * hd, kvWidth = c.kvHeads * hd;
         layer.query = fused.leftCols(width);
         layer.key = fused.middleCols(width, kvWidth);
         layer.value = fused.rightCols(kvWidth);
     } else {
-        linear(x, lw.query, lw.queryBias, xw, layer.query);
-        linear(x, lw.key, lw.keyBias, xw, layer.key);
-        linear(x, lw.value, lw.valueBias, xw, layer.value);
+        linear(x, lw.query, lw.queryBias, xw, layer.query, pass.threads);
+        linear(x, lw.key, lw.keyBias, xw, layer.key, pass.threads);
+        linear(x, lw.value, lw.valueBias, xw, layer.value, pass.threads);
     }
     const bool headNorm = a.qkNorm == QkNormKind::PerHead;
     const bool rotary = a.positions == PositionKind::Rotary;
     if (headNorm || rotary) {
         // Each query head, then each kv head: q/k norm (Qwen3's q_norm / k_norm) and the rotation
-        // (LlamaAttention's rotary q and k), heads in parallel. Every head of the layer turns its
-        // rows by the same angles: computed once.
+        // (LlamaAttention's rotary q and k), heads in parallel.
         const WeightView<Scalar> queryNorm(lw.queryNorm), keyNorm(lw.keyNorm);
-        const ops::RotaryAngles angles = ops::rotaryAngles(
-            pass.positionOffset + static_cast<int>(firstRow), h.rows(), pass.inverseFrequencies);
         attention::HeadTransform<Scalar> transform;
         transform.headDim = hd;
         if (headNorm) {
@@ -310,7 +324,7 @@ void attentionSubBlock(const Model& model, int index, const Pass& pass, const Ma
         }
         if (rotary) transform.angles = &angles;
         const int blocks = c.heads + c.kvHeads;
-        const int threads = static_cast<double>(h.rows()) * hd * blocks > 1e5 ? threadCount() : 1;
+        const int threads = static_cast<double>(h.rows()) * hd * blocks > 1e5 ? pass.threads : 1;
         attention::transformHeads<Scalar>(layer.query, layer.key, transform, threads);
     }
     if (firstRow > 0) {
@@ -318,15 +332,16 @@ void attentionSubBlock(const Model& model, int index, const Pass& pass, const Ma
         prependRows(&previous->key, firstRow, layer.key);
         prependRows(&previous->value, firstRow, layer.value);
     }
-    Matrix<Scalar> context;
-    attend(c, c.attentionScale(index), pass.visibility, layer, context, firstRow, previous);
+    Matrix<Scalar> ownContext;
+    Matrix<Scalar>& context = tape ? tape->context : ownContext;
+    attend(c, c.attentionScale(index), pass, layer, context, firstRow, previous);
     if (pass.options) {
         const bool byMean = pass.options->ablationMode == AblationMode::Mean;
         for (const HeadAblation& a : pass.options->ablations) {
             if (a.layer == index) ops::ablateContextColumns<Scalar>(context, a.head, hd, byMean);
         }
     }
-    linear(context, lw.output, lw.outputBias, xw, attentionOut);
+    linear(context, lw.output, lw.outputBias, xw, attentionOut, pass.threads);
 }
 
 // The rest of layer `index`: h (T x d, the residual stream that entered the layer) becomes the
@@ -334,27 +349,35 @@ void attentionSubBlock(const Model& model, int index, const Pass& pass, const Ma
 //   pre-norm (GPT2Block, LlamaDecoderLayer): h += attention; h += MLP(norm2(h)).
 //   post-norm (BertLayer): a = norm1(attention + h); h = norm2(a + MLP(a)).
 // MLP: down(act(up(x))) (GPT-2's c_fc / c_proj, BERT's intermediate / output), or gated,
-// down(act(gate(x)) ⊙ up(x)) (Llama's).
+// down(act(gate(x)) ⊙ up(x)) (Llama's). A trainer's pass keeps the MLP's pieces in its tape (a
+// pre-norm layer's: the tape covers no other), or skips an MLP that adds exactly 0.
 template <typename Scalar>
-void finishLayer(const Model& model, int index, const Matrix<Scalar>& attentionOut,
-                 Matrix<Scalar>& h) {
+void finishLayer(const Model& model, int index, const Pass<Scalar>& pass,
+                 const Matrix<Scalar>& attentionOut, Matrix<Scalar>& h) {
     const Config& c = model.config;
     const Architecture& a = c.architecture();
     const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(index)];
     const bool xw = a.layout == WeightLayout::Conv1D;
+    LayerTape<Scalar>* tape =
+        pass.tape ? &pass.tape->layers[static_cast<std::size_t>(index)] : nullptr;
+    const int threads = pass.threads;
     const auto mlp = [&](const Matrix<Scalar>& x, Matrix<Scalar>& out) {
         Matrix<Scalar> inner;
         if (a.mlp == MlpKind::Gated) {
             Matrix<Scalar> up;
-            linear(x, lw.gate, lw.gateBias, xw, inner);
-            linear(x, lw.up, lw.upBias, xw, up);
+            linear(x, lw.gate, lw.gateBias, xw, inner, threads);
+            linear(x, lw.up, lw.upBias, xw, up, threads);
+            if (tape) tape->gate = inner;
             activate(c.activation, inner);
             inner.array() *= up.array();
+            if (tape) tape->up = std::move(up);
         } else {
-            linear(x, lw.up, lw.upBias, xw, inner);
+            linear(x, lw.up, lw.upBias, xw, inner, threads);
+            if (tape) tape->up = inner;
             activate(c.activation, inner);
         }
-        linear(inner, lw.down, lw.downBias, xw, out);
+        linear(inner, lw.down, lw.downBias, xw, out, threads);
+        if (tape) tape->activated = std::move(inner);
     };
     Matrix<Scalar> out;
     if (a.placement == NormPlacement::Post) {
@@ -366,8 +389,12 @@ void finishLayer(const Model& model, int index, const Matrix<Scalar>& attentionO
         h = std::move(out);
     } else {
         h += attentionOut;
-        Matrix<Scalar> x = h;
-        applyNorm(a, x, lw.norm2, lw.norm2Bias, c.normEps);
+        if (pass.skipMlp) return;
+        Matrix<Scalar> ownNormed;
+        Matrix<Scalar>& x = tape ? tape->mlpNormed : ownNormed;
+        x = h;
+        applyNorm(a, x, lw.norm2, lw.norm2Bias, c.normEps, tape ? &tape->mlpNorm : nullptr);
+        if (tape) tape->hiddenMid = h;
         mlp(x, out);
         h += out;
     }
@@ -378,10 +405,16 @@ void finishLayer(const Model& model, int index, const Matrix<Scalar>& attentionO
 // hidden state (bert). Rows before firstRow are taken from `previous` (a decoder's run on the
 // same first firstRow tokens, with the same options), every layer's and the final hidden state's.
 template <typename Scalar>
-void runLayersFrom(const Model& model, const Pass& pass, int first, Matrix<Scalar> h,
+void runLayersFrom(const Model& model, const Pass<Scalar>& pass, int first, Matrix<Scalar> h,
                    ModelRun<Scalar>& run, Eigen::Index firstRow = 0,
                    const ModelRun<Scalar>* previous = nullptr) {
     const Config& c = model.config;
+    // Every layer turns its rows' q and k by the same angles.
+    ops::RotaryAngles angles;
+    if (c.rotary()) {
+        angles = ops::rotaryAngles(pass.positionOffset + static_cast<int>(firstRow), h.rows(),
+                                   pass.inverseFrequencies);
+    }
     Matrix<Scalar> attentionOut;
     for (int i = first; i < c.layers; ++i) {
         LayerRecord<Scalar>& layer = run.layers[static_cast<std::size_t>(i)];
@@ -389,9 +422,9 @@ void runLayersFrom(const Model& model, const Pass& pass, int first, Matrix<Scala
             previous ? &previous->layers[static_cast<std::size_t>(i)] : nullptr;
         layer.hiddenIn = h;
         if (before) prependRows(&before->hiddenIn, firstRow, layer.hiddenIn);
-        attentionSubBlock(model, i, pass, h, layer, attentionOut, firstRow, before);
-        finishLayer(model, i, attentionOut, h);
-        requireFinite(model, h, "the output of layer " + std::to_string(i));
+        attentionSubBlock(model, i, pass, angles, h, layer, attentionOut, firstRow, before);
+        finishLayer(model, i, pass, attentionOut, h);
+        if (!pass.tape) requireFinite(model, h, "the output of layer " + std::to_string(i));
     }
     const Architecture& a = c.architecture();
     if (!a.decoder) {
@@ -400,22 +433,29 @@ void runLayersFrom(const Model& model, const Pass& pass, int first, Matrix<Scala
         return;
     }
     const ModelWeights& w = model.weights;
-    if (a.placement == NormPlacement::Pre) applyNorm(a, h, w.finalNorm, w.finalNormBias, c.normEps);
+    if (pass.tape) {
+        pass.tape->finalIn = h;
+        pass.tape->angles = std::move(angles);
+    }
+    if (a.placement == NormPlacement::Pre) {
+        applyNorm(a, h, w.finalNorm, w.finalNormBias, c.normEps,
+                  pass.tape ? &pass.tape->finalNorm : nullptr);
+    }
     if (previous) prependRows(&previous->finalHidden, firstRow, h);
     const WeightView<Scalar> head(w.lmHead), none;
     const bool every = pass.options->logitsForEveryPosition;
     run.logitsFrom = every ? 0 : h.rows() - 1;
     if (every && previous && previous->logitsFrom == 0 && previous->logits.rows() >= firstRow) {
         const Matrix<Scalar> fresh = h.bottomRows(h.rows() - firstRow);
-        project(fresh, head, false, none, run.logits);
+        project(fresh, head, false, none, run.logits, pass.threads);
         prependRows(&previous->logits, firstRow, run.logits);
     } else if (every) {
-        project(h, head, false, none, run.logits);
+        project(h, head, false, none, run.logits, pass.threads);
     } else {
         const Matrix<Scalar> last = h.bottomRows(1);
-        project(last, head, false, none, run.logits);
+        project(last, head, false, none, run.logits, pass.threads);
     }
-    requireFinite(model, run.logits, "the logits");
+    if (!pass.tape) requireFinite(model, run.logits, "the logits");
     run.finalHidden = std::move(h);
 }
 
@@ -474,7 +514,7 @@ ModelRun<Scalar> runFrom(const Model& model, const std::vector<long long>& ids,
     run.options = options;
     Matrix<Scalar> h = embed<Scalar>(model, ids, options, firstRow);
     run.layers.resize(static_cast<std::size_t>(c.layers));
-    runLayersFrom(model, passFor(c, options), 0, std::move(h), run, firstRow, previous);
+    runLayersFrom(model, passFor<Scalar>(c, options), 0, std::move(h), run, firstRow, previous);
     return run;
 }
 
@@ -547,10 +587,37 @@ void resumeAfterAttention(const Model& model, ModelRun<Scalar>& run, int layer,
     }
     run.whatIf = true;
     run.layers[static_cast<std::size_t>(layer)].hiddenIn = residualIn;
+    const Pass<Scalar> pass = passFor<Scalar>(c, options);
     Matrix<Scalar> h = residualIn;
-    finishLayer(model, layer, attentionOut, h);
+    finishLayer(model, layer, pass, attentionOut, h);
     requireFinite(model, h, "the output of layer " + std::to_string(layer));
-    runLayersFrom(model, passFor(c, options), layer + 1, std::move(h), run);
+    runLayersFrom(model, pass, layer + 1, std::move(h), run);
+}
+
+ModelRun<double> runModelForTraining(const Model& model, const std::vector<long long>& ids,
+                                     ForwardTape<double>& tape, bool mlpAddsZero) {
+    const Config& c = model.config;
+    checkImplemented(c);
+    const Architecture& a = c.architecture();
+    if (!a.decoder || a.placement != NormPlacement::Pre || a.embeddingNorm) {
+        throw ModelError(std::string(familyName(c.family)) +
+                         ": a training pass keeps the activations of pre-norm decoders only");
+    }
+    const RunOptions options;
+    checkInputs(c, ids, options);
+    ModelRun<double> run;
+    run.config = c;
+    run.tokens = ids;
+    run.options = options;
+    run.layers.resize(static_cast<std::size_t>(c.layers));
+    tape = ForwardTape<double>();
+    tape.layers.resize(static_cast<std::size_t>(c.layers));
+    Pass<double> pass = passFor<double>(c, options);
+    pass.threads = 1;
+    pass.tape = &tape;
+    pass.skipMlp = mlpAddsZero;
+    runLayersFrom(model, pass, 0, embed<double>(model, ids, options), run);
+    return run;
 }
 
 template <typename Scalar>
@@ -572,7 +639,7 @@ Eigen::VectorXd logitsAt(const Model& model, const ModelRun<Scalar>& run, int po
     const WeightView<Scalar> head(model.weights.lmHead), none;
     const Matrix<Scalar> row = run.finalHidden.row(position);
     Matrix<Scalar> logits;
-    project(row, head, false, none, logits);
+    project(row, head, false, none, logits, threadCount());
     return logits.row(0).transpose().template cast<double>();
 }
 

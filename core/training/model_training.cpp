@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
-#include "core/attention_kernel.h"
 #include "core/init_draw.h"
 #include "core/model/model_analysis.h"
 #include "core/ops.h"
@@ -160,28 +158,6 @@ double trainerBytes(const ModelTrainingOptions& o) {
     return ((3.0 + o.batch) * parameters + o.batch * perSequence) * sizeof(double);
 }
 
-// Everything the backward pass needs from the forward pass of one sequence (T tokens).
-struct ModelTrainer::Forward {
-    struct Layer {
-        MatrixD hiddenIn;              // T x d, the residual stream entering the layer
-        MatrixD x1, normalised1;       // T x d: the pre-norm's output and (gpt2) x̂
-        VectorD inverse1;              // T: gpt2's 1/√(var + eps)
-        MatrixD q, k, v;               // T x d, q and k after the rotation (llama)
-        std::vector<MatrixD> weights;  // per head, T x T
-        MatrixD context;               // T x d
-        MatrixD hiddenMid;             // T x d, after the attention's residual add
-        MatrixD x2, normalised2;       // MLP only, as x1
-        VectorD inverse2;
-        MatrixD inner, gate, activated;  // T x I: gpt2 c_fc's output (inner) and gelu of it;
-                                         // llama gate and up (inner), silu(gate) ⊙ up
-    };
-    std::vector<Layer> layers;
-    MatrixD finalIn, finalNormalised, finalOut;  // T x d
-    VectorD finalInverse;
-    MatrixD logits;  // T x V
-    ops::RotaryAngles angles;
-};
-
 ModelTrainer::ModelTrainer(const ModelTrainingOptions& options) : options_(options) {
     const std::string problem = checkTrainingOptions(options);
     if (!problem.empty()) throw ModelError(problem);
@@ -249,7 +225,6 @@ ModelTrainer::ModelTrainer(const ModelTrainingOptions& options) : options_(optio
         firstMoment_.push_back(MatrixD::Zero(v.rows(), v.cols()));
         secondMoment_.push_back(MatrixD::Zero(v.rows(), v.cols()));
     }
-    if (c.rotary()) inverseFrequencies_ = ops::ropeInverseFrequencies(c.headDim, c.rope);
 
     SplitMix64 evaluation(options.seed ^ kEvaluationStream);
     for (int s = 0; s < kEvaluationSequences; ++s)
@@ -331,114 +306,10 @@ TrainingExample ModelTrainer::drawExample(SplitMix64* source, std::optional<Mode
     return e;
 }
 
-void ModelTrainer::forward(const std::vector<long long>& ids, Forward& f) const {
-    const Config& c = model_.config;
-    checkInputs(c, ids, RunOptions{});
-    const ModelWeights& w = model_.weights;
-    // The trainer implements its rows' two architectures (familyTable's trainingChoice): GPT-2's
-    // (LayerNorm, fused Conv1D q k v, learned positions, plain MLP) and Llama's (RMSNorm,
-    // separate q k v, rotary, gated MLP). Their norm tells them apart.
-    const bool gpt2 = c.architecture().norm == NormType::LayerNorm;
-    const auto T = static_cast<Eigen::Index>(ids.size());
-    const Eigen::Index d = c.hidden, hd = c.headDim;
-    auto matrix = [this](const TensorRef& t) {
-        return ConstMap(values_[index(t)].data(), t.rows, t.cols);
-    };
-    auto vector = [this](const TensorRef& t) {
-        return VectorMap(values_[index(t)].data(), t.count());
-    };
-    // The pre-norms: gpt2 LayerNorm (x̂ and 1/σ kept), llama RMSNorm.
-    auto norm = [&](const MatrixD& in, const TensorRef& gamma, const TensorRef& beta, MatrixD& out,
-                    MatrixD& normalised, VectorD& inverse) {
-        out = in;
-        if (gpt2) {
-            ops::layerNormRows<double>(out, vector(gamma), vector(beta), c.normEps, &normalised,
-                                       &inverse);
-        } else {
-            ops::rmsNormRows<double>(out, vector(gamma), c.normEps);
-        }
-    };
-
-    const ConstMap tokenTable = matrix(w.tokenEmbedding);
-    MatrixD h(T, d);
-    for (Eigen::Index i = 0; i < T; ++i)
-        h.row(i) = tokenTable.row(ids[static_cast<std::size_t>(i)]);
-    if (gpt2) h += matrix(w.positionEmbedding).topRows(T);
-    if (!gpt2) f.angles = ops::rotaryAngles(0, T, inverseFrequencies_);
-
-    f.layers.resize(static_cast<std::size_t>(c.layers));
-    Mask causalMask;
-    causalMask.causal = true;
-    const attention::SoftmaxMask<double> causal(
-        causalMask, -std::numeric_limits<double>::infinity(), static_cast<int>(T),
-        static_cast<int>(T), attention::SoftmaxMask<double>::Rows::VisiblePrefix);
-    for (int l = 0; l < c.layers; ++l) {
-        const LayerWeights& lw = w.layers[static_cast<std::size_t>(l)];
-        Forward::Layer& r = f.layers[static_cast<std::size_t>(l)];
-        r.hiddenIn = h;
-        norm(h, lw.norm1, lw.norm1Bias, r.x1, r.normalised1, r.inverse1);
-        if (gpt2) {
-            MatrixD fused = r.x1 * matrix(lw.qkv);
-            fused.rowwise() += vector(lw.qkvBias).transpose();
-            r.q = fused.leftCols(d);
-            r.k = fused.middleCols(d, d);
-            r.v = fused.rightCols(d);
-        } else {
-            r.q.noalias() = r.x1 * matrix(lw.query).transpose();
-            r.k.noalias() = r.x1 * matrix(lw.key).transpose();
-            r.v.noalias() = r.x1 * matrix(lw.value).transpose();
-            attention::HeadTransform<double> rotation;
-            rotation.headDim = hd;
-            rotation.angles = &f.angles;
-            attention::transformHeads<double>(r.q, r.k, rotation);
-        }
-        // Causal attention, as model_forward.cpp's attend: row i is the plain softmax of its
-        // first i + 1 scaled scores. One thread: the batch's sequences run in parallel.
-        attention::HeadOptions<double> attend;
-        attend.scale = attention::ScoreScale::times(c.attentionScale(l));
-        attend.mask = &causal;
-        attend.threads = 1;
-        attention::attendHeads<double>({r.q, r.k, r.v, c.heads, c.heads, hd},
-                                       {nullptr, nullptr, &r.weights, &r.context}, attend);
-        MatrixD attentionOut;
-        if (gpt2) {
-            attentionOut.noalias() = r.context * matrix(lw.output);
-            attentionOut.rowwise() += vector(lw.outputBias).transpose();
-        } else {
-            attentionOut.noalias() = r.context * matrix(lw.output).transpose();
-        }
-        h += attentionOut;
-        r.hiddenMid = h;
-        if (!options_.mlp) continue;  // its MLP adds exactly 0 (model_training.h)
-        norm(h, lw.norm2, lw.norm2Bias, r.x2, r.normalised2, r.inverse2);
-        MatrixD out;
-        if (gpt2) {
-            r.inner.noalias() = r.x2 * matrix(lw.up);
-            r.inner.rowwise() += vector(lw.upBias).transpose();
-            r.activated = r.inner;
-            auto a = r.activated.array();
-            ops::geluTanh(a);
-            out.noalias() = r.activated * matrix(lw.down);
-            out.rowwise() += vector(lw.downBias).transpose();
-        } else {
-            r.gate.noalias() = r.x2 * matrix(lw.gate).transpose();
-            r.inner.noalias() = r.x2 * matrix(lw.up).transpose();
-            r.activated = r.gate;
-            auto a = r.activated.array();
-            ops::silu(a);
-            r.activated.array() *= r.inner.array();
-            out.noalias() = r.activated * matrix(lw.down).transpose();
-        }
-        h += out;
-    }
-    f.finalIn = h;
-    norm(h, w.finalNorm, w.finalNormBias, f.finalOut, f.finalNormalised, f.finalInverse);
-    f.logits.noalias() = f.finalOut * matrix(w.lmHead).transpose();
-}
-
 double ModelTrainer::backward(const std::vector<long long>& ids,
-                              const std::vector<long long>& targets, const Forward& f,
-                              std::vector<MatrixD>* gradient, double scale) const {
+                              const std::vector<long long>& targets, const ModelRun<double>& run,
+                              const ForwardTape<double>& tape, std::vector<MatrixD>* gradient,
+                              double scale) const {
     const Config& c = model_.config;
     const ModelWeights& w = model_.weights;
     // The trainer implements its rows' two architectures (familyTable's trainingChoice): GPT-2's
@@ -460,10 +331,10 @@ double ModelTrainer::backward(const std::vector<long long>& ids,
         const long long t = targets[static_cast<std::size_t>(i)];
         if (t < 0) continue;
         if (t >= V) throw ModelError("target " + std::to_string(t) + " is not in the vocabulary");
-        const double top = f.logits.row(i).maxCoeff();
-        const Eigen::RowVectorXd e = (f.logits.row(i).array() - top).exp().matrix();
+        const double top = run.logits.row(i).maxCoeff();
+        const Eigen::RowVectorXd e = (run.logits.row(i).array() - top).exp().matrix();
         const double sum = e.sum();
-        loss += top + std::log(sum) - f.logits(i, t);
+        loss += top + std::log(sum) - run.logits(i, t);
         dLogits.row(i) = e / sum;
         dLogits(i, t) -= 1.0;
     }
@@ -485,11 +356,11 @@ double ModelTrainer::backward(const std::vector<long long>& ids,
         return g[static_cast<std::size_t>(index(t))];
     };
     // Back through a pre-norm: returns dLoss/d(its input).
-    auto normBackward = [&](const MatrixD& dy, const MatrixD& in, const MatrixD& normalised,
-                            const VectorD& inverse, const TensorRef& gamma, const TensorRef& beta) {
+    auto normBackward = [&](const MatrixD& dy, const MatrixD& in, const NormTape<double>& kept,
+                            const TensorRef& gamma, const TensorRef& beta) {
         VectorD dGamma = VectorD::Zero(d), dBeta = VectorD::Zero(d);
-        MatrixD dx = gpt2 ? backprop::layerNormBackward(dy, normalised, inverse, vector(gamma),
-                                                        dGamma, &dBeta)
+        MatrixD dx = gpt2 ? backprop::layerNormBackward(dy, kept.normalised, kept.inverseDeviation,
+                                                        vector(gamma), dGamma, &dBeta)
                           : backprop::rmsNormBackward(dy, in, vector(gamma), c.normEps, dGamma);
         addVector(gamma, dGamma);
         if (gpt2) addVector(beta, dBeta);
@@ -497,14 +368,14 @@ double ModelTrainer::backward(const std::vector<long long>& ids,
     };
 
     // logits = x_f·W_lmᵀ (W_lm V x d; tied: the token table, which then collects both uses).
-    MatrixD dx =
-        backprop::linearBackward(f.finalOut, matrix(w.lmHead), dLogits, grad(w.lmHead), nullptr);
-    MatrixD dh = normBackward(dx, f.finalIn, f.finalNormalised, f.finalInverse, w.finalNorm,
-                              w.finalNormBias);
+    MatrixD dx = backprop::linearBackward(run.finalHidden, matrix(w.lmHead), dLogits,
+                                          grad(w.lmHead), nullptr);
+    MatrixD dh = normBackward(dx, tape.finalIn, tape.finalNorm, w.finalNorm, w.finalNormBias);
 
     for (int l = c.layers - 1; l >= 0; --l) {
         const LayerWeights& lw = w.layers[static_cast<std::size_t>(l)];
-        const Forward::Layer& r = f.layers[static_cast<std::size_t>(l)];
+        const LayerRecord<double>& record = run.layers[static_cast<std::size_t>(l)];
+        const LayerTape<double>& r = tape.layers[static_cast<std::size_t>(l)];
         if (options_.mlp) {
             // h_out = h_mid + MLP(norm2(h_mid)): dh flows to h_mid directly and through the MLP.
             MatrixD dx2;
@@ -512,8 +383,8 @@ double ModelTrainer::backward(const std::vector<long long>& ids,
                 VectorD dDownBias = VectorD::Zero(d), dUpBias = VectorD::Zero(c.intermediate);
                 const MatrixD dActivated = backprop::projectionBackward(
                     r.activated, matrix(lw.down), dh, grad(lw.down), &dDownBias);
-                const MatrixD dInner = backprop::geluTanhBackward(r.inner, dActivated);
-                dx2 = backprop::projectionBackward(r.x2, matrix(lw.up), dInner, grad(lw.up),
+                const MatrixD dUp = backprop::geluTanhBackward(r.up, dActivated);
+                dx2 = backprop::projectionBackward(r.mlpNormed, matrix(lw.up), dUp, grad(lw.up),
                                                    &dUpBias);
                 addVector(lw.downBias, dDownBias);
                 addVector(lw.upBias, dUpBias);
@@ -526,12 +397,13 @@ double ModelTrainer::backward(const std::vector<long long>& ids,
                 ops::silu(s);
                 const MatrixD dUp = (dActivated.array() * silu.array()).matrix();
                 const MatrixD dGate =
-                    backprop::siluBackward(r.gate, (dActivated.array() * r.inner.array()).matrix());
-                dx2 =
-                    backprop::linearBackward(r.x2, matrix(lw.gate), dGate, grad(lw.gate), nullptr);
-                dx2 += backprop::linearBackward(r.x2, matrix(lw.up), dUp, grad(lw.up), nullptr);
+                    backprop::siluBackward(r.gate, (dActivated.array() * r.up.array()).matrix());
+                dx2 = backprop::linearBackward(r.mlpNormed, matrix(lw.gate), dGate, grad(lw.gate),
+                                               nullptr);
+                dx2 +=
+                    backprop::linearBackward(r.mlpNormed, matrix(lw.up), dUp, grad(lw.up), nullptr);
             }
-            dh += normBackward(dx2, r.hiddenMid, r.normalised2, r.inverse2, lw.norm2, lw.norm2Bias);
+            dh += normBackward(dx2, r.hiddenMid, r.mlpNorm, lw.norm2, lw.norm2Bias);
         }
         // h_mid = h_in + output(context): dh flows to h_in directly and through the attention.
         MatrixD dContext;
@@ -550,14 +422,14 @@ double ModelTrainer::backward(const std::vector<long long>& ids,
             auto dqHead = dq.middleCols(head * hd, hd), dkHead = dk.middleCols(head * hd, hd),
                  dvHead = dv.middleCols(head * hd, hd);
             backprop::attentionHeadBackward(
-                r.q.middleCols(head * hd, hd), r.k.middleCols(head * hd, hd),
-                r.v.middleCols(head * hd, hd), r.weights[static_cast<std::size_t>(head)],
-                dContext.middleCols(head * hd, hd), attentionScale, nullptr, dqHead, dkHead,
-                dvHead);
+                record.query.middleCols(head * hd, hd), record.key.middleCols(head * hd, hd),
+                record.value.middleCols(head * hd, hd),
+                record.weights[static_cast<std::size_t>(head)], dContext.middleCols(head * hd, hd),
+                attentionScale, nullptr, dqHead, dkHead, dvHead);
             if (!gpt2) {
                 // q and k were rotated after the projection: back by the negative angle.
-                backprop::rotateHalfBackward(dqHead, f.angles);
-                backprop::rotateHalfBackward(dkHead, f.angles);
+                backprop::rotateHalfBackward(dqHead, tape.angles);
+                backprop::rotateHalfBackward(dkHead, tape.angles);
             }
         }
         MatrixD dx1;
@@ -565,14 +437,16 @@ double ModelTrainer::backward(const std::vector<long long>& ids,
             MatrixD dFused(T, 3 * d);
             dFused << dq, dk, dv;
             VectorD dBias = VectorD::Zero(3 * d);
-            dx1 = backprop::projectionBackward(r.x1, matrix(lw.qkv), dFused, grad(lw.qkv), &dBias);
+            dx1 = backprop::projectionBackward(r.attentionNormed, matrix(lw.qkv), dFused,
+                                               grad(lw.qkv), &dBias);
             addVector(lw.qkvBias, dBias);
         } else {
-            dx1 = backprop::linearBackward(r.x1, matrix(lw.query), dq, grad(lw.query), nullptr);
-            dx1 += backprop::linearBackward(r.x1, matrix(lw.key), dk, grad(lw.key), nullptr);
-            dx1 += backprop::linearBackward(r.x1, matrix(lw.value), dv, grad(lw.value), nullptr);
+            const MatrixD& x1 = r.attentionNormed;
+            dx1 = backprop::linearBackward(x1, matrix(lw.query), dq, grad(lw.query), nullptr);
+            dx1 += backprop::linearBackward(x1, matrix(lw.key), dk, grad(lw.key), nullptr);
+            dx1 += backprop::linearBackward(x1, matrix(lw.value), dv, grad(lw.value), nullptr);
         }
-        dh += normBackward(dx1, r.hiddenIn, r.normalised1, r.inverse1, lw.norm1, lw.norm1Bias);
+        dh += normBackward(dx1, record.hiddenIn, r.attentionNorm, lw.norm1, lw.norm1Bias);
     }
     // h_0 = wte[ids] (+ wpe[0..T)).
     MatrixD& dTokens = grad(w.tokenEmbedding);
@@ -586,15 +460,14 @@ double ModelTrainer::lossAndGradient(const TrainingExample& example, std::vector
                                      double gradientScale) const {
     if (example.targets.size() != example.ids.size())
         throw ModelError("training example: one target per token expected");
-    Forward f;
-    forward(example.ids, f);
-    return backward(example.ids, example.targets, f, gradient, gradientScale);
+    ForwardTape<double> tape;
+    const ModelRun<double> run = runModelForTraining(model_, example.ids, tape, !options_.mlp);
+    return backward(example.ids, example.targets, run, tape, gradient, gradientScale);
 }
 
 MatrixD ModelTrainer::logits(const std::vector<long long>& ids) const {
-    Forward f;
-    forward(ids, f);
-    return f.logits;
+    ForwardTape<double> tape;
+    return runModelForTraining(model_, ids, tape, !options_.mlp).logits;
 }
 
 double ModelTrainer::loss() const {

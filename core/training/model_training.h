@@ -22,11 +22,11 @@
 // Attention-only (the default): the MLP's tensors exist, as the family's folder needs them, with
 // intermediate size 1 and every MLP weight and bias 0 and never trained (nor the MLP's pre-norm,
 // ln_2 / post_attention_layernorm, left at 1 and 0): gelu(0) = silu(0)·0 = 0, so each MLP adds
-// exactly 0 to the residual stream, and the trainer skips it.
+// exactly 0 to the residual stream, and the trainer's forward pass skips it.
 //
-// The forward pieces are core/ops.h's (the model's own ops), the backward pieces
-// core/training/backprop.h's, shared with the one-layer trainer
-// (core/training/attention_training.h).
+// The forward pass is the model's own (core/model/forward_tape.h's runModelForTraining: runModel's
+// layers, keeping what backpropagation reads); the backward pieces are core/training/backprop.h's,
+// shared with the one-layer trainer (core/training/attention_training.h).
 
 #include <cstdint>
 #include <optional>
@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "core/init_draw.h"
+#include "core/model/forward_tape.h"
 #include "core/model/model.h"
 #include "core/scene.h"
 #include "core/training/named_choices.h"
@@ -163,7 +164,7 @@ public:
     // the learned positions.
     double lossAndGradient(const TrainingExample& example, std::vector<MatrixD>* gradient,
                            double gradientScale = 1.0) const;
-    // T x V logits of the trainer's own forward pass.
+    // T x V logits of the trainer's forward pass (runModelForTraining).
     MatrixD logits(const std::vector<long long>& ids) const;
     // Every parameter tensor, in core/model/model.h's tensorSpecs order (a 1-D tensor as 1 x n),
     // with its name as stored (prefix included). Changing an entry changes model().
@@ -173,10 +174,11 @@ public:
     bool trained(std::size_t i) const { return trained_[i]; }
 
 private:
-    struct Forward;
-    void forward(const std::vector<long long>& ids, Forward& f) const;
+    // Back through the forward pass `run` (runModelForTraining, which kept `tape`) from the loss
+    // on `targets`; returns the loss.
     double backward(const std::vector<long long>& ids, const std::vector<long long>& targets,
-                    const Forward& f, std::vector<MatrixD>* gradient, double scale) const;
+                    const ModelRun<double>& run, const ForwardTape<double>& tape,
+                    std::vector<MatrixD>* gradient, double scale) const;
     int index(const TensorRef& slot) const;
 
     ModelTrainingOptions options_;
@@ -185,7 +187,6 @@ private:
     std::vector<std::string> names_;
     std::vector<bool> trained_;
     std::vector<const unsigned char*> dataOf_;  // values_[i].data(), to find a slot's tensor
-    std::vector<double> inverseFrequencies_;    // llama: hd/2 rotary frequencies
     std::vector<TrainingExample> evaluation_;
     std::vector<long long> probeIds_;
     int probePeriod_ = 0;
