@@ -356,10 +356,10 @@ double ModelTrainer::backward(const std::vector<long long>& ids,
         return g[static_cast<std::size_t>(index(t))];
     };
     // Back through a pre-norm: returns dLoss/d(its input).
-    auto normBackward = [&](const MatrixD& dy, const MatrixD& in, const NormTape<double>& kept,
+    auto normBackward = [&](const MatrixD& dy, const MatrixD& in, const NormTape<double>& norm,
                             const TensorRef& gamma, const TensorRef& beta) {
         VectorD dGamma = VectorD::Zero(d), dBeta = VectorD::Zero(d);
-        MatrixD dx = gpt2 ? backprop::layerNormBackward(dy, kept.normalised, kept.inverseDeviation,
+        MatrixD dx = gpt2 ? backprop::layerNormBackward(dy, norm.normalised, norm.inverseDeviation,
                                                         vector(gamma), dGamma, &dBeta)
                           : backprop::rmsNormBackward(dy, in, vector(gamma), c.normEps, dGamma);
         addVector(gamma, dGamma);
@@ -375,46 +375,46 @@ double ModelTrainer::backward(const std::vector<long long>& ids,
     for (int l = c.layers - 1; l >= 0; --l) {
         const LayerWeights& lw = w.layers[static_cast<std::size_t>(l)];
         const LayerRecord<double>& record = run.layers[static_cast<std::size_t>(l)];
-        const LayerTape<double>& r = tape.layers[static_cast<std::size_t>(l)];
+        const LayerTape<double>& kept = tape.layers[static_cast<std::size_t>(l)];
         if (options_.mlp) {
             // h_out = h_mid + MLP(norm2(h_mid)): dh flows to h_mid directly and through the MLP.
             MatrixD dx2;
             if (gpt2) {
                 VectorD dDownBias = VectorD::Zero(d), dUpBias = VectorD::Zero(c.intermediate);
                 const MatrixD dActivated = backprop::projectionBackward(
-                    r.activated, matrix(lw.down), dh, grad(lw.down), &dDownBias);
-                const MatrixD dUp = backprop::geluTanhBackward(r.up, dActivated);
-                dx2 = backprop::projectionBackward(r.mlpNormed, matrix(lw.up), dUp, grad(lw.up),
+                    kept.activated, matrix(lw.down), dh, grad(lw.down), &dDownBias);
+                const MatrixD dUp = backprop::geluTanhBackward(kept.up, dActivated);
+                dx2 = backprop::projectionBackward(kept.mlpNormed, matrix(lw.up), dUp, grad(lw.up),
                                                    &dUpBias);
                 addVector(lw.downBias, dDownBias);
                 addVector(lw.upBias, dUpBias);
             } else {
-                const MatrixD dActivated = backprop::linearBackward(r.activated, matrix(lw.down),
+                const MatrixD dActivated = backprop::linearBackward(kept.activated, matrix(lw.down),
                                                                     dh, grad(lw.down), nullptr);
                 // a = silu(gate) ⊙ up
-                MatrixD silu = r.gate;
+                MatrixD silu = kept.gate;
                 auto s = silu.array();
                 ops::silu(s);
                 const MatrixD dUp = (dActivated.array() * silu.array()).matrix();
-                const MatrixD dGate =
-                    backprop::siluBackward(r.gate, (dActivated.array() * r.up.array()).matrix());
-                dx2 = backprop::linearBackward(r.mlpNormed, matrix(lw.gate), dGate, grad(lw.gate),
-                                               nullptr);
-                dx2 +=
-                    backprop::linearBackward(r.mlpNormed, matrix(lw.up), dUp, grad(lw.up), nullptr);
+                const MatrixD dGate = backprop::siluBackward(
+                    kept.gate, (dActivated.array() * kept.up.array()).matrix());
+                dx2 = backprop::linearBackward(kept.mlpNormed, matrix(lw.gate), dGate,
+                                               grad(lw.gate), nullptr);
+                dx2 += backprop::linearBackward(kept.mlpNormed, matrix(lw.up), dUp, grad(lw.up),
+                                                nullptr);
             }
-            dh += normBackward(dx2, r.hiddenMid, r.mlpNorm, lw.norm2, lw.norm2Bias);
+            dh += normBackward(dx2, kept.hiddenMid, kept.mlpNorm, lw.norm2, lw.norm2Bias);
         }
         // h_mid = h_in + output(context): dh flows to h_in directly and through the attention.
         MatrixD dContext;
         if (gpt2) {
             VectorD dOutputBias = VectorD::Zero(d);
-            dContext = backprop::projectionBackward(r.context, matrix(lw.output), dh,
+            dContext = backprop::projectionBackward(kept.context, matrix(lw.output), dh,
                                                     grad(lw.output), &dOutputBias);
             addVector(lw.outputBias, dOutputBias);
         } else {
-            dContext = backprop::linearBackward(r.context, matrix(lw.output), dh, grad(lw.output),
-                                                nullptr);
+            dContext = backprop::linearBackward(kept.context, matrix(lw.output), dh,
+                                                grad(lw.output), nullptr);
         }
         MatrixD dq(T, d), dk(T, d), dv(T, d);
         const double attentionScale = c.attentionScale(l);
@@ -437,16 +437,16 @@ double ModelTrainer::backward(const std::vector<long long>& ids,
             MatrixD dFused(T, 3 * d);
             dFused << dq, dk, dv;
             VectorD dBias = VectorD::Zero(3 * d);
-            dx1 = backprop::projectionBackward(r.attentionNormed, matrix(lw.qkv), dFused,
+            dx1 = backprop::projectionBackward(kept.attentionNormed, matrix(lw.qkv), dFused,
                                                grad(lw.qkv), &dBias);
             addVector(lw.qkvBias, dBias);
         } else {
-            const MatrixD& x1 = r.attentionNormed;
+            const MatrixD& x1 = kept.attentionNormed;
             dx1 = backprop::linearBackward(x1, matrix(lw.query), dq, grad(lw.query), nullptr);
             dx1 += backprop::linearBackward(x1, matrix(lw.key), dk, grad(lw.key), nullptr);
             dx1 += backprop::linearBackward(x1, matrix(lw.value), dv, grad(lw.value), nullptr);
         }
-        dh += normBackward(dx1, record.hiddenIn, r.attentionNorm, lw.norm1, lw.norm1Bias);
+        dh += normBackward(dx1, record.hiddenIn, kept.attentionNorm, lw.norm1, lw.norm1Bias);
     }
     // h_0 = wte[ids] (+ wpe[0..T)).
     MatrixD& dTokens = grad(w.tokenEmbedding);
