@@ -20,9 +20,9 @@ std::vector<cli::LatencyFigures> measureModelWindowLatency(const QString& folder
     MainWindow window;
     window.resize(width, height);
     window.show();
-    ModelSession* session = window.modelSession();
-    ModelView* view = window.modelView();
-    AttentionDocument* document = window.document();
+    document::ModelSession* session = window.modelSession();
+    plot::ModelView* view = window.modelView();
+    document::AttentionDocument* document = window.document();
     std::vector<long long> ids(static_cast<std::size_t>(length));
     for (int i = 0; i < length; ++i)
         ids[static_cast<std::size_t>(i)] = (7 * i + 3) % 50000;

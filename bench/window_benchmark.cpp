@@ -37,8 +37,8 @@ std::vector<cli::LatencyFigures> measureWindowLatency(int length, int samples, i
     checkFitsInMemory(selfAttentionEngineBytes(length, 768, 768, 12, 768, sizeof(float)) +
                           2.0 * sceneNumbers * sizeof(double),
                       "two float engines, shown and computing, and three copies of the scene");
-    AttentionDocument document;
-    HeatmapGrid grid;
+    document::AttentionDocument document;
+    plot::HeatmapGrid grid;
     DocumentMaps gridFollowsDocument(&document, &grid);
     grid.resize(width, height);
     grid.show();
@@ -47,13 +47,13 @@ std::vector<cli::LatencyFigures> measureWindowLatency(int length, int samples, i
     QCoreApplication::processEvents();
 
     // Counts finished replots of every visible map since the change.
-    std::vector<HeatmapController*> maps;
-    for (const HeatmapTile& tile : grid.tiles()) {
+    std::vector<plot::HeatmapController*> maps;
+    for (const plot::HeatmapTile& tile : grid.tiles()) {
         if (tile.controller->widget()->isVisible()) maps.push_back(tile.controller);
     }
     int pending = 0;
-    for (HeatmapController* map : maps) {
-        QObject::connect(map, &HeatmapController::replotted, map, [&pending] { --pending; });
+    for (plot::HeatmapController* map : maps) {
+        QObject::connect(map, &plot::HeatmapController::replotted, map, [&pending] { --pending; });
     }
     auto timeChange = [&](const std::function<void()>& change) {
         QElapsedTimer timer;

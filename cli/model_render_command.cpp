@@ -103,7 +103,7 @@ int renderModelCommand(const QStringList& arguments) {
         refuse("render: give --text TEXT or --ids 1,2,3");
     if (!parser.isSet("output")) refuse("render: -o OUT.(png|jpg|pdf|svg) is required");
     const QString output = parser.value("output");
-    const std::optional<ui::ImageFormat> format = ui::imageFormatForFile(output);
+    const std::optional<plot::ImageFormat> format = plot::imageFormatForFile(output);
     if (!format) refuse("render: -o: expected a .png, .jpg, .pdf or .svg file, got " + output);
     const QString view = parser.value("view");
     const QStringList views{"model", "head", "rollout", "qk"};
@@ -112,7 +112,7 @@ int renderModelCommand(const QStringList& arguments) {
     const QString qk = parser.value("qk");
     const QStringList modes{"separate", "joint", "norms"};
     if (!modes.contains(qk)) refuse("render: --qk: expected separate, joint or norms, got " + qk);
-    ui::ModelViewImage image;
+    plot::ModelViewImage image;
     image.size = QSize(integerOption(parser, "width", 16, kMaxSide),
                        integerOption(parser, "height", 16, kMaxSide));
     bool ok = false;
@@ -159,17 +159,17 @@ int renderModelCommand(const QStringList& arguments) {
                                         "the model in double");
             const model::ModelRun<double> run = model::runModel<double>(model, ids);
             const Scene scene = model::layerScene(model, run, layer, labels);
-            ui::RenderRequest request;
+            plot::RenderRequest request;
             request.head = head;
             request.image.size = image.size;
             request.image.scale = image.scale;
-            bytes = ui::renderScene(scene, request, *format);
+            bytes = plot::renderScene(scene, request, *format);
         } else {
             model::checkRunFitsInMemory(model,
                                         model::runMemory(model, tokens, sizeof(float)).total(),
                                         "the model in float");
             auto run = std::make_shared<model::ModelRun<float>>(model::runModel<float>(model, ids));
-            ui::ModelViewData data;
+            plot::ModelViewData data;
             for (const std::string& label : labels)
                 data.tokens << QString::fromStdString(label);
             if (tokenizer) {
@@ -183,12 +183,12 @@ int renderModelCommand(const QStringList& arguments) {
             const int position = image.position >= 0 ? image.position : tokens - 1;
             if (model.config.isDecoder()) data.predictions = model::topPredictions(*run, position);
             data.run = run;
-            image.part = view == QLatin1String("rollout") ? ui::ModelViewPart::Rollout
-                         : view == QLatin1String("qk")    ? ui::ModelViewPart::QueryKey
-                                                          : ui::ModelViewPart::Model;
+            image.part = view == QLatin1String("rollout") ? plot::ModelViewPart::Rollout
+                         : view == QLatin1String("qk")    ? plot::ModelViewPart::QueryKey
+                                                          : plot::ModelViewPart::Model;
             if (view == QLatin1String("qk") || parser.isSet("head"))
                 image.head = std::pair<int, int>{layer, head.value_or(0)};
-            bytes = ui::renderModelView(data, image, *format);
+            bytes = plot::renderModelView(data, image, *format);
         }
         io::writeFileAtomically(output, bytes);
     } catch (const model::ModelError& error) {

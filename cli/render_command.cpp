@@ -73,11 +73,11 @@ int renderCommand(const QStringList& arguments) {
 
     if (!parser.isSet("output")) refuse("render: -o OUT.(png|jpg|pdf|svg) is required");
     const QString output = parser.value("output");
-    const std::optional<ui::ImageFormat> format = ui::imageFormatForFile(output);
+    const std::optional<plot::ImageFormat> format = plot::imageFormatForFile(output);
     if (!format) refuse("render: -o: expected a .png, .jpg, .pdf or .svg file, got " + output);
 
-    ui::RenderRequest request;
-    const std::optional<ui::Stage> stage = ui::stageFromKey(parser.value("stage"));
+    plot::RenderRequest request;
+    const std::optional<Stage> stage = plot::stageFromKey(parser.value("stage"));
     if (!stage) {
         refuse(QStringLiteral("render: --stage: expected %1, got %2")
                    .arg(QString::fromStdString(stageKeyList()), parser.value("stage")));
@@ -91,15 +91,15 @@ int renderCommand(const QStringList& arguments) {
                    parser.value("head"));
     }
     if (parser.isSet("colormap")) {
-        request.colorMap = ui::colorMapFromName(parser.value("colormap"));
+        request.colorMap = plot::colorMapFromName(parser.value("colormap"));
         if (!request.colorMap) {
-            refuse("render: --colormap: expected " + ui::colorMapNames().join(", ") + ", got " +
+            refuse("render: --colormap: expected " + plot::colorMapNames().join(", ") + ", got " +
                    parser.value("colormap"));
         }
     }
     request.showValues = parser.isSet("values");
     request.showEntropy = !parser.isSet("no-entropy");
-    ui::FigureStyle& style = request.image.style;
+    plot::FigureStyle& style = request.image.style;
     if (parser.isSet("title")) {
         const QString title = parser.value("title");
         if (title.trimmed().isEmpty())
@@ -108,7 +108,7 @@ int renderCommand(const QStringList& arguments) {
     }
     style.colorBarLabel = parser.value("colorbar-label");
     const QString range = parser.value("range");
-    const std::optional<ui::ColorRange> colorRange = ui::parseColorRange(range);
+    const std::optional<plot::ColorRange> colorRange = plot::parseColorRange(range);
     if (!colorRange) {
         const QStringList ends = range.split(QLatin1Char(':'));
         bool lowOk = false, highOk = false;
@@ -132,12 +132,12 @@ int renderCommand(const QStringList& arguments) {
                        .arg(parser.value("decimals")));
         }
     }
-    std::optional<ui::PaperWidth> paper;
+    std::optional<plot::PaperWidth> paper;
     if (parser.isSet("size")) {
         if (parser.value("size") == QLatin1String("column")) {
-            paper = ui::PaperWidth::Column;
+            paper = plot::PaperWidth::Column;
         } else if (parser.value("size") == QLatin1String("page")) {
-            paper = ui::PaperWidth::Page;
+            paper = plot::PaperWidth::Page;
         } else {
             refuse(QStringLiteral("render: --size: expected column or page, got \"%1\"")
                        .arg(parser.value("size")));
@@ -155,25 +155,25 @@ int renderCommand(const QStringList& arguments) {
     if (paper && (hasWidth || hasHeight))
         refuse("render: --size: give --size or --width/--height, not both");
     // A PDF goes into a paper: without a size it fits a column.
-    if (!paper && !hasWidth && !hasHeight && *format == ui::ImageFormat::Pdf)
-        paper = ui::PaperWidth::Column;
+    if (!paper && !hasWidth && !hasHeight && *format == plot::ImageFormat::Pdf)
+        paper = plot::PaperWidth::Column;
 
     QString label;
     const Scene scene = readSceneArgument(parser, "render", label);
 
     // Without a size the maps get their natural room; one side given keeps that shape.
-    const bool perHead = ui::isPerHead(request.stage) && !request.head;
-    int tiles = perHead ? std::min(scene.heads, ui::HeatmapGrid::kMaxTiles) : 1;
-    if (perHead && request.stage == ui::Stage::Weights && scene.heads > 1) ++tiles;
+    const bool perHead = plot::isPerHead(request.stage) && !request.head;
+    int tiles = perHead ? std::min(scene.heads, plot::HeatmapGrid::kMaxTiles) : 1;
+    if (perHead && request.stage == Stage::Weights && scene.heads > 1) ++tiles;
     if (paper) {
-        ui::fitToPaper(request.image, tiles, *paper);
+        plot::fitToPaper(request.image, tiles, *paper);
     } else if (hasWidth || hasHeight) {
-        const QSize natural = ui::naturalImageSize(tiles);
+        const QSize natural = plot::naturalImageSize(tiles);
         request.image.size =
             QSize(hasWidth ? width : qRound(height * double(natural.width()) / natural.height()),
                   hasHeight ? height : qRound(width * double(natural.height()) / natural.width()));
     }
-    const bool raster = *format == ui::ImageFormat::Png || *format == ui::ImageFormat::Jpg;
+    const bool raster = *format == plot::ImageFormat::Png || *format == plot::ImageFormat::Jpg;
     const QSize size = request.image.size;
     if (raster && !size.isEmpty() &&
         size.width() * request.image.scale * size.height() * request.image.scale > kMaxPixels) {
@@ -198,7 +198,7 @@ int renderCommand(const QStringList& arguments) {
 
     QByteArray bytes;
     try {
-        bytes = ui::renderScene(scene, request, *format);
+        bytes = plot::renderScene(scene, request, *format);
     } catch (const std::invalid_argument& error) {
         refuse(label + ": " + error.what());
     } catch (const io::WriteError& error) {

@@ -6,7 +6,7 @@
 
 #include "document/undo_commands.h"
 
-namespace ae::ui {
+namespace ae::document {
 
 using EngineF = AttentionEngine<float>;
 
@@ -446,4 +446,4 @@ double AttentionDocument::weightValue(const Scene& scene, WeightMatrix which, in
     return weightCell(const_cast<Projections&>(scene.projections), which, row, column);
 }
 
-}  // namespace ae::ui
+}  // namespace ae::document

@@ -20,7 +20,7 @@
 #include "core/key_value_heads.h"
 #include "document/compute_scheduler.h"
 
-namespace ae::ui {
+namespace ae::document {
 
 // The head count, the kv head count and the K and V weights that go with them (grouped-query
 // attention): one undo step of the kv heads slider, or of the heads slider on a grouped layer.
@@ -216,4 +216,4 @@ private:
     std::shared_ptr<const KeyValueSource> keyValueSource_;
 };
 
-}  // namespace ae::ui
+}  // namespace ae::document

@@ -7,7 +7,7 @@
 
 #include "document/latest_job_runner.h"
 
-namespace ae::ui {
+namespace ae::document {
 
 namespace {
 
@@ -257,4 +257,4 @@ void ComputeScheduler::forgetUndoStep(const QUndoCommand* undoStep) {
     if (jobCheck_ && jobCheck_->undoStep == undoStep) jobCheck_->undoStep = nullptr;
 }
 
-}  // namespace ae::ui
+}  // namespace ae::document

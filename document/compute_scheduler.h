@@ -27,7 +27,7 @@
 class QTimer;
 class QUndoCommand;
 
-namespace ae::ui {
+namespace ae::document {
 
 class LatestJobRunner;
 
@@ -160,4 +160,4 @@ private:
     QTimer* progressTimer_ = nullptr;
 };
 
-}  // namespace ae::ui
+}  // namespace ae::document

@@ -4,7 +4,7 @@
 #include <QTimer>
 #include <utility>
 
-namespace ae::ui {
+namespace ae::document {
 
 LatestJobRunner::LatestJobRunner(const QString& threadName, int kinds, QObject* parent)
     : QObject(parent),
@@ -70,4 +70,4 @@ bool LatestJobRunner::isPending(int kind) const {
     return pending_[static_cast<std::size_t>(kind)];
 }
 
-}  // namespace ae::ui
+}  // namespace ae::document

@@ -13,7 +13,7 @@
 
 class QThread;
 
-namespace ae::ui {
+namespace ae::document {
 
 class LatestJobRunner : public QObject {
     Q_OBJECT
@@ -54,4 +54,4 @@ private:
     std::vector<bool> pending_;
 };
 
-}  // namespace ae::ui
+}  // namespace ae::document

@@ -8,7 +8,7 @@
 #include "core/model/what_if.h"
 #include "document/undo_commands.h"
 
-namespace ae::ui {
+namespace ae::document {
 
 namespace {
 
@@ -92,4 +92,4 @@ LayerEdit judgeLayerEdit(const Scene& scene, const Scene& pristine, bool weights
     return edit;
 }
 
-}  // namespace ae::ui
+}  // namespace ae::document

@@ -13,7 +13,7 @@
 #include "document/model_reference.h"
 #include "document/run_analysis.h"
 
-namespace ae::ui {
+namespace ae::document {
 
 // Layer `layer` of `run` (a run of `model`) as a scene titled after the reference's folder, with
 // the tokens `labels` and `reference` in its view. The float run's residual stream is converted to
@@ -47,4 +47,4 @@ struct LayerEdit {
 LayerEdit judgeLayerEdit(const Scene& scene, const Scene& pristine, bool weightsKnownSame,
                          const QString& engineError, const WindowRun& base);
 
-}  // namespace ae::ui
+}  // namespace ae::document

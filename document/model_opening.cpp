@@ -13,7 +13,7 @@
 #include "io/scene/scene_file.h"
 #include "io/tokenizer/tokenizer.h"
 
-namespace ae::ui {
+namespace ae::document {
 
 namespace {
 
@@ -215,4 +215,4 @@ OpenedModel openModel(const OpenRequest& request, int selectedPosition) {
     return opened;
 }
 
-}  // namespace ae::ui
+}  // namespace ae::document

@@ -22,7 +22,7 @@ class ModelFolder;
 class Tokenizer;
 }  // namespace ae::io
 
-namespace ae::ui {
+namespace ae::document {
 
 struct OpenRequest {
     // Which model: `folder`, or the built-in model `builtIn`, found by name here wherever this
@@ -96,4 +96,4 @@ struct OpenedModel {
 // saved scene's model whose fingerprint changed is refused so.
 OpenedModel openModel(const OpenRequest& request, int selectedPosition);
 
-}  // namespace ae::ui
+}  // namespace ae::document

@@ -9,7 +9,7 @@
 
 #include "core/model/model.h"
 
-namespace ae::ui {
+namespace ae::document {
 
 namespace {
 
@@ -128,4 +128,4 @@ QString modelFingerprint(const model::Model& m) {
         .arg(hash, 8, 16, QLatin1Char('0'));
 }
 
-}  // namespace ae::ui
+}  // namespace ae::document

@@ -13,7 +13,7 @@ namespace ae::model {
 struct Model;
 }
 
-namespace ae::ui {
+namespace ae::document {
 
 // What the model runs on: a text (empty when the ids were typed), its ids, and padding.
 struct ModelInput {
@@ -64,4 +64,4 @@ std::string withFolderResolvedFrom(const std::string& viewJson, const QString& s
 // Saved scenes keep it, so its form stays as it is.
 QString modelFingerprint(const model::Model& model);
 
-}  // namespace ae::ui
+}  // namespace ae::document

@@ -3,7 +3,7 @@
 #include "document/model_work.h"
 #include "io/model/model_folder.h"
 
-namespace ae::ui {
+namespace ae::document {
 
 ModelRuns::ModelRuns(ModelWork* work, QObject* parent) : QObject(parent), work_(work) {}
 
@@ -112,7 +112,7 @@ std::optional<QString> ModelRuns::measureInduction() {
 
 std::vector<std::pair<int, int>> ModelRuns::changedHeads(double threshold) const {
     if (!base_ || !current_ || base_ == current_) return {};
-    return ui::changedHeads(*base_, *current_, threshold);
+    return document::changedHeads(*base_, *current_, threshold);
 }
 
 void ModelRuns::setSelectedPosition(int position) {
@@ -129,4 +129,4 @@ bool ModelRuns::predictAtSelectedPosition() {
     return predictAt(at, folder_->model(), *current_, analysis_, *base_, baseAnalysis_);
 }
 
-}  // namespace ae::ui
+}  // namespace ae::document

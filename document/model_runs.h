@@ -19,7 +19,7 @@ namespace ae::io {
 class ModelFolder;
 }
 
-namespace ae::ui {
+namespace ae::document {
 
 class ModelWork;
 
@@ -93,4 +93,4 @@ private:
     int selectedPosition_ = -1;
 };
 
-}  // namespace ae::ui
+}  // namespace ae::document

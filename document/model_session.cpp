@@ -13,7 +13,7 @@
 #include "io/model/model_folder.h"
 #include "io/tokenizer/tokenizer.h"
 
-namespace ae::ui {
+namespace ae::document {
 
 ModelSession::ModelSession(AttentionDocument* document, QObject* parent)
     : QObject(parent),
@@ -392,4 +392,4 @@ void ModelSession::computeCurrent() {
                 });
 }
 
-}  // namespace ae::ui
+}  // namespace ae::document

@@ -45,7 +45,7 @@
 
 class QTimer;
 
-namespace ae::ui {
+namespace ae::document {
 
 class AttentionDocument;
 
@@ -200,4 +200,4 @@ private:
     QString problem_;
 };
 
-}  // namespace ae::ui
+}  // namespace ae::document

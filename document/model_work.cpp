@@ -7,7 +7,7 @@
 
 #include "document/latest_job_runner.h"
 
-namespace ae::ui {
+namespace ae::document {
 
 ModelWork::ModelWork(QObject* parent)
     : QObject(parent),
@@ -87,4 +87,4 @@ void ModelWork::updateBusy() {
     emit busyChanged(busy);
 }
 
-}  // namespace ae::ui
+}  // namespace ae::document

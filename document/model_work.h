@@ -9,7 +9,7 @@
 
 class QTimer;
 
-namespace ae::ui {
+namespace ae::document {
 
 class LatestJobRunner;
 
@@ -59,4 +59,4 @@ private:
     QTimer* progressTimer_;
 };
 
-}  // namespace ae::ui
+}  // namespace ae::document

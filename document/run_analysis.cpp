@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <limits>
 
-namespace ae::ui {
+namespace ae::document {
 
 model::RunOptions windowRunOptions(const std::vector<int>& attentionMask) {
     model::RunOptions options;
@@ -175,4 +175,4 @@ std::vector<std::pair<int, int>> changedHeads(const WindowRun& base, const Windo
     return changed;
 }
 
-}  // namespace ae::ui
+}  // namespace ae::document

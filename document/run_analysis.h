@@ -16,7 +16,7 @@
 #include "core/model/what_if.h"
 #include "document/model_reference.h"
 
-namespace ae::ui {
+namespace ae::document {
 
 // The analysis of one run, for the model view.
 struct RunAnalysis {
@@ -103,4 +103,4 @@ bool predictAt(int at, const model::Model& model, const WindowRun& current, RunA
 std::vector<std::pair<int, int>> changedHeads(const WindowRun& base, const WindowRun& current,
                                               double threshold);
 
-}  // namespace ae::ui
+}  // namespace ae::document

@@ -1,6 +1,6 @@
 #include "document/undo_commands.h"
 
-namespace ae::ui {
+namespace ae::document {
 
 CellValueCommand::CellValueCommand(AttentionDocument* document, Apply apply, double oldValue,
                                    double newValue, const QString& text)
@@ -19,4 +19,4 @@ void ReplaceSceneCommand::apply(bool old) {
     document_->applyScene(old ? old_ : new_);
 }
 
-}  // namespace ae::ui
+}  // namespace ae::document

@@ -7,7 +7,7 @@
 
 #include "document/attention_document.h"
 
-namespace ae::ui {
+namespace ae::document {
 
 enum CommandId {
     kHeadsCommand = 1,
@@ -137,4 +137,4 @@ private:
     std::shared_ptr<const Scene> old_, new_;
 };
 
-}  // namespace ae::ui
+}  // namespace ae::document

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 QString tr(const char* text) {
@@ -238,4 +238,4 @@ QString explainMeanWeight(const EngineF& engine, int row, int column) {
     return lines.join('\n');
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -8,7 +8,7 @@
 
 #include "plot/stage.h"
 
-namespace ae::ui {
+namespace ae::plot {
 
 // The shortest decimal text that reads back to the same float.
 QString exactFloat(float value);
@@ -28,4 +28,4 @@ QString explainCell(const EngineF& engine, Stage stage, int head, int row, int c
 // The same for the mean of the weights over all heads.
 QString explainMeanWeight(const EngineF& engine, int row, int column);
 
-}  // namespace ae::ui
+}  // namespace ae::plot

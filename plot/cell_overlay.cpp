@@ -5,7 +5,7 @@
 
 #include "plot/heatmap_controller.h"
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 // One pixel per cell, a light veil over hidden ones: it lightens dark cells and greys light ones,
@@ -200,4 +200,4 @@ void CellOverlay::draw(QCPPainter* painter) {
     }
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

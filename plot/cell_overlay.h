@@ -11,7 +11,7 @@
 #include "core/attention_engine.h"
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 
 // Numbers shrink to this share of the text size before a map stops showing them.
 inline constexpr double kSmallestNumberScale = 0.85;
@@ -139,4 +139,4 @@ protected:
     }
 };
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -2,7 +2,7 @@
 
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 
 Chart::Chart(QWidget* parent) : plot_(new QCustomPlot(parent)) {
     setParent(plot_);
@@ -16,4 +16,4 @@ void Chart::replot() {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -8,7 +8,7 @@
 class QCustomPlot;
 class QWidget;
 
-namespace ae::ui {
+namespace ae::plot {
 
 class Chart : public QObject {
     Q_OBJECT
@@ -27,4 +27,4 @@ protected:
     QCustomPlot* plot_;
 };
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -4,7 +4,7 @@
 
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 QCPColorGradient fromStops(std::initializer_list<const char*> colours) {
@@ -100,4 +100,4 @@ QCPColorGradient entropyGradient() {
     return fromStops({"#ffffff", "#dde3ea", "#b3bfcc"});
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -9,7 +9,7 @@
 
 class QCPColorGradient;
 
-namespace ae::ui {
+namespace ae::plot {
 
 enum class ColorMap { Viridis, Cividis, Magma, Gray, RdBu };
 
@@ -31,4 +31,4 @@ QColor gradientColor(ColorMap map, double value, double low, double high);
 std::vector<QColor> gradientColors(ColorMap map, const std::vector<double>& values, double low,
                                    double high);
 
-}  // namespace ae::ui
+}  // namespace ae::plot

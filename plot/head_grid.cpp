@@ -10,7 +10,7 @@
 
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 // Okabe-Ito: told apart by most colour-blind viewers, and none of them is in viridis's range.
@@ -55,7 +55,7 @@ void HeadGrid::refill() {
     layers_ = run_ ? static_cast<int>(run_->layers.size()) : 0;
     heads_ = run_ ? run_->config.heads : 0;
     tokenCount_ = run_ ? static_cast<int>(run_->tokens.size()) : 0;
-    pool_ = ui::poolShape(tokenCount_, tokenCount_, kMaxShownCells, kMaxShownCells);
+    pool_ = plot::poolShape(tokenCount_, tokenCount_, kMaxShownCells, kMaxShownCells);
     const int count = layers_ * heads_;
     const bool causal = run_ && run_->config.isDecoder();
     pooled_.assign(static_cast<size_t>(count), {});
@@ -486,4 +486,4 @@ void HeadGrid::keyPressEvent(QKeyEvent* event) {
     }
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

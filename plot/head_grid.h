@@ -22,7 +22,7 @@
 #include "plot/color_maps.h"
 #include "plot/pooling.h"
 
-namespace ae::ui {
+namespace ae::plot {
 
 using HeadId = std::pair<int, int>;  // (layer, head)
 
@@ -125,4 +125,4 @@ private:
 // "L3 H5" and the summary's numbers, as the read-out and the table's tool tip write them.
 QString headSummaryText(const ae::model::HeadSummary& summary);
 
-}  // namespace ae::ui
+}  // namespace ae::plot

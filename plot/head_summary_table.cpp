@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-namespace ae::ui {
+namespace ae::plot {
 
 std::set<std::pair<int, int>> headsAbove(const std::vector<ae::model::HeadSummary>& summaries,
                                          const ae::model::HeadScore& score, double threshold) {
@@ -178,4 +178,4 @@ bool HeadSummaryFilter::filterAcceptsRow(int sourceRow, const QModelIndex& sourc
         .toBool();
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

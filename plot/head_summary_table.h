@@ -13,7 +13,7 @@
 
 #include "core/model/model_analysis.h"
 
-namespace ae::ui {
+namespace ae::plot {
 
 // Heads whose `score` is above `threshold` (NaN scores never are).
 std::set<std::pair<int, int>> headsAbove(const std::vector<ae::model::HeadSummary>& summaries,
@@ -80,4 +80,4 @@ private:
     bool onlyHighlighted_ = false;
 };
 
-}  // namespace ae::ui
+}  // namespace ae::plot

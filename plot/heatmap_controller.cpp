@@ -8,7 +8,7 @@
 #include "plot/color_maps.h"
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 double finiteValue(float v) {
@@ -478,4 +478,4 @@ bool HeatmapController::eventFilter(QObject* watched, QEvent* event) {
     return QObject::eventFilter(watched, event);
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -35,7 +35,7 @@ class QCPLayoutGrid;
 class QCPAxis;
 class QKeyEvent;
 
-namespace ae::ui {
+namespace ae::plot {
 
 class CellOverlay;
 class FocusFrame;
@@ -264,4 +264,4 @@ private:
     QPoint hovered_{-1, -1};
 };
 
-}  // namespace ae::ui
+}  // namespace ae::plot

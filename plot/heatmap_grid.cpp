@@ -16,7 +16,7 @@
 #include "plot/heatmap_controller.h"
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 bool isKeyValueStage(Stage stage) {
@@ -535,4 +535,4 @@ void HeatmapGrid::setSelectedRow(int row) {
     emit selectedRowChanged(row);
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

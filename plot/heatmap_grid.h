@@ -21,7 +21,7 @@ class QGridLayout;
 class QLabel;
 class QScrollArea;
 
-namespace ae::ui {
+namespace ae::plot {
 
 class HeatmapController;
 
@@ -196,4 +196,4 @@ private:
     EngineF::Matrix meanWeights_;
 };
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -11,7 +11,7 @@
 #include "plot/heatmap_grid.h"
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 constexpr int kMinTileWidth = 220;
@@ -261,4 +261,4 @@ bool HeatmapGrid::eventFilter(QObject* watched, QEvent* event) {
     return QWidget::eventFilter(watched, event);
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

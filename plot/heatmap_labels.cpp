@@ -9,7 +9,7 @@
 #include "plot/heatmap_controller.h"
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 // The colour bar's labels with one count of decimals, the fewest that write every tick exactly:
@@ -201,4 +201,4 @@ QSize HeatmapController::chromeSize() const {
     return QSize(width, height);
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

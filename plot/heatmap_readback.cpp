@@ -7,7 +7,7 @@
 #include "plot/heatmap_controller.h"
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 // The coordinates one cell of a colour map covers: its data range spreads `size` cell centres
@@ -146,4 +146,4 @@ std::vector<double> HeatmapController::entropyValues() const {
     return values;
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

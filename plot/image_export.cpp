@@ -14,7 +14,7 @@
 #include "plot/heatmap_controller.h"
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 constexpr QSize kNaturalTile(460, 400);
@@ -398,4 +398,4 @@ QByteArray renderScene(const Scene& scene, const RenderRequest& request, ImageFo
     return encodeImage(tiles, format, request.image);
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -19,7 +19,7 @@ namespace ae {
 struct Scene;
 }
 
-namespace ae::ui {
+namespace ae::plot {
 
 class HeatmapController;
 
@@ -106,4 +106,4 @@ struct RenderRequest {
 // range, no output projection) or a scene that cannot be computed, io::WriteError for the file.
 QByteArray renderScene(const Scene& scene, const RenderRequest& request, ImageFormat format);
 
-}  // namespace ae::ui
+}  // namespace ae::plot

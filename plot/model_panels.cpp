@@ -16,7 +16,7 @@
 #include "plot/heatmap_controller.h"
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 // Okabe-Ito blue and orange: the two sets stay apart for colour-blind viewers and in grey.
@@ -568,4 +568,4 @@ QString QueryKeyPanel::yAxisTitle() {
     return plot_->yAxis->label();
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -19,7 +19,7 @@ class QCustomPlot;
 class QLabel;
 class QTableWidget;
 
-namespace ae::ui {
+namespace ae::plot {
 
 class HeatmapController;
 
@@ -141,4 +141,4 @@ private:
     bool presentation_ = false;
 };
 
-}  // namespace ae::ui
+}  // namespace ae::plot

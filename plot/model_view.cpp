@@ -20,7 +20,7 @@
 #include "plot/head_grid.h"
 #include "plot/model_panels.h"
 
-namespace ae::ui {
+namespace ae::plot {
 
 ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     // Narrower than its parts need (every dock open beside it on a 1024-pixel screen), the view
@@ -378,4 +378,4 @@ void ModelView::setSelectedPosition(int position) {
     emit positionSelected(position);
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -25,7 +25,7 @@ class QPushButton;
 class QTabWidget;
 class QTableView;
 
-namespace ae::ui {
+namespace ae::plot {
 
 // Everything the view shows, as one value: the window builds it after each run or what-if.
 struct ModelViewData {
@@ -132,4 +132,4 @@ private:
     QueryKeyPanel* queryKey_;
 };
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -14,7 +14,7 @@
 #include "plot/heatmap_controller.h"
 #include "plot/model_panels.h"
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 // Laid out and painted twice at its size, never shown, so layouts and plots have settled before
@@ -115,4 +115,4 @@ QByteArray renderModelView(const ModelViewData& data, const ModelViewImage& imag
     return encode(&view, image.size, image.scale, format);
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

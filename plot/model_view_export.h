@@ -11,7 +11,7 @@
 #include "plot/image_export.h"
 #include "plot/model_view.h"
 
-namespace ae::ui {
+namespace ae::plot {
 
 enum class ModelViewPart {
     Model,     // the whole model view: the grid, its read-out and the heads table
@@ -33,4 +33,4 @@ struct ModelViewImage {
 QByteArray renderModelView(const ModelViewData& data, const ModelViewImage& image,
                            ImageFormat format);
 
-}  // namespace ae::ui
+}  // namespace ae::plot

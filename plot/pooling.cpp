@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ae::ui {
+namespace ae::plot {
 
 PoolShape poolShape(int rows, int columns, int maxRows, int maxColumns) {
     PoolShape shape;
@@ -26,4 +26,4 @@ float pooledValue(const AttentionEngine<float>::ConstBlock& matrix, const PoolSh
     return pooling == Pooling::Max ? block.maxCoeff() : block.mean();
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

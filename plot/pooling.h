@@ -6,7 +6,7 @@
 
 #include "core/attention_engine.h"
 
-namespace ae::ui {
+namespace ae::plot {
 
 // How a map with more cells than pixels is reduced for display.
 enum class Pooling { Max, Mean };
@@ -26,4 +26,4 @@ PoolShape poolShape(int rows, int columns, int maxRows, int maxColumns);
 float pooledValue(const AttentionEngine<float>::ConstBlock& matrix, const PoolShape& shape,
                   int shownRow, int shownColumn, Pooling pooling);
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -4,7 +4,7 @@
 
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 const char* const kPlotScaleProperty = "aeFontScale";
@@ -78,4 +78,4 @@ bool isPlot(const QWidget* widget) {
     return qobject_cast<const QCustomPlot*>(widget) != nullptr;
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -5,7 +5,7 @@
 
 class QWidget;
 
-namespace ae::ui {
+namespace ae::plot {
 
 // Scales the fonts of every plot under `root` to `factor` times their size at scale 1, and
 // redraws them. Each plot remembers the factor its fonts were made at, so a plot made while
@@ -18,4 +18,4 @@ void setPlotsHighContrast(QWidget* root, bool on);
 // Whether `widget` is a plot: its fonts are scaled by scalePlotFonts, not by their owner.
 bool isPlot(const QWidget* widget);
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -6,7 +6,7 @@
 
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 const QColor kFaint(150, 150, 150);
@@ -327,4 +327,4 @@ void WavelengthChart::updateLabelFonts() {
     longLimitLabel_->setFont(limit);
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

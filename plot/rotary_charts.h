@@ -20,7 +20,7 @@ class QCPItemStraightLine;
 class QCPItemText;
 class QCPTextElement;
 
-namespace ae::ui {
+namespace ae::plot {
 
 // Okabe–Ito blue and vermillion: apart for every kind of colour vision, and on a projector. The
 // query's arrows and the first curve, the key's arrows and the second curve.
@@ -130,4 +130,4 @@ private:
     QCPItemText* longLimitLabel_;
 };
 
-}  // namespace ae::ui
+}  // namespace ae::plot

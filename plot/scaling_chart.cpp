@@ -4,7 +4,7 @@
 
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 
 ScalingChart::ScalingChart(const std::vector<ScalingPoint>& points, int tokens, QWidget* parent)
     : Chart(parent) {
@@ -86,4 +86,4 @@ QVector<QPointF> ScalingChart::drawnCurve(int curve) const {
     return points;
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -10,7 +10,7 @@
 #include "core/scaling_study.h"
 #include "plot/chart.h"
 
-namespace ae::ui {
+namespace ae::plot {
 
 class ScalingChart : public Chart {
     Q_OBJECT
@@ -24,4 +24,4 @@ public:
     QVector<QPointF> drawnCurve(int curve) const;
 };
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -2,7 +2,7 @@
 
 #include <QCoreApplication>
 
-namespace ae::ui {
+namespace ae::plot {
 
 QString stageName(Stage stage) {
     return QCoreApplication::translate("Stage", stageInfo(stage).label);
@@ -36,4 +36,4 @@ EngineF::ConstBlock stageMatrix(const EngineF& engine, Stage stage, int head) {
     return engine.stageMatrix(stage, head);
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -7,7 +7,7 @@
 
 #include "core/attention_engine.h"
 
-namespace ae::ui {
+namespace ae::plot {
 
 using EngineF = AttentionEngine<float>;
 
@@ -31,4 +31,4 @@ bool stageAvailable(const EngineF& engine, Stage stage);
 // The matrix of `stage` for head `head` (ignored when !isPerHead). A view into the engine.
 EngineF::ConstBlock stageMatrix(const EngineF& engine, Stage stage, int head);
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -7,7 +7,7 @@
 
 #include "qcustomplot.h"
 
-namespace ae::ui {
+namespace ae::plot {
 namespace {
 
 // Tableau's ten colours: distinct on a projector, and none too pale on white.
@@ -110,4 +110,4 @@ void HeadScoreChart::showSteps(int lastStep) {
     replot();
 }
 
-}  // namespace ae::ui
+}  // namespace ae::plot

@@ -7,7 +7,7 @@
 
 #include "plot/chart.h"
 
-namespace ae::ui {
+namespace ae::plot {
 
 // The loss against the step, on a log axis: the loss spans decades, and its fall is what a class
 // watches.
@@ -44,4 +44,4 @@ public:
     void showSteps(int lastStep);
 };
 
-}  // namespace ae::ui
+}  // namespace ae::plot

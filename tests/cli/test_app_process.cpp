@@ -22,6 +22,7 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::document;
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include "support/run_binary.h"
 
 using namespace ae;
-using namespace ae::ui;
+using namespace ae::plot;
 
 namespace {
 

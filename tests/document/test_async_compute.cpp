@@ -19,7 +19,7 @@
 #include "io/scene/scene_file.h"
 
 using namespace ae;
-using namespace ae::ui;
+using namespace ae::document;
 
 namespace {
 

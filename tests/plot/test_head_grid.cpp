@@ -13,7 +13,7 @@
 #include "plot/head_summary_table.h"
 
 using namespace ae;
-using namespace ae::ui;
+using namespace ae::plot;
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include "plot/heatmap_controller.h"
 
 using namespace ae;
-using namespace ae::ui;
+using namespace ae::plot;
 
 namespace {
 

@@ -24,7 +24,7 @@
 #include "qcustomplot.h"
 
 using namespace ae;
-using namespace ae::ui;
+using namespace ae::plot;
 
 namespace {
 

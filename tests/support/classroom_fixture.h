@@ -37,7 +37,7 @@ protected:
         settle();
     }
     ui::Classroom* classroom() const { return window_->classroom(); }
-    const ui::EngineF& engine() const { return window_->document()->engine(); }
+    const plot::EngineF& engine() const { return window_->document()->engine(); }
 
     std::unique_ptr<ui::MainWindow> window_;
 };

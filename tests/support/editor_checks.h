@@ -27,7 +27,7 @@ namespace ae::test {
 class EditorFixture {
 protected:
     void setUp() {
-        document_ = std::make_unique<ui::AttentionDocument>();
+        document_ = std::make_unique<document::AttentionDocument>();
         load("four-words");
         tokens_ = std::make_unique<ui::TokensEditor>(document_.get());
         weights_ = std::make_unique<ui::WeightsEditor>(document_.get());
@@ -54,7 +54,7 @@ protected:
         return found;
     }
 
-    std::unique_ptr<ui::AttentionDocument> document_;
+    std::unique_ptr<document::AttentionDocument> document_;
     std::unique_ptr<ui::TokensEditor> tokens_;
     std::unique_ptr<ui::WeightsEditor> weights_;
 };
@@ -134,7 +134,7 @@ inline QString sceneDifference(const Scene& a, const Scene& b) {
 // terms in a different order (they do under -O2, not under -O3 -march=native), so the scores must
 // agree within the rounding bound of a dHead-term dot product, dHead·eps·(|q|·|k|ᵀ), and the
 // weights within what that moves a softmax.
-inline void verifyEngineMatchesRecompute(const ui::AttentionDocument& document) {
+inline void verifyEngineMatchesRecompute(const document::AttentionDocument& document) {
     QVERIFY2(document.errorText().isEmpty(), qPrintable(document.errorText()));
     AttentionEngine<float> fresh(document.scene());
     fresh.compute();

@@ -12,10 +12,10 @@ namespace ae::test {
 
 // QVERIFY inside: on failure it returns from here, so call as
 //   verifyMapsFinite(grid); if (QTest::currentTestFailed()) return;
-inline void verifyMapsFinite(const ui::HeatmapGrid& grid) {
-    for (const ui::HeatmapTile& tile : grid.tiles()) {
-        const ui::HeatmapController& map = *tile.controller;
-        const ui::ValueRange range = map.colorRange();
+inline void verifyMapsFinite(const plot::HeatmapGrid& grid) {
+    for (const plot::HeatmapTile& tile : grid.tiles()) {
+        const plot::HeatmapController& map = *tile.controller;
+        const plot::ValueRange range = map.colorRange();
         QVERIFY2(
             std::isfinite(range.lower) && std::isfinite(range.upper) && range.upper > range.lower,
             qPrintable(map.title()));

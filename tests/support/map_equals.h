@@ -10,14 +10,14 @@
 namespace ae::test {
 
 // The value the map colours in its cell (row, column).
-inline double cell(ui::HeatmapController* map, int row, int column) {
+inline double cell(plot::HeatmapController* map, int row, int column) {
     return map->cellValue(row, column);
 }
 
 // Every cell of the map equals the float matrix exactly (the map holds double(float)); else
 // false, and `why` names the shape or the first cell that differs.
 template <typename M>
-bool mapEquals(ui::HeatmapController* map, const M& m, QString* why) {
+bool mapEquals(plot::HeatmapController* map, const M& m, QString* why) {
     if (map->rows() != m.rows() || map->columns() != m.cols()) {
         *why = QStringLiteral("shape %1x%2, expected %3x%4")
                    .arg(map->rows())

@@ -15,15 +15,15 @@
 
 namespace ae::testing {
 
-using ui::AttentionDocument;
-using ui::ModelSession;
+using document::AttentionDocument;
+using document::ModelSession;
 
 inline QString modelDir(const char* name) {
     return QStringLiteral(AE_TEST_DATA_DIR "/models/") + QLatin1String(name);
 }
 
 // A sharper softmax: scores divided by `divisor` instead of √d_head (one undo step).
-inline void divideScoresBy(AttentionDocument& document, double divisor) {
+inline void divideScoresBy(document::AttentionDocument& document, double divisor) {
     Scale sharp;
     sharp.kind = ScaleKind::Divisor;
     sharp.divisor = divisor;
@@ -48,8 +48,8 @@ inline void writeSmallVocabulary(const QString& folder) {
 }
 
 struct Opened {
-    AttentionDocument document;
-    ModelSession session{&document};
+    document::AttentionDocument document;
+    document::ModelSession session{&document};
     Opened() { session.setProgressDelay(0); }
     bool open(const QString& folder) {
         session.open(folder);

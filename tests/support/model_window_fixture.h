@@ -82,7 +82,7 @@ protected:
         QVERIFY(window_->fileActions()->openModel(folder));
         settle();
     }
-    ui::ModelSession* session() const { return window_->modelSession(); }
+    document::ModelSession* session() const { return window_->modelSession(); }
 
     std::unique_ptr<QTemporaryDir> dir_;
     std::unique_ptr<ui::MainWindow> window_;

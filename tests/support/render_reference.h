@@ -28,22 +28,22 @@ inline bool nearColour(QRgb a, QRgb b, int tolerance = 3) {
 // Head 2's weights of the default scene, drawn alone at 500 x 400 as `render --head 2` draws them:
 // a reference grid laid out at the same size tells where each cell's pixels are.
 struct RenderReference {
-    ui::AttentionDocument document;
-    std::unique_ptr<ui::HeatmapGrid> grid;
-    ui::HeatmapController* tile = nullptr;
+    document::AttentionDocument document;
+    std::unique_ptr<plot::HeatmapGrid> grid;
+    plot::HeatmapController* tile = nullptr;
     RenderReference() {
         document.resetScene(io::loadPreset(QStringLiteral("default")));
-        grid = std::make_unique<ui::HeatmapGrid>();
+        grid = std::make_unique<plot::HeatmapGrid>();
         new ui::DocumentMaps(&document, grid.get());  // the grid's child
-        ui::GridView view;
-        view.mode = ui::ViewMode::AllStages;
+        plot::GridView view;
+        view.mode = plot::ViewMode::AllStages;
         view.head = 2;
         view.showValues = false;
         grid->setView(view);
-        tile = grid->tile(ui::Stage::Weights, 2);
-        ui::ImageOptions options;
+        tile = grid->tile(Stage::Weights, 2);
+        plot::ImageOptions options;
         options.size = QSize(500, 400);
-        ui::renderImage({tile}, options);  // lays the tile out at the image's size
+        plot::renderImage({tile}, options);  // lays the tile out at the image's size
     }
     // Checks the centre of every cell against the colour viridis gives the engine's value.
     void checkCells(const QImage& image, double scale) const {
@@ -53,7 +53,8 @@ struct RenderReference {
                 const QPointF centre = tile->cellCenter(q, k);
                 const QPoint at(qRound(centre.x() * scale), qRound(centre.y() * scale));
                 const double value = document.engine().weights(2)(q, k);
-                const QRgb expected = ui::gradientColor(ui::ColorMap::Viridis, value, 0, 1).rgb();
+                const QRgb expected =
+                    plot::gradientColor(plot::ColorMap::Viridis, value, 0, 1).rgb();
                 QVERIFY2(
                     nearColour(image.pixel(at), expected),
                     qPrintable(QStringLiteral("cell (%1,%2) = %3 at (%4,%5): %6, expected %7")

@@ -38,7 +38,7 @@ inline std::unique_ptr<ui::MainWindow> firstStartWindow() {
 inline void settleWindow(ui::MainWindow& window) {
     QCoreApplication::processEvents();
     QTest::qWait(20);
-    for (const ui::HeatmapTile& t : window.grid()->tiles())
+    for (const plot::HeatmapTile& t : window.grid()->tiles())
         t.controller->replotNow();
 }
 

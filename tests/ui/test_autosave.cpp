@@ -31,6 +31,7 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::document;
 
 namespace {
 

@@ -228,12 +228,12 @@ private slots:
         QFETCH(QString, preset);
         QFETCH(double, value);
         QFETCH(bool, refused);
-        ui::AttentionDocument document;
-        ui::HeatmapGrid grid;
+        document::AttentionDocument document;
+        plot::HeatmapGrid grid;
         ui::DocumentMaps gridFollowsDocument(&document, &grid);
         grid.resize(1000, 760);
         document.resetScene(io::loadPreset(preset));
-        grid.setViewMode(ui::ViewMode::AllStages);
+        grid.setViewMode(plot::ViewMode::AllStages);
         grid.show();
         QVERIFY(QTest::qWaitForWindowExposed(&grid));
         const double old = document.scene().embeddings(0, 0);

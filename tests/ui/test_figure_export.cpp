@@ -29,6 +29,8 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::document;
+using namespace ae::plot;
 
 namespace {
 

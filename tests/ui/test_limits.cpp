@@ -123,12 +123,12 @@ private slots:
     void tinyLayerInTheWindow_data() { tinyLayersCompute_data(); }
     void tinyLayerInTheWindow() {
         QFETCH(Scene, scene);
-        ui::AttentionDocument document;
-        ui::HeatmapGrid grid;
+        document::AttentionDocument document;
+        plot::HeatmapGrid grid;
         ui::DocumentMaps gridFollowsDocument(&document, &grid);
         grid.resize(900, 700);
         document.resetScene(scene);
-        grid.setViewMode(ui::ViewMode::AllStages);
+        grid.setViewMode(plot::ViewMode::AllStages);
         grid.show();
         QVERIFY(QTest::qWaitForWindowExposed(&grid));
         QCoreApplication::processEvents();
@@ -197,7 +197,7 @@ private slots:
         wide.embeddings = MatrixD::Constant(3, heads, 0.5);
         wide.projections.mode = ProjectionMode::Identity;
         wide.heads = heads;
-        ui::AttentionDocument document;
+        document::AttentionDocument document;
         document.resetScene(wide);
         ui::TokensEditor editor(&document);
         const Scene before = document.scene();
@@ -239,7 +239,7 @@ private slots:
         scene.tokens.assign(length, "t");
         scene.embeddings = MatrixD::Zero(length, d);  // zeros: the scores are cheap to check
         scene.projections.mode = ProjectionMode::Identity;
-        ui::AttentionDocument document;
+        document::AttentionDocument document;
         document.resetScene(scene);
         ui::ControlsPanel controls(&document);
         auto* slider = controls.findChild<QSlider*>(QStringLiteral("headSlider"));

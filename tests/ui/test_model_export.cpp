@@ -20,6 +20,7 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::plot;
 
 namespace {
 

@@ -105,7 +105,7 @@ private slots:
     }
 
     void listsTheTensorsAndFilters() {
-        ui::AttentionDocument document;
+        document::AttentionDocument document;
         ModelImportDialog dialog(&document);
         QVERIFY(dialog.openModel(gpt2File_));
         QCOMPARE(dialog.tensorNames().size(), qsizetype(gpt2Tensors().size()));
@@ -116,7 +116,7 @@ private slots:
     }
 
     void guessesGpt2FromNames() {
-        ui::AttentionDocument document;
+        document::AttentionDocument document;
         ModelImportDialog dialog(&document);
         QVERIFY(dialog.openModel(gpt2File_));
         QCOMPARE(comboText(dialog, Part::Qkv), QString("h.0.attn.c_attn.weight"));
@@ -136,7 +136,7 @@ private slots:
     }
 
     void guessesBertFromNames() {
-        ui::AttentionDocument document;
+        document::AttentionDocument document;
         ModelImportDialog dialog(&document);
         QVERIFY(dialog.openModel(bertFile_));
         const QString a = "encoder.layer.0.attention.";
@@ -157,7 +157,7 @@ private slots:
     // The guesses plus tokens: exactly the scene of io::importModel (which the CLI writes too:
     // tests/cli/test_import_command), as one undo step that undo takes back.
     void importGivesTheImportersSceneAsOneUndoStep() {
-        ui::AttentionDocument document;
+        document::AttentionDocument document;
         const QString before = json(document.scene());
         const int steps = document.undoStack()->count();
         ModelImportDialog dialog(&document);
@@ -180,7 +180,7 @@ private slots:
 
     // Separate nn.Linear weights, chosen by hand in the combos (not guessed), transposed on import.
     void separateLinearWeightsChosenByHand() {
-        ui::AttentionDocument document;
+        document::AttentionDocument document;
         ModelImportDialog dialog(&document);
         QVERIFY(dialog.openModel(gpt2File_));
         // Replace the guess: W_Q, W_K, W_V and W_O all from c_proj [128, 128], read as nn.Linear.
@@ -200,7 +200,7 @@ private slots:
     }
 
     void wordsAreLookedUpInTheVocabulary() {
-        ui::AttentionDocument document;
+        document::AttentionDocument document;
         ModelImportDialog dialog(&document);
         QVERIFY(dialog.openModel(gpt2File_));
         dialog.findChild<QComboBox*>("tokenKind")->setCurrentIndex(1);
@@ -251,7 +251,7 @@ private slots:
         QFETCH(QString, field);
         QFETCH(QString, value);
         QFETCH(QString, expected);
-        ui::AttentionDocument document;
+        document::AttentionDocument document;
         const QString before = json(document.scene());
         const int steps = document.undoStack()->count();
         ModelImportDialog dialog(&document);
@@ -287,7 +287,7 @@ private slots:
         const QString corrupt = path("corrupt.safetensors");
         QVERIFY(writeBytes(corrupt, bytes.left(bytes.size() - 20)));
 
-        ui::AttentionDocument document;
+        document::AttentionDocument document;
         const QString before = json(document.scene());
         ModelImportDialog dialog(&document);
         QString error;
@@ -309,7 +309,7 @@ private slots:
             files << path(QString(name) + ".npy");
             QVERIFY(writeBytes(files.last(), io::npyBytes(source.matrix(name))));
         }
-        ui::AttentionDocument document;
+        document::AttentionDocument document;
         ModelImportDialog dialog(&document);
         QVERIFY(dialog.addNpyFiles(files));
         QCOMPARE(dialog.tensorNames(), QStringList({"wte.weight.npy", "h.0.attn.c_attn.weight.npy",
@@ -339,7 +339,7 @@ private slots:
     }
 
     void choicesAreRemembered() {
-        ui::AttentionDocument document;
+        document::AttentionDocument document;
         {
             ModelImportDialog dialog(&document);
             QVERIFY(dialog.openModel(gpt2File_));

@@ -26,6 +26,7 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::document;
 
 class TestModelTour : public QObject {
     Q_OBJECT

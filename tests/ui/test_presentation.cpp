@@ -41,6 +41,7 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::plot;
 
 class TestPresentation : public QObject {
     Q_OBJECT

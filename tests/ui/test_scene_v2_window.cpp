@@ -19,7 +19,7 @@
 
 using ae::MatrixD;
 using ae::Scene;
-using ae::ui::WeightMatrix;
+using ae::document::WeightMatrix;
 
 namespace {
 
@@ -142,7 +142,7 @@ private slots:
         const Scene scene = layer("llama-gqa-layer0");
         document_->resetScene(scene);
         checkResults("opened");
-        ae::ui::HeatmapGrid grid;
+        ae::plot::HeatmapGrid grid;
         ae::ui::DocumentMaps gridFollowsDocument(document_.get(), &grid);
         ae::ui::WalkthroughPanel walk(document_.get(), &grid);
         walk.show();
@@ -158,7 +158,7 @@ private slots:
             if (!weight) continue;
             const ae::MatrixD expected = weight->middleCols(scene.keyValueHeadOf(3) * dh, dh);
             QVERIFY(aetest::bitIdentical(walk.matrixMap()->matrix(),
-                                         ae::ui::EngineF::Matrix(expected.cast<float>())));
+                                         ae::plot::EngineF::Matrix(expected.cast<float>())));
         }
     }
 };

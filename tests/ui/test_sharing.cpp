@@ -37,6 +37,8 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::document;
+using namespace ae::plot;
 
 namespace {
 

@@ -35,6 +35,8 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::document;
+using namespace ae::plot;
 
 namespace {
 

@@ -19,6 +19,7 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::document;
 
 class TrainingPanelTest : public QObject {
     Q_OBJECT

@@ -26,6 +26,8 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::document;
+using namespace ae::plot;
 
 class TestWindow : public QObject {
     Q_OBJECT

@@ -29,6 +29,7 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::document;
 
 class TestWindowScreen : public QObject {
     Q_OBJECT

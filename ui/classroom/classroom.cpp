@@ -75,8 +75,8 @@ QList<ShortcutEntry> collectShortcuts(QWidget* window) {
     return entries;
 }
 
-Classroom::Classroom(QMainWindow* window, AttentionDocument* document, HeatmapGrid* grid,
-                     QSpinBox* headSpin)
+Classroom::Classroom(QMainWindow* window, document::AttentionDocument* document,
+                     plot::HeatmapGrid* grid, QSpinBox* headSpin)
     : QObject(window),
       window_(window),
       document_(document),
@@ -97,11 +97,11 @@ Classroom::Classroom(QMainWindow* window, AttentionDocument* document, HeatmapGr
         if (positions_) positions_->setHead(head);
         if (rotary_) rotary_->setHead(head);
     });
-    connect(grid_, &HeatmapGrid::selectedRowChanged, this, [this](int row) {
+    connect(grid_, &plot::HeatmapGrid::selectedRowChanged, this, [this](int row) {
         if (row >= 0) neuron_->setQuery(row);
         if (row >= 0 && rotary_) rotary_->setQuery(row);
     });
-    connect(neuron_, &NeuronView::queryChanged, grid_, &HeatmapGrid::setSelectedRow);
+    connect(neuron_, &NeuronView::queryChanged, grid_, &plot::HeatmapGrid::setSelectedRow);
     connect(presentation_, &PresentationMode::fontsChanged, this, [this] {
         grid_->restyle();
         walkthrough_->refresh();
@@ -287,13 +287,13 @@ void Classroom::createActions() {
     QAction* enlargeMap =
         addAction(keys, QStringLiteral("enlargeMapAction"),
                   tr("Enlarge the current map / show all maps"), {QKeySequence(Qt::Key_Z)}, true);
-    connect(enlargeMap, &QAction::triggered, grid_, &HeatmapGrid::toggleEnlargeCurrent);
+    connect(enlargeMap, &QAction::triggered, grid_, &plot::HeatmapGrid::toggleEnlargeCurrent);
     QAction* entropy = new QAction(tr("&Entropy strips"), window_);
     entropy->setObjectName(QStringLiteral("entropyStripAction"));
     entropy->setCheckable(true);
     entropy->setChecked(grid_->view().showEntropy);
     view->insertAction(present, entropy);
-    connect(entropy, &QAction::toggled, grid_, &HeatmapGrid::setShowEntropy);
+    connect(entropy, &QAction::toggled, grid_, &plot::HeatmapGrid::setShowEntropy);
     connect(presentation_, &PresentationMode::activeChanged, this, [this, present](bool on) {
         present->setChecked(on);
         for (QAction* a : presentationKeys_)

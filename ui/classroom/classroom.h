@@ -21,11 +21,17 @@ class QMenu;
 class QSpinBox;
 class QWidget;
 
+namespace ae::document {
+class AttentionDocument;
+}  // namespace ae::document
+
+namespace ae::plot {
+class HeatmapGrid;
+}  // namespace ae::plot
+
 namespace ae::ui {
 
-class AttentionDocument;
 class ExamplesGallery;
-class HeatmapGrid;
 class NeuronView;
 class PinCompareView;
 class PositionsComparison;
@@ -49,7 +55,7 @@ class Classroom : public QObject {
 public:
     // Adds its docks, menus and keys to `window`, which shows `document` in `grid`; `headSpin`
     // is the window's choice of head, which the classroom views follow and the keys step.
-    Classroom(QMainWindow* window, AttentionDocument* document, HeatmapGrid* grid,
+    Classroom(QMainWindow* window, document::AttentionDocument* document, plot::HeatmapGrid* grid,
               QSpinBox* headSpin);
 
     WalkthroughPanel* walkthrough() const { return walkthrough_; }
@@ -100,8 +106,8 @@ private:
     int currentHead() const;
 
     QMainWindow* window_;
-    AttentionDocument* document_;
-    HeatmapGrid* grid_;
+    document::AttentionDocument* document_;
+    plot::HeatmapGrid* grid_;
     QSpinBox* headSpin_;
     WalkthroughPanel* walkthrough_ = nullptr;
     QDockWidget* walkthroughDock_ = nullptr;

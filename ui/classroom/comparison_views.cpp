@@ -23,18 +23,18 @@
 namespace ae::ui {
 namespace {
 
-HeatmapController* weightsMap(QWidget* parent, const QString& title) {
-    auto* map = new HeatmapController(parent);
+plot::HeatmapController* weightsMap(QWidget* parent, const QString& title) {
+    auto* map = new plot::HeatmapController(parent);
     map->setTitle(title);
-    map->setGradient(ColorMap::Viridis);
+    map->setGradient(plot::ColorMap::Viridis);
     map->setAxisTitles(QObject::tr("query"), QObject::tr("key"));
     map->setShowValues(true);
     map->widget()->setMinimumSize(260, 240);
     return map;
 }
 
-void showWeights(HeatmapController* map, const EngineF::ConstBlock& w, const QStringList& rows,
-                 const QStringList& columns) {
+void showWeights(plot::HeatmapController* map, const plot::EngineF::ConstBlock& w,
+                 const QStringList& rows, const QStringList& columns) {
     map->setLabels(rows, columns, true);
     map->setMatrix(w);
     map->setDataRange(0.0, 1.0);
@@ -53,7 +53,7 @@ QLabel* captionLabel(QWidget* parent) {
 
 // --- pin and compare ---------------------------------------------------------------------------
 
-PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
+PinCompareView::PinCompareView(document::AttentionDocument* document, QWidget* parent)
     : QWidget(parent), document_(document) {
     refresher_ = new RefreshWhenShown(this, [this] { refresh(); });
     setObjectName(QStringLiteral("pinCompareView"));
@@ -85,8 +85,9 @@ PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
     for (const auto& [value, text] : keys) {
         auto* swatch = new QFrame(legend_);
         swatch->setFixedSize(18, 12);
-        swatch->setStyleSheet(QStringLiteral("QFrame { background: %1; border: 1px solid #666; }")
-                                  .arg(gradientColor(ColorMap::RdBu, value, -1, 1).name()));
+        swatch->setStyleSheet(
+            QStringLiteral("QFrame { background: %1; border: 1px solid #666; }")
+                .arg(plot::gradientColor(plot::ColorMap::RdBu, value, -1, 1).name()));
         legendRow->addWidget(swatch);
         legendRow->addWidget(new QLabel(text, legend_));
         legendRow->addSpacing(10);
@@ -94,14 +95,14 @@ PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
 
     pinnedMap_ = weightsMap(this, tr("pinned"));
     currentMap_ = weightsMap(this, tr("current"));
-    differenceMap_ = new HeatmapController(this);
+    differenceMap_ = new plot::HeatmapController(this);
     differenceMap_->setTitle(tr("current − pinned"));
-    differenceMap_->setGradient(ColorMap::RdBu);
+    differenceMap_->setGradient(plot::ColorMap::RdBu);
     differenceMap_->setAxisTitles(tr("query"), tr("key"));
     differenceMap_->setShowValues(true);
     differenceMap_->widget()->setMinimumSize(260, 240);
     auto* maps = new QHBoxLayout;
-    for (HeatmapController* m : {pinnedMap_, currentMap_, differenceMap_})
+    for (plot::HeatmapController* m : {pinnedMap_, currentMap_, differenceMap_})
         maps->addWidget(m->widget(), 1);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
@@ -110,14 +111,15 @@ PinCompareView::PinCompareView(AttentionDocument* document, QWidget* parent)
 
     connect(pinButton_, &QPushButton::clicked, this, &PinCompareView::pin);
     connect(headSpin_, &QSpinBox::valueChanged, this, &PinCompareView::setHead);
-    connect(document_, &AttentionDocument::resultsChanged, refresher_, &RefreshWhenShown::changed);
+    connect(document_, &document::AttentionDocument::resultsChanged, refresher_,
+            &RefreshWhenShown::changed);
     refresh();
 }
 
 void PinCompareView::pin() {
     const Scene& scene = document_->engine().scene();  // the scene of the shown results
     if (scene.tokens.empty() || !document_->errorText().isEmpty()) return;
-    const EngineF& engine = document_->engine();
+    const plot::EngineF& engine = document_->engine();
     pinned_.clear();
     for (int h = 0; h < engine.heads(); ++h)
         pinned_.push_back(engine.weights(h));
@@ -140,7 +142,7 @@ void PinCompareView::refresh() {
     refresher_->refreshed();
     const Scene& scene = document_->engine().scene();  // the scene of the shown results
     if (scene.tokens.empty() || !document_->errorText().isEmpty()) return;
-    const EngineF& engine = document_->engine();
+    const plot::EngineF& engine = document_->engine();
     {
         const QSignalBlocker block(headSpin_);
         headSpin_->setRange(0, engine.heads() - 1);
@@ -166,17 +168,17 @@ void PinCompareView::refresh() {
                        .arg(scene.keyCount());
     }
     pinButton_->setText(pinned_.empty() ? tr("Pin current weights") : tr("Re-pin current weights"));
-    for (HeatmapController* m : {pinnedMap_, currentMap_, differenceMap_})
+    for (plot::HeatmapController* m : {pinnedMap_, currentMap_, differenceMap_})
         m->widget()->setVisible(problem_.isEmpty());
     legend_->setVisible(problem_.isEmpty());
     if (!problem_.isEmpty()) {
         status_->setText(problem_);
         return;
     }
-    const EngineF::Matrix& pinned = pinned_[head_];
-    const EngineF::Matrix& current = engine.weights(head_);
+    const plot::EngineF::Matrix& pinned = pinned_[head_];
+    const plot::EngineF::Matrix& current = engine.weights(head_);
     // The usual convention: what is now minus what was, so positive means "grew".
-    const EngineF::Matrix difference = current - pinned;
+    const plot::EngineF::Matrix difference = current - pinned;
     const QStringList rows = tokenLabels(scene.tokens), columns = tokenLabels(scene.keyTokens());
     showWeights(pinnedMap_, pinned, tokenLabels(pinnedTokens_), tokenLabels(pinnedKeys_));
     showWeights(currentMap_, current, rows, columns);
@@ -194,7 +196,7 @@ void PinCompareView::refresh() {
 
 // --- why three matrices ------------------------------------------------------------------------
 
-ProjectionComparison::ProjectionComparison(AttentionDocument* document, QWidget* parent)
+ProjectionComparison::ProjectionComparison(document::AttentionDocument* document, QWidget* parent)
     : QDialog(parent), document_(document) {
     refresher_ = new RefreshWhenShown(this, [this] { refresh(); });
     setObjectName(QStringLiteral("projectionComparison"));
@@ -234,7 +236,8 @@ ProjectionComparison::ProjectionComparison(AttentionDocument* document, QWidget*
     layout->addWidget(maskNote_);
     layout->addLayout(grid, 1);
     connect(shown_, &QComboBox::currentIndexChanged, this, &ProjectionComparison::refresh);
-    connect(document_, &AttentionDocument::resultsChanged, refresher_, &RefreshWhenShown::changed);
+    connect(document_, &document::AttentionDocument::resultsChanged, refresher_,
+            &RefreshWhenShown::changed);
     resize(1200, 600);
     refresh();
 }
@@ -303,19 +306,19 @@ void ProjectionComparison::refresh() {
         maps_[v]->widget()->show();
         if (scores) {
             // Signed numbers on a diverging map centred on 0, so equal mirror cells look equal.
-            const EngineF::Matrix& s = scores_[v];
+            const plot::EngineF::Matrix& s = scores_[v];
             const double largest = s.size() ? s.cwiseAbs().maxCoeff() : 0.0;
             const double range = largest > 0.0 ? largest : 1.0;
-            maps_[v]->setGradient(ColorMap::RdBu);
+            maps_[v]->setGradient(plot::ColorMap::RdBu);
             maps_[v]->setLabels(rows, columns, true);
             maps_[v]->setMatrix(s);
             maps_[v]->setDataRange(-range, range);
             maps_[v]->replot();
         } else {
-            maps_[v]->setGradient(ColorMap::Viridis);
+            maps_[v]->setGradient(plot::ColorMap::Viridis);
             showWeights(maps_[v], weights_[v], rows, columns);
         }
-        const EngineF::Matrix& s = scores_[v];
+        const plot::EngineF::Matrix& s = scores_[v];
         QString fact;
         if (s.rows() == s.cols()) {
             const double asymmetry = (s - s.transpose()).cwiseAbs().maxCoeff();
@@ -359,7 +362,7 @@ ScalingPlot::ScalingPlot(QWidget* parent) : QDialog(parent) {
         dks.push_back(dk);
     points_ = scalingStudy(dks, kTokens, kTrials, 2017);
 
-    chart_ = new ScalingChart(points_, kTokens, this);
+    chart_ = new plot::ScalingChart(points_, kTokens, this);
     chart_->widget()->setMinimumSize(900, 380);
 
     auto* note = new QLabel(
@@ -413,7 +416,7 @@ void permuteStream(Scene& scene, Stream stream, const std::vector<int>& perm) {
 
 }  // namespace
 
-PositionsComparison::PositionsComparison(AttentionDocument* document, QWidget* parent)
+PositionsComparison::PositionsComparison(document::AttentionDocument* document, QWidget* parent)
     : QDialog(parent), document_(document) {
     refresher_ = new RefreshWhenShown(this, [this] { refresh(); });
     setObjectName(QStringLiteral("positionsComparison"));
@@ -448,7 +451,8 @@ PositionsComparison::PositionsComparison(AttentionDocument* document, QWidget* p
     layout->addWidget(verdict_);
     connect(encodings_, &QCheckBox::toggled, this, &PositionsComparison::refresh);
     connect(permutationKind_, &QComboBox::currentIndexChanged, this, &PositionsComparison::refresh);
-    connect(document_, &AttentionDocument::resultsChanged, refresher_, &RefreshWhenShown::changed);
+    connect(document_, &document::AttentionDocument::resultsChanged, refresher_,
+            &RefreshWhenShown::changed);
     resize(1200, 560);
     refresh();
 }
@@ -491,7 +495,7 @@ void PositionsComparison::refresh() {
     if (original.hasSource) permuteStream(permuted, Stream::Source, permK);
 
     const int h = std::clamp(head_, 0, original.heads - 1);
-    EngineF::Matrix before, after;
+    plot::EngineF::Matrix before, after;
     try {
         AttentionEngine<float> a(original), b(permuted);
         a.compute();
@@ -502,7 +506,7 @@ void PositionsComparison::refresh() {
         verdict_->setText(tr("Cannot compute: %1").arg(QString::fromStdString(e.what())));
         return;
     }
-    EngineF::Matrix reordered(after.rows(), after.cols());
+    plot::EngineF::Matrix reordered(after.rows(), after.cols());
     deviation_ = 0;
     for (Eigen::Index p = 0; p < after.rows(); ++p) {
         for (Eigen::Index q = 0; q < after.cols(); ++q) {

@@ -22,24 +22,30 @@ class QLabel;
 class QPushButton;
 class QSpinBox;
 
+namespace ae::document {
+class AttentionDocument;
+}  // namespace ae::document
+
+namespace ae::plot {
+class HeatmapController;
+class ScalingChart;
+}  // namespace ae::plot
+
 namespace ae::ui {
 
-class AttentionDocument;
-class HeatmapController;
 class RefreshWhenShown;
-class ScalingChart;
 
 class PinCompareView : public QWidget {
     Q_OBJECT
 public:
-    explicit PinCompareView(AttentionDocument* document, QWidget* parent = nullptr);
+    explicit PinCompareView(document::AttentionDocument* document, QWidget* parent = nullptr);
 
     bool hasPin() const { return !pinned_.empty(); }
     // The weights pinned for head h (Lq x Lk).
-    const EngineF::Matrix& pinnedWeights(int head) const { return pinned_[head]; }
-    HeatmapController* pinnedMap() const { return pinnedMap_; }
-    HeatmapController* currentMap() const { return currentMap_; }
-    HeatmapController* differenceMap() const { return differenceMap_; }  // current − pinned
+    const plot::EngineF::Matrix& pinnedWeights(int head) const { return pinned_[head]; }
+    plot::HeatmapController* pinnedMap() const { return pinnedMap_; }
+    plot::HeatmapController* currentMap() const { return currentMap_; }
+    plot::HeatmapController* differenceMap() const { return differenceMap_; }  // current − pinned
     int head() const { return head_; }
     // Why the comparison cannot be shown (nothing pinned, shapes differ), or empty.
     QString problem() const { return problem_; }
@@ -51,16 +57,16 @@ public slots:
     void refresh();
 
 private:
-    AttentionDocument* document_;
+    document::AttentionDocument* document_;
     RefreshWhenShown* refresher_;
     QPushButton* pinButton_;
     QSpinBox* headSpin_;
     QLabel* status_;
     QWidget* legend_;  // what the difference map's colours mean
-    HeatmapController* pinnedMap_;
-    HeatmapController* currentMap_;
-    HeatmapController* differenceMap_;
-    std::vector<EngineF::Matrix> pinned_;  // one per head
+    plot::HeatmapController* pinnedMap_;
+    plot::HeatmapController* currentMap_;
+    plot::HeatmapController* differenceMap_;
+    std::vector<plot::EngineF::Matrix> pinned_;  // one per head
     std::vector<std::string> pinnedTokens_, pinnedKeys_;
     QString pinnedDescription_;
     QString problem_;
@@ -70,7 +76,7 @@ private:
 class ProjectionComparison : public QDialog {
     Q_OBJECT
 public:
-    ProjectionComparison(AttentionDocument* document, QWidget* parent = nullptr);
+    ProjectionComparison(document::AttentionDocument* document, QWidget* parent = nullptr);
 
     static constexpr int kVariants = 3;  // separate, shared Q = K, identity
     // What the maps show: the scores (the default, where shared Q = K is symmetric) or the
@@ -78,23 +84,23 @@ public:
     bool showsScores() const;
     void setShowsScores(bool scores);
     // The weights of one variant for the shown head (empty if it could not be computed).
-    const EngineF::Matrix& weights(int variant) const { return weights_[variant]; }
-    const EngineF::Matrix& scores(int variant) const { return scores_[variant]; }
-    HeatmapController* map(int variant) const { return maps_[variant]; }
+    const plot::EngineF::Matrix& weights(int variant) const { return weights_[variant]; }
+    const plot::EngineF::Matrix& scores(int variant) const { return scores_[variant]; }
+    plot::HeatmapController* map(int variant) const { return maps_[variant]; }
 
 public slots:
     void setHead(int head);
     void refresh();
 
 private:
-    AttentionDocument* document_;
+    document::AttentionDocument* document_;
     RefreshWhenShown* refresher_;
     QComboBox* shown_;
     QLabel* maskNote_;  // shown when the scene has a mask the comparison leaves out
-    HeatmapController* maps_[kVariants];
+    plot::HeatmapController* maps_[kVariants];
     QLabel* captions_[kVariants];
-    EngineF::Matrix weights_[kVariants];
-    EngineF::Matrix scores_[kVariants];
+    plot::EngineF::Matrix weights_[kVariants];
+    plot::EngineF::Matrix scores_[kVariants];
     int head_ = 0;
 };
 
@@ -105,7 +111,7 @@ public:
 
     // d_k = 1, 2, 4 … 1024, as computed by scalingStudy (the plot's data).
     const std::vector<ScalingPoint>& points() const { return points_; }
-    ScalingChart* chart() const { return chart_; }
+    plot::ScalingChart* chart() const { return chart_; }
     // The (d_k, value) points the chart draws for one curve (0: raw variance, 1: scaled variance).
     QVector<QPointF> drawnCurve(int curve) const;
     static constexpr int kTokens = 16;
@@ -113,13 +119,13 @@ public:
 
 private:
     std::vector<ScalingPoint> points_;
-    ScalingChart* chart_;
+    plot::ScalingChart* chart_;
 };
 
 class PositionsComparison : public QDialog {
     Q_OBJECT
 public:
-    PositionsComparison(AttentionDocument* document, QWidget* parent = nullptr);
+    PositionsComparison(document::AttentionDocument* document, QWidget* parent = nullptr);
 
     bool encodings() const;
     void setEncodings(bool on);
@@ -128,21 +134,21 @@ public:
     double maxDeviation() const { return deviation_; }
     // Token p of the permuted sentence is token permutation()[p] of the original.
     const std::vector<int>& permutation() const { return perm_; }
-    HeatmapController* originalMap() const { return maps_[0]; }
-    HeatmapController* permutedMap() const { return maps_[1]; }
-    HeatmapController* reorderedMap() const { return maps_[2]; }
+    plot::HeatmapController* originalMap() const { return maps_[0]; }
+    plot::HeatmapController* permutedMap() const { return maps_[1]; }
+    plot::HeatmapController* reorderedMap() const { return maps_[2]; }
 
 public slots:
     void setHead(int head);
     void refresh();
 
 private:
-    AttentionDocument* document_;
+    document::AttentionDocument* document_;
     RefreshWhenShown* refresher_;
     QCheckBox* encodings_;
     QComboBox* permutationKind_;
     QLabel* verdict_;
-    HeatmapController* maps_[3];
+    plot::HeatmapController* maps_[3];
     std::vector<int> perm_;
     double deviation_ = 0;
     int head_ = 0;

@@ -20,21 +20,21 @@
 namespace ae::ui {
 namespace {
 
-double symmetricRange(const EngineF::ConstBlock& m) {
+double symmetricRange(const plot::EngineF::ConstBlock& m) {
     const double a = m.size() ? static_cast<double>(m.cwiseAbs().maxCoeff()) : 0.0;
     return std::isfinite(a) && a > 0 ? a : 1.0;
 }
 
-HeatmapController* makeMap(QWidget* parent, const QString& title, int minHeight) {
-    auto* map = new HeatmapController(parent);
+plot::HeatmapController* makeMap(QWidget* parent, const QString& title, int minHeight) {
+    auto* map = new plot::HeatmapController(parent);
     map->setTitle(title);
-    map->setGradient(ColorMap::RdBu);
+    map->setGradient(plot::ColorMap::RdBu);
     map->setShowValues(true);
     map->widget()->setMinimumSize(160, minHeight);
     return map;
 }
 
-void fill(HeatmapController* map, const EngineF::ConstBlock& m, double range) {
+void fill(plot::HeatmapController* map, const plot::EngineF::ConstBlock& m, double range) {
     map->setMatrix(m);
     map->setDataRange(-range, range);
     map->replot();
@@ -42,7 +42,7 @@ void fill(HeatmapController* map, const EngineF::ConstBlock& m, double range) {
 
 }  // namespace
 
-NeuronView::NeuronView(AttentionDocument* document, QWidget* parent)
+NeuronView::NeuronView(document::AttentionDocument* document, QWidget* parent)
     : QWidget(parent), document_(document) {
     refresher_ = new RefreshWhenShown(this, [this] { refresh(); });
     setObjectName(QStringLiteral("neuronView"));
@@ -108,7 +108,8 @@ NeuronView::NeuronView(AttentionDocument* document, QWidget* parent)
     connect(headSpin_, &QSpinBox::valueChanged, this, &NeuronView::setHead);
     connect(querySpin_, &QSpinBox::valueChanged, this, &NeuronView::setQuery);
     connect(embedding_, &QTableWidget::cellChanged, this, &NeuronView::embeddingEdited);
-    connect(document_, &AttentionDocument::resultsChanged, refresher_, &RefreshWhenShown::changed);
+    connect(document_, &document::AttentionDocument::resultsChanged, refresher_,
+            &RefreshWhenShown::changed);
     refresh();
 }
 
@@ -166,7 +167,7 @@ void NeuronView::refresh() {
     // scene() may already be newer (another token count) than engine()'s matrices.
     const Scene& scene = document_->engine().scene();
     if (scene.tokens.empty() || !document_->errorText().isEmpty()) return;
-    const EngineF& engine = document_->engine();
+    const plot::EngineF& engine = document_->engine();
     {
         const QSignalBlocker b1(headSpin_), b2(querySpin_);
         headSpin_->setRange(0, engine.heads() - 1);
@@ -188,10 +189,10 @@ void NeuronView::refresh() {
 
     // q_i ∘ k_j and w_ij v_j are formed here in float, as the engine's products are; the scores,
     // weights and context beside them are the engine's own numbers.
-    const EngineF::ConstBlock k = engine.headKey(h);
-    const EngineF::ConstBlock v = engine.headValue(h);
-    const EngineF::Matrix q = engine.headQuery(h).row(i);
-    EngineF::Matrix products(lk, dh), weighted(lk, dh);
+    const plot::EngineF::ConstBlock k = engine.headKey(h);
+    const plot::EngineF::ConstBlock v = engine.headValue(h);
+    const plot::EngineF::Matrix q = engine.headQuery(h).row(i);
+    plot::EngineF::Matrix products(lk, dh), weighted(lk, dh);
     const auto& w = engine.weights(h);
     for (int j = 0; j < lk; ++j) {
         for (int c = 0; c < dh; ++c) {
@@ -199,7 +200,7 @@ void NeuronView::refresh() {
             weighted(j, c) = w(i, j) * v(j, c);
         }
     }
-    const EngineF::Matrix context = engine.context(h).row(i);
+    const plot::EngineF::Matrix context = engine.context(h).row(i);
 
     const QStringList dims = indexLabels(dh);
     queryMap_->setLabels({token}, dims, false);
@@ -220,7 +221,8 @@ void NeuronView::refresh() {
     std::vector<double> weights;
     for (int j = 0; j < lk; ++j)
         weights.push_back(w(i, j));
-    const std::vector<QColor> weightColours = gradientColors(ColorMap::Viridis, weights, 0.0, 1.0);
+    const std::vector<QColor> weightColours =
+        plot::gradientColors(plot::ColorMap::Viridis, weights, 0.0, 1.0);
     scores_->setRowCount(lk);
     for (int j = 0; j < lk; ++j) {
         const bool visible = engine.allowed()(i, j);

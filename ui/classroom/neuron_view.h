@@ -12,16 +12,22 @@ class QLabel;
 class QSpinBox;
 class QTableWidget;
 
+namespace ae::document {
+class AttentionDocument;
+}  // namespace ae::document
+
+namespace ae::plot {
+class HeatmapController;
+}  // namespace ae::plot
+
 namespace ae::ui {
 
-class AttentionDocument;
-class HeatmapController;
 class RefreshWhenShown;
 
 class NeuronView : public QWidget {
     Q_OBJECT
 public:
-    explicit NeuronView(AttentionDocument* document, QWidget* parent = nullptr);
+    explicit NeuronView(document::AttentionDocument* document, QWidget* parent = nullptr);
 
     int head() const { return head_; }
     int query() const { return query_; }
@@ -31,11 +37,11 @@ public:
     QTableWidget* embeddingTable() const { return embedding_; }
     // Per key: token, q·k, ÷ divisor, weight. Column 1.. hold the engine's float in Qt::UserRole.
     QTableWidget* scoreTable() const { return scores_; }
-    HeatmapController* queryMap() const { return queryMap_; }        // 1 x dHead: q_i
-    HeatmapController* keysMap() const { return keysMap_; }          // Lk x dHead: k_j
-    HeatmapController* productMap() const { return productMap_; }    // Lk x dHead: q_i∘k_j
-    HeatmapController* weightedMap() const { return weightedMap_; }  // Lk x dHead: w_ij v_j
-    HeatmapController* contextMap() const { return contextMap_; }    // 1 x dHead: context_i
+    plot::HeatmapController* queryMap() const { return queryMap_; }        // 1 x dHead: q_i
+    plot::HeatmapController* keysMap() const { return keysMap_; }          // Lk x dHead: k_j
+    plot::HeatmapController* productMap() const { return productMap_; }    // Lk x dHead: q_i∘k_j
+    plot::HeatmapController* weightedMap() const { return weightedMap_; }  // Lk x dHead: w_ij v_j
+    plot::HeatmapController* contextMap() const { return contextMap_; }    // 1 x dHead: context_i
 
 public slots:
     void setHead(int head);
@@ -49,17 +55,17 @@ private:
     void rebuildEmbeddingRow();
     void embeddingEdited(int row, int column);
 
-    AttentionDocument* document_;
+    document::AttentionDocument* document_;
     QSpinBox* headSpin_;
     QSpinBox* querySpin_;
     QLabel* caption_;
     QTableWidget* embedding_;
     QTableWidget* scores_;
-    HeatmapController* queryMap_;
-    HeatmapController* keysMap_;
-    HeatmapController* productMap_;
-    HeatmapController* weightedMap_;
-    HeatmapController* contextMap_;
+    plot::HeatmapController* queryMap_;
+    plot::HeatmapController* keysMap_;
+    plot::HeatmapController* productMap_;
+    plot::HeatmapController* weightedMap_;
+    plot::HeatmapController* contextMap_;
     int head_ = 0;
     int query_ = 0;
     bool filling_ = false;

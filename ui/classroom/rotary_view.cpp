@@ -29,7 +29,7 @@ const int kThetaSteps = 100;
 
 }  // namespace
 
-RotaryView::RotaryView(AttentionDocument* document, QWidget* parent)
+RotaryView::RotaryView(document::AttentionDocument* document, QWidget* parent)
     : QDialog(parent), document_(document) {
     refresher_ = new RefreshWhenShown(this, [this] { refresh(); });
     setObjectName(QStringLiteral("rotaryView"));
@@ -43,7 +43,7 @@ RotaryView::RotaryView(AttentionDocument* document, QWidget* parent)
     problemLabel_->hide();
 
     auto* pairsRow = new QHBoxLayout;
-    for (RotaryPairChart* chart : pairCharts_)
+    for (plot::RotaryPairChart* chart : pairCharts_)
         pairsRow->addWidget(chart->widget(), 1);
     pairsRow->addWidget(shares_->widget(), 1);
     auto* curvesRow = new QHBoxLayout;
@@ -68,7 +68,8 @@ RotaryView::RotaryView(AttentionDocument* document, QWidget* parent)
     layout->addWidget(problemLabel_);
     layout->addWidget(content_, 1);
 
-    connect(document_, &AttentionDocument::resultsChanged, refresher_, &RefreshWhenShown::changed);
+    connect(document_, &document::AttentionDocument::resultsChanged, refresher_,
+            &RefreshWhenShown::changed);
     resize(1600, 1000);  // DialogScreenFit brings it inside a smaller screen
     refresh();
 }
@@ -321,13 +322,13 @@ void RotaryView::changeEvent(QEvent* event) {
     QDialog::changeEvent(event);
     if (event->type() == QEvent::FontChange || event->type() == QEvent::ApplicationFontChange) {
         // Items are not scaled by presentation mode: their fonts follow the application's here.
-        for (RotaryPairChart* chart : pairCharts_) {
+        for (plot::RotaryPairChart* chart : pairCharts_) {
             chart->updateLabelFonts();
             chart->replot();
         }
         frequencies_->updateLabelFonts();
-        for (Chart* chart :
-             std::initializer_list<Chart*>{shares_, rotaryCurves_, sinusoidalCurves_, frequencies_})
+        for (plot::Chart* chart : std::initializer_list<plot::Chart*>{
+                 shares_, rotaryCurves_, sinusoidalCurves_, frequencies_})
             chart->replot();
     }
 }

@@ -25,19 +25,25 @@ class QLabel;
 class QSlider;
 class QSpinBox;
 
-namespace ae::ui {
-
+namespace ae::document {
 class AttentionDocument;
+}  // namespace ae::document
+
+namespace ae::plot {
 class DistanceCurvesChart;
 class PairSharesChart;
-class RefreshWhenShown;
 class RotaryPairChart;
 class WavelengthChart;
+}  // namespace ae::plot
+
+namespace ae::ui {
+
+class RefreshWhenShown;
 
 class RotaryView : public QDialog {
     Q_OBJECT
 public:
-    explicit RotaryView(AttentionDocument* document, QWidget* parent = nullptr);
+    explicit RotaryView(document::AttentionDocument* document, QWidget* parent = nullptr);
     ~RotaryView() override;
 
     static constexpr int kLargePairs = 4;       // pairs drawn large, from firstShownPair()
@@ -65,13 +71,13 @@ public:
     QSpinBox* originalPositionsSpin() const { return original_; }
     QComboBox* queryChoice() const { return queryChoice_; }
     QComboBox* keyChoice() const { return keyChoice_; }
-    RotaryPairChart* pairChart(int slot) const { return pairCharts_[slot]; }
-    PairSharesChart* sharesChart() const { return shares_; }
+    plot::RotaryPairChart* pairChart(int slot) const { return pairCharts_[slot]; }
+    plot::PairSharesChart* sharesChart() const { return shares_; }
     // The curves' drawnCurve(0) starts at the slider's start, drawnCurve(1) kSecondStartGap
     // later; the wavelengths' drawnCurve(0) is the original, drawnCurve(1) with the scaling.
-    DistanceCurvesChart* rotaryCurveChart() const { return rotaryCurves_; }
-    DistanceCurvesChart* sinusoidalCurveChart() const { return sinusoidalCurves_; }
-    WavelengthChart* frequencyChart() const { return frequencies_; }
+    plot::DistanceCurvesChart* rotaryCurveChart() const { return rotaryCurves_; }
+    plot::DistanceCurvesChart* sinusoidalCurveChart() const { return sinusoidalCurves_; }
+    plot::WavelengthChart* frequencyChart() const { return frequencies_; }
 
     // The tips of pair chart `slot`'s q and k arrows, read back from the chart.
     QPointF drawnQueryTip(int slot) const;
@@ -103,7 +109,7 @@ private:
     void drawCurveMarkers();  // where the distance slider is, on both curves
     void drawFrequencies();   // the wavelength plot
 
-    AttentionDocument* document_;
+    document::AttentionDocument* document_;
     RefreshWhenShown* refresher_;
     std::unique_ptr<RotaryStudy> study_;
     QString problem_;
@@ -140,11 +146,11 @@ private:
     QSpinBox* original_;
     QLabel* legend_;
     QLabel* readout_;
-    RotaryPairChart* pairCharts_[kLargePairs];
-    PairSharesChart* shares_;
-    DistanceCurvesChart* rotaryCurves_;
-    DistanceCurvesChart* sinusoidalCurves_;
-    WavelengthChart* frequencies_;
+    plot::RotaryPairChart* pairCharts_[kLargePairs];
+    plot::PairSharesChart* shares_;
+    plot::DistanceCurvesChart* rotaryCurves_;
+    plot::DistanceCurvesChart* sinusoidalCurves_;
+    plot::WavelengthChart* frequencies_;
     double rotaryGap_ = 0, sinusoidalGap_ = 0;
     // The sinusoidal curves depend on the start only (not on θ): kept until it changes.
     int sinusoidalStart_ = -1;

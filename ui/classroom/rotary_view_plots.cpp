@@ -31,18 +31,18 @@ QString signedText(double value) {
 
 void RotaryView::buildPlots() {
     for (int s = 0; s < kLargePairs; ++s) {
-        auto* chart = new RotaryPairChart(this);
+        auto* chart = new plot::RotaryPairChart(this);
         chart->widget()->setObjectName(QStringLiteral("rotaryPairPlot%1").arg(s));
         chart->widget()->setMinimumSize(150, 150);
         pairCharts_[s] = chart;
     }
 
-    shares_ = new PairSharesChart(this);
+    shares_ = new plot::PairSharesChart(this);
     shares_->widget()->setObjectName(QStringLiteral("rotarySharesPlot"));
     shares_->widget()->setMinimumSize(150, 150);
 
     const auto curvesChart = [this](const QString& name) {
-        auto* chart = new DistanceCurvesChart(kDistanceRange, this);
+        auto* chart = new plot::DistanceCurvesChart(kDistanceRange, this);
         chart->widget()->setObjectName(name);
         chart->widget()->setMinimumSize(200, 180);
         return chart;
@@ -50,7 +50,7 @@ void RotaryView::buildPlots() {
     rotaryCurves_ = curvesChart(QStringLiteral("rotaryCurvePlot"));
     sinusoidalCurves_ = curvesChart(QStringLiteral("rotarySinusoidalPlot"));
 
-    frequencies_ = new WavelengthChart(this);
+    frequencies_ = new plot::WavelengthChart(this);
     frequencies_->widget()->setObjectName(QStringLiteral("rotaryFrequencyPlot"));
     frequencies_->widget()->setMinimumSize(200, 180);
 }
@@ -67,7 +67,7 @@ void RotaryView::drawPositions() {
     const int first = firstShownPair();
     const int half = study_->headDim() / 2;
     for (int s = 0; s < kLargePairs; ++s) {
-        RotaryPairChart* chart = pairCharts_[s];
+        plot::RotaryPairChart* chart = pairCharts_[s];
         const int i = first + s;
         chart->widget()->setVisible(i < count);
         if (i >= count) continue;
@@ -112,7 +112,7 @@ void RotaryView::drawPositions() {
 }
 
 void RotaryView::drawCurveMarkers() {
-    for (DistanceCurvesChart* chart : {rotaryCurves_, sinusoidalCurves_})
+    for (plot::DistanceCurvesChart* chart : {rotaryCurves_, sinusoidalCurves_})
         chart->markDistance(distance_->value());
 }
 
@@ -159,9 +159,9 @@ void RotaryView::drawCurves() {
     legend_->setText(tr("<span style='color:%1'><b>━━ from position %2</b></span>&nbsp;&nbsp;"
                         "<span style='color:%3'><b>╍╍ both %4 later</b></span>&nbsp;&nbsp;"
                         "● the slider's distance. Left: one curve. Middle: two.")
-                         .arg(kRotaryQueryColour.name())
+                         .arg(plot::kRotaryQueryColour.name())
                          .arg(s)
-                         .arg(kRotaryKeyColour.name())
+                         .arg(plot::kRotaryKeyColour.name())
                          .arg(kSecondStartGap));
     drawCurveMarkers();
     drawPositions();
@@ -170,9 +170,9 @@ void RotaryView::drawCurves() {
 void RotaryView::drawFrequencies() {
     if (!study_) return;
     const RopeParameters rope = study_->parameters();
-    std::optional<WavelengthLimits> limits;
+    std::optional<plot::WavelengthLimits> limits;
     if (rope.scaling == RopeScaling::Llama3) {
-        limits = WavelengthLimits();
+        limits = plot::WavelengthLimits();
         limits->shortest = rope.originalMaxPositions / rope.highFrequencyFactor;
         limits->longest = rope.originalMaxPositions / rope.lowFrequencyFactor;
         limits->shortestText = tr("kept below %1").arg(tokensText(limits->shortest));

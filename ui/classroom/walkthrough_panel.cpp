@@ -82,7 +82,8 @@ double inductionStripe(const model::Matrix<float>& weights, const std::vector<lo
     return sum / static_cast<double>(N);
 }
 
-WalkthroughPanel::WalkthroughPanel(AttentionDocument* document, HeatmapGrid* grid, QWidget* parent)
+WalkthroughPanel::WalkthroughPanel(document::AttentionDocument* document, plot::HeatmapGrid* grid,
+                                   QWidget* parent)
     : QWidget(parent), document_(document), grid_(grid) {
     refresher_ = new RefreshWhenShown(this, [this] { refresh(); });
     setObjectName(QStringLiteral("walkthroughPanel"));
@@ -119,7 +120,7 @@ WalkthroughPanel::WalkthroughPanel(AttentionDocument* document, HeatmapGrid* gri
     QFont textFont = explanation_->font();
     textFont.setPointSizeF(textFont.pointSizeF() * 1.15);
     explanation_->setFont(textFont);
-    map_ = new HeatmapController(this);
+    map_ = new plot::HeatmapController(this);
     map_->widget()->setMinimumHeight(180);
     // The map comes and goes with the steps: it must not make the dock jump in width.
     map_->widget()->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Expanding);
@@ -146,8 +147,9 @@ WalkthroughPanel::WalkthroughPanel(AttentionDocument* document, HeatmapGrid* gri
     layout->addStretch(0);
     layout->addLayout(buttons);
 
-    connect(document_, &AttentionDocument::resultsChanged, refresher_, &RefreshWhenShown::changed);
-    connect(grid_, &HeatmapGrid::selectedRowChanged, this, &WalkthroughPanel::refresh);
+    connect(document_, &document::AttentionDocument::resultsChanged, refresher_,
+            &RefreshWhenShown::changed);
+    connect(grid_, &plot::HeatmapGrid::selectedRowChanged, this, &WalkthroughPanel::refresh);
 }
 
 void WalkthroughPanel::next() {
@@ -158,14 +160,15 @@ void WalkthroughPanel::back() {
     setStep(step_ - 1);
 }
 
-void WalkthroughPanel::setModelSession(ModelSession* session) {
+void WalkthroughPanel::setModelSession(document::ModelSession* session) {
     session_ = session;
     plan_ = session ? modelTourPlan() : std::nullopt;
     if (plan_ && tourChoice_->count() == 1)
         tourChoice_->addItem(tr("A trained model: previous-token and induction heads"));
     if (!session) return;
-    connect(session, &ModelSession::resultsChanged, this, &WalkthroughPanel::onSessionResults);
-    connect(session, &ModelSession::opened, this, &WalkthroughPanel::onSessionResults);
+    connect(session, &document::ModelSession::resultsChanged, this,
+            &WalkthroughPanel::onSessionResults);
+    connect(session, &document::ModelSession::opened, this, &WalkthroughPanel::onSessionResults);
 }
 
 QSize WalkthroughPanel::sizeHint() const {
@@ -272,7 +275,7 @@ void WalkthroughPanel::setActive(bool active) {
 }
 
 bool WalkthroughPanel::currentStepApplies() const {
-    const EngineF& engine = document_->engine();
+    const plot::EngineF& engine = document_->engine();
     switch (currentStep()) {
         case WalkStep::Norm:
             return engine.scene().norm.enabled;

@@ -24,12 +24,18 @@ class QComboBox;
 class QLabel;
 class QPushButton;
 
-namespace ae::ui {
-
+namespace ae::document {
 class AttentionDocument;
+class ModelSession;
+}  // namespace ae::document
+
+namespace ae::plot {
 class HeatmapController;
 class HeatmapGrid;
-class ModelSession;
+}  // namespace ae::plot
+
+namespace ae::ui {
+
 class RefreshWhenShown;
 
 enum class WalkStep {
@@ -83,10 +89,11 @@ double inductionStripe(const model::Matrix<float>& weights, const std::vector<lo
 class WalkthroughPanel : public QWidget {
     Q_OBJECT
 public:
-    WalkthroughPanel(AttentionDocument* document, HeatmapGrid* grid, QWidget* parent = nullptr);
+    WalkthroughPanel(document::AttentionDocument* document, plot::HeatmapGrid* grid,
+                     QWidget* parent = nullptr);
     QSize sizeHint() const override;
     // The window's model session: without one the trained-model tour is not offered.
-    void setModelSession(ModelSession* session);
+    void setModelSession(document::ModelSession* session);
 
     WalkTour tour() const { return tour_; }
     // Switches tour (from its first step; the trained-model tour then acts: opens the model).
@@ -103,7 +110,7 @@ public:
     QString formulaText() const;
     QString explanationText() const;
     // The panel's own map (inputs, W_Q/W_K/W_V head columns, W_O), hidden on other steps.
-    HeatmapController* matrixMap() const { return map_; }
+    plot::HeatmapController* matrixMap() const { return map_; }
     bool matrixMapShown() const;
     // Marks the grid (or stops marking it, when the panel is hidden).
     void setActive(bool active);
@@ -131,9 +138,9 @@ private:
     void onSessionResults();
     bool tourModelIsOpen() const;
 
-    AttentionDocument* document_;
-    HeatmapGrid* grid_;
-    ModelSession* session_ = nullptr;
+    document::AttentionDocument* document_;
+    plot::HeatmapGrid* grid_;
+    document::ModelSession* session_ = nullptr;
     std::optional<ModelTourPlan> plan_;
     WalkTour tour_ = WalkTour::Layer;
     bool actPending_ = false;
@@ -141,7 +148,7 @@ private:
     QLabel* heading_;
     QLabel* formula_;
     QLabel* explanation_;
-    HeatmapController* map_;
+    plot::HeatmapController* map_;
     QPushButton* back_;
     QPushButton* next_;
     int step_ = 0;

@@ -147,8 +147,8 @@ void WalkthroughPanel::refreshModelTour() {
                 .arg(period));
         return;
     }
-    const std::shared_ptr<const ModelSession::Run> base = session_->baseRun();
-    const std::shared_ptr<const ModelSession::Run> now = session_->currentRun();
+    const std::shared_ptr<const document::ModelSession::Run> base = session_->baseRun();
+    const std::shared_ptr<const document::ModelSession::Run> now = session_->currentRun();
     const double stripeBase =
         inductionStripe(base->layers[p.inductionLayer].weights[p.inductionHead], p.ids);
     const double stripeNow =
@@ -204,7 +204,7 @@ void WalkthroughPanel::refreshModelTour() {
             // The column's own number, named as such: the stripe's mean weight is another measure
             // (on this sequence), and the two must not be read as one.
             QString column = tr("is being measured");
-            const RunAnalysis& analysis = session_->analysis();
+            const document::RunAnalysis& analysis = session_->analysis();
             const std::size_t row = static_cast<std::size_t>(
                 p.inductionLayer * session_->model()->config.heads + p.inductionHead);
             if (analysis.induction == model::InductionState::Measured &&
@@ -248,7 +248,7 @@ void WalkthroughPanel::refresh() {
         explanation_->setText(tr("Nothing computed yet."));
         return;
     }
-    const EngineF& engine = document_->engine();
+    const plot::EngineF& engine = document_->engine();
     const int h = std::clamp(grid_->head(), 0, engine.heads() - 1);
     const int i = std::clamp(grid_->selectedRow(), 0, scene.queryCount() - 1);
     const QString qi = quoted(scene.tokens, i);
@@ -346,9 +346,9 @@ void WalkthroughPanel::refresh() {
             } else if (key && mode == ProjectionMode::SharedQK) {
                 modeNote = tr(" This scene shares one matrix: W_K = W_Q, so keys are queries.");
             }
-            const EngineF::ConstBlock m = query ? engine.headQuery(h)
-                                          : key ? engine.headKey(h)
-                                                : engine.headValue(h);
+            const plot::EngineF::ConstBlock m = query ? engine.headQuery(h)
+                                                : key ? engine.headKey(h)
+                                                      : engine.headValue(h);
             const int row = query ? i : 0;
             const std::vector<std::string>& names = query ? scene.tokens : keys;
             text = tr("%1 Head %2 multiplies each row of %3 (%4 wide) by its %5 columns of W_%6, "
@@ -510,11 +510,11 @@ void WalkthroughPanel::refresh() {
 
 // Inputs and weight matrices are not grid stages: the panel shows the one the step uses.
 void WalkthroughPanel::fillMatrixMap() {
-    const EngineF& engine = document_->engine();
+    const plot::EngineF& engine = document_->engine();
     const Scene& scene = engine.scene();
     const int h = std::clamp(grid_->head(), 0, engine.heads() - 1);
     const int dh = engine.dHead();
-    EngineF::Matrix m;
+    plot::EngineF::Matrix m;
     QString title, rowTitle = tr("dimension");
     QStringList rows;
     const Projections& p = scene.projections;
@@ -561,7 +561,7 @@ void WalkthroughPanel::fillMatrixMap() {
     map_->setTitle(title);
     map_->setAxisTitles(rowTitle, tr("dimension"));
     map_->setLabels(rows, indexLabels(m.cols()), false);
-    map_->setGradient(ColorMap::RdBu);
+    map_->setGradient(plot::ColorMap::RdBu);
     map_->setMatrix(m);
     const double a = m.cwiseAbs().maxCoeff();
     map_->setDataRange(-(a > 0 ? a : 1.0), a > 0 ? a : 1.0);

@@ -62,7 +62,7 @@ QWidget* makeDecadeLabels(QWidget* parent) {
 
 }  // namespace
 
-ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
+ControlsPanel::ControlsPanel(document::AttentionDocument* document, QWidget* parent)
     : QWidget(parent), document_(document) {
     auto* layout = new QVBoxLayout(this);
 
@@ -200,9 +200,10 @@ ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
     connect(ablationMode_, &QComboBox::currentIndexChanged, this, &ControlsPanel::applyAblation);
     connect(fill_, &QComboBox::currentIndexChanged, this, &ControlsPanel::applyFill);
     connect(fillValue_, &QDoubleSpinBox::valueChanged, this, &ControlsPanel::applyFill);
-    connect(document_, &AttentionDocument::resultsChanged, this, &ControlsPanel::syncFromDocument);
+    connect(document_, &document::AttentionDocument::resultsChanged, this,
+            &ControlsPanel::syncFromDocument);
     // A refused head count is about the scene it was refused for: a new structure clears it.
-    connect(document_, &AttentionDocument::structureChanged, headsMessage_, [this] {
+    connect(document_, &document::AttentionDocument::structureChanged, headsMessage_, [this] {
         headsMessage_->clear();
         headsMessage_->hide();
     });
@@ -210,8 +211,10 @@ ControlsPanel::ControlsPanel(AttentionDocument* document, QWidget* parent)
 }
 
 void ControlsPanel::connectDrag(QSlider* slider) {
-    connect(slider, &QSlider::sliderPressed, document_, &AttentionDocument::beginInteraction);
-    connect(slider, &QSlider::sliderReleased, document_, &AttentionDocument::endInteraction);
+    connect(slider, &QSlider::sliderPressed, document_,
+            &document::AttentionDocument::beginInteraction);
+    connect(slider, &QSlider::sliderReleased, document_,
+            &document::AttentionDocument::endInteraction);
 }
 
 QString ControlsPanel::headsMessage() const {

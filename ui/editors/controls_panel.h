@@ -15,14 +15,16 @@ class QLabel;
 class QPushButton;
 class QSlider;
 
-namespace ae::ui {
-
+namespace ae::document {
 class AttentionDocument;
+}  // namespace ae::document
+
+namespace ae::ui {
 
 class ControlsPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit ControlsPanel(AttentionDocument* document, QWidget* parent = nullptr);
+    explicit ControlsPanel(document::AttentionDocument* document, QWidget* parent = nullptr);
 
     // The divisor range of the scaling slider, on a log scale.
     static constexpr double kMinDivisor = 0.1;
@@ -48,7 +50,7 @@ private:
     void applyAblation();
     void rebuildHeadSwitches(int heads);
 
-    AttentionDocument* document_;
+    document::AttentionDocument* document_;
     std::vector<int> headChoices_;  // divisors of d_proj, one per slider position
     QSlider* heads_;
     QLabel* headsLabel_;

@@ -6,7 +6,7 @@
 
 namespace ae::ui {
 
-SceneEditor::SceneEditor(AttentionDocument* document, QWidget* parent)
+SceneEditor::SceneEditor(document::AttentionDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), messageLabel_(new QLabel(this)) {
     messageLabel_->setObjectName(QStringLiteral("messageLabel"));
     messageLabel_->setWordWrap(true);
@@ -16,7 +16,7 @@ SceneEditor::SceneEditor(AttentionDocument* document, QWidget* parent)
                        "padding: 4px; }"));
     messageLabel_->hide();
     // A value refused by a background compute is taken back after the edit returned.
-    connect(document_, &AttentionDocument::editRefused, this, &SceneEditor::showMessage);
+    connect(document_, &document::AttentionDocument::editRefused, this, &SceneEditor::showMessage);
 }
 
 QString SceneEditor::message() const {

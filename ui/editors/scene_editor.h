@@ -8,14 +8,16 @@
 
 class QLabel;
 
-namespace ae::ui {
-
+namespace ae::document {
 class AttentionDocument;
+}  // namespace ae::document
+
+namespace ae::ui {
 
 class SceneEditor : public QWidget {
     Q_OBJECT
 public:
-    SceneEditor(AttentionDocument* document, QWidget* parent);
+    SceneEditor(document::AttentionDocument* document, QWidget* parent);
 
     // The message under the tables (empty when none is shown).
     QString message() const;
@@ -34,7 +36,7 @@ protected:
     bool commit(const Scene& scene, const QString& description);
     QLabel* messageLabel() const { return messageLabel_; }
 
-    AttentionDocument* const document_;
+    document::AttentionDocument* const document_;
 
 private:
     QLabel* messageLabel_;

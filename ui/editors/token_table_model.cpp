@@ -7,7 +7,8 @@
 
 namespace ae::ui {
 
-TokenTableModel::TokenTableModel(AttentionDocument* document, Stream stream, QObject* parent)
+TokenTableModel::TokenTableModel(document::AttentionDocument* document, Stream stream,
+                                 QObject* parent)
     : QAbstractTableModel(parent), document_(document), stream_(stream) {
     refresh();
 }

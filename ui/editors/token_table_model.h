@@ -14,7 +14,8 @@ namespace ae::ui {
 class TokenTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    TokenTableModel(AttentionDocument* document, Stream stream, QObject* parent = nullptr);
+    TokenTableModel(document::AttentionDocument* document, Stream stream,
+                    QObject* parent = nullptr);
 
     // Reads the document again: a new shape resets the model, anything else only signals the
     // cells that changed (no reset while the user may be editing a cell).
@@ -45,7 +46,7 @@ private:
         return row < static_cast<int>(padding_.size()) && padding_[row];
     }
 
-    AttentionDocument* document_;
+    document::AttentionDocument* document_;
     Stream stream_;
     // What the views were last told, to find what changed.
     std::vector<std::string> tokens_;

@@ -66,7 +66,7 @@ QStringList splitSentence(const QString& text, const QStringList& known) {
 // the editor (no signals of its own): it reports through the editor's message line.
 class SequencePanel : public QWidget {
 public:
-    SequencePanel(TokensEditor* editor, AttentionDocument* document, Stream stream)
+    SequencePanel(TokensEditor* editor, document::AttentionDocument* document, Stream stream)
         : QWidget(editor), editor_(editor), document_(document), stream_(stream) {
         const QString prefix =
             stream == Stream::Query ? QStringLiteral("query") : QStringLiteral("source");
@@ -232,7 +232,7 @@ private:
     }
 
     TokensEditor* editor_;
-    AttentionDocument* document_;
+    document::AttentionDocument* document_;
     Stream stream_;
     QLabel* title_;
     QLineEdit* sentence_;
@@ -240,7 +240,7 @@ private:
     QTableView* view_;
 };
 
-TokensEditor::TokensEditor(AttentionDocument* document, QWidget* parent)
+TokensEditor::TokensEditor(document::AttentionDocument* document, QWidget* parent)
     : SceneEditor(document, parent) {
     queries_ = new SequencePanel(this, document, Stream::Query);
     source_ = new SequencePanel(this, document, Stream::Source);
@@ -368,8 +368,9 @@ TokensEditor::TokensEditor(AttentionDocument* document, QWidget* parent)
         setSourceEnabled(next, on);
         commit(next, on ? tr("Cross-attention: separate source") : tr("Self-attention"));
     });
-    connect(document_, &AttentionDocument::structureChanged, this, &TokensEditor::refresh);
-    connect(document_, &AttentionDocument::resultsChanged, this, &TokensEditor::refresh);
+    connect(document_, &document::AttentionDocument::structureChanged, this,
+            &TokensEditor::refresh);
+    connect(document_, &document::AttentionDocument::resultsChanged, this, &TokensEditor::refresh);
     refresh();
 }
 

@@ -30,7 +30,7 @@ QStringList splitSentence(const QString& text, const QStringList& known = {});
 class TokensEditor : public SceneEditor {
     Q_OBJECT
 public:
-    explicit TokensEditor(AttentionDocument* document, QWidget* parent = nullptr);
+    explicit TokensEditor(document::AttentionDocument* document, QWidget* parent = nullptr);
 
     // Decimals shown in the cells (3 by default); the cell editor and tooltip show every digit.
     void setDecimals(int decimals);

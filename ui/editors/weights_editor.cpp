@@ -51,7 +51,7 @@ QStringList headLabels(int count, int dHead, int heads) {
 
 }  // namespace
 
-WeightsEditor::WeightsEditor(AttentionDocument* document, QWidget* parent)
+WeightsEditor::WeightsEditor(document::AttentionDocument* document, QWidget* parent)
     : SceneEditor(document, parent) {
     modeCombo_ = new QComboBox(this);
     modeCombo_->setObjectName(QStringLiteral("projectionModeCombo"));
@@ -107,10 +107,14 @@ WeightsEditor::WeightsEditor(AttentionDocument* document, QWidget* parent)
 
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName(QStringLiteral("weightTabs"));
-    buildPage(kQueryPage, WeightMatrix::Query, WeightMatrix::QueryBias, QStringLiteral("W_Q"));
-    buildPage(kKeyPage, WeightMatrix::Key, WeightMatrix::KeyBias, QStringLiteral("W_K"));
-    buildPage(kValuePage, WeightMatrix::Value, WeightMatrix::ValueBias, QStringLiteral("W_V"));
-    buildPage(kOutputPage, WeightMatrix::Output, WeightMatrix::OutputBias, QStringLiteral("W_O"));
+    buildPage(kQueryPage, document::WeightMatrix::Query, document::WeightMatrix::QueryBias,
+              QStringLiteral("W_Q"));
+    buildPage(kKeyPage, document::WeightMatrix::Key, document::WeightMatrix::KeyBias,
+              QStringLiteral("W_K"));
+    buildPage(kValuePage, document::WeightMatrix::Value, document::WeightMatrix::ValueBias,
+              QStringLiteral("W_V"));
+    buildPage(kOutputPage, document::WeightMatrix::Output, document::WeightMatrix::OutputBias,
+              QStringLiteral("W_O"));
 
     // Three short rows rather than two long ones: the editor lives in a dock.
     auto* controls = new QGridLayout;
@@ -170,14 +174,15 @@ WeightsEditor::WeightsEditor(AttentionDocument* document, QWidget* parent)
         highSpin_->setDecimals(decimals);
     });
     connect(rerollButton_, &QPushButton::clicked, this, &WeightsEditor::reroll);
-    connect(document_, &AttentionDocument::structureChanged, this, &WeightsEditor::refresh);
-    connect(document_, &AttentionDocument::resultsChanged, this, &WeightsEditor::refresh);
+    connect(document_, &document::AttentionDocument::structureChanged, this,
+            &WeightsEditor::refresh);
+    connect(document_, &document::AttentionDocument::resultsChanged, this, &WeightsEditor::refresh);
     emit distributionCombo_->currentIndexChanged(distributionCombo_->currentIndex());
     refresh();
 }
 
-void WeightsEditor::buildPage(PageIndex index, WeightMatrix matrix, WeightMatrix bias,
-                              const QString& name) {
+void WeightsEditor::buildPage(PageIndex index, document::WeightMatrix matrix,
+                              document::WeightMatrix bias, const QString& name) {
     Page& page = pages_[index];
     page.matrix = matrix;
     page.bias = bias;

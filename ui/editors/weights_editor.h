@@ -26,7 +26,7 @@ class MatrixTableModel;
 class WeightsEditor : public SceneEditor {
     Q_OBJECT
 public:
-    explicit WeightsEditor(AttentionDocument* document, QWidget* parent = nullptr);
+    explicit WeightsEditor(document::AttentionDocument* document, QWidget* parent = nullptr);
 
     // Decimals shown in the cells (3 by default); the cell editor and tooltip show every digit.
     void setDecimals(int decimals);
@@ -38,8 +38,8 @@ public:
 private:
     enum PageIndex { kQueryPage, kKeyPage, kValuePage, kOutputPage, kPageCount };
     struct Page {
-        WeightMatrix matrix;
-        WeightMatrix bias;
+        document::WeightMatrix matrix;
+        document::WeightMatrix bias;
         QString name;  // W_Q ...
         QWidget* widget = nullptr;
         QCheckBox* biasCheck = nullptr;
@@ -52,7 +52,8 @@ private:
         long shownRevision = -1;    // the scheduler's weightsRevision() the values are from
     };
 
-    void buildPage(PageIndex index, WeightMatrix matrix, WeightMatrix bias, const QString& name);
+    void buildPage(PageIndex index, document::WeightMatrix matrix, document::WeightMatrix bias,
+                   const QString& name);
     void refresh() override;
     void refreshPage(PageIndex index);
     void syncDistributionControls(const InitSpec& spec);

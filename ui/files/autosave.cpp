@@ -202,7 +202,7 @@ RestoreChoice askAboutAutosave(QWidget* parent, const OrphanedAutosave& orphan) 
     return RestoreChoice::Later;
 }
 
-Autosave::Autosave(AttentionDocument* document, AutosaveView view, QWidget* window,
+Autosave::Autosave(document::AttentionDocument* document, AutosaveView view, QWidget* window,
                    const QString& directory, AutosaveTiming timing)
     : QObject(window),
       document_(document),
@@ -218,9 +218,11 @@ Autosave::Autosave(AttentionDocument* document, AutosaveView view, QWidget* wind
     connect(idleTimer_, &QTimer::timeout, this, &Autosave::writeIfChanged);
     connect(periodicTimer_, &QTimer::timeout, this, &Autosave::writeIfChanged);
     // Every edit (a merged slider step too) recomputes; undo and redo move the index.
-    connect(document_, &AttentionDocument::resultsChanged, this, &Autosave::documentEdited);
+    connect(document_, &document::AttentionDocument::resultsChanged, this,
+            &Autosave::documentEdited);
     connect(document_->undoStack(), &QUndoStack::indexChanged, this, &Autosave::documentEdited);
-    connect(document_, &AttentionDocument::modifiedChanged, this, &Autosave::modifiedChanged);
+    connect(document_, &document::AttentionDocument::modifiedChanged, this,
+            &Autosave::modifiedChanged);
 }
 
 // The file stays (it is unsaved work) and the lock goes: the next start offers it.

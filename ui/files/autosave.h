@@ -21,9 +21,11 @@ class QLockFile;
 class QTimer;
 class QWidget;
 
-namespace ae::ui {
-
+namespace ae::document {
 class AttentionDocument;
+}  // namespace ae::document
+
+namespace ae::ui {
 
 // Where autosave files go: QStandardPaths::AppLocalDataLocation/autosave, or $AE_AUTOSAVE_DIR
 // when set (test-only: lets a test and the processes it starts share a throw-away directory).
@@ -94,7 +96,7 @@ class Autosave : public QObject {
     Q_OBJECT
 public:
     // Keeps `document`'s unsaved work; `window` owns it and is the parent of its dialogs.
-    Autosave(AttentionDocument* document, AutosaveView view, QWidget* window,
+    Autosave(document::AttentionDocument* document, AutosaveView view, QWidget* window,
              const QString& directory = defaultAutosaveDirectory(), AutosaveTiming timing = {});
     ~Autosave() override;
 
@@ -135,7 +137,7 @@ private:
     void modifiedChanged(bool modified);
     bool documentModified() const;
 
-    AttentionDocument* document_;
+    document::AttentionDocument* document_;
     AutosaveView view_;
     QWidget* window_;
     QString directory_;

@@ -33,7 +33,8 @@ QString parameterName(SweepParameter parameter) {
 }
 
 // Applies one value to the private document; the caption says what the frame shows.
-QString applySweepValue(AttentionDocument& document, SweepParameter parameter, double value) {
+QString applySweepValue(document::AttentionDocument& document, SweepParameter parameter,
+                        double value) {
     const Scene& scene = document.scene();
     switch (parameter) {
         case SweepParameter::Divisor:
@@ -69,9 +70,10 @@ int appendBytes(GifFileType* gif, const GifByteType* data, int length) {
 
 // One head's T x T weights as the grid draws a weight map: viridis on 0 to 1, tokens on both axes,
 // hidden keys hatched and each row's entropy (bits) in a strip.
-void showModelHead(HeatmapController& map, const ModelViewData& data, int layer, int head) {
+void showModelHead(plot::HeatmapController& map, const plot::ModelViewData& data, int layer,
+                   int head) {
     const ae::model::ModelRun<float>& run = *data.run;
-    const EngineF::Matrix& weights =
+    const plot::EngineF::Matrix& weights =
         run.layers[static_cast<size_t>(layer)].weights[static_cast<size_t>(head)];
     const int count = static_cast<int>(weights.rows());
     QStringList labels;
@@ -91,7 +93,7 @@ void showModelHead(HeatmapController& map, const ModelViewData& data, int layer,
     map.setTitle(QObject::tr("layer %1, head %2").arg(layer).arg(head));
     map.setAxisTitles(QObject::tr("query"), QObject::tr("key"));
     map.setLabels(labels, labels, true);
-    map.setGradient(ColorMap::Viridis);
+    map.setGradient(plot::ColorMap::Viridis);
     map.setShowValues(false);
     map.setMatrix(weights);
     map.setAllowed(allowed);
@@ -106,9 +108,9 @@ QString csvNumber(double value) {
 
 }  // namespace
 
-QStringList exportEveryModelHead(const ModelViewData& data, const QString& folder,
-                                 const QString& base, ImageFormat format,
-                                 const ImageOptions& options, QSize viewSize) {
+QStringList exportEveryModelHead(const plot::ModelViewData& data, const QString& folder,
+                                 const QString& base, plot::ImageFormat format,
+                                 const plot::ImageOptions& options, QSize viewSize) {
     if (!data.run) throw std::invalid_argument("no model run to export");
     const ae::model::ModelRun<float>& run = *data.run;
     if (!QDir().mkpath(folder)) {
@@ -116,7 +118,7 @@ QStringList exportEveryModelHead(const ModelViewData& data, const QString& folde
             QStringLiteral("%1: cannot create the directory").arg(folder).toStdString());
     }
     const QDir into(folder);
-    const QString suffix = imageFormatSuffix(format);
+    const QString suffix = plot::imageFormatSuffix(format);
     const int layers = static_cast<int>(run.layers.size());
     const int heads = run.config.heads;
     const int digits = std::max(layers, heads) >= 100 ? 3 : 2;
@@ -143,7 +145,7 @@ QStringList exportEveryModelHead(const ModelViewData& data, const QString& folde
     files << csvFile;
 
     QWidget holder;  // the map's plot lives (hidden) as its child
-    auto* map = new HeatmapController(&holder);
+    auto* map = new plot::HeatmapController(&holder);
     for (int layer = 0; layer < layers; ++layer) {
         for (int head = 0; head < heads; ++head) {
             showModelHead(*map, data, layer, head);
@@ -152,55 +154,57 @@ QStringList exportEveryModelHead(const ModelViewData& data, const QString& folde
                                                    .arg(layer, digits, 10, QLatin1Char('0'))
                                                    .arg(head, digits, 10, QLatin1Char('0'))
                                                    .arg(suffix));
-            saveImage(file, {map}, options);
+            plot::saveImage(file, {map}, options);
             files << file;
         }
     }
 
-    const std::pair<ModelViewPart, QString> parts[] = {{ModelViewPart::Model, "grid"},
-                                                       {ModelViewPart::Rollout, "rollout"},
-                                                       {ModelViewPart::QueryKey, "qk"}};
+    const std::pair<plot::ModelViewPart, QString> parts[] = {
+        {plot::ModelViewPart::Model, "grid"},
+        {plot::ModelViewPart::Rollout, "rollout"},
+        {plot::ModelViewPart::QueryKey, "qk"}};
     for (const auto& [part, name] : parts) {
-        ModelViewImage image;
+        plot::ModelViewImage image;
         image.part = part;
         image.size = viewSize;
         image.scale = options.scale;
         image.head = data.openHead;
         const QString file = into.filePath(QStringLiteral("%1-%2.%3").arg(base, name, suffix));
-        io::writeFileAtomically(file, renderModelView(data, image, format));
+        io::writeFileAtomically(file, plot::renderModelView(data, image, format));
         files << file;
     }
     return files;
 }
 
-void nameModelLayer(HeatmapGrid& grid, const AttentionDocument& document) {
-    const std::optional<ModelReference> reference = modelReference(document.scene().viewJson);
+void nameModelLayer(plot::HeatmapGrid& grid, const document::AttentionDocument& document) {
+    const std::optional<document::ModelReference> reference =
+        document::modelReference(document.scene().viewJson);
     grid.setTitlePrefix(reference ? QObject::tr("layer %1 · ").arg(reference->layer) : QString());
 }
 
-QStringList exportEveryHead(AttentionDocument* document, const GridView& view,
-                            const QString& folder, const QString& base, ImageFormat format,
-                            const ImageOptions& options) {
+QStringList exportEveryHead(document::AttentionDocument* document, const plot::GridView& view,
+                            const QString& folder, const QString& base, plot::ImageFormat format,
+                            const plot::ImageOptions& options) {
     if (!QDir().mkpath(folder)) {
         throw io::WriteError(
             QStringLiteral("%1: cannot create the directory").arg(folder).toStdString());
     }
     const int heads = document->scene().heads;
     const int digits = heads >= 100 ? 3 : 2;
-    HeatmapGrid grid;
+    plot::HeatmapGrid grid;
     nameModelLayer(grid, *document);
     DocumentMaps gridFollowsDocument(document, &grid);
     QStringList files;
     for (int h = 0; h < heads; ++h) {
-        GridView one = figureView(view);
-        one.mode = ViewMode::AllStages;  // holds every head's maps, past the grid's 48 too
+        plot::GridView one = plot::figureView(view);
+        one.mode = plot::ViewMode::AllStages;  // holds every head's maps, past the grid's 48 too
         one.head = h;
         grid.setView(one);
         const QString file = QDir(folder).filePath(QStringLiteral("%1-%2-head%3.%4")
-                                                       .arg(base, stageKey(view.stage))
+                                                       .arg(base, plot::stageKey(view.stage))
                                                        .arg(h, digits, 10, QLatin1Char('0'))
-                                                       .arg(imageFormatSuffix(format)));
-        saveImage(file, {grid.tile(view.stage, h)}, options);
+                                                       .arg(plot::imageFormatSuffix(format)));
+        plot::saveImage(file, {grid.tile(view.stage, h)}, options);
         files << file;
     }
     return files;
@@ -232,21 +236,21 @@ std::vector<double> sweepValues(const Scene& scene, const SweepRequest& request)
     return values;
 }
 
-QStringList exportSweep(const Scene& scene, const GridView& view, const SweepRequest& request,
-                        const QString& folder, const QString& base, ImageOptions options) {
+QStringList exportSweep(const Scene& scene, const plot::GridView& view, const SweepRequest& request,
+                        const QString& folder, const QString& base, plot::ImageOptions options) {
     const std::vector<double> values = sweepValues(scene, request);
     if (values.empty()) throw std::invalid_argument("the sweep's range holds no usable value");
     if (!QDir().mkpath(folder)) {
         throw io::WriteError(
             QStringLiteral("%1: cannot create the directory").arg(folder).toStdString());
     }
-    AttentionDocument document;
+    document::AttentionDocument document;
     document.resetScene(scene);
     document.waitForResults();  // a large scene computes on the worker thread
-    HeatmapGrid grid;
+    plot::HeatmapGrid grid;
     nameModelLayer(grid, document);
     DocumentMaps gridFollowsDocument(&document, &grid);
-    grid.setView(figureView(view));
+    grid.setView(plot::figureView(view));
     const QString name = parameterName(request.parameter);
     QStringList files;
     std::vector<QImage> frames;
@@ -258,8 +262,8 @@ QStringList exportSweep(const Scene& scene, const GridView& view, const SweepReq
                 QStringLiteral("%1: %2").arg(options.caption, document.errorText()).toStdString());
         }
         if (options.size.isEmpty())
-            options.size = naturalImageSize(static_cast<int>(grid.tiles().size()));
-        const QImage frame = renderImage(gridTiles(grid), options);
+            options.size = plot::naturalImageSize(static_cast<int>(grid.tiles().size()));
+        const QImage frame = plot::renderImage(plot::gridTiles(grid), options);
         const QString file = QDir(folder).filePath(
             QStringLiteral("%1-%2-%3.png").arg(base, name).arg(i, 3, 10, QLatin1Char('0')));
         QByteArray bytes;

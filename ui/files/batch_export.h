@@ -9,22 +9,27 @@
 
 #include "plot/image_export.h"
 
-namespace ae::ui {
-
+namespace ae::document {
 class AttentionDocument;
+}  // namespace ae::document
+
+namespace ae::plot {
 class HeatmapGrid;
 struct ModelViewData;
+}  // namespace ae::plot
+
+namespace ae::ui {
 
 // An export's grid names the model layer its maps come from ("layer 5 · head 3 · softmax
 // weights"), as the model's every-head export does, when the document's scene is a layer of a
 // model; else it leaves the titles as they are.
-void nameModelLayer(HeatmapGrid& grid, const AttentionDocument& document);
+void nameModelLayer(plot::HeatmapGrid& grid, const document::AttentionDocument& document);
 
 // `<base>-<stage>-head03.<ext>` in `folder` for every head of view.stage (two digits, three from
 // 100 heads on). Returns the files written; throws io::WriteError.
-QStringList exportEveryHead(AttentionDocument* document, const GridView& view,
-                            const QString& folder, const QString& base, ImageFormat format,
-                            const ImageOptions& options);
+QStringList exportEveryHead(document::AttentionDocument* document, const plot::GridView& view,
+                            const QString& folder, const QString& base, plot::ImageFormat format,
+                            const plot::ImageOptions& options);
 
 // A whole model's run (data.run) as files in `folder`: `<base>-L03-H07.<ext>` for every head (its
 // weight map, drawn as the window draws a head, titled "layer 3, head 7"; two digits, three from
@@ -34,9 +39,10 @@ QStringList exportEveryHead(AttentionDocument* document, const GridView& view,
 // `<base>-grid`, `<base>-rollout` and `<base>-qk` (the open head's query-key map) at `viewSize`.
 // Every file is written atomically. Returns the files written; throws io::WriteError,
 // std::invalid_argument for data without a run.
-QStringList exportEveryModelHead(const ModelViewData& data, const QString& folder,
-                                 const QString& base, ImageFormat format,
-                                 const ImageOptions& options, QSize viewSize = QSize(1280, 800));
+QStringList exportEveryModelHead(const plot::ModelViewData& data, const QString& folder,
+                                 const QString& base, plot::ImageFormat format,
+                                 const plot::ImageOptions& options,
+                                 QSize viewSize = QSize(1280, 800));
 
 enum class SweepParameter { Divisor, Heads, Window };
 
@@ -54,8 +60,8 @@ std::vector<double> sweepValues(const Scene& scene, const SweepRequest& request)
 // (options.size, else the first frame's natural size), and `<base>-<parameter>.gif` when asked.
 // Returns the files written. Throws io::WriteError; std::invalid_argument for an empty range or a
 // value the scene cannot compute.
-QStringList exportSweep(const Scene& scene, const GridView& view, const SweepRequest& request,
-                        const QString& folder, const QString& base, ImageOptions options);
+QStringList exportSweep(const Scene& scene, const plot::GridView& view, const SweepRequest& request,
+                        const QString& folder, const QString& base, plot::ImageOptions options);
 
 // An animated GIF (looping, `delayCentiseconds` a frame) of frames of one size, each reduced to
 // its own 256-colour palette by giflib's median cut. Throws io::WriteError.

@@ -32,8 +32,8 @@ namespace {
 const Setting<QString> kFolder{"export/folder", {}};
 const Setting<QString> kFormat{"export/format", QStringLiteral("png")};
 
-constexpr ImageFormat kFormats[] = {ImageFormat::Png, ImageFormat::Jpg, ImageFormat::Pdf,
-                                    ImageFormat::Svg};
+constexpr plot::ImageFormat kFormats[] = {plot::ImageFormat::Png, plot::ImageFormat::Jpg,
+                                          plot::ImageFormat::Pdf, plot::ImageFormat::Svg};
 
 QString startFolder() {
     const QString folder = kFolder.read();
@@ -43,15 +43,15 @@ QString startFolder() {
 
 }  // namespace
 
-ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid, Mode mode,
-                           QWidget* parent)
+ExportDialog::ExportDialog(document::AttentionDocument* document, const plot::HeatmapGrid* grid,
+                           Mode mode, QWidget* parent)
     : ExportDialog(document, grid, nullptr, mode, parent) {}
 
-ExportDialog::ExportDialog(const ModelView* model, Mode mode, QWidget* parent)
+ExportDialog::ExportDialog(const plot::ModelView* model, Mode mode, QWidget* parent)
     : ExportDialog(nullptr, nullptr, model, mode, parent) {}
 
-ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
-                           const ModelView* model, Mode mode, QWidget* parent)
+ExportDialog::ExportDialog(document::AttentionDocument* document, const plot::HeatmapGrid* grid,
+                           const plot::ModelView* model, Mode mode, QWidget* parent)
     : QDialog(parent), document_(document), grid_(grid), model_(model), mode_(mode) {
     if (modelMode() != (model != nullptr) || modelMode() == (grid != nullptr))
         throw std::invalid_argument("ExportDialog: the mode does not fit what it exports");
@@ -73,7 +73,7 @@ ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
         maps_->setObjectName(QStringLiteral("mapsCombo"));
         maps_->addItem(
             tr("The whole grid (%n map(s))", nullptr, static_cast<int>(grid_->tiles().size())));
-        for (const HeatmapTile& t : grid_->tiles())
+        for (const plot::HeatmapTile& t : grid_->tiles())
             maps_->addItem(t.controller->title());
         form->addRow(tr("Maps"), maps_);
     }
@@ -111,8 +111,8 @@ ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
     } else {
         format_ = new QComboBox;
         format_->setObjectName(QStringLiteral("formatCombo"));
-        for (ImageFormat f : kFormats)
-            format_->addItem(imageFormatSuffix(f).toUpper(), imageFormatSuffix(f));
+        for (plot::ImageFormat f : kFormats)
+            format_->addItem(plot::imageFormatSuffix(f).toUpper(), plot::imageFormatSuffix(f));
         format_->setCurrentIndex(std::max(0, format_->findData(kFormat.read())));
         connect(format_, &QComboBox::currentIndexChanged, this, &ExportDialog::formatChanged);
         form->addRow(tr("Format"), format_);
@@ -122,7 +122,7 @@ ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
     // Every head of a model: the size is one head's map (the view's parts keep 1280 x 800).
     const QSize size = grid                       ? grid->size().expandedTo(QSize(200, 150))
                        : mode == Mode::ModelImage ? model->size().expandedTo(QSize(1024, 640))
-                                                  : naturalImageSize(1);
+                                                  : plot::naturalImageSize(1);
     width_ = new QSpinBox;
     height_ = new QSpinBox;
     for (QSpinBox* box : {width_, height_}) {
@@ -146,8 +146,8 @@ ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
     paper_ = new QComboBox;
     paper_->setObjectName(QStringLiteral("paperCombo"));
     paper_->addItem(tr("Pixels (below)"), -1);
-    paper_->addItem(tr("One column (3.5 in)"), static_cast<int>(PaperWidth::Column));
-    paper_->addItem(tr("Page width (7 in)"), static_cast<int>(PaperWidth::Page));
+    paper_->addItem(tr("One column (3.5 in)"), static_cast<int>(plot::PaperWidth::Column));
+    paper_->addItem(tr("Page width (7 in)"), static_cast<int>(plot::PaperWidth::Page));
     paper_->setToolTip(tr(
         "A journal's column or page width: the maps are laid out for it and the text stays "
         "7 pt or larger. PDF pages get that width; PNG and JPG get the matching dots per inch."));
@@ -232,7 +232,7 @@ ExportDialog::ExportDialog(AttentionDocument* document, const HeatmapGrid* grid,
         form->addRow(tr("File"), targetRow);
         target_->setText(QDir(startFolder())
                              .filePath(QStringLiteral("%1-%2.%3")
-                                           .arg(stem, stageKey(grid->stage()),
+                                           .arg(stem, plot::stageKey(grid->stage()),
                                                 format_->currentData().toString())));
     } else {
         form->addRow(tr("Folder"), targetRow);
@@ -287,13 +287,13 @@ int ExportDialog::mapsPerFile() const {
     return all;
 }
 
-FigureStyle ExportDialog::style() const {
-    FigureStyle style;
+plot::FigureStyle ExportDialog::style() const {
+    plot::FigureStyle style;
     if (titleMode_->currentIndex() == 1) style.title = QString();
     if (titleMode_->currentIndex() == 2 && !title_->text().trimmed().isEmpty())
         style.title = title_->text().trimmed();
     style.colorBarLabel = colorBarLabel_->text().trimmed();
-    style.range.kind = static_cast<ColorRange::Kind>(range_->currentIndex());
+    style.range.kind = static_cast<plot::ColorRange::Kind>(range_->currentIndex());
     style.range.low = rangeLow_->value();
     style.range.high = rangeHigh_->value();
     style.decimals = decimals_->value();
@@ -306,8 +306,8 @@ void ExportDialog::paperChanged() {
     width_->setEnabled(paper < 0);
     height_->setEnabled(paper < 0);
     if (paper < 0) return;
-    ImageOptions options;
-    fitToPaper(options, mapsPerFile(), static_cast<PaperWidth>(paper));
+    plot::ImageOptions options;
+    plot::fitToPaper(options, mapsPerFile(), static_cast<plot::PaperWidth>(paper));
     width_->setValue(options.size.width());
     height_->setValue(options.size.height());
 }
@@ -316,7 +316,7 @@ void ExportDialog::formatChanged() {
     // A PDF goes into a paper: it starts at a column's width.
     if (format_->currentData().toString() == QLatin1String("pdf") && paper_->currentIndex() == 0 &&
         paper_->isEnabled())
-        paper_->setCurrentIndex(paper_->findData(static_cast<int>(PaperWidth::Column)));
+        paper_->setCurrentIndex(paper_->findData(static_cast<int>(plot::PaperWidth::Column)));
     if (!fileMode()) return;
     const QFileInfo file(target_->text());
     target_->setText(file.dir().filePath(file.completeBaseName() + QLatin1Char('.') +
@@ -330,8 +330,8 @@ void ExportDialog::browse() {
                                          tr("Images (*.png *.jpg *.jpeg *.pdf *.svg)"));
         if (!file.isEmpty()) {
             target_->setText(file);
-            if (const std::optional<ImageFormat> f = imageFormatForFile(file))
-                format_->setCurrentIndex(format_->findData(imageFormatSuffix(*f)));
+            if (const std::optional<plot::ImageFormat> f = plot::imageFormatForFile(file))
+                format_->setCurrentIndex(format_->findData(plot::imageFormatSuffix(*f)));
         }
     } else {
         const QString folder =
@@ -341,25 +341,27 @@ void ExportDialog::browse() {
 }
 
 bool ExportDialog::exportNow(QString* error) {
-    GridView view;
-    if (grid_) view = figureView(grid_->view());
+    plot::GridView view;
+    if (grid_) view = plot::figureView(grid_->view());
     view.showEntropy = entropy_->isChecked();
-    ImageOptions options;
+    plot::ImageOptions options;
     options.size = QSize(width_->value(), height_->value());
     options.scale = scale_->value();
     options.style = style();
-    if (options.style.range.kind == ColorRange::Kind::Fixed &&
+    if (options.style.range.kind == plot::ColorRange::Kind::Fixed &&
         !(options.style.range.low < options.style.range.high)) {
         if (error) *error = tr("Colour range: the low end must be below the high end.");
         return false;
     }
     if (paper_->currentData().toInt() >= 0)
-        fitToPaper(options, mapsPerFile(), static_cast<PaperWidth>(paper_->currentData().toInt()));
+        fitToPaper(options, mapsPerFile(),
+                   static_cast<plot::PaperWidth>(paper_->currentData().toInt()));
     try {
         if (mode_ == Mode::ModelImage) {
-            constexpr ModelViewPart kParts[] = {ModelViewPart::Model, ModelViewPart::Rollout,
-                                                ModelViewPart::QueryKey};
-            ModelViewImage image;
+            constexpr plot::ModelViewPart kParts[] = {plot::ModelViewPart::Model,
+                                                      plot::ModelViewPart::Rollout,
+                                                      plot::ModelViewPart::QueryKey};
+            plot::ModelViewImage image;
             image.part = kParts[maps_->currentIndex()];
             image.size = options.size;
             image.scale = options.scale;
@@ -368,12 +370,12 @@ bool ExportDialog::exportNow(QString* error) {
             image.qkMode = model_->queryKeyPanel()->mode();
             image.position = model_->selectedPosition();
             QString file = target_->text();
-            if (!imageFormatForFile(file)) {
+            if (!plot::imageFormatForFile(file)) {
                 file += QLatin1Char('.') + format_->currentData().toString();
                 target_->setText(file);
             }
-            const ImageFormat format = *imageFormatForFile(file);
-            io::writeFileAtomically(file, renderModelView(model_->data(), image, format));
+            const plot::ImageFormat format = *plot::imageFormatForFile(file);
+            io::writeFileAtomically(file, plot::renderModelView(model_->data(), image, format));
             kFolder.write(QFileInfo(file).absolutePath());
             kFormat.write(QFileInfo(file).suffix().toLower());
         } else if (mode_ == Mode::ModelEveryHead) {
@@ -382,19 +384,19 @@ bool ExportDialog::exportNow(QString* error) {
             kFolder.write(target_->text());
             kFormat.write(format_->currentData().toString());
         } else if (mode_ == Mode::Image) {
-            HeatmapGrid grid;
+            plot::HeatmapGrid grid;
             nameModelLayer(grid, *document_);
             DocumentMaps gridFollowsDocument(document_, &grid);
             grid.setView(view);
-            std::vector<HeatmapController*> tiles = gridTiles(grid);
+            std::vector<plot::HeatmapController*> tiles = plot::gridTiles(grid);
             const int map = maps_->currentIndex() - 1;
             if (map >= 0 && map < static_cast<int>(tiles.size())) tiles = {tiles[map]};
             QString file = target_->text();
-            if (!imageFormatForFile(file)) {
+            if (!plot::imageFormatForFile(file)) {
                 file += QLatin1Char('.') + format_->currentData().toString();
                 target_->setText(file);
             }
-            saveImage(file, tiles, options);
+            plot::saveImage(file, tiles, options);
             kFolder.write(QFileInfo(file).absolutePath());
             kFormat.write(QFileInfo(file).suffix().toLower());
         } else if (mode_ == Mode::EveryHead) {

@@ -14,11 +14,16 @@ class QDoubleSpinBox;
 class QLineEdit;
 class QSpinBox;
 
-namespace ae::ui {
-
+namespace ae::document {
 class AttentionDocument;
+}  // namespace ae::document
+
+namespace ae::plot {
 class HeatmapGrid;
 class ModelView;
+}  // namespace ae::plot
+
+namespace ae::ui {
 
 class ExportDialog : public QDialog {
     Q_OBJECT
@@ -26,11 +31,11 @@ public:
     // ModelImage: one part of the model view in one file; ModelEveryHead: exportEveryModelHead.
     enum class Mode { Image, EveryHead, Sweep, ModelImage, ModelEveryHead };
     // Exports `document`'s maps as `grid` shows them (its view, its maps for Mode::Image).
-    ExportDialog(AttentionDocument* document, const HeatmapGrid* grid, Mode mode,
+    ExportDialog(document::AttentionDocument* document, const plot::HeatmapGrid* grid, Mode mode,
                  QWidget* parent = nullptr);
     // Exports what `model` shows (its run, selected position, open head and query-key mode);
     // mode is ModelImage or ModelEveryHead. `model` outlives the dialog.
-    ExportDialog(const ModelView* model, Mode mode, QWidget* parent = nullptr);
+    ExportDialog(const plot::ModelView* model, Mode mode, QWidget* parent = nullptr);
 
     // Exports with the current fields; false with *error (the writer's reason) on failure.
     bool exportNow(QString* error);
@@ -45,8 +50,8 @@ signals:
     void statusMessage(const QString& text);
 
 private:
-    ExportDialog(AttentionDocument* document, const HeatmapGrid* grid, const ModelView* model,
-                 Mode mode, QWidget* parent);
+    ExportDialog(document::AttentionDocument* document, const plot::HeatmapGrid* grid,
+                 const plot::ModelView* model, Mode mode, QWidget* parent);
     bool modelMode() const { return mode_ == Mode::ModelImage || mode_ == Mode::ModelEveryHead; }
     bool fileMode() const { return mode_ == Mode::Image || mode_ == Mode::ModelImage; }
     void browse();
@@ -55,11 +60,11 @@ private:
     QString baseName() const;
     // How many maps one file holds, for a paper layout.
     int mapsPerFile() const;
-    FigureStyle style() const;
+    plot::FigureStyle style() const;
 
-    AttentionDocument* document_;
-    const HeatmapGrid* grid_;
-    const ModelView* model_;
+    document::AttentionDocument* document_;
+    const plot::HeatmapGrid* grid_;
+    const plot::ModelView* model_;
     Mode mode_;
     QComboBox* maps_ = nullptr;
     QComboBox* format_ = nullptr;

@@ -58,8 +58,8 @@ QString localJsonFile(const QMimeData* mime) {
 
 // The result's names for a stage: head{h}_{key} per head, or the key itself.
 bool belongsTo(const std::string& name, Stage stage) {
-    const std::string key = stageKey(stage).toStdString();
-    if (!isPerHead(stage)) return name == key;
+    const std::string key = plot::stageKey(stage).toStdString();
+    if (!plot::isPerHead(stage)) return name == key;
     return name.rfind("head", 0) == 0 && name.size() > key.size() + 1 &&
            name.compare(name.size() - key.size() - 1, std::string::npos, "_" + key) == 0;
 }
@@ -83,7 +83,8 @@ void FileActions::addOpenActions(QMenu* file) {
     open->setShortcut(QKeySequence::Open);
     recentMenu_ = file->addMenu(tr("Open &recent"));
     connect(recentMenu_, &QMenu::aboutToShow, this, &FileActions::fillRecentMenu);
-    connect(document(), &AttentionDocument::fileNameChanged, this, &FileActions::rememberRecent);
+    connect(document(), &document::AttentionDocument::fileNameChanged, this,
+            &FileActions::rememberRecent);
 }
 
 void FileActions::addModelActions(QMenu* file) {
@@ -170,10 +171,11 @@ void FileActions::addSaveAndExportActions(QMenu* file) {
     importMenu->addAction(tr("&Tokens (text) and embeddings…"), this,
                           [this] { importEmbeddingsDialog(true); });
     importMenu->addSeparator();
-    const std::pair<WeightMatrix, const char*> weights[] = {{WeightMatrix::Query, "W_Q"},
-                                                            {WeightMatrix::Key, "W_K"},
-                                                            {WeightMatrix::Value, "W_V"},
-                                                            {WeightMatrix::Output, "W_O"}};
+    const std::pair<document::WeightMatrix, const char*> weights[] = {
+        {document::WeightMatrix::Query, "W_Q"},
+        {document::WeightMatrix::Key, "W_K"},
+        {document::WeightMatrix::Value, "W_V"},
+        {document::WeightMatrix::Output, "W_O"}};
     for (const auto& [which, name] : weights) {
         importMenu->addAction(tr("%1…").arg(QLatin1String(name)), this,
                               [this, which = which] { importWeightDialog(which); });
@@ -199,7 +201,7 @@ void FileActions::addCopyActions(QMenu* edit) {
 }
 
 ExportDialog::Mode FileActions::exportModeFor(ExportDialog::Mode asked) const {
-    const ModelView* model = window_.modelViewInFront ? window_.modelViewInFront() : nullptr;
+    const plot::ModelView* model = window_.modelViewInFront ? window_.modelViewInFront() : nullptr;
     if (!model) return asked;
     if (asked == ExportDialog::Mode::Image) return ExportDialog::Mode::ModelImage;
     if (asked == ExportDialog::Mode::EveryHead) return ExportDialog::Mode::ModelEveryHead;
@@ -277,7 +279,7 @@ bool FileActions::saveTo(const QString& fileName, QString* error) {
         // file gets it relative to itself.
         const std::optional<Scene> layer =
             window_.modelLayerOf ? window_.modelLayerOf(scene) : std::nullopt;
-        scene.viewJson = withFolderRelativeTo(scene.viewJson, fileName);
+        scene.viewJson = document::withFolderRelativeTo(scene.viewJson, fileName);
         io::writeFileAtomically(fileName,
                                 layer ? io::sceneToJson(scene, *layer) : io::sceneToJson(scene));
     } catch (const io::WriteError& e) {
@@ -403,7 +405,8 @@ bool FileActions::importEmbeddings(const QString& matrixFile, const QString& tok
     return false;
 }
 
-bool FileActions::importWeight(WeightMatrix which, const QString& matrixFile, QString* error) {
+bool FileActions::importWeight(document::WeightMatrix which, const QString& matrixFile,
+                               QString* error) {
     try {
         const Scene scene = withWeight(document()->scene(), which, io::readMatrixFile(matrixFile));
         return document()->replaceScene(scene, tr("Import weights"), error);
@@ -431,7 +434,7 @@ void FileActions::importEmbeddingsDialog(bool withTokens) {
     if (!importEmbeddings(matrix, tokens, &error)) fail(error);
 }
 
-void FileActions::importWeightDialog(WeightMatrix which) {
+void FileActions::importWeightDialog(document::WeightMatrix which) {
     const QString matrix =
         QFileDialog::getOpenFileName(window_.widget, tr("Weight matrix"), kImportFolder.read(),
                                      tr("Matrices (*.npy *.csv *.tsv *.txt);;All files (*)"));
@@ -474,9 +477,9 @@ QStringList FileActions::exportMatrices(const Scene& scene, std::optional<Stage>
 
 QString FileActions::latexForStage(const Scene& scene, Stage stage, int head, int decimals) {
     const AttentionEngine<double> engine = computedInDouble(scene);
-    const std::string wanted =
-        isPerHead(stage) ? "head" + std::to_string(head) + "_" + stageKey(stage).toStdString()
-                         : stageKey(stage).toStdString();
+    const std::string wanted = plot::isPerHead(stage) ? "head" + std::to_string(head) + "_" +
+                                                            plot::stageKey(stage).toStdString()
+                                                      : plot::stageKey(stage).toStdString();
     for (const auto& [name, m] : io::resultMatrices(engine)) {
         if (name == wanted) return io::latexBmatrix(m, decimals);
     }
@@ -489,7 +492,7 @@ void FileActions::exportMatricesDialog() {
     auto* form = new QFormLayout(&dialog);
     auto* scope = new QComboBox;
     const Stage stage = window_.grid->stage();
-    scope->addItem(tr("%1, every head").arg(stageName(stage)));
+    scope->addItem(tr("%1, every head").arg(plot::stageName(stage)));
     scope->addItem(tr("Every stage"));
     auto* format = new QComboBox;
     format->addItems({tr("CSV files in a folder"), tr("NPY files in a folder"),
@@ -539,13 +542,13 @@ void FileActions::exportMatricesDialog() {
 }
 
 void FileActions::copyImage() {
-    HeatmapGrid grid;
+    plot::HeatmapGrid grid;
     nameModelLayer(grid, *document());
     DocumentMaps gridFollowsDocument(document(), &grid);
     grid.setView(window_.grid->view());
-    ImageOptions options;
+    plot::ImageOptions options;
     options.size = window_.grid->size();
-    QApplication::clipboard()->setImage(renderImage(gridTiles(grid), options));
+    QApplication::clipboard()->setImage(plot::renderImage(plot::gridTiles(grid), options));
     emit statusMessage(tr("Copied the maps as an image"));
 }
 
@@ -558,7 +561,7 @@ void FileActions::copyLatexDialog() {
     auto* head = new QSpinBox;
     head->setRange(0, scene.heads - 1);
     head->setValue(std::min(window_.grid->head(), scene.heads - 1));
-    head->setEnabled(isPerHead(stage));
+    head->setEnabled(plot::isPerHead(stage));
     auto* decimals = new QSpinBox;
     decimals->setRange(0, 8);
     decimals->setValue(kLatexDecimals.read());
@@ -575,7 +578,7 @@ void FileActions::copyLatexDialog() {
     connect(head, &QSpinBox::valueChanged, &dialog, update);
     connect(decimals, &QSpinBox::valueChanged, &dialog, update);
     update();
-    form->addRow(tr("Stage"), new QLabel(stageName(stage)));
+    form->addRow(tr("Stage"), new QLabel(plot::stageName(stage)));
     form->addRow(tr("Head"), head);
     form->addRow(tr("Decimals"), decimals);
     form->addRow(preview);
@@ -587,7 +590,7 @@ void FileActions::copyLatexDialog() {
     if (dialog.exec() != QDialog::Accepted) return;
     kLatexDecimals.write(decimals->value());
     QApplication::clipboard()->setText(preview->toPlainText());
-    emit statusMessage(tr("Copied a bmatrix of %1").arg(stageName(stage)));
+    emit statusMessage(tr("Copied a bmatrix of %1").arg(plot::stageName(stage)));
 }
 
 }  // namespace ae::ui

@@ -16,10 +16,12 @@ class QJsonObject;
 class QMenu;
 class QWidget;
 
-namespace ae::ui {
-
+namespace ae::plot {
 class HeatmapGrid;
 class ModelView;
+}  // namespace ae::plot
+
+namespace ae::ui {
 
 enum class MatrixExportFormat { Csv, Npy, ResultJson };
 
@@ -34,9 +36,9 @@ public:
     // What FileActions needs from the window it serves, without knowing that window.
     struct Window {
         QWidget* widget = nullptr;  // owns FileActions, parents its dialogs, takes dropped files
-        AttentionDocument* document = nullptr;
-        const HeatmapGrid* grid = nullptr;       // the maps that exports and copies start from
-        std::function<QJsonObject()> viewState;  // the `view` object Save writes
+        document::AttentionDocument* document = nullptr;
+        const plot::HeatmapGrid* grid = nullptr;  // the maps that exports and copies start from
+        std::function<QJsonObject()> viewState;   // the `view` object Save writes
         // Replace the scene and empty Undo without asking, as MainWindow::openSceneFile and
         // MainWindow::openPreset do (the view, the last-scene setting).
         std::function<bool(const QString& fileName, QString* error)> openSceneFile;
@@ -45,7 +47,7 @@ public:
         std::function<void(const QString& folder)> openModel;
         // The model view when it is the view in front (a model is open and its tab shown), else
         // null: Export image and Export every head then work on the model.
-        std::function<const ModelView*()> modelViewInFront;
+        std::function<const plot::ModelView*()> modelViewInFront;
         // The layer as its model gives it, for a scene made from a model's layer (Save then
         // writes only the what-ifs: ModelSession::modelLayerOf); nothing for any other scene.
         std::function<std::optional<Scene>(const Scene&)> modelLayerOf;
@@ -101,7 +103,8 @@ public:
     // files and shapes that do not fit.
     bool importEmbeddings(const QString& matrixFile, const QString& tokenFile = {},
                           QString* error = nullptr);
-    bool importWeight(WeightMatrix which, const QString& matrixFile, QString* error = nullptr);
+    bool importWeight(document::WeightMatrix which, const QString& matrixFile,
+                      QString* error = nullptr);
 
     // Computes the scene in double (as `export` does) and writes the stage's matrices (every
     // head's), or every matrix: CSV or NPY into a directory, or the result JSON into a file.
@@ -129,7 +132,7 @@ private:
     // One entry per built-in model (its about.json title), filled each time it opens.
     void fillBuiltInModelsMenu();
     void importEmbeddingsDialog(bool withTokens);
-    void importWeightDialog(WeightMatrix which);
+    void importWeightDialog(document::WeightMatrix which);
     void exportMatricesDialog();
     void exportDialog(ExportDialog::Mode mode);
 
@@ -142,7 +145,7 @@ private:
     void copyImage();
     void copyLatexDialog();
     void fail(const QString& text);
-    AttentionDocument* document() const { return window_.document; }
+    document::AttentionDocument* document() const { return window_.document; }
 
     Window window_;
     QMenu* recentMenu_ = nullptr;

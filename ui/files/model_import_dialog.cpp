@@ -110,7 +110,7 @@ QWidget* pairRow(QComboBox* weight, QComboBox* bias) {
 
 }  // namespace
 
-ModelImportDialog::ModelImportDialog(AttentionDocument* document, QWidget* parent)
+ModelImportDialog::ModelImportDialog(document::AttentionDocument* document, QWidget* parent)
     : QDialog(parent), document_(document) {
     setWindowTitle(tr("Import model weights"));
     setObjectName(QStringLiteral("modelImportDialog"));

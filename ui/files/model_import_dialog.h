@@ -30,9 +30,11 @@ namespace ae::io {
 class SafetensorsFile;
 }
 
-namespace ae::ui {
-
+namespace ae::document {
 class AttentionDocument;
+}  // namespace ae::document
+
+namespace ae::ui {
 
 class ModelImportDialog : public QDialog {
     Q_OBJECT
@@ -55,7 +57,7 @@ public:
         NormBias
     };
 
-    explicit ModelImportDialog(AttentionDocument* document, QWidget* parent = nullptr);
+    explicit ModelImportDialog(document::AttentionDocument* document, QWidget* parent = nullptr);
     ~ModelImportDialog() override;
 
     // Opens a .safetensors file (replacing the list) and fills the choices: the remembered ones
@@ -98,7 +100,7 @@ private:
     io::TensorReader reader() const;
     const std::vector<std::string>& vocabulary() const;  // the vocabulary file's, cached
 
-    AttentionDocument* document_;
+    document::AttentionDocument* document_;
     std::unique_ptr<io::SafetensorsFile> file_;
     // .npy tensors: file name (as listed) → path.
     QMap<QString, QString> npyFiles_;

@@ -23,32 +23,33 @@ Scene withEmbeddings(const Scene& scene, const MatrixD& embeddings,
     return result;
 }
 
-Scene withWeight(const Scene& scene, WeightMatrix which, const MatrixD& weight) {
+Scene withWeight(const Scene& scene, document::WeightMatrix which, const MatrixD& weight) {
     Scene result = scene;
     Projections& p = result.projections;
     const long dModel = scene.dModel(), dProj = scene.dProj();
     switch (which) {
-        case WeightMatrix::Query:
-        case WeightMatrix::Key:
-        case WeightMatrix::Value: {
+        case document::WeightMatrix::Query:
+        case document::WeightMatrix::Key:
+        case document::WeightMatrix::Value: {
             const char* names[] = {"W_Q", "W_K", "W_V"};
             const QString name = QLatin1String(names[static_cast<int>(which)]);
             if (p.mode == ProjectionMode::Identity) {
                 throw io::MatrixFileError(
                     (name + ": identity mode has no projection matrices").toStdString());
             }
-            if (which == WeightMatrix::Key && p.mode == ProjectionMode::SharedQK) {
+            if (which == document::WeightMatrix::Key && p.mode == ProjectionMode::SharedQK) {
                 throw io::MatrixFileError("W_K: keys use W_Q in shared_qk mode");
             }
             // K and V of grouped kv heads are narrower (Scene::dKeyValue).
             io::requireShape(weight, dModel,
-                             which == WeightMatrix::Query ? dProj : scene.dKeyValue(), name);
-            (which == WeightMatrix::Query ? p.query
-             : which == WeightMatrix::Key ? p.key
-                                          : p.value) = weight;
+                             which == document::WeightMatrix::Query ? dProj : scene.dKeyValue(),
+                             name);
+            (which == document::WeightMatrix::Query ? p.query
+             : which == document::WeightMatrix::Key ? p.key
+                                                    : p.value) = weight;
             break;
         }
-        case WeightMatrix::Output:
+        case document::WeightMatrix::Output:
             io::requireShape(weight, dProj, -1, QStringLiteral("W_O"));
             if (!p.hasOutput || p.output.cols() != weight.cols())
                 p.outputBias = VectorD::Zero(weight.cols());

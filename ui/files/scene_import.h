@@ -18,6 +18,6 @@ Scene withEmbeddings(const Scene& scene, const MatrixD& embeddings,
 // W_Q, W_K, W_V (d_model x d_proj) or W_O (d_proj rows, any width: the output bias is reset to
 // zeros when the width changes; a scene without W_O gets one). Throws io::MatrixFileError for a
 // shape that does not fit, or a matrix the projection mode has no place for.
-Scene withWeight(const Scene& scene, WeightMatrix which, const MatrixD& weight);
+Scene withWeight(const Scene& scene, document::WeightMatrix which, const MatrixD& weight);
 
 }  // namespace ae::ui

@@ -40,7 +40,7 @@ QString byteLabel(long long id) {
 ModelTrainingPage::ModelTrainingPage(QWidget* parent)
     : QWidget(parent),
       worker_(new ModelTrainingWorker),
-      view_(new ModelView),
+      view_(new plot::ModelView),
       play_(new QPushButton(tr("Play"))),
       pause_(new QPushButton(tr("Pause"))),
       step_(new QPushButton(tr("Step"))),
@@ -56,9 +56,9 @@ ModelTrainingPage::ModelTrainingPage(QWidget* parent)
       task_(new QComboBox),
       learningRate_(new QDoubleSpinBox),
       status_(new QLabel),
-      lossChart_(new LossChart),
-      previousTokenChart_(new HeadScoreChart(tr("previous-token"))),
-      inductionChart_(new HeadScoreChart(tr("induction"))) {
+      lossChart_(new plot::LossChart),
+      previousTokenChart_(new plot::HeadScoreChart(tr("previous-token"))),
+      inductionChart_(new plot::HeadScoreChart(tr("induction"))) {
     for (auto [button, name] : {std::pair{play_, "modelPlay"},
                                 {pause_, "modelPause"},
                                 {step_, "modelStep"},
@@ -127,7 +127,7 @@ ModelTrainingPage::ModelTrainingPage(QWidget* parent)
            "scores: the jump is an induction head forming."));
 
     lossChart_->widget()->setMinimumHeight(95);
-    for (HeadScoreChart* chart : {previousTokenChart_, inductionChart_})
+    for (plot::HeadScoreChart* chart : {previousTokenChart_, inductionChart_})
         chart->widget()->setMinimumHeight(122);
     previousTokenChart_->widget()->setObjectName(QStringLiteral("previousTokenPlot"));
     inductionChart_->widget()->setObjectName(QStringLiteral("inductionPlot"));
@@ -176,8 +176,8 @@ ModelTrainingPage::ModelTrainingPage(QWidget* parent)
             &ModelTrainingPage::invalidateTrainer);
     connect(stepsPerSecond_, &QSpinBox::valueChanged, this,
             [this](int rate) { worker_->setStepsPerSecond(rate); });
-    connect(view_, &ModelView::positionSelected, this, &ModelTrainingPage::showModel);
-    connect(view_, &ModelView::headActivated, this, [this](int layer, int head) {
+    connect(view_, &plot::ModelView::positionSelected, this, &ModelTrainingPage::showModel);
+    connect(view_, &plot::ModelView::headActivated, this, [this](int layer, int head) {
         emit messageRequested(tr("To open %1 in the explorer, pause and save the model: it opens "
                                  "like any checkpoint.")
                                   .arg(headLabel(layer, head)));
@@ -227,7 +227,7 @@ void ModelTrainingPage::clearPlots(int layers, int heads) {
         for (int h = 0; h < heads; ++h)
             names << headLabel(l, h);
     }
-    for (HeadScoreChart* chart : {previousTokenChart_, inductionChart_})
+    for (plot::HeadScoreChart* chart : {previousTokenChart_, inductionChart_})
         chart->setHeads(names);
     lossChart_->clear();
 }
@@ -300,7 +300,7 @@ void ModelTrainingPage::applySnapshot(
         previousTokenChart_->addScore(i, snapshot->step, s.previousToken);
         inductionChart_->addScore(i, snapshot->step, s.induction);
     }
-    for (HeadScoreChart* chart : {previousTokenChart_, inductionChart_}) {
+    for (plot::HeadScoreChart* chart : {previousTokenChart_, inductionChart_}) {
         const int heads = chart->headCount();
         chart->highlightHighest(heads < kAllLabelledBelow ? heads : kLabelledHeads);
         chart->showSteps(stepCount_);
@@ -324,7 +324,7 @@ void ModelTrainingPage::applySnapshot(
 
 void ModelTrainingPage::showModel() {
     if (!last_ || !view_) return;
-    ModelViewData data;
+    plot::ModelViewData data;
     data.run = last_->run;
     for (long long id : last_->run->tokens)
         data.tokens << byteLabel(id);

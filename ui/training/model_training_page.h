@@ -28,10 +28,13 @@ class QLabel;
 class QPushButton;
 class QSpinBox;
 
-namespace ae::ui {
-
+namespace ae::plot {
 class HeadScoreChart;
 class LossChart;
+}  // namespace ae::plot
+
+namespace ae::ui {
+
 class ModelTrainingWorker;
 struct ModelTrainingSnapshot;
 
@@ -63,12 +66,12 @@ public:
     int lossPointCount() const;
     // The last snapshot applied (null before the first).
     std::shared_ptr<const ModelTrainingSnapshot> lastSnapshot() const { return last_; }
-    LossChart* lossChart() const { return lossChart_; }
+    plot::LossChart* lossChart() const { return lossChart_; }
     // One line per head (line l·heads + h, named "L1 H2"), x the step.
-    HeadScoreChart* previousTokenChart() const { return previousTokenChart_; }
-    HeadScoreChart* inductionChart() const { return inductionChart_; }
+    plot::HeadScoreChart* previousTokenChart() const { return previousTokenChart_; }
+    plot::HeadScoreChart* inductionChart() const { return inductionChart_; }
     // The model in training on the probe sequence. Owned by the page until a dock takes it.
-    ModelView* modelView() const { return view_; }
+    plot::ModelView* modelView() const { return view_; }
     ModelTrainingWorker* worker() const { return worker_; }
 
 signals:
@@ -91,14 +94,14 @@ private:
 
     QThread thread_;
     ModelTrainingWorker* worker_;  // lives in thread_, deleted when it finishes
-    QPointer<ModelView> view_;
+    QPointer<plot::ModelView> view_;
     QPushButton *play_, *pause_, *step_, *reset_, *save_;
     QSpinBox *layers_, *heads_, *hidden_, *seed_, *stepsPerSecond_, *previousTokenEvery_;
     QComboBox *positions_, *task_;
     QDoubleSpinBox* learningRate_;
     QLabel* status_;
-    LossChart* lossChart_;
-    HeadScoreChart *previousTokenChart_, *inductionChart_;
+    plot::LossChart* lossChart_;
+    plot::HeadScoreChart *previousTokenChart_, *inductionChart_;
 
     bool configured_ = false;
     bool running_ = false;

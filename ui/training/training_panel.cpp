@@ -34,7 +34,7 @@ namespace {
 constexpr double kWindowLearningRate = 0.01;
 }  // namespace
 
-TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
+TrainingPanel::TrainingPanel(document::AttentionDocument* document, QWidget* parent)
     : QWidget(parent),
       document_(document),
       worker_(new TrainingWorker),
@@ -49,7 +49,7 @@ TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
       stepsPerSecond_(new QSpinBox),
       taskNote_(new QLabel),
       status_(new QLabel),
-      lossChart_(new LossChart),
+      lossChart_(new plot::LossChart),
       mode_(new QComboBox),
       pages_(new QStackedWidget),
       modelPage_(new ModelTrainingPage) {
@@ -151,13 +151,13 @@ TrainingPanel::TrainingPanel(AttentionDocument* document, QWidget* parent)
     showTaskNote();
     // Any change to the scene that is not a snapshot (an edit, an undo, another file) also means
     // the trainer's parameters are stale.
-    connect(document_, &AttentionDocument::resultsChanged, this, [this] {
+    connect(document_, &document::AttentionDocument::resultsChanged, this, [this] {
         if (!applying_ && !running_) invalidateTrainer();
     });
     // Another scene came in (Open, a preset, an example: the changes that empty Undo). The run
     // belongs to the old scene: it stops, its snapshots are dropped, and Reset has no start to go
     // back to, so nothing of the old scene is written into the new one.
-    connect(document_, &AttentionDocument::fileNameChanged, this, [this] {
+    connect(document_, &document::AttentionDocument::fileNameChanged, this, [this] {
         if (applying_ || document_->undoStack()->count() > 0) return;
         running_ = false;
         worker_->requestStop();
@@ -353,7 +353,8 @@ void TrainingPanel::saveDialog() {
         emit messageRequested(error);
 }
 
-TrainingPanel* addTrainingDock(QMainWindow* window, AttentionDocument* document, QMenu* menu) {
+TrainingPanel* addTrainingDock(QMainWindow* window, document::AttentionDocument* document,
+                               QMenu* menu) {
     auto* panel = new TrainingPanel(document);
     auto* dock = new QDockWidget(QObject::tr("Training"), window);
     dock->setObjectName(QStringLiteral("trainingDock"));

@@ -34,10 +34,16 @@ class QPushButton;
 class QSpinBox;
 class QStackedWidget;
 
+namespace ae::document {
+class AttentionDocument;
+}  // namespace ae::document
+
+namespace ae::plot {
+class LossChart;
+}  // namespace ae::plot
+
 namespace ae::ui {
 
-class AttentionDocument;
-class LossChart;
 class ModelTrainingPage;
 class TrainingWorker;
 struct TrainingSnapshot;
@@ -47,7 +53,7 @@ class TrainingPanel : public QWidget {
 public:
     enum class Mode { Layer, Model };
 
-    explicit TrainingPanel(AttentionDocument* document, QWidget* parent = nullptr);
+    explicit TrainingPanel(document::AttentionDocument* document, QWidget* parent = nullptr);
     // Stops the worker and waits for its thread: safe while training runs.
     ~TrainingPanel() override;
 
@@ -62,7 +68,7 @@ public:
     int stepCount() const { return stepCount_; }
     // Points on the loss curve (one per step since the last reset).
     int lossPointCount() const;
-    LossChart* lossChart() const { return lossChart_; }
+    plot::LossChart* lossChart() const { return lossChart_; }
     // The trainer's side, for tests that check what the controls set on it.
     TrainingWorker* worker() const { return worker_; }
 
@@ -85,7 +91,7 @@ private:
     void updateButtons();
     void saveDialog();
 
-    AttentionDocument* document_;
+    document::AttentionDocument* document_;
     QThread thread_;
     TrainingWorker* worker_;  // lives in thread_, deleted when it finishes
     QPushButton *play_, *pause_, *step_, *reset_, *save_;
@@ -95,7 +101,7 @@ private:
     QSpinBox* stepsPerSecond_;
     QLabel* taskNote_;  // what the chosen task does to the scene (match replaces the tokens)
     QLabel* status_;
-    LossChart* lossChart_;
+    plot::LossChart* lossChart_;
     QComboBox* mode_;
     QStackedWidget* pages_;
     ModelTrainingPage* modelPage_;
@@ -117,6 +123,7 @@ private:
 
 // Adds the panel in a dock on the right of `window` (hidden until chosen), its toggle to `menu`,
 // and its messages to the status bar. The one call MainWindow makes.
-TrainingPanel* addTrainingDock(QMainWindow* window, AttentionDocument* document, QMenu* menu);
+TrainingPanel* addTrainingDock(QMainWindow* window, document::AttentionDocument* document,
+                               QMenu* menu);
 
 }  // namespace ae::ui

@@ -6,17 +6,19 @@
 
 namespace ae::ui {
 
-DocumentMaps::DocumentMaps(AttentionDocument* document, HeatmapGrid* grid)
+DocumentMaps::DocumentMaps(document::AttentionDocument* document, plot::HeatmapGrid* grid)
     : QObject(grid), document_(document), grid_(grid) {
-    connect(document_, &AttentionDocument::structureChanged, grid_,
-            &HeatmapGrid::markStructureChanged);
-    connect(document_, &AttentionDocument::resultsChanged, this, &DocumentMaps::showResults);
-    connect(document_, &AttentionDocument::progressChanged, grid_,
+    connect(document_, &document::AttentionDocument::structureChanged, grid_,
+            &plot::HeatmapGrid::markStructureChanged);
+    connect(document_, &document::AttentionDocument::resultsChanged, this,
+            &DocumentMaps::showResults);
+    connect(document_, &document::AttentionDocument::progressChanged, grid_,
             [this] { grid_->setComputing(true); });
-    connect(document_, &AttentionDocument::computingChanged, grid_, [this](bool computing) {
-        if (!computing) grid_->setComputing(false);
-    });
-    connect(grid_, &HeatmapGrid::maskCellClicked, this, &DocumentMaps::toggleMaskCell);
+    connect(document_, &document::AttentionDocument::computingChanged, grid_,
+            [this](bool computing) {
+                if (!computing) grid_->setComputing(false);
+            });
+    connect(grid_, &plot::HeatmapGrid::maskCellClicked, this, &DocumentMaps::toggleMaskCell);
     if (!document_->scene().tokens.empty()) showResults();
 }
 
@@ -32,13 +34,13 @@ void DocumentMaps::toggleMaskCell(int query, int key) {
     // The latest scene, not the one the maps show: an edit may still be computing.
     const Scene& scene = document_->scene();
     Mask mask = scene.mask;
-    if (hiddenByFixedMask(mask, query, key)) {
+    if (plot::hiddenByFixedMask(mask, query, key)) {
         Mask fixed = mask;
         fixed.allowed.reset();
         emit statusMessage(tr("Query %1 → key %2 stays hidden: %3.")
                                .arg(query)
                                .arg(key)
-                               .arg(maskReasons(fixed, query, key).join(tr(", "))));
+                               .arg(plot::maskReasons(fixed, query, key).join(tr(", "))));
         return;
     }
     if (!mask.allowed)

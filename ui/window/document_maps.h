@@ -4,17 +4,22 @@
 
 #include <QObject>
 
-namespace ae::ui {
-
+namespace ae::document {
 class AttentionDocument;
+}  // namespace ae::document
+
+namespace ae::plot {
 class HeatmapGrid;
+}  // namespace ae::plot
+
+namespace ae::ui {
 
 class DocumentMaps : public QObject {
     Q_OBJECT
 public:
     // Binds `grid` to `document` for the grid's lifetime (the binding is the grid's child), and
     // shows the document's results at once when it already has some (an export's private grid).
-    DocumentMaps(AttentionDocument* document, HeatmapGrid* grid);
+    DocumentMaps(document::AttentionDocument* document, plot::HeatmapGrid* grid);
 
 signals:
     void statusMessage(const QString& text);
@@ -25,8 +30,8 @@ private:
     // causal, window or padding mask hides stay hidden, with the reason in the status line.
     void toggleMaskCell(int query, int key);
 
-    AttentionDocument* document_;
-    HeatmapGrid* grid_;
+    document::AttentionDocument* document_;
+    plot::HeatmapGrid* grid_;
 };
 
 }  // namespace ae::ui

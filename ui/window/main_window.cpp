@@ -93,16 +93,16 @@ constexpr int kWidestDockMinimum = 310;
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
-      document_(new AttentionDocument(this)),
-      grid_(new HeatmapGrid(this)),
+      document_(new document::AttentionDocument(this)),
+      grid_(new plot::HeatmapGrid(this)),
       controls_(new ControlsPanel(document_, this)),
-      session_(new ModelSession(document_, this)),
+      session_(new document::ModelSession(document_, this)),
       fileActions_(new FileActions(
           {this, document_, grid_, [this] { return viewState(); },
            [this](const QString& file, QString* error) { return openSceneFile(file, error); },
            [this](const QString& name) { openPreset(name); },
            [this](const QString& folder) { session_->open(folder); },
-           [this]() -> const ModelView* {
+           [this]() -> const plot::ModelView* {
                return centre_ && centralWidget() == centre_ &&
                               centre_->currentWidget() == modelView_
                           ? modelView_
@@ -136,11 +136,11 @@ MainWindow::MainWindow(QWidget* parent)
         if (centralWidget() == centre_) centre_->setCurrentWidget(modelView_);
     });
     connect(classroom_->presentation(), &PresentationMode::activeChanged, modelView_,
-            &ModelView::setPresentation);
+            &plot::ModelView::setPresentation);
     // The training dock's model view too: a teacher shows a head forming on the projector.
     if (auto* training = findChild<TrainingPanel*>()) {
         connect(classroom_->presentation(), &PresentationMode::activeChanged,
-                training->modelPage()->modelView(), &ModelView::setPresentation);
+                training->modelPage()->modelView(), &plot::ModelView::setPresentation);
     }
     for (QDockWidget* dock : findChildren<QDockWidget*>()) {
         // The training panel fits as it is (356x359), and test_training_panel reaches it as the
@@ -151,14 +151,18 @@ MainWindow::MainWindow(QWidget* parent)
     resetLayout();
     qApp->installEventFilter(new DialogScreenFit(this));
     readSettings();
-    connect(document_, &AttentionDocument::structureChanged, this, &MainWindow::updateHeadChoices);
-    connect(document_, &AttentionDocument::fileNameChanged, this, &MainWindow::updateHeadChoices);
-    connect(document_, &AttentionDocument::resultsChanged, this, &MainWindow::updateStatus);
-    connect(grid_, &HeatmapGrid::statusMessage, this,
+    connect(document_, &document::AttentionDocument::structureChanged, this,
+            &MainWindow::updateHeadChoices);
+    connect(document_, &document::AttentionDocument::fileNameChanged, this,
+            &MainWindow::updateHeadChoices);
+    connect(document_, &document::AttentionDocument::resultsChanged, this,
+            &MainWindow::updateStatus);
+    connect(grid_, &plot::HeatmapGrid::statusMessage, this,
             [this](const QString& text) { statusBar()->showMessage(text, 6000); });
     connect(controls_, &ControlsPanel::messageRequested, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
-    connect(document_, &AttentionDocument::modifiedChanged, this, &MainWindow::setWindowModified);
+    connect(document_, &document::AttentionDocument::modifiedChanged, this,
+            &MainWindow::setWindowModified);
     connect(fileActions_, &FileActions::statusMessage, this, &MainWindow::showStatusMessage);
     connect(fileActions_, &FileActions::problem, this, &MainWindow::showProblem);
     connect(autosave_, &Autosave::failed, this, &MainWindow::showStatusMessage);
@@ -202,7 +206,7 @@ void MainWindow::createActions() {
     maskEdit_->setCheckable(true);
     maskEdit_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
     maskEdit_->setToolTip(tr("Click a score or weight cell to hide or show that query–key pair"));
-    connect(maskEdit_, &QAction::toggled, grid_, &HeatmapGrid::setMaskEditMode);
+    connect(maskEdit_, &QAction::toggled, grid_, &plot::HeatmapGrid::setMaskEditMode);
 
     QMenu* view = viewMenu_ = menuBar()->addMenu(tr("&View"));
     auto* modes = new QActionGroup(this);
@@ -216,7 +220,7 @@ void MainWindow::createActions() {
     }
     allHeads_->setChecked(true);
     connect(allHeads_, &QAction::toggled, this, [this](bool on) {
-        grid_->setViewMode(on ? ViewMode::AllHeads : ViewMode::AllStages);
+        grid_->setViewMode(on ? plot::ViewMode::AllHeads : plot::ViewMode::AllStages);
         stageCombo_->setEnabled(on);
         headSpin_->setEnabled(!on);
         kOneHeadView.write(!on);
@@ -224,13 +228,13 @@ void MainWindow::createActions() {
     view->addSeparator();
     QMenu* colours = view->addMenu(tr("&Colour map for weights"));
     colourGroup_ = new QActionGroup(this);
-    for (const QString& name : colorMapNames()) {
+    for (const QString& name : plot::colorMapNames()) {
         QAction* a = colours->addAction(name);
         a->setCheckable(true);
         a->setData(name);
         colourGroup_->addAction(a);
         connect(a, &QAction::triggered, this, [this, name] {
-            grid_->setWeightsMap(colorMapFromName(name).value_or(ColorMap::Viridis));
+            grid_->setWeightsMap(plot::colorMapFromName(name).value_or(plot::ColorMap::Viridis));
             kColourMap.write(name);
         });
     }
@@ -245,11 +249,12 @@ void MainWindow::createActions() {
     QMenu* pooling = view->addMenu(tr("Large maps: &pooling"));
     pooling->setToolTip(tr("A map with more cells than pixels shows one cell per pixel"));
     auto* poolingGroup = new QActionGroup(this);
-    for (const auto& [label, mode] : {std::pair{tr("&Max (keeps peaks)"), Pooling::Max},
-                                      std::pair{tr("M&ean (keeps averages)"), Pooling::Mean}}) {
+    for (const auto& [label, mode] :
+         {std::pair{tr("&Max (keeps peaks)"), plot::Pooling::Max},
+          std::pair{tr("M&ean (keeps averages)"), plot::Pooling::Mean}}) {
         QAction* a = pooling->addAction(label);
         a->setCheckable(true);
-        a->setChecked(mode == Pooling::Max);
+        a->setChecked(mode == plot::Pooling::Max);
         poolingGroup->addAction(a);
         connect(a, &QAction::triggered, this, [this, mode = mode] { grid_->setPooling(mode); });
     }
@@ -270,7 +275,7 @@ void MainWindow::createActions() {
     stageCombo_ = new QComboBox(bar);
     stageCombo_->setObjectName(QStringLiteral("stageCombo"));
     for (int s = 0; s < kStageCount; ++s)
-        stageCombo_->addItem(stageName(static_cast<Stage>(s)), s);
+        stageCombo_->addItem(plot::stageName(static_cast<Stage>(s)), s);
     stageCombo_->setCurrentIndex(static_cast<int>(Stage::Weights));
     connect(stageCombo_, &QComboBox::currentIndexChanged, this, [this](int index) {
         grid_->setStage(static_cast<Stage>(index));
@@ -281,7 +286,7 @@ void MainWindow::createActions() {
     headSpin_ = new QSpinBox(bar);
     headSpin_->setObjectName(QStringLiteral("headSpin"));
     headSpin_->setEnabled(false);
-    connect(headSpin_, &QSpinBox::valueChanged, grid_, &HeatmapGrid::setHead);
+    connect(headSpin_, &QSpinBox::valueChanged, grid_, &plot::HeatmapGrid::setHead);
     bar->addWidget(headSpin_);
     bar->addSeparator();
     bar->addAction(showValues_);
@@ -298,7 +303,7 @@ void MainWindow::createModelViews() {
     centre_->setDocumentMode(true);
     centre_->hide();
     clickGuard_ = new StaleClickGuard(this);
-    modelView_ = new ModelView(centre_);
+    modelView_ = new plot::ModelView(centre_);
     modelView_->setObjectName(QStringLiteral("modelView"));
     centre_->addTab(modelView_, tr("Model"));
 
@@ -309,7 +314,7 @@ void MainWindow::createModelViews() {
     addDockWidget(Qt::TopDockWidgetArea, modelDock_);
     modelDock_->hide();
 
-    connect(session_, &ModelSession::opened, this, [this] {
+    connect(session_, &document::ModelSession::opened, this, [this] {
         if (centralWidget() == grid_) {
             takeCentralWidget();
             centre_->insertTab(0, grid_, tr("Explorer"));
@@ -321,7 +326,7 @@ void MainWindow::createModelViews() {
         fileActions_->rememberModel(session_->location());
         showStatusMessage(tr("Opened %1").arg(session_->folder()));
     });
-    connect(session_, &ModelSession::closed, this, [this] {
+    connect(session_, &document::ModelSession::closed, this, [this] {
         if (centralWidget() == centre_) {
             takeCentralWidget();  // the tabs stay this window's, hidden, for the next model
             centre_->setParent(this);
@@ -333,13 +338,13 @@ void MainWindow::createModelViews() {
         modelDock_->hide();
         modelView_->setData({});
     });
-    connect(session_, &ModelSession::resultsChanged, this, &MainWindow::showModelResults);
-    connect(session_, &ModelSession::openHeadChanged, this, &MainWindow::showOpenHead);
-    connect(session_, &ModelSession::problem, this, &MainWindow::showStatusMessage);
-    connect(session_, &ModelSession::openRefused, this, &MainWindow::showProblem);
-    connect(session_, &ModelSession::savedLayerOpened, this,
+    connect(session_, &document::ModelSession::resultsChanged, this, &MainWindow::showModelResults);
+    connect(session_, &document::ModelSession::openHeadChanged, this, &MainWindow::showOpenHead);
+    connect(session_, &document::ModelSession::problem, this, &MainWindow::showStatusMessage);
+    connect(session_, &document::ModelSession::openRefused, this, &MainWindow::showProblem);
+    connect(session_, &document::ModelSession::savedLayerOpened, this,
             [this](const QJsonObject& view) { applyViewState(view); });
-    connect(modelView_, &ModelView::headActivated, this, [this](int layer, int head) {
+    connect(modelView_, &plot::ModelView::headActivated, this, [this](int layer, int head) {
         QElapsedTimer preparing;
         preparing.start();
         session_->openHead(layer, head);
@@ -348,21 +353,23 @@ void MainWindow::createModelViews() {
         // now under the pointer.
         clickGuard_->dropClicksDuring(preparing.elapsed());
     });
-    connect(modelView_, &ModelView::positionSelected, session_, &ModelSession::setSelectedPosition);
-    connect(modelView_, &ModelView::summariesNeeded, session_, &ModelSession::measureInduction);
+    connect(modelView_, &plot::ModelView::positionSelected, session_,
+            &document::ModelSession::setSelectedPosition);
+    connect(modelView_, &plot::ModelView::summariesNeeded, session_,
+            &document::ModelSession::measureInduction);
 }
 
 void MainWindow::showModelResults() {
-    ModelViewData data;
+    plot::ModelViewData data;
     data.run = session_->currentRun();
     if (data.run) {
         for (long long id : data.run->tokens)
             data.tokens << session_->tokenLabel(id);
     }
-    data.tokenText = [session = QPointer<ModelSession>(session_)](long long id) {
+    data.tokenText = [session = QPointer<document::ModelSession>(session_)](long long id) {
         return session ? session->tokenLabel(id) : QString::number(id);
     };
-    const RunAnalysis& analysis = session_->analysis();
+    const document::RunAnalysis& analysis = session_->analysis();
     data.summaries = analysis.summaries;
     data.induction = analysis.induction;
     data.inductionNote = analysis.inductionNote;
@@ -493,16 +500,18 @@ void MainWindow::createStatusBar() {
     statusBar()->addPermanentWidget(kvCache_);
     statusBar()->addPermanentWidget(stats_);
     connect(maskEdit_, &QAction::toggled, maskMode_, &QWidget::setVisible);
-    connect(document_, &AttentionDocument::progressChanged, this,
+    connect(document_, &document::AttentionDocument::progressChanged, this,
             [this](double fraction, const QString& stage) {
                 computeProgress_->setValue(static_cast<int>(fraction * 1000.0));
                 computeProgress_->setFormat(tr("Computing %1… %p%").arg(stage));
                 computeProgress_->show();
             });
-    connect(document_, &AttentionDocument::computingChanged, this, [this](bool computing) {
-        if (!computing) computeProgress_->hide();
-    });
-    connect(document_, &AttentionDocument::editRefused, this, &MainWindow::showStatusMessage);
+    connect(document_, &document::AttentionDocument::computingChanged, this,
+            [this](bool computing) {
+                if (!computing) computeProgress_->hide();
+            });
+    connect(document_, &document::AttentionDocument::editRefused, this,
+            &MainWindow::showStatusMessage);
 }
 
 void MainWindow::readSettings() {
@@ -585,7 +594,7 @@ bool MainWindow::openSceneFile(const QString& fileName, QString* error) {
         }
         Scene scene = io::loadSceneFile(fileName);
         // A model's folder saved relative to the file is found from where the file is now.
-        scene.viewJson = withFolderResolvedFrom(scene.viewJson, fileName);
+        scene.viewJson = document::withFolderResolvedFrom(scene.viewJson, fileName);
         document_->resetScene(scene, fileName);
         if (!scene.viewJson.empty())
             applyViewState(

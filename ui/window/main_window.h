@@ -17,17 +17,23 @@ class QSpinBox;
 class QTabWidget;
 class QToolBar;
 
+namespace ae::document {
+class AttentionDocument;
+class ModelSession;
+}  // namespace ae::document
+
+namespace ae::plot {
+class HeatmapGrid;
+class ModelView;
+}  // namespace ae::plot
+
 namespace ae::ui {
 
-class AttentionDocument;
 class Autosave;
 class Classroom;
 class ControlsPanel;
 class FileActions;
-class HeatmapGrid;
 class ModelPanel;
-class ModelSession;
-class ModelView;
 class StaleClickGuard;
 
 class MainWindow : public QMainWindow {
@@ -36,17 +42,17 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    AttentionDocument* document() const { return document_; }
-    HeatmapGrid* grid() const { return grid_; }
+    document::AttentionDocument* document() const { return document_; }
+    plot::HeatmapGrid* grid() const { return grid_; }
     ControlsPanel* controls() const { return controls_; }
     QAction* maskEditAction() const { return maskEdit_; }
     // Gallery, walkthrough, neuron view, comparisons, presentation mode (ui/classroom.h).
     Classroom* classroom() const { return classroom_; }
     // A whole model (issue 16): the session, its input panel (a dock) and the model view (the
     // Model tab beside the explorer's maps; both shown once a model is open).
-    ModelSession* modelSession() const { return session_; }
+    document::ModelSession* modelSession() const { return session_; }
     ModelPanel* modelPanel() const { return modelPanel_; }
-    ModelView* modelView() const { return modelView_; }
+    plot::ModelView* modelView() const { return modelView_; }
     StaleClickGuard* clickGuard() const { return clickGuard_; }
     // While a model is open, the middle of the window: the explorer's maps (tab 0) and the model
     // view (tab 1). Without a model the maps alone are the middle.
@@ -95,10 +101,10 @@ private:
     void showOpenHead(int layer, int head);
     void showRequestedTab();
 
-    AttentionDocument* document_;
-    HeatmapGrid* grid_;
+    document::AttentionDocument* document_;
+    plot::HeatmapGrid* grid_;
     ControlsPanel* controls_;
-    ModelSession* session_;
+    document::ModelSession* session_;
     FileActions* fileActions_;
     Autosave* autosave_;
     QToolBar* toolBar_ = nullptr;
@@ -120,7 +126,7 @@ private:
     QLabel* maskMode_ = nullptr;
     Classroom* classroom_ = nullptr;
     ModelPanel* modelPanel_ = nullptr;
-    ModelView* modelView_ = nullptr;
+    plot::ModelView* modelView_ = nullptr;
     StaleClickGuard* clickGuard_ = nullptr;
     QDockWidget* modelDock_ = nullptr;
     QTabWidget* centre_ = nullptr;

@@ -18,7 +18,7 @@
 
 namespace ae::ui {
 
-ModelPanel::ModelPanel(ModelSession* session, QWidget* parent)
+ModelPanel::ModelPanel(document::ModelSession* session, QWidget* parent)
     : QWidget(parent),
       session_(session),
       title_(new QLabel),
@@ -87,7 +87,7 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent)
     cancel_->hide();
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
 
-    connect(text_, &QLineEdit::textEdited, session_, &ModelSession::setText);
+    connect(text_, &QLineEdit::textEdited, session_, &document::ModelSession::setText);
     connect(ids_, &QLineEdit::returnPressed, this, [this] {
         std::vector<long long> ids;
         QString error;
@@ -98,17 +98,17 @@ ModelPanel::ModelPanel(ModelSession* session, QWidget* parent)
         session_->setIds(ids);
     });
     connect(chips_, &QListWidget::itemClicked, this, &ModelPanel::chipClicked);
-    connect(cancel_, &QPushButton::clicked, session_, &ModelSession::cancel);
-    connect(session_, &ModelSession::opened, this, &ModelPanel::showModel);
-    connect(session_, &ModelSession::closed, this, &ModelPanel::showModel);
-    connect(session_, &ModelSession::inputChanged, this, &ModelPanel::showInput);
-    connect(session_, &ModelSession::problem, this, &ModelPanel::showProblem);
-    connect(session_, &ModelSession::progressShown, this, [this](const QString& what) {
+    connect(cancel_, &QPushButton::clicked, session_, &document::ModelSession::cancel);
+    connect(session_, &document::ModelSession::opened, this, &ModelPanel::showModel);
+    connect(session_, &document::ModelSession::closed, this, &ModelPanel::showModel);
+    connect(session_, &document::ModelSession::inputChanged, this, &ModelPanel::showInput);
+    connect(session_, &document::ModelSession::problem, this, &ModelPanel::showProblem);
+    connect(session_, &document::ModelSession::progressShown, this, [this](const QString& what) {
         progress_->setFormat(what + QStringLiteral("…"));
         progress_->show();
         cancel_->show();
     });
-    connect(session_, &ModelSession::busyChanged, this, [this](bool busy) {
+    connect(session_, &document::ModelSession::busyChanged, this, [this](bool busy) {
         if (busy) return;
         progress_->hide();
         cancel_->hide();

@@ -13,14 +13,16 @@ class QListWidgetItem;
 class QProgressBar;
 class QPushButton;
 
-namespace ae::ui {
-
+namespace ae::document {
 class ModelSession;
+}  // namespace ae::document
+
+namespace ae::ui {
 
 class ModelPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit ModelPanel(ModelSession* session, QWidget* parent = nullptr);
+    explicit ModelPanel(document::ModelSession* session, QWidget* parent = nullptr);
 
     QLineEdit* textField() const { return text_; }
     QLineEdit* idsField() const { return ids_; }
@@ -41,7 +43,7 @@ private:
     // The dock as high as the panel needs at its width.
     void fitDockHeight();
 
-    ModelSession* session_;
+    document::ModelSession* session_;
     QLabel* title_;
     QLineEdit* text_;
     QListWidget* chips_;

@@ -152,7 +152,7 @@ void PresentationMode::applyScale(double factor) {
     const double previous = applied_;
     applied_ = factor;
     scaleOwnFonts(previous, factor);
-    scalePlotFonts(window_, previous, factor, highContrast_);
+    plot::scalePlotFonts(window_, previous, factor, highContrast_);
     emit fontsChanged();
 }
 
@@ -161,7 +161,7 @@ void PresentationMode::scaleOwnFonts(double previous, double factor) {
     // looks explicit may follow the application font and would be counted as already scaled.
     QList<QWidget*> own;
     for (QWidget* w : window_->findChildren<QWidget*>()) {
-        if (!w->testAttribute(Qt::WA_SetFont) || isPlot(w)) continue;
+        if (!w->testAttribute(Qt::WA_SetFont) || plot::isPlot(w)) continue;
         if (!w->property(kBaseSizeProperty).isValid()) {
             const double size = w->font().pointSizeF();
             if (size <= 0.0) continue;  // a pixel size: not ours to scale
@@ -180,7 +180,7 @@ void PresentationMode::scaleOwnFonts(double previous, double factor) {
 void PresentationMode::setHighContrast(bool on) {
     highContrast_ = on;
     QApplication::setPalette(on ? highContrastPalette() : QApplication::style()->standardPalette());
-    setPlotsHighContrast(window_, on);
+    plot::setPlotsHighContrast(window_, on);
 }
 
 }  // namespace ae::ui

@@ -32,7 +32,7 @@ void showPanel(QAction* toggle, bool shown) {
 QJsonObject MainWindow::viewState() const {
     QJsonObject view;
     view[QLatin1String("mode")] = allStages_->isChecked() ? kAllStages : kAllHeads;
-    view[QLatin1String("stage")] = stageKey(grid_->stage());
+    view[QLatin1String("stage")] = plot::stageKey(grid_->stage());
     view[QLatin1String("head")] = grid_->head();
     view[QLatin1String("query")] =
         grid_->selectedRow() >= 0 ? QJsonValue(grid_->selectedRow()) : QJsonValue();
@@ -58,7 +58,8 @@ void MainWindow::applyViewState(const QJsonObject& view) {
     const QString mode = view[QLatin1String("mode")].toString();
     if (mode == kAllHeads) allHeads_->setChecked(true);
     if (mode == kAllStages) allStages_->setChecked(true);
-    if (const std::optional<Stage> stage = stageFromKey(view[QLatin1String("stage")].toString()))
+    if (const std::optional<Stage> stage =
+            plot::stageFromKey(view[QLatin1String("stage")].toString()))
         stageCombo_->setCurrentIndex(static_cast<int>(*stage));
     if (view[QLatin1String("head")].isDouble())
         headSpin_->setValue(view[QLatin1String("head")].toInt());

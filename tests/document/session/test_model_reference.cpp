@@ -6,7 +6,7 @@
 #include "document/model_reference.h"
 
 using namespace ae;
-using namespace ae::ui;
+using namespace ae::document;
 
 class TestModelReference : public QObject {
     Q_OBJECT

@@ -17,7 +17,7 @@
 #include "support/model_session_fixture.h"
 
 using namespace ae;
-using namespace ae::ui;
+using namespace ae::document;
 using namespace ae::testing;
 
 class TestModelSessionInput : public QObject {

@@ -18,7 +18,7 @@
 #include "support/model_session_fixture.h"
 
 using namespace ae;
-using namespace ae::ui;
+using namespace ae::document;
 using namespace ae::testing;
 
 class TestModelSessionSaved : public QObject {

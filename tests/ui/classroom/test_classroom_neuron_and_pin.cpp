@@ -23,6 +23,8 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::document;
+using namespace ae::plot;
 using test::cell;
 
 class TestClassroomNeuronAndPin : public QObject, private test::ClassroomFixture {

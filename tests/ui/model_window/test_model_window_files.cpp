@@ -24,6 +24,7 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::document;
 using test::gpt2Tiny;
 
 namespace {

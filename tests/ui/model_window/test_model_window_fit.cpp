@@ -23,6 +23,8 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::document;
+using namespace ae::plot;
 using test::gpt2Tiny;
 
 class TestModelWindowFit : public QObject, private test::ModelWindowFixture {

@@ -39,6 +39,8 @@
 
 using namespace ae;
 using namespace ae::ui;
+using namespace ae::document;
+using namespace ae::plot;
 using test::gpt2Tiny;
 
 namespace {
