@@ -254,8 +254,8 @@ private:
     QString message_;
 };
 
-int count(const JsonReader& json, const QJsonObject& object, const QString& key,
-          const QString& field) {
+int optionalCount(const JsonReader& json, const QJsonObject& object, const QString& key,
+                  const QString& field) {
     const QJsonValue value = object.value(key);
     return value.isUndefined() || value.isNull() ? 0 : json.id(value, field + "." + key);
 }
@@ -282,8 +282,8 @@ std::unique_ptr<Decoder> parseDecoder(const JsonReader& json, const QJsonValue& 
         const QString content = json.string(object.value("content"), field + ".content");
         if (content.toUcs4().size() != 1)
             json.fail(field + ".content", "expected one character, got \"" + content + "\"");
-        return std::make_unique<StripDecoder>(content, count(json, object, "start", field),
-                                              count(json, object, "stop", field));
+        return std::make_unique<StripDecoder>(content, optionalCount(json, object, "start", field),
+                                              optionalCount(json, object, "stop", field));
     }
     if (type == "Replace")
         return std::make_unique<ReplaceDecoder>(parseNormalizer(json, value, field));
