@@ -294,6 +294,8 @@ std::unique_ptr<Decoder> parseDecoder(const JsonReader& json, const QJsonValue& 
                       "expected one character, got \"" + replacement + "\"");
         bool prepended = json.optionalBool(object, "add_prefix_space", field, true);
         const QString scheme = json.optionalString(object, "prepend_scheme", field);
+        if (!scheme.isEmpty() && scheme != "always" && scheme != "first" && scheme != "never")
+            json.unsupported(field + ".prepend_scheme", scheme, {"always", "first", "never"});
         if (!scheme.isEmpty()) prepended = scheme != "never";
         return std::make_unique<MetaspaceDecoder>(replacement.at(0), prepended);
     }

@@ -259,6 +259,12 @@ void TestTokenizerForms::unsupportedDecoderRefusesOnlyDecoding() {
                      "model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}})");
              }),
              "tokenizer.json: decoder.content: expected one character, got \"ab\"");
+    QCOMPARE(refusal([] {
+                 fromJson(R"({"decoder": {"type": "Metaspace", "prepend_scheme": "once"},
+                     "model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}})");
+             }),
+             "tokenizer.json: decoder.prepend_scheme: \"once\" is not supported (supported: "
+             "always, first, never)");
     // Without a decoder the tokens are joined with spaces, as in the library.
     const Tokenizer plain =
         fromJson(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []}})");
