@@ -82,6 +82,9 @@ private slots:
     void losslessFormsDecodeBack();
     void stringsHoldTheTrickyCases();
     void formsAreWhatTheirNamesSay();
+    void unknownsFuseWhereBytesAreMissing();
+    void brokenUtf8DecodesAsTheLibraryDoes_data();
+    void brokenUtf8DecodesAsTheLibraryDoes();
     void modelTypeInferredFromFields();
     void unigramRefused();
     void unsupportedDecoderRefusesOnlyDecoding();
@@ -217,6 +220,52 @@ void TestTokenizerForms::formsAreWhatTheirNamesSay() {
     QVERIFY(compact(tiktoken.value("pre_tokenizer")).contains(R"(\\p{N}{1,3})"));
     QVERIFY(!read("old-bpe-no-type").value("model").toObject().contains("type"));
     QVERIFY(!read("old-wordpiece-no-type").value("model").toObject().contains("type"));
+}
+
+// The legacy form's unknowns: with byte tokens missing (<0xE0> and up here), a character that
+// cannot fall back is <unk>, one per character or one per run under fuse_unk. The ids are
+// Hugging Face's library's on this very file.
+void TestTokenizerForms::unknownsFuseWhereBytesAreMissing() {
+    QFile file(kData + "/llama-legacy-form/tokenizer.json");
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QJsonObject root = QJsonDocument::fromJson(file.readAll()).object();
+    QJsonObject model = root.value("model").toObject();
+    QJsonObject vocabulary = model.value("vocab").toObject();
+    for (int byte = 0xE0; byte <= 0xFF; ++byte)
+        vocabulary.remove(QString::asprintf("<0x%02X>", byte));
+    model.insert("vocab", vocabulary);
+    const QString text = QStringLiteral("日本語のテキスト");
+    for (const bool fuse : {true, false}) {
+        model.insert("fuse_unk", fuse);
+        root.insert("model", model);
+        const Tokenizer t = fromJson(QJsonDocument(root).toJson());
+        const std::vector<int> ids = t.encode(text, false);
+        QCOMPARE(idsText(ids), fuse ? "[259,0]" : "[259,0,0,0,0,0,0,0,0]");
+        QCOMPARE(t.decode(ids), fuse ? "<unk>" : "<unk><unk><unk><unk><unk><unk><unk><unk>");
+        QCOMPARE(idsText(t.encode("a😀b", false)), "[317,0,284]");
+    }
+}
+
+// Byte-level ids that stop inside a character, or spell no character: each broken sequence is one
+// U+FFFD, counted as Rust counts them (what Hugging Face's library gives for these Qwen3 ids).
+void TestTokenizerForms::brokenUtf8DecodesAsTheLibraryDoes_data() {
+    QTest::addColumn<std::vector<int>>("ids");
+    QTest::addColumn<QString>("decoded");
+    QTest::newRow("emoji cut after 3 of 4 bytes") << std::vector<int>{172, 253, 246} << "\ufffd";
+    QTest::newRow("then x") << std::vector<int>{172, 253, 246, 87} << "\ufffdx";
+    QTest::newRow("E0 80: overlong") << std::vector<int>{156, 222} << "\ufffd\ufffd";
+    QTest::newRow("ED A0 80: a surrogate")
+        << std::vector<int>{169, 254, 222} << "\ufffd\ufffd\ufffd";
+    QTest::newRow("C3 alone") << std::vector<int>{127} << "\ufffd";
+    QTest::newRow("FF, then A") << std::vector<int>{187, 32} << "\ufffdA";
+    QTest::newRow("the whole emoji") << std::vector<int>{172, 253, 246, 222} << "😀";
+}
+
+void TestTokenizerForms::brokenUtf8DecodesAsTheLibraryDoes() {
+    QFETCH(std::vector<int>, ids);
+    QFETCH(QString, decoded);
+    static const Tokenizer qwen3 = Tokenizer::load(kData + "/qwen3");
+    QCOMPARE(qwen3.decode(ids), decoded);
 }
 
 // Without `type`: WordPiece when max_input_chars_per_word is there, BPE otherwise.
