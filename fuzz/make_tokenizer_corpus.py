@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of fuzz_tokenizer_json and fuzz_tokenizer_vocab (standard library only)
-from the tokenizers in tests/data/tokenizers/: our two small ones as they are, a byte-level BPE cut
+from the tokenizers in tests/data/tokenizers/: our small ones as they are, a byte-level BPE cut
 down from GPT-2's first 300 merges (with a Split regex, ByteLevel, NFC, a template and added
 tokens), and the classic files of both kinds, small."""
 import json
@@ -42,7 +42,12 @@ def write(target, name, data):
 
 
 def main():
-    for name in ["metaspace", "wordpiece"]:
+    # Our small tokenizers, one of each form the decoder families ship (legacy Llama, Metaspace
+    # first, Gemma, GPT-NeoX, tiktoken Split), the files without model.type and an old Unigram.
+    names = ["metaspace", "wordpiece", "llama-legacy-form", "metaspace-first-form", "gemma-form",
+             "neox-form", "tiktoken-split-form", "old-wordpiece-no-type", "old-bpe-no-type",
+             "unigram-no-type"]
+    for name in names:
         with open(os.path.join(DATA, name, "tokenizer.json"), "rb") as f:
             write("fuzz_tokenizer_json", name + ".json", f.read())
     with open(os.path.join(DATA, "metaspace", "tokenizer_config.json"), "rb") as f:

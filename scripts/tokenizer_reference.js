@@ -1,8 +1,12 @@
-// The independent side of the tokenizer checks: token ids from @lenml/tokenizers (a fork of
-// transformers.js's tokenizers) or gpt-3-encoder, in the format `attention-explorer tokenize
-// --lines` prints (one JSON array a line). Used by scripts/check-tokenizers.sh, which installs the
-// packages and sets NODE_PATH; not part of the build or the tests.
+// The other side of the tokenizer checks: token ids from Hugging Face's own `tokenizers` (its Rust
+// library through the official Node bindings), @lenml/tokenizers (a fork of transformers.js's
+// tokenizers) or gpt-3-encoder, in the format `attention-explorer tokenize --lines` prints (one
+// JSON array a line). Used by scripts/check-tokenizers.sh, which installs the packages and sets
+// NODE_PATH; not part of the build or the tests.
 //
+//   node tokenizer_reference.js hf TOKENIZER.json LINES [--no-special]
+//   node tokenizer_reference.js hf-expected TOKENIZER.json LINES...   (a fixture: one JSON object
+//        a line, {text, ids, ids_no_special, decoded}; `decoded` is HF's decode of ids_no_special)
 //   node tokenizer_reference.js lenml TOKENIZER.json CONFIG.json|- LINES [--no-special]
 //   node tokenizer_reference.js gpt3 LINES                  (GPT-2; never adds special tokens)
 //   node tokenizer_reference.js strings SPECIAL,SPECIAL,... COUNT   (test strings, JSON lines)
@@ -23,6 +27,18 @@ function lenmlEncoder(tokenizerFile, configFile) {
         tokenizerConfig: configFile === "-" ? {} : JSON.parse(fs.readFileSync(configFile, "utf8")),
     });
     return (text, special) => tokenizer.encode(text, { add_special_tokens: special });
+}
+
+// Hugging Face's library reads tokenizer.json alone; tokenizer_config.json is transformers' and
+// is not consulted (the files here agree with their post-processor).
+function hfTokenizer(tokenizerFile) {
+    const { Tokenizer } = require("tokenizers");
+    return Tokenizer.fromFile(tokenizerFile);
+}
+
+async function hfIds(tokenizer, text, special) {
+    const encoding = await tokenizer.encode(text, null, { addSpecialTokens: special });
+    return Array.from(encoding.getIds());
 }
 
 function gpt3Encoder() {
@@ -76,8 +92,27 @@ function testStrings(specials, count) {
     return strings;
 }
 
-function main(argv) {
+async function main(argv) {
     const mode = argv[0];
+    if (mode === "hf") {
+        const tokenizer = hfTokenizer(argv[1]);
+        const special = !argv.includes("--no-special");
+        for (const text of readLines(argv[2]))
+            console.log(JSON.stringify(await hfIds(tokenizer, text, special)));
+        return;
+    }
+    if (mode === "hf-expected") {
+        const tokenizer = hfTokenizer(argv[1]);
+        for (const file of argv.slice(2)) {
+            for (const text of readLines(file)) {
+                const plain = await hfIds(tokenizer, text, false);
+                const decoded = await tokenizer.decode(plain, false);
+                console.log(JSON.stringify({ text, ids: await hfIds(tokenizer, text, true),
+                                             ids_no_special: plain, decoded }));
+            }
+        }
+        return;
+    }
     if (mode === "strings") {
         const specials = argv[1] ? argv[1].split(",") : [];
         for (const s of testStrings(specials, Number(argv[2] || 300))) console.log(JSON.stringify(s));
@@ -125,4 +160,7 @@ function main(argv) {
     for (const text of texts) console.log(JSON.stringify(Array.from(encode(text, special))));
 }
 
-main(process.argv.slice(2));
+main(process.argv.slice(2)).catch((error) => {
+    console.error("tokenizer_reference: " + error.message);
+    process.exit(1);
+});

@@ -260,6 +260,16 @@ std::vector<int> Tokenizer::encode(const QString& text, bool addSpecialTokens) c
     return ids;
 }
 
+QString Tokenizer::decode(const std::vector<int>& ids) const {
+    QStringList tokens;
+    for (const int id : ids) {
+        const auto found = pipeline_->tokenById.constFind(id);
+        if (found != pipeline_->tokenById.constEnd()) tokens << found.value();
+    }
+    if (!pipeline_->decoder) return tokens.join(QLatin1Char(' '));
+    return pipeline_->decoder->decode(tokens).join(QString());
+}
+
 int Tokenizer::idCount() const {
     return pipeline_->idCount;
 }

@@ -57,6 +57,12 @@ public:
     // are recognised either way, as in the reference library.
     std::vector<int> encode(const QString& text, bool addSpecialTokens = true) const;
 
+    // The text of `ids` as the tokenizer's decoder writes it (the reference library's
+    // `decode(ids, skip_special_tokens=false)`): byte-level tokens back to their bytes, byte
+    // fallback tokens joined into characters, `▁` back to spaces. Ids the tokenizer does not
+    // know are skipped. Throws TokenizerError for a decoder that is not implemented.
+    QString decode(const std::vector<int>& ids) const;
+
     // One more than the largest id the tokenizer knows (vocabulary and added tokens).
     int idCount() const;
     // The token as stored in the vocabulary (`Ġworld`, `▁world`, `##ing`, `<0x0A>`), or an

@@ -77,6 +77,7 @@ std::unique_ptr<Pipeline> parseGpt2Files(const QByteArray& vocab, const QByteArr
     pipeline->model = makeBpe(mergesFile, std::move(vocabulary), pairs, pairLines);
     pipeline->preTokenizer = makeByteLevelPreTokenizer(
         configJson.optionalBool(settings, "add_prefix_space", "tokenizer_config", false));
+    pipeline->decoder = makeByteLevelDecoder();
     pipeline->display = DisplayStyle::ByteLevel;
     addSpecialIfKnown(*pipeline, "<|endoftext|>");
     applyTokenizerConfig(*pipeline, config, configName);
@@ -109,6 +110,7 @@ std::unique_ptr<Pipeline> parseBertVocabulary(const QByteArray& vocab, const QBy
         true, configJson.optionalBool(settings, "tokenize_chinese_chars", field, true),
         configJson.optionalBool(settings, "strip_accents", field, lowercase), lowercase);
     pipeline->preTokenizer = makeBertPreTokenizer();
+    pipeline->decoder = makeWordPieceDecoder("##", true);
     pipeline->specials = {{vocabulary.value(cls)}, {vocabulary.value(sep)}};
     const int unknownId = vocabulary.value(unknown);
     pipeline->model = makeWordPiece(std::move(vocabulary), unknownId, "##", 100);

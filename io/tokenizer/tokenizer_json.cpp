@@ -263,6 +263,7 @@ std::unique_ptr<Pipeline> parseTokenizerJson(const QByteArray& data, const QByte
     if (!root.contains("model")) json.fail("model", "is missing");
     pipeline->model = parseModel(json, root.value("model"), "model");
     pipeline->specials = parsePostProcessor(json, root.value("post_processor"), "post_processor");
+    pipeline->decoder = parseDecoder(json, root.value("decoder"), "decoder");
     pipeline->display = displayStyle(root.value("decoder"), *pipeline);
     applyTokenizerConfig(*pipeline, config, configName);
     pipeline->finish();

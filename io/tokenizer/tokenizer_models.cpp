@@ -340,12 +340,17 @@ std::unique_ptr<Model> parseModel(const JsonReader& json, const QJsonValue& valu
                                   const QString& field) {
     const QJsonObject object = json.object(value, field);
     QString type = json.optionalString(object, "type", field);
-    // Older files leave the type out; the fields tell the model apart.
+    // Files from before `type` was written: the reference library tells the models apart by
+    // their fields. Unigram's vocabulary is a list of [piece, score] and it names its unknown
+    // by id; read as BPE, such a file would be refused for a reason that hides what it is.
     if (type.isEmpty()) {
-        type = object.contains("merges")                     ? "BPE"
-               : object.contains("max_input_chars_per_word") ? "WordPiece"
-                                                             : "";
-        if (type.isEmpty()) json.fail(field + ".type", "is missing");
+        const bool listVocabulary = object.value("vocab").isArray();
+        if (listVocabulary || object.contains("unk_id")) {
+            json.fail(field, QStringLiteral("a Unigram model (no \"type\", but %1) is not "
+                                            "supported yet (supported: BPE, WordPiece)")
+                                 .arg(listVocabulary ? "a list \"vocab\"" : "an \"unk_id\""));
+        }
+        type = object.contains("max_input_chars_per_word") ? "WordPiece" : "BPE";
     }
     if (type == "BPE") return parseBpe(json, object, field);
     if (type == "WordPiece") return parseWordPiece(json, object, field);

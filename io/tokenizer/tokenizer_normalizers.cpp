@@ -135,7 +135,9 @@ private:
             text += QChar(static_cast<char16_t>(c));
         }
     }
-    // Unicode's "Other" categories, except the tab and line breaks BERT keeps as spaces.
+    // Unicode's "Other" categories, except the tab and line breaks BERT keeps as spaces, and
+    // except unassigned code points, which the reference library keeps (so a word holding one
+    // becomes the unknown token rather than losing a character).
     static bool isControl(char32_t c) {
         if (c == '\t' || c == '\n' || c == '\r') return false;
         switch (QChar::category(c)) {
@@ -143,7 +145,6 @@ private:
             case QChar::Other_Format:
             case QChar::Other_Surrogate:
             case QChar::Other_PrivateUse:
-            case QChar::Other_NotAssigned:
                 return true;
             default:
                 return false;

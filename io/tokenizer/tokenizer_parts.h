@@ -8,6 +8,7 @@
 #include <QJsonValue>
 #include <QRegularExpression>
 #include <QString>
+#include <QStringList>
 #include <memory>
 #include <vector>
 
@@ -76,6 +77,13 @@ public:
     virtual const QHash<QString, int>& vocabulary() const = 0;
 };
 
+class Decoder {
+public:
+    virtual ~Decoder() = default;
+    // The tokens' strings after this stage; the decoded text is the last stage's list joined.
+    virtual QStringList decode(const QStringList& tokens) const = 0;
+};
+
 // A regular expression as tokenizer.json's `{"Regex": ...}` or `{"String": ...}` gives it (a
 // String is matched literally). Unicode properties on, as the library's Oniguruma has them.
 QRegularExpression parsePattern(const JsonReader& json, const QJsonValue& value,
@@ -85,6 +93,9 @@ std::unique_ptr<Normalizer> parseNormalizer(const JsonReader& json, const QJsonV
                                             const QString& field);
 std::unique_ptr<PreTokenizer> parsePreTokenizer(const JsonReader& json, const QJsonValue& value,
                                                 const QString& field);
+// A decoder whose type is not implemented parses, and refuses (TokenizerError) when used.
+std::unique_ptr<Decoder> parseDecoder(const JsonReader& json, const QJsonValue& value,
+                                      const QString& field);
 std::unique_ptr<Model> parseModel(const JsonReader& json, const QJsonValue& value,
                                   const QString& field);
 
@@ -94,6 +105,8 @@ std::unique_ptr<Normalizer> makeBertNormalizer(bool cleanText, bool chineseChars
 std::unique_ptr<PreTokenizer> makeBertPreTokenizer();
 // GPT-2's: its regex, then bytes to characters.
 std::unique_ptr<PreTokenizer> makeByteLevelPreTokenizer(bool addPrefixSpace);
+std::unique_ptr<Decoder> makeByteLevelDecoder();
+std::unique_ptr<Decoder> makeWordPieceDecoder(const QString& prefix, bool cleanup);
 // Throws (via json.fail) when a merge names a token the vocabulary lacks.
 // `mergeFields[i]` names merge i in a refusal ("line 3").
 std::unique_ptr<Model> makeBpe(const JsonReader& json, QHash<QString, int> vocabulary,
@@ -109,6 +122,8 @@ QChar byteCharacter(unsigned char byte);
 int characterByte(QChar character);
 // The text's UTF-8 bytes, each as its byte character.
 QString toByteCharacters(const QString& text);
+// Bytes read as UTF-8, each broken sequence replaced as the reference library (Rust) does.
+QString decodeUtf8Lossy(const QByteArray& bytes);
 
 // A token added to the vocabulary that is split out of the text before anything else sees it.
 struct AddedToken {
@@ -154,6 +169,7 @@ struct Pipeline {
     std::unique_ptr<Normalizer> normalizer;      // may be null
     std::unique_ptr<PreTokenizer> preTokenizer;  // may be null
     std::unique_ptr<Model> model;
+    std::unique_ptr<Decoder> decoder;  // may be null: the tokens are joined with spaces
     std::vector<AddedToken> addedTokens;
     SpecialTokens specials;
     DisplayStyle display = DisplayStyle::Plain;

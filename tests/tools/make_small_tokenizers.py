@@ -5,7 +5,7 @@
   NFKC, Metaspace (prepend_scheme "first"), merges learnt here from a
   small corpus, <unk>/<s>/</s> plus a `<mask>` that takes the space before it (lstrip); the
   post-processor adds <s>, as tokenizer_config.json says too (add_bos_token; @lenml/tokenizers
-  ignores add_eos_token, so the fixtures cannot check that one: tests/test_tokenizers.cpp does).
+  ignores add_eos_token, so the fixtures cannot check that one: tests/cli/test_tokenizers.cpp does).
 - wordpiece/: BERT's WordPiece: BertNormalizer (lowercase, accents stripped, CJK spaced),
   BertPreTokenizer, BertProcessing; the same vocabulary also as a classic vocab.txt.
 
