@@ -235,8 +235,7 @@ void AttentionEngine<Scalar>::transformHeads(Eigen::Ref<Matrix> queries, Eigen::
 
 template <typename Scalar>
 void AttentionEngine<Scalar>::refreshMask() {
-    mask_ = attention::SoftmaxMask<Scalar>(scene_.mask, scene_.maskFill, scene_.queryCount(),
-                                           scene_.keyCount());
+    mask_.rebuild(scene_.mask, scene_.maskFill, scene_.queryCount(), scene_.keyCount());
 }
 
 template <typename Scalar>

@@ -23,8 +23,18 @@ HidingParts hidingParts(const Mask& mask, int query, int key) {
 }
 
 template <typename Scalar>
-SoftmaxMask<Scalar>::SoftmaxMask(const Mask& mask, double fill, int queries, int keys, Rows rows)
-    : fill_(fill) {
+SoftmaxMask<Scalar>::SoftmaxMask(const Mask& mask, double fill, int queries, int keys, Rows rows) {
+    rebuild(mask, fill, queries, keys, rows);
+}
+
+template <typename Scalar>
+void SoftmaxMask<Scalar>::rebuild(const Mask& mask, double fill, int queries, int keys, Rows rows) {
+    fill_ = fill;
+    prefixRows_ = true;
+    causal_ = false;
+    everyKeyVisible_ = true;
+    fullyMaskedRows_.clear();
+    rowSeesAKey_.clear();
     const bool padded =
         std::find(mask.padding.begin(), mask.padding.end(), true) != mask.padding.end();
     const bool causalAlone = !mask.window && !padded && !mask.allowed;
@@ -33,6 +43,9 @@ SoftmaxMask<Scalar>::SoftmaxMask(const Mask& mask, double fill, int queries, int
     if (rows == Rows::VisiblePrefix && causalAlone && (hidesNothing || hides)) {
         causal_ = mask.causal;
         everyKeyVisible_ = hidesNothing;
+        visible_.resize(0, 0);
+        visibleAsOne_.resize(0, 0);
+        hiddenAsMinusInfinity_.resize(0, 0);
         return;
     }
     prefixRows_ = false;

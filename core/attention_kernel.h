@@ -64,6 +64,9 @@ public:
     // Every key visible, for any Tq x Tk.
     SoftmaxMask() = default;
     SoftmaxMask(const Mask& mask, double fill, int queries, int keys, Rows rows = Rows::Whole);
+    // The same, in place: the Tq x Tk buffers of a mask of the same size are reused rather than
+    // allocated again (at L = 2048 fresh ones cost more in page faults than the softmax itself).
+    void rebuild(const Mask& mask, double fill, int queries, int keys, Rows rows = Rows::Whole);
 
     bool everyKeyVisible() const { return everyKeyVisible_; }
     double fill() const { return fill_; }
