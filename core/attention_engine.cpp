@@ -174,6 +174,12 @@ void AttentionEngine<Scalar>::setRotary(const std::optional<RopeParameters>& rot
 }
 
 template <typename Scalar>
+void AttentionEngine<Scalar>::setSoftCap(std::optional<double> cap) {
+    scene_.softCap = cap;
+    invalidateFrom(WorkFrom::Scaling);
+}
+
+template <typename Scalar>
 void AttentionEngine<Scalar>::setLabels(const std::vector<std::string>& tokens,
                                         const std::vector<std::string>& sourceTokens) {
     scene_.tokens = tokens;
@@ -219,12 +225,13 @@ void AttentionEngine<Scalar>::transformHeads(Eigen::Ref<Matrix> queries, Eigen::
     const ops::RotaryAngles angles =
         scene_.rotary
             ? ops::rotaryAngles(static_cast<int>(firstRow), std::max(queries.rows(), keys.rows()),
-                                inverseFrequencies_)
+                                inverseFrequencies_, scene_.rotary->attentionFactor)
             : ops::RotaryAngles{};
     attention::HeadTransform<Scalar> transform;
     transform.headDim = dHead();
     if (scene_.qkNorm.enabled) {
-        transform.norm = attention::QkNormSpan::PerHead;
+        transform.norm = scene_.qkNorm.fullWidth ? attention::QkNormSpan::FullWidth
+                                                 : attention::QkNormSpan::PerHead;
         transform.queryNormWeight = queryNormWeight_.data();
         transform.keyNormWeight = keyNormWeight_.data();
         transform.normEps = scene_.qkNorm.eps;
@@ -461,6 +468,7 @@ void AttentionEngine<Scalar>::computeHeads(WorkFrom from, const ComputeControl& 
                    : from <= WorkFrom::Scaling ? attention::AttendFrom::Scaled
                    : from <= WorkFrom::Softmax ? attention::AttendFrom::Weights
                                                : attention::AttendFrom::Context;
+    options.softCap = scene_.softCap.value_or(0.0);
     options.checkFinite = true;
     // A cancelled compute skips the heads not yet started (OpenMP cannot break out of a loop).
     options.beginHead = [&](int) {
@@ -473,9 +481,9 @@ void AttentionEngine<Scalar>::computeHeads(WorkFrom from, const ComputeControl& 
         return true;
     };
     options.endHead = [&](int) { ++headsDone; };
-    const attention::AttendResult result =
-        attention::attendHeads<Scalar>({q_, key(), v_, heads, scene_.keyValueHeads(), dHead()},
-                                       {&scores_, &scaled_, &weights_, &concat_}, options);
+    const attention::AttendResult result = attention::attendHeads<Scalar>(
+        {q_, key(), v_, heads, scene_.keyValueHeads(), dHead()},
+        {&scores_, &scaled_, &weights_, &concat_, &capped_}, options);
     if (cancelled.load()) throw ComputeCancelled();
     if (result.logitsOverflow)
         throw SceneError("scores", "overflow (values too large to represent)");
@@ -500,6 +508,8 @@ typename AttentionEngine<Scalar>::ConstBlock AttentionEngine<Scalar>::stageMatri
             return scores(head);
         case Stage::Scaled:
             return scaled(head);
+        case Stage::Capped:
+            return scene_.softCap ? capped(head) : scaled(head);
         case Stage::Weights:
             return weights(head);
         case Stage::Context:
@@ -537,7 +547,8 @@ double AttentionEngine<Scalar>::heldBytes() const {
                      n(v_) + n(concat_) + n(output_) + n(mask_.visibleAsOne()) +
                      n(mask_.hiddenAsMinusInfinity());
     for (int h = 0; h < scene_.heads; ++h)
-        scalars += n(scores_[h]) + n(scaled_[h]) + n(weights_[h]);
+        scalars +=
+            n(scores_[h]) + n(scaled_[h]) + n(weights_[h]) + (scene_.softCap ? n(capped_[h]) : 0.0);
     const double bools = n(mask_.visible()) + (scene_.mask.allowed ? n(*scene_.mask.allowed) : 0.0);
     return doubles * sizeof(double) + scalars * sizeof(Scalar) + bools * sizeof(bool);
 }

@@ -10,7 +10,8 @@
 //   per head h, reading kv head g = h / (heads / kvHeads) of K and V:
 //     scores_h  = Q_h·K_gᵀ                               Lq x Lk
 //     scaled_h  = scores_h / divisor                     Lq x Lk
-//     weights_h = softmax(mask(scaled_h, fill))          Lq x Lk, row-wise
+//     capped_h  = cap·tanh(scaled_h / cap)               Lq x Lk, with a soft-cap only
+//     weights_h = softmax(mask(capped_h, fill))          Lq x Lk, row-wise
 //     context_h = weights_h·V_g                          Lq x dHead
 //   an ablated head's context_h replaced: zeros, or every row its mean row (scene.ablation)
 //   concat = [context_0 … context_{heads-1}]             Lq x dProj
@@ -128,6 +129,8 @@ public:
     // Version 2's per-head steps: the q/k norm (weights of dHead values) and the rotation.
     void setQkNorm(const HeadNorm& qkNorm);
     void setRotary(const std::optional<RopeParameters>& rotary);
+    // The logit soft-cap (nullopt: none): the softmax onwards is redone.
+    void setSoftCap(std::optional<double> cap);
     // What does not change a number: token texts, title, window state. Sizes must stay the same.
     void setLabels(const std::vector<std::string>& tokens,
                    const std::vector<std::string>& sourceTokens);
@@ -171,6 +174,7 @@ public:
     }
     const Matrix& scores(int h) const { return scores_[h]; }    // Lq x Lk
     const Matrix& scaled(int h) const { return scaled_[h]; }    // Lq x Lk
+    const Matrix& capped(int h) const { return capped_[h]; }    // Lq x Lk, with a soft-cap
     const Matrix& weights(int h) const { return weights_[h]; }  // Lq x Lk
     ConstBlock context(int h) const { return concat_.middleCols(h * dHead(), dHead()); }
     const Matrix& concat() const { return concat_; }  // Lq x dProj
@@ -179,8 +183,13 @@ public:
     // The matrix of a stage of the table in stages.h, for head `head` (ignored when the stage is
     // not per head): a view, in the stage's shape.
     ConstBlock stageMatrix(Stage stage, int head) const;
-    // Whether this layer has the stage (output only with an output projection).
-    bool hasStage(Stage stage) const { return stage != Stage::Output || hasOutput(); }
+    // Whether this layer has the stage (output only with an output projection, capped only with
+    // a soft-cap).
+    bool hasStage(Stage stage) const {
+        if (stage == Stage::Output) return hasOutput();
+        if (stage == Stage::Capped) return scene_.softCap.has_value();
+        return true;
+    }
 
     const EngineCounters& counters() const { return counters_; }
     // Bytes of every matrix this engine holds now (its scene copy included, token texts not):
@@ -223,7 +232,7 @@ private:
     Vector queryNormWeight_, keyNormWeight_;  // dHead each, only with a q/k norm
     std::vector<double> inverseFrequencies_;  // dHead/2 rotary θ_i, only with rotary positions
     Matrix x_, xSource_, q_, k_, v_;
-    std::vector<Matrix> scores_, scaled_, weights_;
+    std::vector<Matrix> scores_, scaled_, capped_, weights_;
     Matrix concat_, output_;
     EngineCounters counters_;
 };

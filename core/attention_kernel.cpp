@@ -130,14 +130,19 @@ void attendHead(int h, const HeadInputs<Scalar>& in, const HeadBuffers<Scalar>& 
         const SoftmaxMask<Scalar>& mask = options.mask ? *options.mask : everyKey;
         const bool prefix = mask.prefixRows();
         const bool keepLogits = out.scaled != nullptr;
+        // The capped logits kept apart from the scaled ones: the softmax reads them.
+        const bool keepCapped = keepLogits && out.capped != nullptr && options.softCap > 0;
         Matrix<Scalar> noLogits;
         Matrix<Scalar>& logits = keepLogits ? (*out.scaled)[index] : noLogits;
+        Matrix<Scalar> noCapped;
+        Matrix<Scalar>& capped = keepCapped ? (*out.capped)[index] : noCapped;
         ops::RowVector<Scalar> rowLogits;
         if (keepLogits) {
             logits.resize(Tq, Tk);
         } else {
             rowLogits.resize(Tk);
         }
+        if (keepCapped) capped.resize(Tq, Tk);
         weights.resize(Tq, Tk);
         const auto scale = static_cast<Scalar>(options.scale.value);
         const auto cap = static_cast<Scalar>(options.softCap);
@@ -156,16 +161,21 @@ void attendHead(int h, const HeadInputs<Scalar>& in, const HeadBuffers<Scalar>& 
                     target = raw * scale;
                 }
                 if (options.bias) target += (*options.bias)[index].row(i).head(target.cols());
-                if (options.softCap > 0) target = ((target.array() / cap).tanh() * cap).matrix();
+                if (keepCapped) {
+                    capped.row(i) = ((target.array() / cap).tanh() * cap).matrix();
+                } else if (options.softCap > 0) {
+                    target = ((target.array() / cap).tanh() * cap).matrix();
+                }
                 if (options.checkFinite && !allFiniteFast(target))
                     overflow.logits.store(true, std::memory_order_relaxed);
             }
+            RowRef softmaxed = keepCapped ? RowRef(capped.row(i)) : target;
             if (prefix) {
-                ops::maskedSoftmaxRow<Scalar>(target.head(seen), weights.row(i).head(seen), all,
+                ops::maskedSoftmaxRow<Scalar>(softmaxed.head(seen), weights.row(i).head(seen), all,
                                               0.0);
                 weights.row(i).tail(Tk - seen).setZero();
             } else {
-                ops::maskedSoftmaxRow<Scalar>(target, weights.row(i), mask.row(i), mask.fill());
+                ops::maskedSoftmaxRow<Scalar>(softmaxed, weights.row(i), mask.row(i), mask.fill());
             }
         }
     }
@@ -190,7 +200,8 @@ template <typename Scalar>
 AttendResult attendHeads(const HeadInputs<Scalar>& inputs, const HeadBuffers<Scalar>& buffers,
                          const HeadOptions<Scalar>& options) {
     const auto heads = static_cast<std::size_t>(inputs.heads);
-    for (std::vector<Matrix<Scalar>>* perHead : {buffers.scores, buffers.scaled, buffers.weights})
+    for (std::vector<Matrix<Scalar>>* perHead :
+         {buffers.scores, buffers.scaled, buffers.capped, buffers.weights})
         if (perHead && perHead->size() < heads) perHead->resize(heads);
     if (options.from <= AttendFrom::Context)
         buffers.context->resize(inputs.query.rows() - options.firstRow,

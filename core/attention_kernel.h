@@ -112,7 +112,7 @@ struct ScoreScale {
 };
 
 // Where a computation starts: the engine redoes only the steps a change touched, reading the
-// earlier ones from the buffers it kept.
+// earlier ones from the buffers it kept (from Weights: the capped logits when kept, else scaled).
 enum class AttendFrom { Scores, Scaled, Weights, Context };
 
 // The inputs, every head's columns side by side; head h's are columns h·hd .. (h+1)·hd − 1.
@@ -134,6 +134,9 @@ struct HeadBuffers {
     std::vector<Matrix<Scalar>>* scaled = nullptr;   // the logits; null: not kept
     std::vector<Matrix<Scalar>>* weights = nullptr;  // the softmax; required
     Matrix<Scalar>* context = nullptr;  // (Tq − firstRow) x heads·hd; required from Context
+    // With a soft-cap: the capped logits, `scaled` then keeping them before the cap (the
+    // explorer shows both). Null: `scaled` holds the capped logits.
+    std::vector<Matrix<Scalar>>* capped = nullptr;
 };
 
 template <typename Scalar>

@@ -75,16 +75,20 @@ inline void addPositions(Eigen::Ref<RowMajorMatrix<double>> x, PositionalKind ki
 using ae::RopeParameters;
 using ae::RopeScaling;
 
-// θ_i for i < headDim/2: θ_i = theta^(−2i/headDim), then scaled. Linear divides every θ by factor.
-// Llama 3 divides long wavelengths (2π/θ > original/low) by factor, keeps short ones
-// (< original/high) and interpolates between (transformers' _compute_llama3_parameters).
-// Returns headDim/2 values, in double whatever the engine computes in.
+// θ_i for i < n/2, n = the turned values (rope.turnedDims(headDim)): θ_i = theta^(−2i/n), then
+// scaled. Linear divides every θ by factor. Llama 3 divides long wavelengths (2π/θ >
+// original/low) by factor, keeps short ones (< original/high) and interpolates between
+// (transformers' _compute_llama3_parameters). LongRope gives θ_i = 1 / (f_i · theta^(2i/n)) with
+// the layer's factors f (_compute_longrope_parameters). Returns n/2 values, in double whatever
+// the engine computes in.
 inline std::vector<double> ropeInverseFrequencies(int headDim, const RopeParameters& rope) {
-    std::vector<double> inverse(static_cast<std::size_t>(headDim / 2));
+    const int dims = rope.turnedDims(headDim);
+    std::vector<double> inverse(static_cast<std::size_t>(dims / 2));
     const double pi = 3.14159265358979323846;
-    for (int i = 0; i < headDim / 2; ++i) {
-        double theta =
-            1.0 / std::pow(rope.theta, static_cast<double>(2 * i) / static_cast<double>(headDim));
+    for (int i = 0; i < dims / 2; ++i) {
+        const double power =
+            std::pow(rope.theta, static_cast<double>(2 * i) / static_cast<double>(dims));
+        double theta = 1.0 / power;
         if (rope.scaling == RopeScaling::Linear) {
             theta /= rope.factor;
         } else if (rope.scaling == RopeScaling::Llama3) {
@@ -99,6 +103,8 @@ inline std::vector<double> ropeInverseFrequencies(int headDim, const RopeParamet
                     (rope.highFrequencyFactor - rope.lowFrequencyFactor);
                 theta = (1.0 - smooth) * theta / rope.factor + smooth * theta;
             }
+        } else if (rope.scaling == RopeScaling::LongRope) {
+            theta = 1.0 / (rope.longRopeFactors[static_cast<std::size_t>(i)] * power);
         }
         inverse[static_cast<std::size_t>(i)] = theta;
     }
@@ -110,8 +116,10 @@ inline std::vector<double> ropeInverseFrequencies(int headDim, const RopeParamet
 struct RotaryAngles {
     RowMajorMatrix<double> cos, sin;  // rows x d/2 each
 };
+// `factor` multiplies cos and sin (longrope's attention factor; 1 otherwise).
 inline RotaryAngles rotaryAngles(int firstRow, Eigen::Index rows,
-                                 const std::vector<double>& inverseFrequencies) {
+                                 const std::vector<double>& inverseFrequencies,
+                                 double factor = 1.0) {
     const auto half = static_cast<Eigen::Index>(inverseFrequencies.size());
     RotaryAngles angles{RowMajorMatrix<double>(rows, half), RowMajorMatrix<double>(rows, half)};
     for (Eigen::Index r = 0; r < rows; ++r) {
@@ -121,6 +129,10 @@ inline RotaryAngles rotaryAngles(int firstRow, Eigen::Index rows,
             angles.cos(r, i) = std::cos(angle);
             angles.sin(r, i) = std::sin(angle);
         }
+    }
+    if (factor != 1.0) {
+        angles.cos *= factor;
+        angles.sin *= factor;
     }
     return angles;
 }
@@ -185,6 +197,12 @@ template <typename Derived>
 void geluTanh(Eigen::ArrayBase<Derived>& x) {
     using S = typename Derived::Scalar;
     x = S(0.5) * x * (S(1) + (S(0.79788456080286535588) * (x + S(0.044715) * x.cube())).tanh());
+}
+// "gelu_fast": 0.5·x·(1 + tanh(x·0.7978845608·(1 + 0.044715·x²))), the constant as written.
+template <typename Derived>
+void geluFast(Eigen::ArrayBase<Derived>& x) {
+    using S = typename Derived::Scalar;
+    x = S(0.5) * x * (S(1) + (x * S(0.7978845608) * (S(1) + S(0.044715) * x * x)).tanh());
 }
 // "silu" / "swish": x·σ(x) (Llama's SwiGLU gate).
 template <typename Derived>

@@ -28,7 +28,7 @@ double Scene::divisor() const {
 
 bool Scene::usesVersion2() const {
     return (norm.enabled && norm.kind == NormKind::Rms) || kvHeads.has_value() || qkNorm.enabled ||
-           rotary.has_value() || !ablation.heads.empty();
+           rotary.has_value() || !ablation.heads.empty() || softCap.has_value();
 }
 
 void checkHeadCount(const Scene& scene, int heads) {
@@ -50,7 +50,7 @@ void checkHeadCount(const Scene& scene, int heads) {
                                          std::to_string(*scene.kvHeads) + " kv heads of " +
                                          std::to_string(scene.dHead()) + " columns");
     }
-    if (scene.qkNorm.enabled) {
+    if (scene.qkNorm.enabled && !scene.qkNorm.fullWidth) {
         throw SceneError("qk_norm", "its weights have head_dim = " + std::to_string(scene.dHead()) +
                                         " values, so the layer keeps its " + now);
     }
@@ -130,14 +130,16 @@ double engineBytes(const Scene& scene, int scalarSize) {
         weights += bias->size() > 0 || identity ? static_cast<double>(bias->size()) : width;
     }
     if (p.hasOutput && p.outputBias.size() == 0) weights += dOut;
-    if (scene.qkNorm.enabled) weights += 2.0 * scene.dHead();
+    if (scene.qkNorm.enabled) weights += scene.qkNorm.fullWidth ? dp + dkv : 2.0 * scene.dHead();
+    // The capped scores: one more Lq x Lk map a head.
+    const double stageMaps = scene.softCap ? 4.0 : 3.0;
     // K is its own matrix with a source, separate weights or its own norm; otherwise the keys
     // are Q.
     const bool ownKeys =
         scene.hasSource || p.mode == ProjectionMode::Separate || scene.qkNorm.enabled;
     const double stages = lq * d + (scene.hasSource ? lk * d : 0.0) + lq * dp +
-                          (ownKeys ? lk * dkv : 0.0) + lk * dkv + 3.0 * heads * lq * lk + lq * dp +
-                          lq * dOut;
+                          (ownKeys ? lk * dkv : 0.0) + lk * dkv + stageMaps * heads * lq * lk +
+                          lq * dp + lq * dOut;
     const double maskArrays = 2.0 * lq * lk;  // the mask as 1/0 and as 0/-inf, in Scalar
     return sceneBytes(scene) + (weights + stages + maskArrays) * scalarSize +
            lq * lk * sizeof(bool);

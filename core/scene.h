@@ -48,7 +48,10 @@ struct Positional {
 };
 
 // Rotary positions: the scaling a checkpoint's config asks for (Hugging Face's rope_type).
-enum class RopeScaling { None, Linear, Llama3 };
+// LongRope (Phi-3): each frequency divided by its own factor, and cos and sin multiplied by an
+// attention factor; a model picks its short or long factors by the length of the text, a scene
+// holds the set its layer used.
+enum class RopeScaling { None, Linear, Llama3, LongRope };
 struct RopeParameters {
     double theta = 10000.0;  // rope_theta
     RopeScaling scaling = RopeScaling::None;
@@ -56,11 +59,19 @@ struct RopeParameters {
     double lowFrequencyFactor = 1.0;       // llama3
     double highFrequencyFactor = 4.0;      // llama3, > lowFrequencyFactor
     double originalMaxPositions = 8192.0;  // llama3: original_max_position_embeddings
+    // Partial rotation (Phi-3's partial_rotary_factor, GPT-NeoX's rotary_pct): each head's first
+    // rotaryDim values turn, the rest pass unchanged. 0: the whole head.
+    int rotaryDim = 0;
+    std::vector<double> longRopeFactors;  // longrope: rotaryDim/2 positive factors, one a pair
+    double attentionFactor = 1.0;         // longrope: cos and sin times this
+    // The values that turn in a head of headDim.
+    int turnedDims(int headDim) const { return rotaryDim > 0 ? rotaryDim : headDim; }
     bool operator==(const RopeParameters& o) const {
         return theta == o.theta && scaling == o.scaling && factor == o.factor &&
                lowFrequencyFactor == o.lowFrequencyFactor &&
                highFrequencyFactor == o.highFrequencyFactor &&
-               originalMaxPositions == o.originalMaxPositions;
+               originalMaxPositions == o.originalMaxPositions && rotaryDim == o.rotaryDim &&
+               longRopeFactors == o.longRopeFactors && attentionFactor == o.attentionFactor;
     }
 };
 
@@ -76,11 +87,14 @@ struct LayerNorm {
 };
 
 // Qwen3's q_norm and k_norm: an RMSNorm over each head's dHead columns of Q (and of K), with one
-// weight vector shared by every head, applied after the projection and before the rotation.
+// weight vector shared by every head, applied after the projection and before the rotation. Full
+// width (OLMo 2): one RMSNorm over each whole row of Q (dProj) and of K (dKV) before the heads
+// split. Gemma's (1 + w) is written as the multiplier itself.
 struct HeadNorm {
     bool enabled = false;
-    VectorD queryWeight;  // dHead
-    VectorD keyWeight;    // dHead
+    bool fullWidth = false;
+    VectorD queryWeight;  // dHead, or dProj over the full width
+    VectorD keyWeight;    // dHead, or dKV
     double eps = 1e-6;
 };
 
@@ -123,7 +137,10 @@ struct Scene {
     // Version 2: grouped-query attention. Absent: every head has its own K and V (kvHeads =
     // heads); present, it differs from heads, divides it, and needs separate projections.
     std::optional<int> kvHeads;
-    HeadNorm qkNorm;                       // version 2: per-head RMSNorm of Q and K
+    HeadNorm qkNorm;  // version 2: RMSNorm of Q and K, per head or full width
+    // Version 2: a logit soft-cap (Gemma 2): the scaled scores become cap·tanh(x/cap) before the
+    // mask; the engine keeps both (the capped stage).
+    std::optional<double> softCap;
     std::optional<RopeParameters> rotary;  // version 2: rotary positions on each head's Q and K
     // Version 2: heads switched off (issue 16). Each listed head's context (weights·V, Lq x dHead)
     // is replaced before the output projection, by zeros or by its mean over the query rows.
@@ -149,7 +166,8 @@ struct Scene {
     int dKeyValue() const { return keyValueHeads() * dHead(); }  // columns of K and V
     // The kv head query head h reads (Hugging Face's repeat_kv).
     int keyValueHeadOf(int h) const { return h / (heads / keyValueHeads()); }
-    // Whether the scene needs format version 2 (an RMSNorm, kv heads, q/k norm or rotary).
+    // Whether the scene needs format version 2 (an RMSNorm, kv heads, q/k norm, rotary, ablated
+    // heads or a soft-cap).
     bool usesVersion2() const;
     int dOut() const {
         return projections.hasOutput ? static_cast<int>(projections.output.cols()) : 0;

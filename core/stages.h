@@ -4,8 +4,8 @@
 // plus its matrix in AttentionEngine::stageMatrix. Plain C++: the window translates the labels.
 //
 // Shapes use the legend of core/dimensions.h: Lq x dHead (Q, context), Lk x dHead (K, V), Lq x Lk
-// (scores, scaled, weights), Lq x dProj (concat), Lq x dOut (output). Every matrix is row-major
-// with one token per row.
+// (scores, scaled, capped, weights), Lq x dProj (concat), Lq x dOut (output). Every matrix is
+// row-major with one token per row.
 
 #include <array>
 #include <optional>
@@ -13,8 +13,10 @@
 
 namespace ae {
 
-enum class Stage { Query, Key, Value, Scores, Scaled, Weights, Context, Concat, Output };
-constexpr int kStageCount = 9;
+// Capped: the scaled scores after a logit soft-cap, cap·tanh(x/cap) (Gemma 2); only a layer with
+// a soft-cap has it.
+enum class Stage { Query, Key, Value, Scores, Scaled, Capped, Weights, Context, Concat, Output };
+constexpr int kStageCount = 10;
 
 // What a stage's rows or columns run over.
 enum class StageAxis { Queries, Keys, HeadWidth, ProjectionWidth, OutputWidth };
@@ -36,6 +38,8 @@ inline constexpr std::array<StageInfo, kStageCount> kStages = {{
     {Stage::Value, "v", "V", true, StageAxis::Keys, StageAxis::HeadWidth, "Lk x dHead"},
     {Stage::Scores, "scores", "raw scores", true, StageAxis::Queries, StageAxis::Keys, "Lq x Lk"},
     {Stage::Scaled, "scaled", "scaled scores", true, StageAxis::Queries, StageAxis::Keys,
+     "Lq x Lk"},
+    {Stage::Capped, "capped", "capped scores", true, StageAxis::Queries, StageAxis::Keys,
      "Lq x Lk"},
     {Stage::Weights, "weights", "softmax weights", true, StageAxis::Queries, StageAxis::Keys,
      "Lq x Lk"},

@@ -24,10 +24,17 @@ public:
         add(name + ".weight", {out, in}, weight);
         if (hasBias) add(name + ".bias", {out}, bias);
     }
+    // A LayerNorm's weight and bias, [size] each.
+    void layerNorm(const std::string& name, long long size, TensorRef* weight, TensorRef* bias) {
+        add(name + ".weight", {size}, weight);
+        add(name + ".bias", {size}, bias);
+    }
     // A decoder's LM head when it is not tied to the token table: never prefixed.
-    void languageModelHead(const Config& c) {
+    void languageModelHead(const Config& c, std::string name = "lm_head.weight",
+                           std::string alias = {}) {
         if (!c.tieWordEmbeddings) {
-            specs_.push_back({"lm_head.weight", {}, {c.vocab, c.hidden}, true, &w_.lmHead});
+            specs_.push_back(
+                {std::move(name), std::move(alias), {c.vocab, c.hidden}, true, &w_.lmHead});
         }
     }
     LayerWeights& layer(int i) { return w_.layers[static_cast<std::size_t>(i)]; }
@@ -94,34 +101,94 @@ std::vector<TensorSpec> bertNames(const Config& c, ModelWeights& w) {
     return list.take();
 }
 
-// LlamaForCausalLM and the families that keep its names (model.*): q_norm and k_norm when the
-// architecture norms each head's q and k.
+// LlamaForCausalLM and the families that keep its names (model.*), as the architecture's axes
+// shape them: the norms where they sit, q, k and v separate or fused (Phi-3's qkv_proj), the q/k
+// norm per head or over the full width, gate and up separate or fused (gate_up_proj).
 std::vector<TensorSpec> llamaNames(const Config& c, ModelWeights& w) {
     TensorList list(c, w);
+    const Architecture a = c.architecture();
     const long long d = c.hidden, I = c.intermediate, hd = c.headDim;
     const long long width = static_cast<long long>(c.heads) * hd, kvWidth = c.kvHeads * hd;
-    const bool qkNorm = c.architecture().qkNorm == QkNormKind::PerHead;
     list.add("embed_tokens.weight", {c.vocab, d}, &w.tokenEmbedding);
     for (int i = 0; i < c.layers; ++i) {
         const std::string p = "layers." + std::to_string(i) + ".";
         LayerWeights& l = list.layer(i);
-        list.add(p + "input_layernorm.weight", {d}, &l.norm1);
-        list.add(p + "post_attention_layernorm.weight", {d}, &l.norm2);
+        switch (a.placement) {
+            case NormPlacement::Sandwich:
+                list.add(p + "input_layernorm.weight", {d}, &l.norm1);
+                list.add(p + "post_attention_layernorm.weight", {d}, &l.attentionOutputNorm);
+                list.add(p + "pre_feedforward_layernorm.weight", {d}, &l.norm2);
+                list.add(p + "post_feedforward_layernorm.weight", {d}, &l.mlpOutputNorm);
+                break;
+            case NormPlacement::PostOnly:
+                list.add(p + "post_attention_layernorm.weight", {d}, &l.attentionOutputNorm);
+                list.add(p + "post_feedforward_layernorm.weight", {d}, &l.mlpOutputNorm);
+                break;
+            default:
+                list.add(p + "input_layernorm.weight", {d}, &l.norm1);
+                list.add(p + "post_attention_layernorm.weight", {d}, &l.norm2);
+                break;
+        }
         const bool bias = c.attentionBias, mlpBias = c.mlpBias;
-        list.linear(p + "self_attn.q_proj", width, d, &l.query, &l.queryBias, bias);
-        list.linear(p + "self_attn.k_proj", kvWidth, d, &l.key, &l.keyBias, bias);
-        list.linear(p + "self_attn.v_proj", kvWidth, d, &l.value, &l.valueBias, bias);
-        list.linear(p + "self_attn.o_proj", d, width, &l.output, &l.outputBias, bias);
-        list.linear(p + "mlp.gate_proj", I, d, &l.gate, &l.gateBias, mlpBias);
-        list.linear(p + "mlp.up_proj", I, d, &l.up, &l.upBias, mlpBias);
+        if (a.qkv == QkvStorage::Fused) {
+            list.linear(p + "self_attn.qkv_proj", width + 2 * kvWidth, d, &l.qkv, &l.qkvBias,
+                        false);
+        } else {
+            list.linear(p + "self_attn.q_proj", width, d, &l.query, &l.queryBias, bias);
+            list.linear(p + "self_attn.k_proj", kvWidth, d, &l.key, &l.keyBias, bias);
+            list.linear(p + "self_attn.v_proj", kvWidth, d, &l.value, &l.valueBias, bias);
+        }
+        list.linear(p + "self_attn.o_proj", d, width, &l.output, &l.outputBias, c.outputBias);
+        if (a.mlpStorage == MlpStorage::Fused) {
+            list.linear(p + "mlp.gate_up_proj", 2 * I, d, &l.gateUp, nullptr, false);
+        } else {
+            list.linear(p + "mlp.gate_proj", I, d, &l.gate, &l.gateBias, mlpBias);
+            list.linear(p + "mlp.up_proj", I, d, &l.up, &l.upBias, mlpBias);
+        }
         list.linear(p + "mlp.down_proj", d, I, &l.down, &l.downBias, mlpBias);
-        if (qkNorm) {
+        if (a.qkNorm == QkNormKind::PerHead) {
             list.add(p + "self_attn.q_norm.weight", {hd}, &l.queryNorm);
             list.add(p + "self_attn.k_norm.weight", {hd}, &l.keyNorm);
+        } else if (a.qkNorm == QkNormKind::FullWidth) {
+            list.add(p + "self_attn.q_norm.weight", {width}, &l.queryNorm);
+            list.add(p + "self_attn.k_norm.weight", {kvWidth}, &l.keyNorm);
         }
     }
     list.add("norm.weight", {d}, &w.finalNorm);
     list.languageModelHead(c);
+    return list.take();
+}
+
+// Gemma3ForConditionalGeneration's text tower: Llama's names under language_model.model. (the
+// Hub's checkpoints) or model.language_model. (later saves), the head language_model.lm_head or
+// lm_head.
+std::vector<TensorSpec> wrappedGemma3Names(const Config& c, ModelWeights& w) {
+    std::vector<TensorSpec> specs = llamaNames(c, w);
+    for (TensorSpec& spec : specs) {
+        if (spec.topLevel) spec.alias = "language_model.lm_head.weight";
+    }
+    return specs;
+}
+
+// GPTNeoXForCausalLM (gpt_neox.*): query_key_value holds each head's [q | k | v] in turn; the
+// head is embed_out. Pythia's attention.bias, masked_bias and rotary_emb.inv_freq are buffers,
+// not weights: never read.
+std::vector<TensorSpec> gptNeoxNames(const Config& c, ModelWeights& w) {
+    TensorList list(c, w);
+    const long long d = c.hidden, I = c.intermediate;
+    list.add("embed_in.weight", {c.vocab, d}, &w.tokenEmbedding);
+    for (int i = 0; i < c.layers; ++i) {
+        const std::string p = "layers." + std::to_string(i) + ".";
+        LayerWeights& l = list.layer(i);
+        list.layerNorm(p + "input_layernorm", d, &l.norm1, &l.norm1Bias);
+        list.layerNorm(p + "post_attention_layernorm", d, &l.norm2, &l.norm2Bias);
+        list.linear(p + "attention.query_key_value", 3 * d, d, &l.qkv, &l.qkvBias, c.attentionBias);
+        list.linear(p + "attention.dense", d, d, &l.output, &l.outputBias, c.outputBias);
+        list.linear(p + "mlp.dense_h_to_4h", I, d, &l.up, &l.upBias);
+        list.linear(p + "mlp.dense_4h_to_h", d, I, &l.down, &l.downBias);
+    }
+    list.layerNorm("final_layer_norm", d, &w.finalNorm, &w.finalNormBias);
+    list.languageModelHead(c, "embed_out.weight");
     return list.take();
 }
 
@@ -164,6 +231,40 @@ Architecture llamaArchitecture(QkNormKind qkNorm) {
     return a;
 }
 
+// Gemma: RMSNorm times (1 + w); Gemma 2 and 3 add norms after each block.
+Architecture gemmaArchitecture(NormPlacement placement, QkNormKind qkNorm) {
+    Architecture a = llamaArchitecture(qkNorm);
+    a.norm = NormType::RmsNormPlusOneWeight;
+    a.placement = placement;
+    return a;
+}
+
+Architecture phi3Architecture() {
+    Architecture a = llamaArchitecture(QkNormKind::None);
+    a.qkv = QkvStorage::Fused;
+    a.mlpStorage = MlpStorage::Fused;
+    return a;
+}
+
+// The parallel residual is GPTNeoXConfig's default; use_parallel_residual false makes it Pre.
+Architecture gptNeoxArchitecture() {
+    Architecture a;
+    a.decoder = true;
+    a.norm = NormType::LayerNorm;
+    a.placement = NormPlacement::Parallel;
+    a.qkv = QkvStorage::FusedInterleaved;
+    a.layout = WeightLayout::Linear;
+    a.positions = PositionKind::Rotary;
+    a.mlp = MlpKind::Plain;
+    return a;
+}
+
+Architecture olmo2Architecture() {
+    Architecture a = llamaArchitecture(QkNormKind::FullWidth);
+    a.placement = NormPlacement::PostOnly;
+    return a;
+}
+
 }  // namespace
 
 const std::vector<FamilyRow>& familyTable() {
@@ -203,6 +304,96 @@ const std::vector<FamilyRow>& familyTable() {
          "embed_tokens.weight",
          "max_position_embeddings",
          -1,
+         0,
+         llamaNames},
+        {Family::Qwen2,
+         "qwen2",
+         llamaArchitecture(QkNormKind::None),
+         {"model.", ""},
+         "embed_tokens.weight",
+         "max_position_embeddings",
+         -1,
+         0,
+         llamaNames},
+        {Family::Mistral,
+         "mistral",
+         llamaArchitecture(QkNormKind::None),
+         {"model.", ""},
+         "embed_tokens.weight",
+         "max_position_embeddings",
+         1,
+         0,
+         llamaNames},
+        {Family::Gemma,
+         "gemma",
+         gemmaArchitecture(NormPlacement::Pre, QkNormKind::None),
+         {"model.", ""},
+         "embed_tokens.weight",
+         "max_position_embeddings",
+         2,
+         0,
+         llamaNames},
+        {Family::Gemma2,
+         "gemma2",
+         gemmaArchitecture(NormPlacement::Sandwich, QkNormKind::None),
+         {"model.", ""},
+         "embed_tokens.weight",
+         "max_position_embeddings",
+         2,
+         0,
+         llamaNames},
+        {Family::Gemma3Text,
+         "gemma3_text",
+         gemmaArchitecture(NormPlacement::Sandwich, QkNormKind::PerHead),
+         {"model.", ""},
+         "embed_tokens.weight",
+         "max_position_embeddings",
+         2,
+         0,
+         llamaNames},
+        {Family::Gemma3,
+         "gemma3",
+         gemmaArchitecture(NormPlacement::Sandwich, QkNormKind::PerHead),
+         {"language_model.model.", "model.language_model."},
+         "embed_tokens.weight",
+         "text_config.max_position_embeddings",
+         2,
+         0,
+         wrappedGemma3Names},
+        {Family::Phi3,
+         "phi3",
+         phi3Architecture(),
+         {"model.", ""},
+         "embed_tokens.weight",
+         "max_position_embeddings",
+         1,
+         0,
+         llamaNames},
+        {Family::GptNeox,
+         "gpt_neox",
+         gptNeoxArchitecture(),
+         {"gpt_neox.", ""},
+         "embed_in.weight",
+         "max_position_embeddings",
+         0,
+         0,
+         gptNeoxNames},
+        {Family::Olmo2,
+         "olmo2",
+         olmo2Architecture(),
+         {"model.", ""},
+         "embed_tokens.weight",
+         "max_position_embeddings",
+         -1,
+         0,
+         llamaNames},
+        {Family::SmolLm3,
+         "smollm3",
+         llamaArchitecture(QkNormKind::None),
+         {"model.", ""},
+         "embed_tokens.weight",
+         "max_position_embeddings",
+         128000,
          0,
          llamaNames},
     };
@@ -257,16 +448,10 @@ std::string unimplementedAxes(const Architecture& a) {
     // these values are not implemented yet.
     std::vector<std::string> missing;
     if (a.norm == NormType::LayerNormNoBias) missing.push_back("norm: LayerNorm without bias");
-    if (a.norm == NormType::RmsNormPlusOneWeight) missing.push_back("norm: RMSNorm with (1 + w)");
-    if (a.placement == NormPlacement::Sandwich) missing.push_back("norm placement: sandwich");
-    if (a.placement == NormPlacement::PostOnly) missing.push_back("norm placement: post-only");
-    if (a.placement == NormPlacement::Parallel) missing.push_back("norm placement: parallel");
-    if (a.qkv == QkvStorage::FusedInterleaved) missing.push_back("q, k, v: fused per head");
     if (a.positions == PositionKind::LearnedWithOffset)
         missing.push_back("positions: learned with an offset");
     if (a.positions == PositionKind::Sinusoid) missing.push_back("positions: sinusoid");
     if (a.positions == PositionKind::RelativeBias) missing.push_back("positions: relative bias");
-    if (a.qkNorm == QkNormKind::FullWidth) missing.push_back("q/k norm: full width");
     std::string text;
     for (const std::string& m : missing)
         text += (text.empty() ? "" : "; ") + m;

@@ -16,7 +16,22 @@
 
 namespace ae::model {
 
-enum class Family { Gpt2, Bert, Llama, Qwen3 };
+enum class Family {
+    Gpt2,
+    Bert,
+    Llama,
+    Qwen3,
+    Qwen2,
+    Mistral,
+    Gemma,
+    Gemma2,
+    Gemma3Text,
+    Gemma3,  // the text tower of the multimodal wrapper
+    Phi3,
+    GptNeox,
+    Olmo2,
+    SmolLm3
+};
 
 enum class NormType {
     LayerNorm,            // (x − mean) / √(var + eps) · w + b
@@ -52,6 +67,10 @@ enum class MlpKind {
     Plain,  // down(act(up(x)))
     Gated   // down(act(gate(x)) ⊙ up(x))
 };
+enum class MlpStorage {
+    Separate,  // gate and up each their own tensor
+    Fused      // one tensor [gate | up] (Phi-3's gate_up_proj)
+};
 enum class QkNormKind {
     None,
     PerHead,   // each head's q and k RMS-normed over hd (Qwen3)
@@ -66,9 +85,10 @@ struct Architecture {
     WeightLayout layout = WeightLayout::Linear;
     PositionKind positions = PositionKind::Learned;
     MlpKind mlp = MlpKind::Plain;
-    QkNormKind qkNorm = QkNormKind::None;
-    bool tokenTypes = false;     // a token-type table added to the embeddings (BERT)
-    bool embeddingNorm = false;  // a norm on the embeddings before the first layer (BERT)
+    MlpStorage mlpStorage = MlpStorage::Separate;
+    QkNormKind qkNorm = QkNormKind::None;  // in the architecture's norm type
+    bool tokenTypes = false;               // a token-type table added to the embeddings (BERT)
+    bool embeddingNorm = false;            // a norm on the embeddings before the first layer (BERT)
 };
 
 struct Config;

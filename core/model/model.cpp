@@ -12,12 +12,30 @@ const char* familyName(Family family) {
 }
 
 double Config::attentionScale(int layer) const {
-    // 1/√hd (bert: / sqrt(head size); llama, qwen3: head_dim ** -0.5). GPT2Attention may leave it
-    // out (scale_attn_weights false) and divide by (layer + 1) (scale_attn_by_inverse_layer_idx).
-    const double root = 1.0 / std::sqrt(static_cast<double>(headDim));
+    // 1/√hd (bert: / sqrt(head size); llama, qwen3: head_dim ** -0.5), or Gemma 2 and 3's
+    // query_pre_attn_scalar ** -0.5. GPT2Attention may leave it out (scale_attn_weights false) and
+    // divide by (layer + 1) (scale_attn_by_inverse_layer_idx).
+    const double root = queryScalar > 0 ? std::pow(queryScalar, -0.5)
+                                        : 1.0 / std::sqrt(static_cast<double>(headDim));
     double scale = scaleAttentionWeights ? root : 1.0;
     if (scaleByInverseLayer) scale /= static_cast<double>(layer + 1);
     return scale;
+}
+
+std::optional<ops::RopeParameters> Config::layerRope(int layer, long long positionsEnd) const {
+    if (!rotary()) return std::nullopt;
+    const LayerRotary kind =
+        layerRotary.empty() ? LayerRotary::Global : layerRotary[static_cast<std::size_t>(layer)];
+    if (kind == LayerRotary::None) return std::nullopt;
+    if (kind == LayerRotary::Local) return localRope;
+    ops::RopeParameters parameters = rope;
+    if (parameters.scaling == RopeScaling::LongRope) {
+        // modeling_rope_utils' longrope update: the long factors once the text outgrows the
+        // original context.
+        const bool longText = static_cast<double>(positionsEnd) > rope.originalMaxPositions;
+        parameters.longRopeFactors = longText ? longRopeFactors : shortRopeFactors;
+    }
+    return parameters;
 }
 
 std::vector<TensorSpec> tensorSpecs(const Config& config, ModelWeights& weights) {
@@ -87,6 +105,27 @@ void checkInputs(const Config& c, const std::vector<long long>& ids, const RunOp
         }
         throw ModelError(message);
     }
+    // A sliding window hides the keys before i − W + 1: with padding, a query may have none
+    // left (decoder_families.attend). attended[i]: the unpadded keys among the first i.
+    std::vector<long long> attended(mask.size() + 1, 0);
+    for (std::size_t j = 0; j < mask.size(); ++j)
+        attended[j + 1] = attended[j] + mask[j];
+    std::vector<int> checked;
+    for (int layer = 0; layer < c.layers; ++layer) {
+        const int window = c.slidingWindow(layer);
+        if (window <= 0 || std::find(checked.begin(), checked.end(), window) != checked.end())
+            continue;
+        checked.push_back(window);
+        for (long long i = 0; i < T; ++i) {
+            const long long first = std::max(0LL, i - window + 1);
+            if (attended[static_cast<std::size_t>(i + 1)] ==
+                attended[static_cast<std::size_t>(first)]) {
+                throw ModelError("attention mask: query position " + std::to_string(i) +
+                                 " sees no key inside its sliding window (layer " +
+                                 std::to_string(layer) + ", W = " + std::to_string(window) + ")");
+            }
+        }
+    }
 }
 
 RunMemory runMemory(const Model& model, long long tokens, int scalarSize) {
@@ -104,10 +143,13 @@ RunMemory runMemory(const Model& model, long long tokens, int scalarSize) {
     for (const LayerWeights& l : model.weights.layers) {
         double layer = 0;
         for (const TensorRef* t :
-             {&l.norm1,  &l.norm1Bias,  &l.norm2,     &l.norm2Bias, &l.qkv,   &l.qkvBias,
-              &l.query,  &l.queryBias,  &l.key,       &l.keyBias,   &l.value, &l.valueBias,
-              &l.output, &l.outputBias, &l.queryNorm, &l.keyNorm,   &l.gate,  &l.gateBias,
-              &l.up,     &l.upBias,     &l.down,      &l.downBias})
+             {&l.norm1,        &l.norm1Bias,  &l.norm2,     &l.norm2Bias,
+              &l.qkv,          &l.qkvBias,    &l.query,     &l.queryBias,
+              &l.key,          &l.keyBias,    &l.value,     &l.valueBias,
+              &l.output,       &l.outputBias, &l.queryNorm, &l.keyNorm,
+              &l.gate,         &l.gateBias,   &l.up,        &l.upBias,
+              &l.down,         &l.downBias,   &l.gateUp,    &l.attentionOutputNorm,
+              &l.mlpOutputNorm})
             layer += converted(*t);
         largest = std::max(largest, layer);
     }

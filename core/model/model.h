@@ -17,6 +17,7 @@
 // Dimension names are those of core/dimensions.h, in their short forms: T, d, H, KV, hd, V, I.
 
 #include <Eigen/Core>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,7 +38,9 @@ public:
 // As config.json's model_type spells it.
 const char* familyName(Family family);
 
-enum class Activation { GeluExact, GeluTanh, Silu, Relu };
+// GeluFast: FastGELUActivation, the tanh form with the constant 0.7978845608 (GPT-NeoX-20B's
+// "gelu_fast").
+enum class Activation { GeluExact, GeluTanh, GeluFast, Silu, Relu };
 
 // What config.json says, with Hugging Face's defaults filled in (io/model/model_folder.cpp).
 struct Config {
@@ -56,16 +59,46 @@ struct Config {
     bool scaleAttentionWeights = true;  // gpt2: divide scores by √hd
     bool scaleByInverseLayer = false;   // gpt2: and by (layer + 1)
     bool tieWordEmbeddings = true;      // LM head = the token table
-    bool attentionBias = false;         // q, k, v, o biases where the family's are optional
+    bool attentionBias = false;         // q, k and v biases where the family's are optional
+    bool outputBias = false;            // the output projection's bias where optional
     bool mlpBias = false;               // gate, up, down biases where optional
-    ops::RopeParameters rope;           // rotary positions
+    ops::RopeParameters rope;  // rotary positions (rotaryDim set when only part of a head turns)
+    // Rotary positions by layer: the config's `rope`, `localRope` (Gemma 3's sliding layers:
+    // rope_local_base_freq, unscaled) or none (SmolLM3's NoPE layers). Empty: every layer `rope`.
+    enum class LayerRotary { Global, Local, None };
+    std::vector<LayerRotary> layerRotary;
+    ops::RopeParameters localRope;
+    // LongRope (Phi-3): a run whose last position + 1 exceeds rope.originalMaxPositions turns by
+    // the long factors, any other by the short ones; rotaryDim/2 values each.
+    std::vector<double> shortRopeFactors, longRopeFactors;
+    // Sliding windows by layer: key j is visible to query i when i − j < W (and j <= i); 0: the
+    // whole causal prefix. Empty: no layer slides.
+    std::vector<int> slidingWindows;
+    double attentionSoftCap = 0;  // scaled scores become cap·tanh(x/cap) (Gemma 2); 0: none
+    double finalSoftCap = 0;      // the same on the logits; 0: none
+    double queryScalar = 0;       // query_pre_attn_scalar: scores scaled by its −½; 0: by hd's
+    double embeddingScale = 0;    // token embeddings times this (Gemma: √d); 0: not scaled
+    // Where the norms sit when the config decides it (GPT-NeoX's use_parallel_residual), over the
+    // row's placement.
+    std::optional<NormPlacement> placement;
     // bos_token_id (gpt2 and llama's defaults when absent), or -1: none, or not an id of the
     // vocabulary. What `heads --induction-random` puts before its random tokens.
     long long bosToken = -1;
 
-    const Architecture& architecture() const { return familyRow(family).architecture; }
+    Architecture architecture() const {
+        Architecture a = familyRow(family).architecture;
+        if (placement) a.placement = *placement;
+        return a;
+    }
     bool isDecoder() const { return architecture().decoder; }
     bool rotary() const { return architecture().positions == PositionKind::Rotary; }
+    // The window of layer `layer` (0: none).
+    int slidingWindow(int layer) const {
+        return slidingWindows.empty() ? 0 : slidingWindows[static_cast<std::size_t>(layer)];
+    }
+    // Layer `layer`'s rotary positions in a run whose positions end before `positionsEnd`, or
+    // nullopt when the layer does not turn q and k.
+    std::optional<ops::RopeParameters> layerRope(int layer, long long positionsEnd) const;
     int kvHeadOf(int head) const { return head / (heads / kvHeads); }
     // The factor scores are multiplied by before the softmax, in layer `layer` (from 0).
     double attentionScale(int layer) const;
@@ -93,10 +126,13 @@ struct LayerWeights {
     TensorRef qkv, qkvBias;                                      // gpt2 c_attn [d, 3d]
     TensorRef query, queryBias, key, keyBias, value, valueBias;  // bert, llama
     TensorRef output, outputBias;  // gpt2 c_proj [d, d]; bert attention.output.dense; llama o_proj
-    TensorRef queryNorm, keyNorm;  // qwen3 [hd]
+    TensorRef queryNorm, keyNorm;  // qwen3, gemma3 [hd]; olmo2 [heads·hd] and [kvHeads·hd]
+    // Norms on a block's output before its residual add: Gemma 2's post_attention_layernorm and
+    // post_feedforward_layernorm (norm2 is then pre_feedforward_layernorm), OLMo 2's.
+    TensorRef attentionOutputNorm, mlpOutputNorm;
     // gpt2: up = c_fc [d, I], down = c_proj [I, d]. bert: up = intermediate, down = output.dense.
-    // llama: gate, up, down.
-    TensorRef gate, gateBias, up, upBias, down, downBias;
+    // llama: gate, up, down. phi3: gateUp [2I, d], gate rows first.
+    TensorRef gate, gateBias, up, upBias, down, downBias, gateUp;
 };
 struct ModelWeights {
     TensorRef tokenEmbedding;                    // V x d

@@ -142,6 +142,9 @@ void activate(Activation activation, Matrix<Scalar>& x) {
         case Activation::GeluTanh:
             ops::geluTanh(a);
             break;
+        case Activation::GeluFast:
+            ops::geluFast(a);
+            break;
         case Activation::Silu:
             ops::silu(a);
             break;

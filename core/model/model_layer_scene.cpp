@@ -27,6 +27,13 @@ VectorD biasOrZeros(const TensorRef& tensor, long long size) {
     return tensor.present() ? storedVector(tensor) : VectorD::Zero(size);
 }
 
+// A norm's weight as the multiplier it applies: Gemma's RMSNorm stores w and multiplies by 1 + w.
+VectorD normMultiplier(const Architecture& a, const TensorRef& weight) {
+    VectorD w = storedVector(weight);
+    if (a.norm == NormType::RmsNormPlusOneWeight) w.array() += 1.0;
+    return w;
+}
+
 }  // namespace
 
 Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
@@ -53,7 +60,7 @@ Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
         return a.layout == WeightLayout::Conv1D ? storedMatrix(t) : linearAsXW(t);
     };
     if (a.qkv == QkvStorage::Fused) {
-        // One [Q | K | V] product (GPT-2's c_attn): Q, K, V side by side.
+        // One [Q | K | V] product (GPT-2's c_attn, Phi-3's qkv_proj): Q, K, V side by side.
         const MatrixD qkv = asXW(w.qkv);
         const VectorD bias = biasOrZeros(w.qkvBias, width + 2 * kvWidth);
         p.query = qkv.leftCols(width);
@@ -62,6 +69,26 @@ Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
         p.queryBias = bias.segment(0, width);
         p.keyBias = bias.segment(width, kvWidth);
         p.valueBias = bias.segment(width + kvWidth, kvWidth);
+    } else if (a.qkv == QkvStorage::FusedInterleaved) {
+        // GPT-NeoX's query_key_value: each head's [q | k | v] in turn.
+        const MatrixD qkv = asXW(w.qkv);
+        const VectorD bias = biasOrZeros(w.qkvBias, 3 * width);
+        const long long hd = c.headDim;
+        p.query.resize(d, width);
+        p.key.resize(d, width);
+        p.value.resize(d, width);
+        p.queryBias.resize(width);
+        p.keyBias.resize(width);
+        p.valueBias.resize(width);
+        for (long long h = 0; h < c.heads; ++h) {
+            const long long from = 3 * hd * h;
+            p.query.middleCols(h * hd, hd) = qkv.middleCols(from, hd);
+            p.key.middleCols(h * hd, hd) = qkv.middleCols(from + hd, hd);
+            p.value.middleCols(h * hd, hd) = qkv.middleCols(from + 2 * hd, hd);
+            p.queryBias.segment(h * hd, hd) = bias.segment(from, hd);
+            p.keyBias.segment(h * hd, hd) = bias.segment(from + hd, hd);
+            p.valueBias.segment(h * hd, hd) = bias.segment(from + 2 * hd, hd);
+        }
     } else {
         p.query = asXW(w.query);
         p.key = asXW(w.key);
@@ -74,26 +101,35 @@ Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
     p.outputBias = biasOrZeros(w.outputBias, d);
     p.hasOutput = true;
 
-    // The scene is the attention sub-block: its pre-norm when the norms come first (with
-    // post-norms, as BERT's, the block reads the stream itself).
-    if (a.placement == NormPlacement::Pre) {
-        const bool rms = a.norm == NormType::RmsNorm;
+    // The scene is the attention sub-block: its pre-norm when a norm comes before it (with
+    // post-norms, as BERT's and OLMo 2's, the block reads the stream itself). A norm after the
+    // block (Gemma 2's, OLMo 2's) belongs to the rest of the layer.
+    if (a.placement == NormPlacement::Pre || a.placement == NormPlacement::Sandwich ||
+        a.placement == NormPlacement::Parallel) {
+        const bool rms = a.norm != NormType::LayerNorm;
         scene.norm.enabled = true;
         scene.norm.kind = rms ? NormKind::Rms : NormKind::Layer;
-        scene.norm.weight = storedVector(w.norm1);
+        scene.norm.weight = normMultiplier(a, w.norm1);
         scene.norm.bias = rms ? VectorD::Zero(d) : storedVector(w.norm1Bias);
         scene.norm.eps = c.normEps;
     }
-    if (a.positions == PositionKind::Rotary) scene.rotary = c.rope;
-    if (a.qkNorm == QkNormKind::PerHead) {
+    const long long positionsEnd =
+        run.options.positionOffset + static_cast<long long>(run.tokens.size());
+    if (a.positions == PositionKind::Rotary) scene.rotary = c.layerRope(layer, positionsEnd);
+    if (a.qkNorm != QkNormKind::None) {
         scene.qkNorm.enabled = true;
-        scene.qkNorm.queryWeight = storedVector(w.queryNorm);
-        scene.qkNorm.keyWeight = storedVector(w.keyNorm);
+        scene.qkNorm.fullWidth = a.qkNorm == QkNormKind::FullWidth;
+        scene.qkNorm.queryWeight = normMultiplier(a, w.queryNorm);
+        scene.qkNorm.keyWeight = normMultiplier(a, w.keyNorm);
         scene.qkNorm.eps = c.normEps;
     }
+    if (c.attentionSoftCap > 0) scene.softCap = c.attentionSoftCap;
     scene.scale.kind = ScaleKind::Divisor;
     scene.scale.divisor = 1.0 / c.attentionScale(layer);
     scene.mask.causal = c.isDecoder();
+    // A model's window W shows key j to query i when i − j < W: with the causal part, a scene's
+    // window of W − 1 (|i − j| <= W − 1).
+    if (c.slidingWindow(layer) > 0) scene.mask.window = c.slidingWindow(layer) - 1;
     return scene;
 }
 

@@ -18,6 +18,8 @@ const char* activationName(model::Activation a) {
             return "gelu";
         case model::Activation::GeluTanh:
             return "gelu_new";
+        case model::Activation::GeluFast:
+            return "gelu_fast";
         case model::Activation::Silu:
             return "silu";
         case model::Activation::Relu:
@@ -34,10 +36,13 @@ std::vector<Ref*> allTensors(Weights& w) {
         &w.tokenEmbedding,    &w.positionEmbedding, &w.tokenTypeEmbedding, &w.embeddingNorm,
         &w.embeddingNormBias, &w.finalNorm,         &w.finalNormBias,      &w.lmHead};
     for (auto& l : w.layers) {
-        for (Ref* r : {&l.norm1,  &l.norm1Bias,  &l.norm2,     &l.norm2Bias, &l.qkv,   &l.qkvBias,
-                       &l.query,  &l.queryBias,  &l.key,       &l.keyBias,   &l.value, &l.valueBias,
-                       &l.output, &l.outputBias, &l.queryNorm, &l.keyNorm,   &l.gate,  &l.gateBias,
-                       &l.up,     &l.upBias,     &l.down,      &l.downBias})
+        for (Ref* r : {&l.norm1,        &l.norm1Bias,  &l.norm2,     &l.norm2Bias,
+                       &l.qkv,          &l.qkvBias,    &l.query,     &l.queryBias,
+                       &l.key,          &l.keyBias,    &l.value,     &l.valueBias,
+                       &l.output,       &l.outputBias, &l.queryNorm, &l.keyNorm,
+                       &l.gate,         &l.gateBias,   &l.up,        &l.upBias,
+                       &l.down,         &l.downBias,   &l.gateUp,    &l.attentionOutputNorm,
+                       &l.mlpOutputNorm})
             refs.push_back(r);
     }
     return refs;

@@ -347,12 +347,37 @@ VectorD headVector(const QJsonObject& o, const char* key, const QString& path, c
     return vector(v, path, dHead);
 }
 
+// A list of `width` numbers (a full-width qk_norm's weights: d_proj for Q, d_kv for K).
+VectorD widthVector(const QJsonObject& o, const char* key, const QString& path, int width,
+                    const char* what) {
+    if (!o.contains(key)) return VectorD::Ones(width);
+    const QJsonValue v = o[key];
+    if (v.isArray() && v.toArray().size() != width) {
+        fail(path, QStringLiteral("expected %1 values (%2 with span width), got %3")
+                       .arg(width)
+                       .arg(what)
+                       .arg(v.toArray().size()));
+    }
+    return vector(v, path, width);
+}
+
 HeadNorm readQkNorm(const QJsonValue& value, const Scene& s) {
-    const QJsonObject o = onlyKeys(value, "qk_norm", {"query_weight", "key_weight", "eps"});
+    const QJsonObject o = onlyKeys(value, "qk_norm", {"query_weight", "key_weight", "eps", "span"});
     HeadNorm norm;
     norm.enabled = true;
-    norm.queryWeight = headVector(o, "query_weight", "qk_norm.query_weight", s);
-    norm.keyWeight = headVector(o, "key_weight", "qk_norm.key_weight", s);
+    const QJsonValue span = o.contains("span") ? o["span"] : QJsonValue("head");
+    if (span != QJsonValue("head") && span != QJsonValue("width"))
+        fail("qk_norm.span", "expected head or width");
+    norm.fullWidth = span == QJsonValue("width");
+    if (norm.fullWidth) {
+        norm.queryWeight =
+            widthVector(o, "query_weight", "qk_norm.query_weight", s.dProj(), "d_proj");
+        norm.keyWeight = widthVector(o, "key_weight", "qk_norm.key_weight", s.dKeyValue(),
+                                     "d_kv = kv_heads·head_dim");
+    } else {
+        norm.queryWeight = headVector(o, "query_weight", "qk_norm.query_weight", s);
+        norm.keyWeight = headVector(o, "key_weight", "qk_norm.key_weight", s);
+    }
     norm.eps = number(o.contains("eps") ? o["eps"] : QJsonValue(1e-6), "qk_norm.eps");
     if (norm.eps <= 0) fail("qk_norm.eps", "must be positive");
     return norm;
@@ -386,9 +411,10 @@ Scene::Ablation readAblation(const QJsonValue& value, const Scene& s) {
 }
 
 RopeParameters readRotary(const QJsonValue& value, const Scene& s) {
-    const QJsonObject o = onlyKeys(value, "rotary",
-                                   {"theta", "scaling", "factor", "low_freq_factor",
-                                    "high_freq_factor", "original_max_position_embeddings"});
+    const QJsonObject o =
+        onlyKeys(value, "rotary",
+                 {"theta", "scaling", "factor", "low_freq_factor", "high_freq_factor",
+                  "original_max_position_embeddings", "rotary_dim", "factors", "attention_factor"});
     RopeParameters rope;
     rope.theta = number(o.contains("theta") ? o["theta"] : QJsonValue(10000.0), "rotary.theta");
     if (rope.theta <= 0) fail("rotary.theta", "must be positive");
@@ -399,8 +425,10 @@ RopeParameters readRotary(const QJsonValue& value, const Scene& s) {
         rope.scaling = RopeScaling::Linear;
     } else if (scaling == QJsonValue("llama3")) {
         rope.scaling = RopeScaling::Llama3;
+    } else if (scaling == QJsonValue("longrope")) {
+        rope.scaling = RopeScaling::LongRope;
     } else {
-        fail("rotary.scaling", "expected none, linear or llama3");
+        fail("rotary.scaling", "expected none, linear, llama3 or longrope");
     }
     const auto positive = [&o](const char* key, RopeScaling needs, RopeScaling kind,
                                double& target) {
@@ -431,6 +459,40 @@ RopeParameters readRotary(const QJsonValue& value, const Scene& s) {
              QStringLiteral("must exceed low_freq_factor (got %1, low_freq_factor %2)")
                  .arg(rope.highFrequencyFactor)
                  .arg(rope.lowFrequencyFactor));
+    }
+    if (o.contains("rotary_dim")) {
+        const Integer dims = integer(o["rotary_dim"], "rotary.rotary_dim", 2);
+        if (std::fmod(dims.approx, 2.0) != 0 || dims.approx > s.dHead()) {
+            fail("rotary.rotary_dim",
+                 QStringLiteral("expected an even number of at most head_dim = %1, got %2")
+                     .arg(s.dHead())
+                     .arg(dims.text()));
+        }
+        rope.rotaryDim = dims.approx == s.dHead() ? 0 : static_cast<int>(dims.approx);
+    }
+    const bool longRope = rope.scaling == RopeScaling::LongRope;
+    for (const char* key : {"factors", "attention_factor"}) {
+        if (!longRope && o.contains(key)) {
+            fail(QStringLiteral("rotary.") + QLatin1String(key), "only with scaling longrope");
+        }
+        if (longRope && !o.contains(key))
+            fail(QStringLiteral("rotary.") + QLatin1String(key), "required with scaling longrope");
+    }
+    if (longRope) {
+        const int pairs = rope.turnedDims(s.dHead()) / 2;
+        const QJsonValue factors = o["factors"];
+        if (!factors.isArray() || factors.toArray().size() != pairs) {
+            fail("rotary.factors",
+                 QStringLiteral("expected %1 positive numbers (one a rotated pair: rotary_dim / 2)")
+                     .arg(pairs));
+        }
+        const VectorD values = vector(factors, "rotary.factors", pairs);
+        for (int i = 0; i < pairs; ++i) {
+            if (!(values(i) > 0)) fail(index("rotary.factors", i), "must be positive");
+            rope.longRopeFactors.push_back(values(i));
+        }
+        rope.attentionFactor = number(o["attention_factor"], "rotary.attention_factor");
+        if (!(rope.attentionFactor > 0)) fail("rotary.attention_factor", "must be positive");
     }
     if (s.dHead() % 2 != 0) {
         fail("rotary", QStringLiteral("needs an even head_dim, got %1 (d_proj %2 / %3 heads)")
@@ -477,15 +539,16 @@ Scene parseScene(const QByteArray& json) {
     const QJsonValue versionValue = doc.object()["version"];
     const bool version2 = isNumber(versionValue) && versionValue.toDouble() == 2.0;
     const QJsonObject scene =
-        version2 ? onlyKeys(doc.object(), "",
-                            {"format",     "version",  "title",      "view",      "tokens",
-                             "embeddings", "source",   "positional", "norm",      "projections",
-                             "init",       "heads",    "mask",       "mask_fill", "scale",
-                             "head_dim",   "kv_heads", "qk_norm",    "rotary",    "ablation"})
-                 : onlyKeys(doc.object(), "",
-                            {"format", "version", "title", "view", "tokens", "embeddings", "source",
-                             "positional", "norm", "projections", "init", "heads", "mask",
-                             "mask_fill", "scale"});
+        version2
+            ? onlyKeys(doc.object(), "",
+                       {"format", "version",    "title",  "view",        "tokens",   "embeddings",
+                        "source", "positional", "norm",   "projections", "init",     "heads",
+                        "mask",   "mask_fill",  "scale",  "head_dim",    "kv_heads", "qk_norm",
+                        "rotary", "ablation",   "softcap"})
+            : onlyKeys(doc.object(), "",
+                       {"format", "version", "title", "view", "tokens", "embeddings", "source",
+                        "positional", "norm", "projections", "init", "heads", "mask", "mask_fill",
+                        "scale"});
     if (scene["format"] != QJsonValue("attention-explorer/scene")) {
         fail("format", "expected \"attention-explorer/scene\"");
     }
@@ -611,6 +674,10 @@ Scene parseScene(const QByteArray& json) {
         s.rotary = readRotary(scene["rotary"], s);
     if (version2 && scene.contains("ablation") && !scene["ablation"].isNull())
         s.ablation = readAblation(scene["ablation"], s);
+    if (version2 && scene.contains("softcap") && !scene["softcap"].isNull()) {
+        s.softCap = number(scene["softcap"], "softcap");
+        if (!(*s.softCap > 0)) fail("softcap", "must be positive (cap·tanh(x / cap))");
+    }
 
     s.mask = readMask(scene.contains("mask") ? scene["mask"] : QJsonValue(QJsonObject()), lq, lk);
 

@@ -109,7 +109,17 @@ QJsonObject rotaryToJson(const RopeParameters& rope) {
             o["high_freq_factor"] = rope.highFrequencyFactor;
             o["original_max_position_embeddings"] = rope.originalMaxPositions;
             break;
+        case RopeScaling::LongRope: {
+            o["scaling"] = "longrope";
+            QJsonArray factors;
+            for (double f : rope.longRopeFactors)
+                factors.append(f);
+            o["factors"] = factors;
+            o["attention_factor"] = rope.attentionFactor;
+            break;
+        }
     }
+    if (rope.rotaryDim > 0) o["rotary_dim"] = rope.rotaryDim;
     return o;
 }
 
@@ -195,12 +205,14 @@ QByteArray writeScene(const Scene& s, const std::map<QString, MatrixD>* modelFie
     if (version2) o["head_dim"] = s.dHead();  // redundant, but says what a head is at a glance
     if (s.kvHeads) o["kv_heads"] = *s.kvHeads;
     if (s.qkNorm.enabled) {
-        o["qk_norm"] =
-            QJsonObject{{"query_weight", field("qk_norm.query_weight", s.qkNorm.queryWeight)},
-                        {"key_weight", field("qk_norm.key_weight", s.qkNorm.keyWeight)},
-                        {"eps", s.qkNorm.eps}};
+        QJsonObject norm{{"query_weight", field("qk_norm.query_weight", s.qkNorm.queryWeight)},
+                         {"key_weight", field("qk_norm.key_weight", s.qkNorm.keyWeight)},
+                         {"eps", s.qkNorm.eps}};
+        if (s.qkNorm.fullWidth) norm["span"] = "width";
+        o["qk_norm"] = norm;
     }
     if (s.rotary) o["rotary"] = rotaryToJson(*s.rotary);
+    if (s.softCap) o["softcap"] = *s.softCap;
     if (!s.ablation.heads.empty()) {
         QJsonArray heads;
         for (int h : s.ablation.heads)

@@ -4,6 +4,7 @@
 // with the reference's own measure: |a − b| / (1 + |b|).
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -136,9 +137,17 @@ double worstBetween(const model::ModelRun<A>& a, const model::ModelRun<B>& b) {
 // ---- Whole-model runs against each other (what-ifs, ablations) ----
 
 // Every golden model in tests/data/models.
-const QStringList kGoldenModels = {"gpt2-tiny",        "gpt2-tiny-orig", "bert-tiny",
-                                   "bert-tiny-legacy", "llama-tiny-gqa", "llama-tiny-rope-scaled",
-                                   "qwen3-tiny",       "llama-tiny-bf16"};
+// Every golden model folder of tests/data/models (one with the reference's expected-ids-A.json):
+// a family's goldens join every test that runs them by being there.
+inline QStringList goldenModelNames() {
+    QStringList names;
+    const QDir models(QStringLiteral(AE_TEST_DATA_DIR) + "/models");
+    for (const QString& name : models.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        if (QFileInfo::exists(models.filePath(name + "/expected-ids-A.json"))) names << name;
+    }
+    return names;
+}
+const QStringList kGoldenModels = goldenModelNames();
 
 using MatrixR = model::Matrix<double>;
 

@@ -72,21 +72,22 @@ private slots:
             names << row.modelType;
         }
         QCOMPARE(QString::fromStdString(model::supportedFamilies()), names.join(", "));
-        QVERIFY(model::familyRowNamed("gpt_neox") == nullptr);
+        QVERIFY(model::familyRowNamed("t5") == nullptr);
         QCOMPARE(QString::fromStdString(model::trainableFamilyNames()),
                  QStringLiteral("llama or gpt2"));
     }
 
     void axesTheForwardLacksAreRefusedByName() {
         model::Architecture a = model::familyRow(model::Family::Llama).architecture;
-        a.placement = model::NormPlacement::Sandwich;
-        a.qkNorm = model::QkNormKind::FullWidth;
+        a.positions = model::PositionKind::Sinusoid;
+        a.norm = model::NormType::LayerNormNoBias;
         QCOMPARE(QString::fromStdString(model::unimplementedAxes(a)),
-                 QStringLiteral("norm placement: sandwich; q/k norm: full width"));
+                 QStringLiteral("norm: LayerNorm without bias; positions: sinusoid"));
     }
 
     // What runs is read from the config's row: a config carries its family, never its own copy
-    // of the axes.
+    // of the axes; only an axis its config.json decides (GPT-NeoX's use_parallel_residual)
+    // overrides the row's.
     void theConfigAsksItsRowForTheArchitecture() {
         model::Config c;
         c.family = model::Family::Bert;
@@ -95,6 +96,11 @@ private slots:
         c.family = model::Family::Qwen3;
         QVERIFY(c.isDecoder() && c.rotary());
         QCOMPARE(c.architecture().qkNorm, model::QkNormKind::PerHead);
+        c.family = model::Family::GptNeox;
+        QCOMPARE(c.architecture().placement, model::NormPlacement::Parallel);
+        c.placement = model::NormPlacement::Pre;
+        QCOMPARE(c.architecture().placement, model::NormPlacement::Pre);
+        QCOMPARE(c.architecture().qkv, model::QkvStorage::FusedInterleaved);
     }
 };
 
