@@ -1,5 +1,6 @@
 // The forward pass of core/model/model.h, after shared/reference/model_reference.py (gpt2_layer,
-// bert_layer, llama_layer, forward): the same operations in the same order, with the ops of
+// bert_layer, llama_layer, forward) and decoder_families.py (decoder_layer, neox_layer): the same
+// operations in the same order, with the ops of
 // core/ops.h and Eigen products. Every projection is one product on the whole T x d block; the
 // heads then run in parallel, each with single-threaded products on its own columns.
 #include <algorithm>
@@ -8,151 +9,15 @@
 #include <limits>
 
 #include "core/attention_kernel.h"
+#include "core/model/forward_ops.h"
 #include "core/model/forward_tape.h"
 #include "core/model/model.h"
 #include "core/parallel_product.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 namespace ae::model {
 namespace {
 
-template <typename Scalar>
-using MatrixMap = Eigen::Map<const Matrix<Scalar>>;
-template <typename Scalar>
-using VectorMap = Eigen::Map<const ops::ColumnVector<Scalar>>;
-
-template <typename Scalar>
-constexpr DType computeType() {
-    return sizeof(Scalar) == 8 ? DType::F64 : DType::F32;
-}
-
-// A weight as rows x cols Scalars: the mapped bytes themselves when they are stored as Scalar
-// (and aligned for it), else a converted copy that lives as long as this view (one layer).
-template <typename Scalar>
-class WeightView {
-public:
-    WeightView() = default;
-    explicit WeightView(const TensorRef& t) : rows_(t.rows), cols_(t.cols) {
-        if (!t.present()) return;
-        const bool inPlace = t.dtype == computeType<Scalar>() &&
-                             reinterpret_cast<std::uintptr_t>(t.data) % alignof(Scalar) == 0;
-        if (inPlace) {
-            data_ = reinterpret_cast<const Scalar*>(t.data);
-        } else {
-            copy_.resize(static_cast<std::size_t>(t.count()));
-            convertElements(t.data, t.dtype, 0, t.count(), copy_.data());
-            data_ = copy_.data();
-        }
-    }
-    bool present() const { return data_ != nullptr; }
-    MatrixMap<Scalar> matrix() const { return MatrixMap<Scalar>(data_, rows_, cols_); }
-    VectorMap<Scalar> vector() const { return VectorMap<Scalar>(data_, rows_ * cols_); }
-
-private:
-    long long rows_ = 0, cols_ = 0;
-    const Scalar* data_ = nullptr;
-    std::vector<Scalar> copy_;
-};
-
-int threadCount() {
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-// out = in·W (+ b) where W is `weight` as stored: [in, out] when `xw` (gpt2's Conv1D), else
-// nn.Linear's [out, in], used transposed. in: T x n, out: T x m. Blocks of `out` (rows when there
-// are many, else columns) are computed on up to maxThreads threads, each a single-threaded Eigen
-// product, as core/parallel_product.h does for the one-layer engine; with one thread, one product.
-template <typename Scalar>
-void project(const Matrix<Scalar>& in, const WeightView<Scalar>& weight, bool xw,
-             const WeightView<Scalar>& bias, Matrix<Scalar>& out, int maxThreads) {
-    const MatrixMap<Scalar> w = weight.matrix();
-    const Eigen::Index rows = in.rows(), cols = xw ? w.cols() : w.rows();
-    out.resize(rows, cols);
-    const double flops = static_cast<double>(rows) * static_cast<double>(in.cols()) * cols;
-    const int threads = flops > 4e6 ? maxThreads : 1;
-    const bool byRows = rows >= 256;
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int thread = 0; thread < threads; ++thread) {
-        const Eigen::Index size = byRows ? rows : cols;
-        const Eigen::Index begin = size * thread / threads;
-        const Eigen::Index count = size * (thread + 1) / threads - begin;
-        if (count <= 0) continue;
-        if (byRows) {
-            auto block = out.middleRows(begin, count);
-            if (xw) {
-                block.noalias() = in.middleRows(begin, count) * w;
-            } else {
-                block.noalias() = in.middleRows(begin, count) * w.transpose();
-            }
-            if (bias.present()) block.rowwise() += bias.vector().transpose();
-        } else {
-            auto block = out.middleCols(begin, count);
-            if (xw) {
-                block.noalias() = in * w.middleCols(begin, count);
-            } else {
-                block.noalias() = in * w.middleRows(begin, count).transpose();
-            }
-            if (bias.present()) block.rowwise() += bias.vector().segment(begin, count).transpose();
-        }
-    }
-}
-
-// Rows `ids` of a table (V x d as stored), converted: T x d.
-template <typename Scalar>
-Matrix<Scalar> gatherRows(const TensorRef& table, const std::vector<long long>& ids,
-                          int offset = 0) {
-    Matrix<Scalar> out(static_cast<Eigen::Index>(ids.size()), table.cols);
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-        convertElements(table.data, table.dtype, (ids[i] + offset) * table.cols, table.cols,
-                        out.data() + static_cast<long long>(i) * table.cols);
-    }
-    return out;
-}
-
-// The architecture's norm on each row of x (T x d), in place; a LayerNorm's x̂ and 1/σ kept in
-// `kept` when given.
-template <typename Scalar>
-void applyNorm(const Architecture& a, Matrix<Scalar>& x, const TensorRef& weight,
-               const TensorRef& bias, double eps, NormTape<Scalar>* kept = nullptr) {
-    if (a.norm == NormType::RmsNorm) {
-        const WeightView<Scalar> w(weight);
-        ops::rmsNormRows<Scalar>(x, w.vector(), eps);
-    } else {
-        const WeightView<Scalar> w(weight), b(bias);
-        ops::layerNormRows<Scalar>(x, w.vector(), b.vector(), eps,
-                                   kept ? &kept->normalised : nullptr,
-                                   kept ? &kept->inverseDeviation : nullptr);
-    }
-}
-
-template <typename Scalar>
-void activate(Activation activation, Matrix<Scalar>& x) {
-    auto a = x.array();
-    switch (activation) {
-        case Activation::GeluExact:
-            ops::geluExact(a);
-            break;
-        case Activation::GeluTanh:
-            ops::geluTanh(a);
-            break;
-        case Activation::GeluFast:
-            ops::geluFast(a);
-            break;
-        case Activation::Silu:
-            ops::silu(a);
-            break;
-        case Activation::Relu:
-            ops::relu(a);
-            break;
-    }
-}
+using namespace forward;
 
 // Which keys each query sees: causal in a decoder, and never a padding key.
 struct Visibility {
@@ -166,10 +31,20 @@ struct Visibility {
 // pass (runModelForTraining, with a tape) runs on one thread, since the trainer runs its batch's
 // sequences in parallel; it keeps no scores, fills the tape, and leaves an overflow to the
 // trainer's check of its loss.
+// How one layer turns q and k: the frequencies of its turned pairs and longrope's factor on cos
+// and sin. No frequencies: the layer does not turn them (no rotary positions, or a NoPE layer).
+struct LayerRotation {
+    std::vector<double> inverseFrequencies;
+    double factor = 1.0;
+    bool operator==(const LayerRotation& o) const {
+        return inverseFrequencies == o.inverseFrequencies && factor == o.factor;
+    }
+};
+
 template <typename Scalar>
 struct Pass {
     Visibility visibility;
-    std::vector<double> inverseFrequencies;  // llama/qwen3: hd/2 values
+    std::vector<LayerRotation> rotations;  // one a layer
     int positionOffset = 0;
     const RunOptions* options = nullptr;  // its ablations and ablation mode
     int threads = 1;                      // at most, for any step
@@ -183,8 +58,11 @@ struct Pass {
 // `previous` (a run that had the same first firstRow tokens, so in a decoder the same rows): its
 // weights as they were, its scores with the columns of the new keys computed here. Heads in
 // parallel.
+//
+// Layer `index`'s sliding window hides keys j <= i − W (a scene's window W − 1 with the causal
+// part), and its soft-cap turns the scaled scores into cap·tanh(x/cap) before the mask.
 template <typename Scalar>
-void attend(const Config& c, double scale, const Pass<Scalar>& pass, LayerRecord<Scalar>& layer,
+void attend(const Config& c, int index, const Pass<Scalar>& pass, LayerRecord<Scalar>& layer,
             Matrix<Scalar>& context, Eigen::Index firstRow = 0,
             const LayerRecord<Scalar>* previous = nullptr) {
     const Visibility& visibility = pass.visibility;
@@ -196,11 +74,13 @@ void attend(const Config& c, double scale, const Pass<Scalar>& pass, LayerRecord
     mask.causal = visibility.causal;
     for (int attended : visibility.mask)
         mask.padding.push_back(attended == 0);
+    if (c.slidingWindow(index) > 0) mask.window = c.slidingWindow(index) - 1;
     const attention::SoftmaxMask<Scalar> softmaxMask(
         mask, -std::numeric_limits<double>::infinity(), static_cast<int>(T), static_cast<int>(T),
         attention::SoftmaxMask<Scalar>::Rows::VisiblePrefix);
     attention::HeadOptions<Scalar> options;
-    options.scale = attention::ScoreScale::times(scale);
+    options.scale = attention::ScoreScale::times(c.attentionScale(index));
+    options.softCap = c.attentionSoftCap;
     options.mask = &softmaxMask;
     options.firstRow = firstRow;
     options.threads = static_cast<double>(count) * T * hd * c.heads > 2e5 ? pass.threads : 1;
@@ -236,15 +116,24 @@ void requireFinite(const Model& model, const Matrix<Scalar>& m, const std::strin
     }
 }
 
+// `positionsEnd`: one past the last position of the run (its offset plus its T), which picks
+// longrope's factors.
 template <typename Scalar>
-Pass<Scalar> passFor(const Config& c, const RunOptions& options) {
+Pass<Scalar> passFor(const Config& c, const RunOptions& options, long long positionsEnd) {
     Pass<Scalar> pass;
     pass.visibility = Visibility{c.isDecoder(), options.attentionMask};
     // A mask of all ones hides nothing: the plain path computes the same weights.
     const std::vector<int>& mask = pass.visibility.mask;
     if (std::all_of(mask.begin(), mask.end(), [](int a) { return a == 1; }))
         pass.visibility.mask.clear();
-    if (c.rotary()) pass.inverseFrequencies = ops::ropeInverseFrequencies(c.headDim, c.rope);
+    pass.rotations.resize(static_cast<std::size_t>(c.layers));
+    for (int l = 0; l < c.layers; ++l) {
+        const std::optional<ops::RopeParameters> rope = c.layerRope(l, positionsEnd);
+        if (!rope) continue;
+        LayerRotation& r = pass.rotations[static_cast<std::size_t>(l)];
+        r.inverseFrequencies = ops::ropeInverseFrequencies(c.headDim, *rope);
+        r.factor = rope->attentionFactor;
+    }
     pass.positionOffset = options.positionOffset;
     pass.options = &options;
     pass.threads = threadCount();
@@ -271,14 +160,14 @@ void linear(const Matrix<Scalar>& in, const TensorRef& weight, const TensorRef& 
 
 // Layer `index`'s attention sub-block on the residual stream h (rows firstRow..T−1, each x d), as
 // the architecture's axes build it: the pre-norm (none when the norms come after the block), q, k
-// and v (fused or separate), the q/k norm and rotation by `angles` (rotary families: the rows'
-// (T − firstRow) x hd/2), every head, the switched-off heads' contexts replaced, then the output
-// projection and its bias: attentionOut, the same rows x d. Fills layer's q, k, v, scores and
-// weights, all T rows: rows before firstRow from `previous` (see attend); and, in a trainer's
-// pass, the tape's norm and context.
+// and v (fused, fused per head, or separate), the q/k norm and rotation by `angles` (the layer's,
+// for rows firstRow..; null: the layer does not turn q and k), every head, the switched-off heads'
+// contexts replaced, then the output projection and its bias: attentionOut, the same rows x d.
+// Fills layer's q, k, v, scores and weights, all T rows: rows before firstRow from `previous` (see
+// attend); and, in a trainer's pass, the tape's norm and context.
 template <typename Scalar>
 void attentionSubBlock(const Model& model, int index, const Pass<Scalar>& pass,
-                       const ops::RotaryAngles& angles, const Matrix<Scalar>& h,
+                       const ops::RotaryAngles* angles, const Matrix<Scalar>& h,
                        LayerRecord<Scalar>& layer, Matrix<Scalar>& attentionOut,
                        Eigen::Index firstRow = 0, const LayerRecord<Scalar>* previous = nullptr) {
     const Config& c = model.config;
@@ -288,44 +177,66 @@ void attentionSubBlock(const Model& model, int index, const Pass<Scalar>& pass,
     const bool xw = a.layout == WeightLayout::Conv1D;
     LayerTape<Scalar>* tape =
         pass.tape ? &pass.tape->layers[static_cast<std::size_t>(index)] : nullptr;
-    // A pre-norm block reads the normed stream (GPT2Attention's ln_1, LlamaAttention's RMS
-    // input_layernorm); a post-norm one (BertSelfAttention) the stream itself.
+    // A block with a norm before it reads the normed stream (GPT2Attention's ln_1, LlamaAttention's
+    // RMS input_layernorm, Gemma 2's, GPT-NeoX's); a post-norm one (BertSelfAttention, OLMo 2's)
+    // the stream itself.
+    const bool normedInput = a.placement == NormPlacement::Pre ||
+                             a.placement == NormPlacement::Sandwich ||
+                             a.placement == NormPlacement::Parallel;
     Matrix<Scalar> ownNormed;
     Matrix<Scalar>& normed = tape ? tape->attentionNormed : ownNormed;
-    if (a.placement == NormPlacement::Pre) {
+    if (normedInput) {
         normed = h;
         applyNorm(a, normed, lw.norm1, lw.norm1Bias, c.normEps,
                   tape ? &tape->attentionNorm : nullptr);
     }
-    const Matrix<Scalar>& x = a.placement == NormPlacement::Pre ? normed : h;
+    const Matrix<Scalar>& x = normedInput ? normed : h;
+    const Eigen::Index width = c.heads * hd, kvWidth = c.kvHeads * hd;
     if (a.qkv == QkvStorage::Fused) {
-        // One product [Q | K | V] (GPT-2's c_attn), split by columns.
+        // One product [Q | K | V] (GPT-2's c_attn, Phi-3's qkv_proj), split by columns.
         Matrix<Scalar> fused;
         linear(x, lw.qkv, lw.qkvBias, xw, fused, pass.threads);
-        const Eigen::Index width = c.heads * hd, kvWidth = c.kvHeads * hd;
         layer.query = fused.leftCols(width);
         layer.key = fused.middleCols(width, kvWidth);
         layer.value = fused.rightCols(kvWidth);
+    } else if (a.qkv == QkvStorage::FusedInterleaved) {
+        // GPT-NeoX's query_key_value: T x (H·3hd), head h's [q | k | v] in turn.
+        Matrix<Scalar> fused;
+        linear(x, lw.qkv, lw.qkvBias, xw, fused, pass.threads);
+        layer.query.resize(fused.rows(), width);
+        layer.key.resize(fused.rows(), width);
+        layer.value.resize(fused.rows(), width);
+        for (Eigen::Index head = 0; head < c.heads; ++head) {
+            layer.query.middleCols(head * hd, hd) = fused.middleCols(3 * hd * head, hd);
+            layer.key.middleCols(head * hd, hd) = fused.middleCols(3 * hd * head + hd, hd);
+            layer.value.middleCols(head * hd, hd) = fused.middleCols(3 * hd * head + 2 * hd, hd);
+        }
     } else {
         linear(x, lw.query, lw.queryBias, xw, layer.query, pass.threads);
         linear(x, lw.key, lw.keyBias, xw, layer.key, pass.threads);
         linear(x, lw.value, lw.valueBias, xw, layer.value, pass.threads);
     }
-    const bool headNorm = a.qkNorm == QkNormKind::PerHead;
-    const bool rotary = a.positions == PositionKind::Rotary;
-    if (headNorm || rotary) {
-        // Each query head, then each kv head: q/k norm (Qwen3's q_norm / k_norm) and the rotation
-        // (LlamaAttention's rotary q and k), heads in parallel.
-        const WeightView<Scalar> queryNorm(lw.queryNorm), keyNorm(lw.keyNorm);
+    if (a.qkNorm != QkNormKind::None || angles) {
+        // Each query head, then each kv head: the q/k norm (Qwen3's and Gemma 3's per head,
+        // OLMo 2's over the full width first) and the rotation (LlamaAttention's rotary q and k,
+        // partial where the angles cover part of a head), heads in parallel.
+        const WeightView<Scalar> queryNormStored(lw.queryNorm), keyNormStored(lw.keyNorm);
+        const ops::ColumnVector<Scalar> queryNorm = a.qkNorm != QkNormKind::None
+                                                        ? normMultiplier(a.norm, queryNormStored)
+                                                        : ops::ColumnVector<Scalar>();
+        const ops::ColumnVector<Scalar> keyNorm = a.qkNorm != QkNormKind::None
+                                                      ? normMultiplier(a.norm, keyNormStored)
+                                                      : ops::ColumnVector<Scalar>();
         attention::HeadTransform<Scalar> transform;
         transform.headDim = hd;
-        if (headNorm) {
-            transform.norm = attention::QkNormSpan::PerHead;
-            transform.queryNormWeight = queryNorm.vector().data();
-            transform.keyNormWeight = keyNorm.vector().data();
+        if (a.qkNorm != QkNormKind::None) {
+            transform.norm = a.qkNorm == QkNormKind::PerHead ? attention::QkNormSpan::PerHead
+                                                             : attention::QkNormSpan::FullWidth;
+            transform.queryNormWeight = queryNorm.data();
+            transform.keyNormWeight = keyNorm.data();
             transform.normEps = c.normEps;
         }
-        if (rotary) transform.angles = &angles;
+        transform.angles = angles;
         const int blocks = c.heads + c.kvHeads;
         const int threads = static_cast<double>(h.rows()) * hd * blocks > 1e5 ? pass.threads : 1;
         attention::transformHeads<Scalar>(layer.query, layer.key, transform, threads);
@@ -337,7 +248,7 @@ void attentionSubBlock(const Model& model, int index, const Pass<Scalar>& pass,
     }
     Matrix<Scalar> ownContext;
     Matrix<Scalar>& context = tape ? tape->context : ownContext;
-    attend(c, c.attentionScale(index), pass, layer, context, firstRow, previous);
+    attend(c, index, pass, layer, context, firstRow, previous);
     if (pass.options) {
         const bool byMean = pass.options->ablationMode == AblationMode::Mean;
         for (const HeadAblation& a : pass.options->ablations) {
@@ -351,9 +262,13 @@ void attentionSubBlock(const Model& model, int index, const Pass<Scalar>& pass,
 // layer's output, given its attention sub-block's output attentionOut (T x d).
 //   pre-norm (GPT2Block, LlamaDecoderLayer): h += attention; h += MLP(norm2(h)).
 //   post-norm (BertLayer): a = norm1(attention + h); h = norm2(a + MLP(a)).
+//   sandwich (Gemma2DecoderLayer): h += norm(attention); h += norm(MLP(norm2(h))).
+//   post-only (Olmo2DecoderLayer): h += norm(attention); h += norm(MLP(h)).
+//   parallel (GPTNeoXLayer): h = MLP(norm2(h)) + attention + h.
 // MLP: down(act(up(x))) (GPT-2's c_fc / c_proj, BERT's intermediate / output), or gated,
-// down(act(gate(x)) ⊙ up(x)) (Llama's). A trainer's pass keeps the MLP's pieces in its tape (a
-// pre-norm layer's: the tape covers no other), or skips an MLP that adds exactly 0.
+// down(act(gate(x)) ⊙ up(x)) (Llama's; Phi-3's gate and up from one fused product). A trainer's
+// pass keeps the MLP's pieces in its tape (a pre-norm layer's: the tape covers no other), or
+// skips an MLP that adds exactly 0.
 template <typename Scalar>
 void finishLayer(const Model& model, int index, const Pass<Scalar>& pass,
                  const Matrix<Scalar>& attentionOut, Matrix<Scalar>& h) {
@@ -368,8 +283,15 @@ void finishLayer(const Model& model, int index, const Pass<Scalar>& pass,
         Matrix<Scalar> inner;
         if (a.mlp == MlpKind::Gated) {
             Matrix<Scalar> up;
-            linear(x, lw.gate, lw.gateBias, xw, inner, threads);
-            linear(x, lw.up, lw.upBias, xw, up, threads);
+            if (a.mlpStorage == MlpStorage::Fused) {
+                Matrix<Scalar> both;  // T x 2I: [gate | up]
+                linear(x, lw.gateUp, TensorRef{}, xw, both, threads);
+                inner = both.leftCols(c.intermediate);
+                up = both.rightCols(c.intermediate);
+            } else {
+                linear(x, lw.gate, lw.gateBias, xw, inner, threads);
+                linear(x, lw.up, lw.upBias, xw, up, threads);
+            }
             if (tape) tape->gate = inner;
             activate(c.activation, inner);
             inner.array() *= up.array();
@@ -382,25 +304,64 @@ void finishLayer(const Model& model, int index, const Pass<Scalar>& pass,
         linear(inner, lw.down, lw.downBias, xw, out, threads);
         if (tape) tape->activated = std::move(inner);
     };
+    // A block's output normed before its residual add (Gemma 2's and OLMo 2's post-norms).
+    const auto normedOutput = [&](Matrix<Scalar> block, const TensorRef& weight) {
+        applyNorm(a, block, weight, TensorRef{}, c.normEps);
+        return block;
+    };
     Matrix<Scalar> out;
-    if (a.placement == NormPlacement::Post) {
-        Matrix<Scalar> attended = attentionOut + h;
-        applyNorm(a, attended, lw.norm1, lw.norm1Bias, c.normEps);
-        mlp(attended, out);
-        out += attended;
-        applyNorm(a, out, lw.norm2, lw.norm2Bias, c.normEps);
-        h = std::move(out);
-    } else {
-        h += attentionOut;
-        if (pass.skipMlp) return;
-        Matrix<Scalar> ownNormed;
-        Matrix<Scalar>& x = tape ? tape->mlpNormed : ownNormed;
-        x = h;
-        applyNorm(a, x, lw.norm2, lw.norm2Bias, c.normEps, tape ? &tape->mlpNorm : nullptr);
-        if (tape) tape->hiddenMid = h;
-        mlp(x, out);
-        h += out;
+    switch (a.placement) {
+        case NormPlacement::Post: {
+            Matrix<Scalar> attended = attentionOut + h;
+            applyNorm(a, attended, lw.norm1, lw.norm1Bias, c.normEps);
+            mlp(attended, out);
+            out += attended;
+            applyNorm(a, out, lw.norm2, lw.norm2Bias, c.normEps);
+            h = std::move(out);
+            break;
+        }
+        case NormPlacement::Sandwich: {
+            h += normedOutput(attentionOut, lw.attentionOutputNorm);
+            Matrix<Scalar> x = h;
+            applyNorm(a, x, lw.norm2, lw.norm2Bias, c.normEps);
+            mlp(x, out);
+            h += normedOutput(std::move(out), lw.mlpOutputNorm);
+            break;
+        }
+        case NormPlacement::PostOnly:
+            h += normedOutput(attentionOut, lw.attentionOutputNorm);
+            mlp(h, out);
+            h += normedOutput(std::move(out), lw.mlpOutputNorm);
+            break;
+        case NormPlacement::Parallel: {
+            Matrix<Scalar> x = h;
+            applyNorm(a, x, lw.norm2, lw.norm2Bias, c.normEps);
+            mlp(x, out);
+            out += attentionOut;
+            h += out;
+            break;
+        }
+        case NormPlacement::Pre: {
+            h += attentionOut;
+            if (pass.skipMlp) return;
+            Matrix<Scalar> ownNormed;
+            Matrix<Scalar>& x = tape ? tape->mlpNormed : ownNormed;
+            x = h;
+            applyNorm(a, x, lw.norm2, lw.norm2Bias, c.normEps, tape ? &tape->mlpNorm : nullptr);
+            if (tape) tape->hiddenMid = h;
+            mlp(x, out);
+            h += out;
+            break;
+        }
     }
+}
+
+// Gemma 2 and 3's final soft-cap on the logits, in place: cap·tanh(x/cap).
+template <typename Scalar>
+void capLogits(const Config& c, Matrix<Scalar>& logits) {
+    if (c.finalSoftCap <= 0) return;
+    const auto cap = static_cast<Scalar>(c.finalSoftCap);
+    logits = ((logits.array() / cap).tanh() * cap).matrix();
 }
 
 // Layers `first` onwards on h (the residual stream entering layer `first`: rows firstRow..T−1,
@@ -412,12 +373,28 @@ void runLayersFrom(const Model& model, const Pass<Scalar>& pass, int first, Matr
                    ModelRun<Scalar>& run, Eigen::Index firstRow = 0,
                    const ModelRun<Scalar>* previous = nullptr) {
     const Config& c = model.config;
-    // Every layer turns its rows' q and k by the same angles.
-    ops::RotaryAngles angles;
-    if (c.rotary()) {
-        angles = ops::rotaryAngles(pass.positionOffset + static_cast<int>(firstRow), h.rows(),
-                                   pass.inverseFrequencies);
+    // The angles each distinct rotation turns these rows by, computed once: most models turn
+    // every layer alike; Gemma 3's sliding layers and SmolLM3's NoPE layers differ.
+    std::vector<ops::RotaryAngles> distinctAngles;
+    std::vector<int> anglesOfLayer(static_cast<std::size_t>(c.layers), -1);
+    for (int i = 0; i < c.layers; ++i) {
+        const LayerRotation& rotation = pass.rotations[static_cast<std::size_t>(i)];
+        if (rotation.inverseFrequencies.empty()) continue;
+        for (int j = 0; j < i && anglesOfLayer[static_cast<std::size_t>(i)] < 0; ++j) {
+            if (pass.rotations[static_cast<std::size_t>(j)] == rotation)
+                anglesOfLayer[static_cast<std::size_t>(i)] =
+                    anglesOfLayer[static_cast<std::size_t>(j)];
+        }
+        if (anglesOfLayer[static_cast<std::size_t>(i)] >= 0) continue;
+        anglesOfLayer[static_cast<std::size_t>(i)] = static_cast<int>(distinctAngles.size());
+        distinctAngles.push_back(ops::rotaryAngles(pass.positionOffset + static_cast<int>(firstRow),
+                                                   h.rows(), rotation.inverseFrequencies,
+                                                   rotation.factor));
     }
+    const auto anglesOf = [&](int layer) -> const ops::RotaryAngles* {
+        const int at = anglesOfLayer[static_cast<std::size_t>(layer)];
+        return at < 0 ? nullptr : &distinctAngles[static_cast<std::size_t>(at)];
+    };
     Matrix<Scalar> attentionOut;
     for (int i = first; i < c.layers; ++i) {
         LayerRecord<Scalar>& layer = run.layers[static_cast<std::size_t>(i)];
@@ -425,7 +402,7 @@ void runLayersFrom(const Model& model, const Pass<Scalar>& pass, int first, Matr
             previous ? &previous->layers[static_cast<std::size_t>(i)] : nullptr;
         layer.hiddenIn = h;
         if (before) prependRows(&before->hiddenIn, firstRow, layer.hiddenIn);
-        attentionSubBlock(model, i, pass, angles, h, layer, attentionOut, firstRow, before);
+        attentionSubBlock(model, i, pass, anglesOf(i), h, layer, attentionOut, firstRow, before);
         finishLayer(model, i, pass, attentionOut, h);
         if (!pass.tape) requireFinite(model, h, "the output of layer " + std::to_string(i));
     }
@@ -438,9 +415,11 @@ void runLayersFrom(const Model& model, const Pass<Scalar>& pass, int first, Matr
     const ModelWeights& w = model.weights;
     if (pass.tape) {
         pass.tape->finalIn = h;
-        pass.tape->angles = std::move(angles);
+        // The trainer's families turn every layer alike.
+        if (c.layers > 0 && anglesOf(0)) pass.tape->angles = *anglesOf(0);
     }
-    if (a.placement == NormPlacement::Pre) {
+    // Every decoder placement ends with a final norm (a post-norm encoder has none).
+    if (a.placement != NormPlacement::Post) {
         applyNorm(a, h, w.finalNorm, w.finalNormBias, c.normEps,
                   pass.tape ? &pass.tape->finalNorm : nullptr);
     }
@@ -451,12 +430,15 @@ void runLayersFrom(const Model& model, const Pass<Scalar>& pass, int first, Matr
     if (every && previous && previous->logitsFrom == 0 && previous->logits.rows() >= firstRow) {
         const Matrix<Scalar> fresh = h.bottomRows(h.rows() - firstRow);
         project(fresh, head, false, none, run.logits, pass.threads);
+        capLogits(c, run.logits);
         prependRows(&previous->logits, firstRow, run.logits);
     } else if (every) {
         project(h, head, false, none, run.logits, pass.threads);
+        capLogits(c, run.logits);
     } else {
         const Matrix<Scalar> last = h.bottomRows(1);
         project(last, head, false, none, run.logits, pass.threads);
+        capLogits(c, run.logits);
     }
     if (!pass.tape) requireFinite(model, run.logits, "the logits");
     run.finalHidden = std::move(h);
@@ -472,6 +454,8 @@ Matrix<Scalar> embed(const Model& model, const std::vector<long long>& ids,
     const std::vector<long long> fresh(ids.begin() + firstRow, ids.end());
     const auto count = static_cast<long long>(fresh.size());
     Matrix<Scalar> h = gatherRows<Scalar>(w.tokenEmbedding, fresh);
+    // GemmaModel: the embeddings times √d (exact here; HF rounds it to the weights' type).
+    if (c.embeddingScale > 0) h *= static_cast<Scalar>(c.embeddingScale);
     std::vector<long long> positions(static_cast<std::size_t>(count));
     for (long long i = 0; i < count; ++i)
         positions[static_cast<std::size_t>(i)] = firstRow + i;
@@ -517,7 +501,8 @@ ModelRun<Scalar> runFrom(const Model& model, const std::vector<long long>& ids,
     run.options = options;
     Matrix<Scalar> h = embed<Scalar>(model, ids, options, firstRow);
     run.layers.resize(static_cast<std::size_t>(c.layers));
-    runLayersFrom(model, passFor<Scalar>(c, options), 0, std::move(h), run, firstRow, previous);
+    runLayersFrom(model, passFor<Scalar>(c, options, options.positionOffset + T), 0, std::move(h),
+                  run, firstRow, previous);
     return run;
 }
 
@@ -546,6 +531,14 @@ long long reusablePrefix(const Model& model, const ModelRun<Scalar>& previous,
     if (!sameAblations(options, previous.options) ||
         options.positionOffset != previous.options.positionOffset)
         return 0;
+    // Longrope turns every row by factors the text's length picks: a text that crosses the
+    // original length changes the earlier rows too.
+    const long long before =
+        options.positionOffset + static_cast<long long>(previous.tokens.size());
+    const long long now = options.positionOffset + static_cast<long long>(ids.size());
+    for (int l = 0; l < c.layers; ++l) {
+        if (!(c.layerRope(l, before) == c.layerRope(l, now))) return 0;
+    }
     const std::size_t limit = std::min(previous.tokens.size(), ids.size());
     std::size_t same = 0;
     while (same < limit && previous.tokens[same] == ids[same])
@@ -590,7 +583,7 @@ void resumeAfterAttention(const Model& model, ModelRun<Scalar>& run, int layer,
     }
     run.whatIf = true;
     run.layers[static_cast<std::size_t>(layer)].hiddenIn = residualIn;
-    const Pass<Scalar> pass = passFor<Scalar>(c, options);
+    const Pass<Scalar> pass = passFor<Scalar>(c, options, options.positionOffset + T);
     Matrix<Scalar> h = residualIn;
     finishLayer(model, layer, pass, attentionOut, h);
     requireFinite(model, h, "the output of layer " + std::to_string(layer));
@@ -615,7 +608,8 @@ ModelRun<double> runModelForTraining(const Model& model, const std::vector<long 
     run.layers.resize(static_cast<std::size_t>(c.layers));
     tape = ForwardTape<double>();
     tape.layers.resize(static_cast<std::size_t>(c.layers));
-    Pass<double> pass = passFor<double>(c, options);
+    Pass<double> pass =
+        passFor<double>(c, options, options.positionOffset + static_cast<long long>(ids.size()));
     pass.threads = 1;
     pass.tape = &tape;
     pass.skipMlp = mlpAddsZero;
@@ -643,6 +637,7 @@ Eigen::VectorXd logitsAt(const Model& model, const ModelRun<Scalar>& run, int po
     const Matrix<Scalar> row = run.finalHidden.row(position);
     Matrix<Scalar> logits;
     project(row, head, false, none, logits, threadCount());
+    capLogits(run.config, logits);
     return logits.row(0).transpose().template cast<double>();
 }
 

@@ -1,0 +1,167 @@
+#pragma once
+// The forward pass's building blocks (core/model/model_forward.cpp): weights read as stored, the
+// projections, the norms and the activations. Internal to the forward pass; templates over the
+// compute type (float or double).
+//
+// Dimension names are those of core/dimensions.h, in their short forms: T, d, I.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/model/forward_tape.h"
+#include "core/model/model.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace ae::model::forward {
+
+template <typename Scalar>
+using MatrixMap = Eigen::Map<const Matrix<Scalar>>;
+template <typename Scalar>
+using VectorMap = Eigen::Map<const ops::ColumnVector<Scalar>>;
+
+template <typename Scalar>
+constexpr DType computeType() {
+    return sizeof(Scalar) == 8 ? DType::F64 : DType::F32;
+}
+
+// A weight as rows x cols Scalars: the mapped bytes themselves when they are stored as Scalar
+// (and aligned for it), else a converted copy that lives as long as this view (one layer).
+template <typename Scalar>
+class WeightView {
+public:
+    WeightView() = default;
+    explicit WeightView(const TensorRef& t) : rows_(t.rows), cols_(t.cols) {
+        if (!t.present()) return;
+        const bool inPlace = t.dtype == computeType<Scalar>() &&
+                             reinterpret_cast<std::uintptr_t>(t.data) % alignof(Scalar) == 0;
+        if (inPlace) {
+            data_ = reinterpret_cast<const Scalar*>(t.data);
+        } else {
+            copy_.resize(static_cast<std::size_t>(t.count()));
+            convertElements(t.data, t.dtype, 0, t.count(), copy_.data());
+            data_ = copy_.data();
+        }
+    }
+    bool present() const { return data_ != nullptr; }
+    MatrixMap<Scalar> matrix() const { return MatrixMap<Scalar>(data_, rows_, cols_); }
+    VectorMap<Scalar> vector() const { return VectorMap<Scalar>(data_, rows_ * cols_); }
+
+private:
+    long long rows_ = 0, cols_ = 0;
+    const Scalar* data_ = nullptr;
+    std::vector<Scalar> copy_;
+};
+
+inline int threadCount() {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+// out = in·W (+ b) where W is `weight` as stored: [in, out] when `xw` (gpt2's Conv1D), else
+// nn.Linear's [out, in], used transposed. in: T x n, out: T x m. Blocks of `out` (rows when there
+// are many, else columns) are computed on up to maxThreads threads, each a single-threaded Eigen
+// product, as core/parallel_product.h does for the one-layer engine; with one thread, one product.
+template <typename Scalar>
+void project(const Matrix<Scalar>& in, const WeightView<Scalar>& weight, bool xw,
+             const WeightView<Scalar>& bias, Matrix<Scalar>& out, int maxThreads) {
+    const MatrixMap<Scalar> w = weight.matrix();
+    const Eigen::Index rows = in.rows(), cols = xw ? w.cols() : w.rows();
+    out.resize(rows, cols);
+    const double flops = static_cast<double>(rows) * static_cast<double>(in.cols()) * cols;
+    const int threads = flops > 4e6 ? maxThreads : 1;
+    const bool byRows = rows >= 256;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int thread = 0; thread < threads; ++thread) {
+        const Eigen::Index size = byRows ? rows : cols;
+        const Eigen::Index begin = size * thread / threads;
+        const Eigen::Index count = size * (thread + 1) / threads - begin;
+        if (count <= 0) continue;
+        if (byRows) {
+            auto block = out.middleRows(begin, count);
+            if (xw) {
+                block.noalias() = in.middleRows(begin, count) * w;
+            } else {
+                block.noalias() = in.middleRows(begin, count) * w.transpose();
+            }
+            if (bias.present()) block.rowwise() += bias.vector().transpose();
+        } else {
+            auto block = out.middleCols(begin, count);
+            if (xw) {
+                block.noalias() = in * w.middleCols(begin, count);
+            } else {
+                block.noalias() = in * w.middleRows(begin, count).transpose();
+            }
+            if (bias.present()) block.rowwise() += bias.vector().segment(begin, count).transpose();
+        }
+    }
+}
+
+// Rows `ids` of a table (V x d as stored), converted: T x d.
+template <typename Scalar>
+Matrix<Scalar> gatherRows(const TensorRef& table, const std::vector<long long>& ids,
+                          int offset = 0) {
+    Matrix<Scalar> out(static_cast<Eigen::Index>(ids.size()), table.cols);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        convertElements(table.data, table.dtype, (ids[i] + offset) * table.cols, table.cols,
+                        out.data() + static_cast<long long>(i) * table.cols);
+    }
+    return out;
+}
+
+// The multiplier a norm applies: the stored weight, or Gemma's 1 + w.
+template <typename Scalar>
+ops::ColumnVector<Scalar> normMultiplier(NormType norm, const WeightView<Scalar>& weight) {
+    if (norm == NormType::RmsNormPlusOneWeight)
+        return (weight.vector().array() + Scalar(1)).matrix();
+    return weight.vector();
+}
+
+// The architecture's norm on each row of x (T x d), in place; a LayerNorm's x̂ and 1/σ kept in
+// `kept` when given.
+template <typename Scalar>
+void applyNorm(const Architecture& a, Matrix<Scalar>& x, const TensorRef& weight,
+               const TensorRef& bias, double eps, NormTape<Scalar>* kept = nullptr) {
+    if (a.norm == NormType::RmsNorm) {
+        const WeightView<Scalar> w(weight);
+        ops::rmsNormRows<Scalar>(x, w.vector(), eps);
+    } else if (a.norm == NormType::RmsNormPlusOneWeight) {
+        // GemmaRMSNorm: x / √(mean(x²) + eps) · (1 + w)
+        const WeightView<Scalar> w(weight);
+        ops::rmsNormRows<Scalar>(x, normMultiplier(a.norm, w), eps);
+    } else {
+        const WeightView<Scalar> w(weight), b(bias);
+        ops::layerNormRows<Scalar>(x, w.vector(), b.vector(), eps,
+                                   kept ? &kept->normalised : nullptr,
+                                   kept ? &kept->inverseDeviation : nullptr);
+    }
+}
+
+template <typename Scalar>
+void activate(Activation activation, Matrix<Scalar>& x) {
+    auto a = x.array();
+    switch (activation) {
+        case Activation::GeluExact:
+            ops::geluExact(a);
+            break;
+        case Activation::GeluTanh:
+            ops::geluTanh(a);
+            break;
+        case Activation::GeluFast:
+            ops::geluFast(a);
+            break;
+        case Activation::Silu:
+            ops::silu(a);
+            break;
+        case Activation::Relu:
+            ops::relu(a);
+            break;
+    }
+}
+
+}  // namespace ae::model::forward
