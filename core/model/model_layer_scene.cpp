@@ -135,6 +135,15 @@ Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
 
 void putLayerInput(Scene& scene, const ModelRun<double>& run, int layer,
                    const std::vector<std::string>& tokens) {
+    // Longrope's factors depend on the text's length: a scene given another input takes the set
+    // that input picks (any other rotary setting stays as the scene has it).
+    if (scene.rotary && scene.rotary->scaling == RopeScaling::LongRope) {
+        const long long positionsEnd =
+            run.options.positionOffset + static_cast<long long>(run.tokens.size());
+        const std::optional<ops::RopeParameters> rope = run.config.layerRope(layer, positionsEnd);
+        if (rope && rope->scaling == RopeScaling::LongRope)
+            scene.rotary->longRopeFactors = rope->longRopeFactors;
+    }
     scene.tokens = tokens;
     scene.embeddings = run.layers[static_cast<std::size_t>(layer)].hiddenIn;
     scene.mask.padding.clear();

@@ -50,7 +50,7 @@ QByteArray resultJson(const AttentionEngine<double>& engine) {
         out.append(h ? ",\n{" : "\n{");
         bool first = true;
         for (const StageInfo& stage : kStages) {
-            if (!stage.perHead) continue;
+            if (!stage.perHead || !engine.hasStage(stage.stage)) continue;
             out.append(first ? "\"" : ",\n \"").append(stage.key).append("\": ");
             json::appendMatrix(out, engine.stageMatrix(stage.stage, h), ", ");
             first = false;
@@ -129,7 +129,7 @@ std::vector<std::pair<std::string, MatrixD>> resultMatrices(const AttentionEngin
     for (int h = 0; h < engine.heads(); ++h) {
         const std::string prefix = "head" + std::to_string(h) + "_";
         for (const StageInfo& stage : kStages) {
-            if (stage.perHead)
+            if (stage.perHead && engine.hasStage(stage.stage))
                 list.emplace_back(prefix + stage.key, engine.stageMatrix(stage.stage, h));
         }
     }

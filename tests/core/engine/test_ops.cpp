@@ -421,8 +421,9 @@ private slots:
             QCOMPARE(ae::stageWithKey(stage.key), std::optional<ae::Stage>(stage.stage));
         QVERIFY(!ae::stageWithKey("x"));
         QVERIFY(!ae::stageWithKey("Weights"));
-        QCOMPARE(ae::stageKeyList(),
-                 std::string("q, k, v, scores, scaled, weights, context, concat or output"));
+        QCOMPARE(
+            ae::stageKeyList(),
+            std::string("q, k, v, scores, scaled, capped, weights, context, concat or output"));
     }
 };
 

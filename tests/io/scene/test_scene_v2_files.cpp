@@ -198,8 +198,9 @@ private slots:
             << "rotary.high_freq_factor: must exceed low_freq_factor (got 0.5, low_freq_factor 1)";
         QTest::newRow("rotary theta")
             << setIn("rotary", "theta", -1) << "rotary.theta: must be positive";
-        QTest::newRow("rotary scaling") << setIn("rotary", "scaling", "yarn")
-                                        << "rotary.scaling: expected none, linear or llama3";
+        QTest::newRow("rotary scaling")
+            << setIn("rotary", "scaling", "yarn")
+            << "rotary.scaling: expected none, linear, llama3 or longrope";
         QTest::newRow("factor without scaling")
             << set("rotary", QJsonObject{{"factor", 2}})
             << "rotary.factor: only with scaling linear or llama3";
