@@ -58,7 +58,8 @@ const Setting<bool> kSharedRange{"view/sharedRange", false};
 const Setting<bool> kShowValues{"view/showValues", true};
 const Setting<QString> kLastScene{"scene/lastFile", {}};
 const Setting<bool> kOneHeadView{"view/oneHead", false};
-const Setting<int> kStage{"view/stage", static_cast<int>(Stage::Weights)};
+// The stage by its key: an index would move when a stage is added (the capped scores were).
+const Setting<QString> kStage{"view/stage-key", QStringLiteral("weights")};
 
 const char* const kDefaultPreset = "default";
 
@@ -279,7 +280,7 @@ void MainWindow::createActions() {
     stageCombo_->setCurrentIndex(static_cast<int>(Stage::Weights));
     connect(stageCombo_, &QComboBox::currentIndexChanged, this, [this](int index) {
         grid_->setStage(static_cast<Stage>(index));
-        kStage.write(index);
+        kStage.write(QString::fromLatin1(stageInfo(static_cast<Stage>(index)).key));
     });
     bar->addWidget(stageCombo_);
     bar->addWidget(new QLabel(tr("  Head ")));
@@ -530,7 +531,8 @@ void MainWindow::readSettings() {
     sharedRange_->setChecked(kSharedRange.read());
     showValues_->setChecked(kShowValues.read());
     grid_->setSharedRange(sharedRange_->isChecked());
-    stageCombo_->setCurrentIndex(std::clamp(kStage.read(), 0, kStageCount - 1));
+    stageCombo_->setCurrentIndex(
+        static_cast<int>(stageWithKey(kStage.read().toStdString()).value_or(Stage::Weights)));
     (kOneHeadView.read() ? allStages_ : allHeads_)->setChecked(true);
     grid_->setShowValues(showValues_->isChecked());
 }
