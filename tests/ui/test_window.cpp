@@ -5,6 +5,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QScrollArea>
@@ -54,6 +55,7 @@ private slots:
     void enlargeThenRestoreKeepsTheArrangement();
     void entropyStripOffRemovesIt();
     void sharedColourBarOnceForTheGrid();
+    void theStageIsRememberedByItsKey();
 
 private:
     // Waits for queued replots so that the axes know their pixels.
@@ -527,6 +529,21 @@ void TestWindow::sharedColourBarOnceForTheGrid() {
     QVERIFY(!grid->sharedColorBarShown());
     for (const HeatmapTile& t : grid->tiles())
         QVERIFY(t.controller->colorBarDrawn());
+}
+
+// The stage is saved by its key: a stage added to the table (the capped scores) moves every index
+// after it, and a saved index would then open another stage.
+void TestWindow::theStageIsRememberedByItsKey() {
+    auto* stage = window_->findChild<QComboBox*>(QStringLiteral("stageCombo"));
+    QVERIFY(stage);
+    stage->setCurrentIndex(static_cast<int>(Stage::Value));
+    const QString shown = stage->currentText();
+    QCOMPARE(QSettings().value(QStringLiteral("view/stage-key")).toString(), QStringLiteral("v"));
+    window_ = std::make_unique<MainWindow>();
+    auto* restored = window_->findChild<QComboBox*>(QStringLiteral("stageCombo"));
+    QVERIFY(restored);
+    QCOMPARE(restored->currentIndex(), static_cast<int>(Stage::Value));
+    QCOMPARE(restored->currentText(), shown);
 }
 
 QTEST_MAIN(TestWindow)
