@@ -419,21 +419,30 @@ void readGemma(const ConfigReader& r, Config& c) {
     readPlainRope(r, c, 10000.0);
 }
 
+// Gemma2Config's shapes; Gemma3TextConfig keeps them but for the vocabulary.
+const LlamaDefaults& gemma2Defaults() {
+    static const LlamaDefaults d = [] {
+        LlamaDefaults g = decoderDefaults();
+        g.hidden = 2304;
+        g.heads = 8;
+        g.kvHeads = 4;
+        g.layers = 26;
+        g.vocab = 256000;
+        g.intermediate = 9216;
+        g.headDim = 256;
+        g.tie = true;
+        g.activation = "gelu_pytorch_tanh";
+        g.activationField = "hidden_activation";
+        g.readsMlpBias = false;
+        return g;
+    }();
+    return d;
+}
+
 // Gemma2Config: sandwich norms, query_pre_attn_scalar, the attention and final soft-caps, a
 // window on the even layers (or as layer_types says).
 void readGemma2(const ConfigReader& r, Config& c) {
-    LlamaDefaults d = decoderDefaults();
-    d.hidden = 2304;
-    d.heads = 8;
-    d.kvHeads = 4;
-    d.layers = 26;
-    d.vocab = 256000;
-    d.intermediate = 9216;
-    d.headDim = 256;
-    d.tie = true;
-    d.activation = "gelu_pytorch_tanh";
-    d.activationField = "hidden_activation";
-    d.readsMlpBias = false;
+    const LlamaDefaults& d = gemma2Defaults();
     readLlamaShape(r, c, d);
     if (c.hidden % c.heads) {
         failConfig(QStringLiteral("%1: hidden_size %2 is not a multiple of num_attention_heads %3")
@@ -456,18 +465,8 @@ void readGemma2(const ConfigReader& r, Config& c) {
 
 const LlamaDefaults& gemma3TextDefaults() {
     static const LlamaDefaults d = [] {
-        LlamaDefaults g = decoderDefaults();
-        g.hidden = 2304;
-        g.heads = 8;
-        g.kvHeads = 4;
-        g.layers = 26;
+        LlamaDefaults g = gemma2Defaults();
         g.vocab = 262208;
-        g.intermediate = 9216;
-        g.headDim = 256;
-        g.tie = true;
-        g.activation = "gelu_pytorch_tanh";
-        g.activationField = "hidden_activation";
-        g.readsMlpBias = false;
         return g;
     }();
     return d;
@@ -523,10 +522,6 @@ void readGemma3Text(const ConfigReader& r, Config& c) {
     for (int i = 0; i < c.layers; ++i)
         c.layerRotary.push_back(sliding[static_cast<std::size_t>(i)] ? LayerRotary::Local
                                                                      : LayerRotary::Global);
-}
-
-void readGemma3TextConfig(const ConfigReader& r, Config& c) {
-    readGemma3Text(r, c);
 }
 
 // Gemma3Config: its text_config (Gemma3TextConfig) is the model; tie_word_embeddings from the
@@ -737,7 +732,7 @@ constexpr FamilyConfigReader kConfigReaders[] = {
     {Family::Mistral, readMistral},
     {Family::Gemma, readGemma},
     {Family::Gemma2, readGemma2},
-    {Family::Gemma3Text, readGemma3TextConfig},
+    {Family::Gemma3Text, readGemma3Text},
     {Family::Gemma3, readGemma3},
     {Family::Phi3, readPhi3},
     {Family::GptNeox, readGptNeox},
