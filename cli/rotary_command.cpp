@@ -47,7 +47,10 @@ int rotaryCommand(const QStringList& arguments) {
     parser.addOption({"distances", "Query minus key positions, FROM:TO.", "range", "-64:64"});
     parser.addOption({"starts", "Where the earlier token sits, comma-separated.", "list", "0,50"});
     parser.addOption({"theta", "Rotary base θ (default: the scene's, else 10000).", "t"});
-    parser.addOption({"scaling", "none, linear or llama3 (default: the scene's).", "kind"});
+    parser.addOption({"scaling",
+                      "none, linear, llama3 or longrope (the scene's own factors; default: the "
+                      "scene's).",
+                      "kind"});
     parser.addOption({"factor", "The scaling factor.", "f"});
     parser.addOption({"low-frequency-factor", "llama3's low frequency factor.", "l"});
     parser.addOption({"high-frequency-factor", "llama3's high frequency factor.", "h"});
@@ -101,8 +104,14 @@ int rotaryCommand(const QStringList& arguments) {
                 p.scaling = RopeScaling::Linear;
             } else if (kind == "llama3") {
                 p.scaling = RopeScaling::Llama3;
+            } else if (kind == "longrope" && !p.longRopeFactors.empty()) {
+                p.scaling = RopeScaling::LongRope;
+            } else if (kind == "longrope") {
+                refuse(
+                    "rotary: --scaling longrope needs the scene's own per-pair factors "
+                    "(rotary.factors, as a Phi-3 layer has); this scene has none");
             } else {
-                refuse("rotary: --scaling: expected none, linear or llama3, got " + kind);
+                refuse("rotary: --scaling: expected none, linear, llama3 or longrope, got " + kind);
             }
         }
         p.factor = numberOption(parser, "factor", p.factor);
@@ -114,10 +123,11 @@ int rotaryCommand(const QStringList& arguments) {
         if (p.scaling == RopeScaling::Llama3 && !(p.highFrequencyFactor > p.lowFrequencyFactor))
             refuse("rotary: --high-frequency-factor must be above --low-frequency-factor");
         study.setParameters(p);
-        static const char* kScalings[] = {"none", "linear", "llama3"};
+        static const char* kScalings[] = {"none", "linear", "llama3", "longrope"};
         printJson(
             {{"scene_has_rotary", study.sceneHasRotary()},
              {"head_dim", study.headDim()},
+             {"turned_dims", study.turnedDims()},
              {"parameters", QJsonObject{{"theta", p.theta},
                                         {"scaling", kScalings[static_cast<int>(p.scaling)]},
                                         {"factor", p.factor},

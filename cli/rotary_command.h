@@ -3,7 +3,8 @@
 
 namespace ae::cli {
 // `attention-explorer rotary (SCENE.json | --preset NAME) [--head H] [--query I] [--key J]
-// [--distances FROM:TO] [--starts 0,50] [--theta T] [--scaling none|linear|llama3] [--factor F]
+// [--distances FROM:TO] [--starts 0,50] [--theta T] [--scaling none|linear|llama3|longrope]
+// [--factor F]
 // [--low-frequency-factor L] [--high-frequency-factor H] [--original-max-positions N]`: the
 // numbers of Explain › Why rotary positions? (core/rotary_study.h) for scripts, as JSON lines:
 //   {"parameters": {...}, "scene_has_rotary": bool, "head_dim": d}   first

@@ -78,6 +78,7 @@ void RotaryStudy::setParameters(const RopeParameters& parameters) {
 std::vector<double> RotaryStudy::unscaledInverseFrequencies() const {
     RopeParameters plain;
     plain.theta = parameters_.theta;
+    plain.rotaryDim = parameters_.rotaryDim;
     return ops::ropeInverseFrequencies(headDim(), plain);
 }
 
@@ -89,20 +90,36 @@ std::vector<double> RotaryStudy::unscaledWavelengths() const {
     return wavelengthsOf(unscaledInverseFrequencies());
 }
 
+ops::RowMajorMatrix<double> RotaryStudy::rotated(const std::vector<double>& row,
+                                                 int position) const {
+    ops::RowMajorMatrix<double> turned = asRow(row);
+    // The engine's own rotation: the leading turnedDims() columns, cos and sin times the
+    // attention factor; the rest pass through.
+    const ops::RotaryAngles angles =
+        ops::rotaryAngles(position, 1, inverseFrequencies_, parameters_.attentionFactor);
+    ops::rotateHalf<double>(turned.leftCols(turnedDims()), angles);
+    return turned;
+}
+
 std::vector<RotatedPair> RotaryStudy::rotatedPairs(TokenPositions positions) const {
-    ops::RowMajorMatrix<double> q = asRow(query_), k = asRow(key_);
-    ops::rotateHalf<double>(q, positions.query, inverseFrequencies_);
-    ops::rotateHalf<double>(k, positions.key, inverseFrequencies_);
-    const int half = headDim() / 2;
+    const ops::RowMajorMatrix<double> q = rotated(query_, positions.query),
+                                      k = rotated(key_, positions.key);
+    const int half = pairCount();
     std::vector<RotatedPair> pairs(static_cast<size_t>(half));
     for (int i = 0; i < half; ++i)
         pairs[static_cast<size_t>(i)] = {q(0, i), q(0, i + half), k(0, i), k(0, i + half)};
     return pairs;
 }
 
+double RotaryStudy::unturnedShare() const {
+    double share = 0.0;
+    for (int c = 2 * pairCount(); c < headDim(); ++c)
+        share += query_[static_cast<size_t>(c)] * key_[static_cast<size_t>(c)];
+    return share;
+}
+
 double RotaryStudy::rotaryScore(TokenPositions positions) const {
-    return ops::rotatedDot(asRow(query_), asRow(key_), positions.query, positions.key,
-                           inverseFrequencies_);
+    return rotated(query_, positions.query).row(0).dot(rotated(key_, positions.key).row(0));
 }
 
 std::vector<double> RotaryStudy::rotaryScores(const std::vector<TokenPositions>& positions) const {

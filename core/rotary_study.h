@@ -11,6 +11,7 @@
 
 #include <vector>
 
+#include "core/ops.h"
 #include "core/scene.h"
 
 namespace ae {
@@ -46,7 +47,10 @@ public:
 
     bool sceneHasRotary() const { return sceneHasRotary_; }
     int headDim() const { return static_cast<int>(query_.size()); }
-    int pairCount() const { return headDim() / 2; }
+    // The leading columns that turn: the whole head, or a partial rotation's rotaryDim (Phi-3,
+    // GPT-NeoX); an odd head's last column has no partner.
+    int turnedDims() const { return parameters_.turnedDims(headDim()) / 2 * 2; }
+    int pairCount() const { return turnedDims() / 2; }
     const std::vector<double>& query() const { return query_; }  // dHead, before rotation
     const std::vector<double>& key() const { return key_; }      // dHead, before rotation
 
@@ -61,8 +65,11 @@ public:
     std::vector<double> unscaledWavelengths() const;
 
     // The query rotated to positions.query and the key to positions.key (ops::rotateHalf), pair
-    // by pair: pairCount() entries.
+    // by pair: pairCount() entries. Pair i is columns i and i + turnedDims()/2.
     std::vector<RotatedPair> rotatedPairs(TokenPositions positions) const;
+    // The share of q·k from the columns that do not turn (a partial rotation's, an odd head's
+    // last): the same at every position. With the pairs' shares it adds up to the score.
+    double unturnedShare() const;
     // Their dot product, the head's raw score (ops::rotatedDot): AttentionEngine's scores(head)
     // for a rotary scene when the positions are the rows' own.
     double rotaryScore(TokenPositions positions) const;
@@ -75,6 +82,9 @@ public:
     std::vector<double> sinusoidalScores(const std::vector<TokenPositions>& positions) const;
 
 private:
+    // `row` (a head's dHead values) turned to `position` as the engine turns it.
+    ops::RowMajorMatrix<double> rotated(const std::vector<double>& row, int position) const;
+
     // The weights, and the two tokens as a cross-attention layer (one query row, one source
     // row), without the parts the study leaves out.
     Scene scene_;

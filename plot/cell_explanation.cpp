@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/ops.h"
+
 namespace ae::plot {
 namespace {
 
@@ -55,8 +57,40 @@ struct RowSoftmax {
     bool anyVisible = false;
 };
 
+// What the softmax reads: the capped scores when the layer has a soft-cap, else the scaled ones.
+const EngineF::Matrix& softmaxInput(const EngineF& engine, int head) {
+    return engine.hasStage(Stage::Capped) ? engine.capped(head) : engine.scaled(head);
+}
+
+// "2·tanh(3.1 / 2) = 1.8": the soft-cap of one scaled score.
+QString capText(double cap, double scaled, double capped) {
+    return tr("%1·tanh(%2 / %1) = %3")
+        .arg(shortNumber(cap), shortNumber(scaled), shortNumber(capped));
+}
+
+// Which dimensions a rotary layer turns, for column `column` of a Q or K row at position
+// `position`: the partner it turns with and the angle, or that it does not turn.
+QString rotaryText(const Scene& scene, int dHead, int column, int position) {
+    const RopeParameters& rope = *scene.rotary;
+    const int turned = rope.turnedDims(dHead) / 2 * 2;
+    if (column >= turned) {
+        return tr("rotary: dimension %1 does not turn (partial rotary turns dimensions 0–%2 of "
+                  "%3)")
+            .arg(column)
+            .arg(turned - 1)
+            .arg(dHead);
+    }
+    const int half = turned / 2, pair = column % half;
+    const double theta = ops::ropeInverseFrequencies(dHead, rope)[static_cast<size_t>(pair)];
+    return tr("rotary: turned with dimension %1 by position %2 × θ_%3 = %2 × %4 = %5 rad")
+        .arg(column < half ? column + half : column - half)
+        .arg(position)
+        .arg(pair)
+        .arg(shortNumber(theta), shortNumber(position * theta));
+}
+
 RowSoftmax rowSoftmax(const EngineF& engine, int head, int row) {
-    const auto scaled = engine.scaled(head).row(row);
+    const auto scaled = softmaxInput(engine, head).row(row);
     const auto visible = engine.allowed().row(row);
     const double fill = engine.scene().maskFill;
     const bool infiniteFill = std::isinf(fill);
@@ -81,18 +115,21 @@ RowSoftmax rowSoftmax(const EngineF& engine, int head, int row) {
 void explainWeight(const EngineF& engine, int head, int row, int column, QStringList& lines) {
     const Scene& scene = engine.scene();
     const double raw = engine.scores(head)(row, column);
-    const double scaled = engine.scaled(head)(row, column);
+    const double scaled = softmaxInput(engine, head)(row, column);
     const QStringList reasons = maskReasons(scene.mask, row, column);
     const bool infiniteFill = std::isinf(scene.maskFill);
     const RowSoftmax s = rowSoftmax(engine, head, row);
     if (!reasons.isEmpty()) lines << tr("masked by %1").arg(reasons.join(tr(", ")));
     if (reasons.isEmpty() || !infiniteFill || !s.anyVisible) {
-        lines << tr("q_%1·k_%2 = %3, ÷ %4 = %5")
-                     .arg(row)
-                     .arg(column)
-                     .arg(shortNumber(raw))
-                     .arg(shortNumber(engine.divisor()))
-                     .arg(shortNumber(scaled));
+        const double divided = engine.scaled(head)(row, column);
+        QString chain = tr("q_%1·k_%2 = %3, ÷ %4 = %5")
+                            .arg(row)
+                            .arg(column)
+                            .arg(shortNumber(raw))
+                            .arg(shortNumber(engine.divisor()))
+                            .arg(shortNumber(divided));
+        if (scene.softCap) chain += tr(", capped %1").arg(capText(*scene.softCap, divided, scaled));
+        lines << chain;
     }
     if (!s.anyVisible && infiniteFill) {
         lines << tr("this query sees no key: its weights are all 0, not 0/0");
@@ -105,8 +142,10 @@ void explainWeight(const EngineF& engine, int head, int row, int column, QString
     const double used =
         reasons.isEmpty() ? scaled : static_cast<double>(static_cast<float>(scene.maskFill));
     const QString replaced =
-        reasons.isEmpty() ? QString()
-                          : tr("scaled score replaced by the fill %1: ").arg(shortNumber(used));
+        reasons.isEmpty()
+            ? QString()
+            : tr("%1 score replaced by the fill %2: ")
+                  .arg(scene.softCap ? tr("capped") : tr("scaled"), shortNumber(used));
     lines << replaced + tr("exp(%1 − %2) / %3 = %4")
                             .arg(shortNumber(used))
                             .arg(shortNumber(s.rowMax))
@@ -131,7 +170,12 @@ QStringList maskReasons(const Mask& mask, int query, int key) {
     if (mask.causal && key > query) {
         reasons << tr("causal (key %1 comes after query %2)").arg(key).arg(query);
     }
-    if (mask.window && std::abs(query - key) > *mask.window) {
+    if (mask.window && std::abs(query - key) > *mask.window && mask.causal) {
+        // A model's sliding window W, which a scene holds as causal with window W − 1: it hides
+        // keys too far back (later ones are the causal part's).
+        if (key <= query)
+            reasons << tr("outside the sliding window (W = %1)").arg(*mask.window + 1);
+    } else if (mask.window && std::abs(query - key) > *mask.window) {
         reasons << tr("window (|%1 − %2| = %3 > %4)")
                        .arg(query)
                        .arg(key)
@@ -153,6 +197,16 @@ bool hiddenByFixedMask(const Mask& mask, int query, int key) {
     return !maskReasons(fixed, query, key).isEmpty();
 }
 
+BoolMatrix slidingWindowCells(const Mask& mask, int queries, int keys) {
+    if (!mask.window) return {};
+    BoolMatrix cells(queries, keys);
+    for (int i = 0; i < queries; ++i) {
+        for (int j = 0; j < keys; ++j)
+            cells(i, j) = std::abs(i - j) > *mask.window && !(mask.causal && j > i);
+    }
+    return cells;
+}
+
 QString explainCell(const EngineF& engine, Stage stage, int head, int row, int column) {
     const Scene& scene = engine.scene();
     const float value = stageMatrix(engine, stage, head)(row, column);
@@ -172,6 +226,8 @@ QString explainCell(const EngineF& engine, Stage stage, int head, int row, int c
                          .arg(head)
                          .arg(head * dHead + column)
                          .arg(QLatin1String(source));
+            if (scene.rotary && stage != Stage::Value)
+                lines << rotaryText(scene, dHead, column, row);
             break;
         }
         case Stage::Scores: {
@@ -192,6 +248,20 @@ QString explainCell(const EngineF& engine, Stage stage, int head, int row, int c
                          .arg(shortNumber(engine.divisor()))
                          .arg(divisorText(scene))
                          .arg(shortNumber(value));
+            const QStringList reasons = maskReasons(scene.mask, row, column);
+            if (!reasons.isEmpty()) {
+                lines << tr("masked by %1: replaced by the fill before the softmax")
+                             .arg(reasons.join(tr(", ")));
+            }
+            break;
+        }
+        case Stage::Capped: {
+            lines << tr("soft-cap: cap·tanh(x/cap), x the scaled score, cap = %1")
+                         .arg(shortNumber(*scene.softCap));
+            lines << capText(*scene.softCap, engine.scaled(head)(row, column), value);
+            lines << tr("scores far from 0 are squashed towards ±%1; small ones pass nearly "
+                        "unchanged")
+                         .arg(shortNumber(*scene.softCap));
             const QStringList reasons = maskReasons(scene.mask, row, column);
             if (!reasons.isEmpty()) {
                 lines << tr("masked by %1: replaced by the fill before the softmax")

@@ -20,6 +20,9 @@ QString shortNumber(double value);
 QStringList maskReasons(const Mask& mask, int query, int key);
 // Whether causal, window or padding hide the pair: a custom mask edit cannot show it again.
 bool hiddenByFixedMask(const Mask& mask, int query, int key);
+// queries x keys, true where the mask's window hides the pair and its causal part does not: a
+// decoder's sliding window, the keys too far back. Empty when the mask has no window.
+BoolMatrix slidingWindowCells(const Mask& mask, int queries, int keys);
 
 // Tooltip text for cell (row, column) of `stage`, head `head`. For the weights: the raw score,
 // the division, the softmax with its row maximum and sum; for a masked cell, which part of the

@@ -62,7 +62,7 @@ QString CellOverlay::formatValue(double v, NumberFormat format) {
 }
 
 void CellOverlay::drawHatch(QCPPainter* painter, const QRectF& r, bool light,
-                            const QRectF& keepClear) {
+                            const QRectF& keepClear, bool window) {
     const QColor ink = light ? QColor(40, 40, 40, 200) : QColor(255, 255, 255, 210);
     if (r.width() < 6.0 || r.height() < 6.0) {
         // Too small to hatch: a veil still tells masked cells apart.
@@ -81,8 +81,13 @@ void CellOverlay::drawHatch(QCPPainter* painter, const QRectF& r, bool light,
     painter->setPen(QPen(ink, 1.2));
     const double spacing = std::clamp(std::min(r.width(), r.height()) / 4.0, 5.0, 9.0);
     for (double t = -r.height(); t < r.width(); t += spacing) {
-        painter->drawLine(QPointF(r.left() + t, r.bottom()),
-                          QPointF(r.left() + t + r.height(), r.top()));
+        if (window) {
+            painter->drawLine(QPointF(r.left() + t, r.top()),
+                              QPointF(r.left() + t + r.height(), r.bottom()));
+        } else {
+            painter->drawLine(QPointF(r.left() + t, r.bottom()),
+                              QPointF(r.left() + t + r.height(), r.top()));
+        }
     }
     painter->setPen(QPen(ink, 1.0, Qt::DashLine));
     painter->setBrush(Qt::NoBrush);
@@ -153,8 +158,9 @@ void CellOverlay::draw(QCPPainter* painter) {
         for (int i = 0; i < rows; ++i) {
             for (int j = 0; j < columns; ++j) {
                 if (!allowed_(i, j)) {
+                    const bool window = outsideWindow_.rows() == rows && outsideWindow_(i, j);
                     drawHatch(painter, cellRect(i, j), isLight(data->cell(j, i)),
-                              numbers ? numberBox(i, j) : QRectF());
+                              numbers ? numberBox(i, j) : QRectF(), window);
                 }
             }
         }

@@ -34,7 +34,10 @@ public:
 
     void setGradient(const QCPColorGradient& gradient) { gradient_ = gradient; }
     // Every result sets the mask again; the veil is rebuilt only when the mask itself changed.
-    void setAllowed(const BoolMatrix& allowed) {
+    // `outsideWindow`: empty, or the cells a sliding window hides (slidingWindowCells), hatched
+    // the other way so the window reads as its own part of the mask.
+    void setAllowed(const BoolMatrix& allowed, const BoolMatrix& outsideWindow = {}) {
+        if (!sameCells(outsideWindow, outsideWindow_)) outsideWindow_ = outsideWindow;
         if (sameCells(allowed, allowed_)) return;
         allowed_ = allowed;
         hidesCells_ = allowed_.size() > 0 && !allowed_.all();
@@ -86,8 +89,10 @@ private:
         const QColor c = QColor::fromRgb(gradient_.color(value, map_->dataRange()));
         return 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue() > 150.0;
     }
-    // `keepClear`: a number's box the hatching leaves out (empty: none).
-    void drawHatch(QCPPainter* painter, const QRectF& r, bool light, const QRectF& keepClear);
+    // `keepClear`: a number's box the hatching leaves out (empty: none). `window`: lines falling
+    // to the right (a sliding window's cells) instead of rising.
+    void drawHatch(QCPPainter* painter, const QRectF& r, bool light, const QRectF& keepClear,
+                   bool window = false);
     // Cells too small to hatch, or pooled: one veil pixel per cell, drawn as a single image.
     void drawVeil(QCPPainter* painter);
     bool pooled() const { return rowsPerCell_ > 1 || columnsPerCell_ > 1; }
@@ -106,7 +111,8 @@ private:
     QCPColorMap* map_;
     QCPColorGradient gradient_;
     BoolMatrix allowed_;
-    bool hidesCells_ = false;  // some cell of allowed_ is false
+    BoolMatrix outsideWindow_;  // empty, or allowed_'s shape
+    bool hidesCells_ = false;   // some cell of allowed_ is false
     bool showValues_ = false;
     int decimals_ = -1;  // -1: from the map's values
     int selectedRow_ = -1;

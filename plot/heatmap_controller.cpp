@@ -220,8 +220,8 @@ void HeatmapController::setDataRange(double low, double high) {
     map_->setDataRange(QCPRange(low, high));
 }
 
-void HeatmapController::setAllowed(const BoolMatrix& allowed) {
-    overlay_->setAllowed(allowed);
+void HeatmapController::setAllowed(const BoolMatrix& allowed, const BoolMatrix& outsideWindow) {
+    overlay_->setAllowed(allowed, outsideWindow);
 }
 
 void HeatmapController::setRowEntropy(const std::vector<double>& bits, double maxBits) {

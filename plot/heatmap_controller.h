@@ -103,7 +103,8 @@ public:
     int columnsPerCell() const { return columnsPerCell_; }
     void setDataRange(double low, double high);
     // Same shape as the matrix, true where the pair is visible; empty: nothing is masked.
-    void setAllowed(const BoolMatrix& allowed);
+    // `outsideWindow`: empty, or the cells a sliding window hides (slidingWindowCells).
+    void setAllowed(const BoolMatrix& allowed, const BoolMatrix& outsideWindow = {});
     // One entropy per row, shown in a strip right of the map on a 0..maxBits scale; an empty
     // vector removes the strip.
     void setRowEntropy(const std::vector<double>& bits, double maxBits);

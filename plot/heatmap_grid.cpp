@@ -333,6 +333,16 @@ void HeatmapGrid::refill() {
             meanWeights_ += engine.weights(h);
         meanWeights_ /= static_cast<float>(engine.heads());
     }
+    // The sliding window's own hatching: built once per mask, shared by every map.
+    const Mask& mask = engine.scene().mask;
+    const int queries = engine.scene().queryCount(), keys = engine.scene().keyCount();
+    if (!mask.window) {
+        outsideWindow_ = BoolMatrix();
+    } else if (mask.window != outsideWindowOf_.window || mask.causal != outsideWindowOf_.causal ||
+               outsideWindow_.rows() != queries || outsideWindow_.cols() != keys) {
+        outsideWindow_ = slidingWindowCells(mask, queries, keys);
+        outsideWindowOf_ = {mask.causal, mask.window};
+    }
     // Copying, pooling and the entropies are most of a repaint's work at L >= 512 and touch only
     // each map's own data, so the maps are filled on every core; ranges (which emit signals),
     // entropy strips (which lay out) and replots stay on this thread.
@@ -377,7 +387,11 @@ HeatmapGrid::TileNumbers HeatmapGrid::fillNumbers(const HeatmapTile& tile) {
                                            ? EngineF::ConstBlock(meanWeights_)
                                            : stageMatrix(engine, tile.stage, tile.head);
     c->setMatrix(matrix);
-    c->setAllowed(isAttentionMatrix(tile.stage) ? engine.allowed() : BoolMatrix());
+    if (isAttentionMatrix(tile.stage)) {
+        c->setAllowed(engine.allowed(), outsideWindow_);
+    } else {
+        c->setAllowed(BoolMatrix());
+    }
     if (tile.stage == Stage::Weights) return {rowEntropyBits(matrix), 1.0};
     return {{}, maxAbs(matrix)};
 }

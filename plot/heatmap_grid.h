@@ -194,6 +194,13 @@ private:
     QList<Stage> highlighted_;
     bool structurePending_ = true;
     EngineF::Matrix meanWeights_;
+    // The cells the scene's sliding window hides (empty without a window), and the mask parts
+    // they were built from.
+    BoolMatrix outsideWindow_;
+    struct WindowOf {
+        bool causal = false;
+        std::optional<int> window;
+    } outsideWindowOf_;
 };
 
 }  // namespace ae::plot

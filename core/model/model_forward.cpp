@@ -11,6 +11,7 @@
 #include "core/attention_kernel.h"
 #include "core/model/forward_ops.h"
 #include "core/model/forward_tape.h"
+#include "core/model/layer_mask.h"
 #include "core/model/model.h"
 #include "core/parallel_product.h"
 
@@ -21,7 +22,6 @@ using namespace forward;
 
 // Which keys each query sees: causal in a decoder, and never a padding key.
 struct Visibility {
-    bool causal = false;
     std::vector<int> mask;  // empty: no padding
 };
 
@@ -70,13 +70,9 @@ void attend(const Config& c, int index, const Pass<Scalar>& pass, LayerRecord<Sc
     layer.scores.assign(static_cast<std::size_t>(c.heads), Matrix<Scalar>());
     layer.weights.assign(static_cast<std::size_t>(c.heads), Matrix<Scalar>());
     // Without padding, a decoder's row i is the plain softmax of its first i + 1 keys.
-    Mask mask;
-    mask.causal = visibility.causal;
-    for (int attended : visibility.mask)
-        mask.padding.push_back(attended == 0);
-    if (c.slidingWindow(index) > 0) mask.window = c.slidingWindow(index) - 1;
     const attention::SoftmaxMask<Scalar> softmaxMask(
-        mask, -std::numeric_limits<double>::infinity(), static_cast<int>(T), static_cast<int>(T),
+        layerMask(c, index, visibility.mask), -std::numeric_limits<double>::infinity(),
+        static_cast<int>(T), static_cast<int>(T),
         attention::SoftmaxMask<Scalar>::Rows::VisiblePrefix);
     attention::HeadOptions<Scalar> options;
     options.scale = attention::ScoreScale::times(c.attentionScale(index));
@@ -121,7 +117,7 @@ void requireFinite(const Model& model, const Matrix<Scalar>& m, const std::strin
 template <typename Scalar>
 Pass<Scalar> passFor(const Config& c, const RunOptions& options, long long positionsEnd) {
     Pass<Scalar> pass;
-    pass.visibility = Visibility{c.isDecoder(), options.attentionMask};
+    pass.visibility = Visibility{options.attentionMask};
     // A mask of all ones hides nothing: the plain path computes the same weights.
     const std::vector<int>& mask = pass.visibility.mask;
     if (std::all_of(mask.begin(), mask.end(), [](int a) { return a == 1; }))

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/model/layer_mask.h"
+
 namespace ae::model {
 namespace {
 
@@ -126,10 +128,7 @@ Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
     if (c.attentionSoftCap > 0) scene.softCap = c.attentionSoftCap;
     scene.scale.kind = ScaleKind::Divisor;
     scene.scale.divisor = 1.0 / c.attentionScale(layer);
-    scene.mask.causal = c.isDecoder();
-    // A model's window W shows key j to query i when i − j < W: with the causal part, a scene's
-    // window of W − 1 (|i − j| <= W − 1).
-    if (c.slidingWindow(layer) > 0) scene.mask.window = c.slidingWindow(layer) - 1;
+    scene.mask = layerMask(c, layer, run.attentionMask);
     return scene;
 }
 
@@ -146,12 +145,7 @@ void putLayerInput(Scene& scene, const ModelRun<double>& run, int layer,
     }
     scene.tokens = tokens;
     scene.embeddings = run.layers[static_cast<std::size_t>(layer)].hiddenIn;
-    scene.mask.padding.clear();
-    if (!run.attentionMask.empty()) {
-        scene.mask.padding.resize(run.attentionMask.size());
-        for (std::size_t j = 0; j < run.attentionMask.size(); ++j)
-            scene.mask.padding[j] = run.attentionMask[j] == 0;
-    }
+    scene.mask.padding = layerMask(run.config, layer, run.attentionMask).padding;
 }
 
 }  // namespace ae::model

@@ -83,6 +83,37 @@ private slots:
                  study.wavelengths().back());
     }
 
+    // A Phi-3 layer: partial rotary (4 of 8 columns turn, 2 pairs) with longrope. Its scaling
+    // is named, and its scores are the engine's at the rows' own positions.
+    void partialRotaryWithLongRope() {
+        const QString phi3 =
+            QStringLiteral(AE_TEST_DATA_DIR "/family-layers/phi3-layer0.scene.json");
+        const BinaryRun run = runBinary({"rotary", phi3, "--head", "1", "--query", "5", "--key",
+                                         "2", "--distances", "3:3", "--starts", "2"});
+        QCOMPARE(run.exitCode, 0);
+        const std::vector<QJsonObject> lines = jsonLines(run.out);
+        QCOMPARE(static_cast<int>(lines.size()), 1 + 2 + 1);
+        QCOMPARE(lines[0]["parameters"].toObject()["scaling"].toString(),
+                 QStringLiteral("longrope"));
+        QCOMPARE(lines[0]["head_dim"].toInt(), 8);
+        QCOMPARE(lines[0]["turned_dims"].toInt(), 4);
+        const Scene scene = io::loadSceneFile(phi3);
+        AttentionEngine<double> engine(scene);
+        engine.compute();
+        const double score = lines[3]["rotary"].toDouble(), expected = engine.scores(1)(5, 2);
+        QVERIFY2(std::fabs(score - expected) < 1e-12 * std::max(1.0, std::fabs(expected)),
+                 qPrintable(QStringLiteral("%1 vs %2").arg(score).arg(expected)));
+        // longrope with the scene's own factors is accepted; a scene without them refuses it.
+        QCOMPARE(
+            runBinary({"rotary", phi3, "--scaling", "longrope", "--distances", "0:0"}).exitCode, 0);
+        const BinaryRun refused =
+            runBinary({"rotary", kRotaryScene, "--scaling", "longrope", "--distances", "0:0"});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.startsWith("rotary: --scaling longrope needs the scene's own per-pair "
+                                        "factors"),
+                 refused.err.constData());
+    }
+
     void badInputIsRefused_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("message");
@@ -91,8 +122,9 @@ private slots:
         QTest::newRow("distances")
             << QStringList{"rotary", "--preset", "default", "--distances", "5:1"}
             << "rotary: --distances: expected FROM:TO";
-        QTest::newRow("scaling") << QStringList{"rotary", "--preset", "default", "--scaling", "x"}
-                                 << "rotary: --scaling: expected none, linear or llama3, got x";
+        QTest::newRow("scaling")
+            << QStringList{"rotary", "--preset", "default", "--scaling", "x"}
+            << "rotary: --scaling: expected none, linear, llama3 or longrope, got x";
         QTest::newRow("kv heads")
             << QStringList{"export", "--preset", "default", "--kv-heads", "3", "-o", "x.json"}
             << "preset default: --kv-heads 3: expected a divisor of the 4 heads (1, 2, 4)";

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/ops.h"
 #include "io/scene/scene_file.h"
 #include "plot/cell_explanation.h"
 #include "plot/color_maps.h"
@@ -16,6 +17,12 @@ using namespace ae;
 using namespace ae::plot;
 
 namespace {
+
+// A layer of a golden model of the newer families (tests/data/family-layers).
+Scene familyLayer(const char* name) {
+    return io::loadSceneFile(
+        QStringLiteral(AE_TEST_DATA_DIR "/family-layers/%1.scene.json").arg(QLatin1String(name)));
+}
 
 EngineF computed(const Scene& scene) {
     EngineF engine(scene);
@@ -73,6 +80,9 @@ private slots:
     void weightTooltipShowsTheArithmetic();
     void maskedWeightTooltipNamesTheMask();
     void finiteFillTooltipUsesTheFill();
+    void slidingWindowIsItsOwnPartOfTheMask();
+    void softCapTooltipsShowTheCap();
+    void rotaryTooltipSaysWhichDimensionsTurn();
     void largeMapIsPooledToItsPixels();
     void tokenLabelsTurnUprightBeforeTheyThin();
     void hiddenMapIsDrawnWhenPaintedOrShown();
@@ -286,7 +296,13 @@ void TestHeatmap::maskedWeightTooltipNamesTheMask() {
     const QString text = explainCell(engine, Stage::Weights, 0, 1, 4);
     QVERIFY2(text.contains(QStringLiteral("value 0\n")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("causal (key 4 comes after query 1)")), qPrintable(text));
-    QVERIFY2(text.contains(QStringLiteral("window (|1 − 4| = 3 > 1)")), qPrintable(text));
+    // With the causal part the window is a sliding window: it names only keys too far back.
+    QVERIFY2(!text.contains(QStringLiteral("window")), qPrintable(text));
+    QCOMPARE(maskReasons(scene.mask, 4, 1),
+             QStringList{QStringLiteral("outside the sliding window (W = 2)")});
+    Scene band = scene;
+    band.mask.causal = false;
+    QCOMPARE(maskReasons(band.mask, 1, 4), QStringList{QStringLiteral("window (|1 − 4| = 3 > 1)")});
     QVERIFY2(text.contains(QStringLiteral("exactly 0")), qPrintable(text));
     QVERIFY(!explainCell(engine, Stage::Weights, 0, 4, 3).contains(QStringLiteral("masked")));
     QVERIFY(maskReasons(scene.mask, 4, 1).size() == 1);  // window only
@@ -408,6 +424,103 @@ void TestHeatmap::hiddenMapIsDrawnWhenPaintedOrShown() {
     const QImage shown = c.widget()->grab().toImage();
     QVERIFY2(near(shown.pixel(centre), gradientColor(ColorMap::Viridis, 0.1, 0, 1).rgb()),
              qPrintable(QColor(shown.pixel(centre)).name()));
+}
+
+void TestHeatmap::slidingWindowIsItsOwnPartOfTheMask() {
+    // Gemma 2's layer 0: causal with a sliding window of W = 3 (a scene's window 2).
+    const Scene scene = familyLayer("gemma2-layer0");
+    QVERIFY(scene.mask.causal);
+    QCOMPARE(scene.mask.window, std::optional<int>(2));
+    const EngineF engine = computed(scene);
+    QCOMPARE(maskReasons(scene.mask, 5, 1),
+             QStringList{QStringLiteral("outside the sliding window (W = 3)")});
+    QCOMPARE(maskReasons(scene.mask, 1, 5),
+             QStringList{QStringLiteral("causal (key 5 comes after query 1)")});
+    QVERIFY(maskReasons(scene.mask, 5, 3).isEmpty());
+    const QString text = explainCell(engine, Stage::Weights, 1, 5, 1);
+    QVERIFY2(text.contains(QStringLiteral("masked by outside the sliding window (W = 3)")),
+             qPrintable(text));
+    // The window's cells: hidden by the window, not by the causal part.
+    const BoolMatrix window = slidingWindowCells(scene.mask, 7, 7);
+    for (int i = 0; i < 7; ++i) {
+        for (int j = 0; j < 7; ++j)
+            QCOMPARE(window(i, j), j <= i - 3);
+    }
+    QCOMPARE(slidingWindowCells(Mask{}, 7, 7).size(), Eigen::Index(0));
+    // Hatched the other way: with the window's cells named, those cells' pixels change and the
+    // causal ones' do not.
+    const auto drawn = [&](const BoolMatrix& outside, QRect& windowCell, QRect& causalCell) {
+        OwnedMap owned;
+        HeatmapController& c = *owned;
+        c.setGradient(ColorMap::Viridis);
+        c.setMatrix(engine.weights(0));
+        c.setDataRange(0, 1);
+        c.setAllowed(engine.allowed(), outside);
+        QStringList labels;
+        for (const std::string& token : scene.tokens)
+            labels << QString::fromStdString(token);
+        c.setLabels(labels, labels, true);
+        const QImage image = render(c);
+        windowCell = cellPixels(c, 6, 0);
+        causalCell = cellPixels(c, 0, 6);
+        return image;
+    };
+    QRect windowCell, causalCell, windowCell2, causalCell2;
+    const QImage plain = drawn(BoolMatrix(), windowCell, causalCell);
+    const QImage split = drawn(window, windowCell2, causalCell2);
+    QCOMPARE(windowCell, windowCell2);
+    QVERIFY(plain.copy(causalCell) == split.copy(causalCell));  // causal: unchanged
+    QVERIFY(plain.copy(windowCell) != split.copy(windowCell));  // window: the other hatch
+}
+
+void TestHeatmap::softCapTooltipsShowTheCap() {
+    const Scene scene = familyLayer("gemma2-layer0");
+    QCOMPARE(scene.softCap, std::optional<double>(2.0));
+    const EngineF engine = computed(scene);
+    QVERIFY(engine.hasStage(Stage::Capped));
+    const int h = 2, q = 4, k = 3;
+    const auto g5 = [](double v) { return QString::number(v, 'g', 5); };
+    const double scaled = engine.scaled(h)(q, k), capped = engine.capped(h)(q, k);
+    QVERIFY(std::abs(capped - 2.0 * std::tanh(scaled / 2.0)) < 1e-6);
+    const QStringList lines = explainCell(engine, Stage::Capped, h, q, k).split('\n');
+    QCOMPARE(lines[0], QStringLiteral("head 2 · capped scores, query 4 “%1” → key 3 “%2”")
+                           .arg(QString::fromStdString(scene.tokens[4]),
+                                QString::fromStdString(scene.tokens[3])));
+    QCOMPARE(lines[3], QStringLiteral("2·tanh(%1 / 2) = %2").arg(g5(scaled), g5(capped)));
+    // The weights' softmax reads the capped scores, and says so.
+    double rowMax = -INFINITY, sum = 0.0;
+    for (int j = 0; j < 7; ++j) {
+        if (engine.allowed()(q, j)) rowMax = std::max(rowMax, double(engine.capped(h)(q, j)));
+    }
+    for (int j = 0; j < 7; ++j) {
+        if (engine.allowed()(q, j)) sum += std::exp(double(engine.capped(h)(q, j)) - rowMax);
+    }
+    const float weight = engine.weights(h)(q, k);
+    const QStringList weightLines = explainCell(engine, Stage::Weights, h, q, k).split('\n');
+    QCOMPARE(weightLines[2],
+             QStringLiteral("q_4·k_3 = %1, ÷ %2 = %3, capped 2·tanh(%3 / 2) = %4")
+                 .arg(g5(engine.scores(h)(q, k)), g5(engine.divisor()), g5(scaled), g5(capped)));
+    QCOMPARE(
+        weightLines[3],
+        QStringLiteral("exp(%1 − %2) / %3 = %4").arg(g5(capped), g5(rowMax), g5(sum), g5(weight)));
+}
+
+void TestHeatmap::rotaryTooltipSaysWhichDimensionsTurn() {
+    // Phi-3's partial_rotary_factor 0.5 on heads of 8: columns 0–3 turn, as pairs (0, 2), (1, 3).
+    const Scene scene = familyLayer("phi3-layer0");
+    const EngineF engine = computed(scene);
+    const QString still = explainCell(engine, Stage::Key, 1, 3, 6);
+    QVERIFY2(still.endsWith(QStringLiteral(
+                 "rotary: dimension 6 does not turn (partial rotary turns dimensions 0–3 of 8)")),
+             qPrintable(still));
+    const double theta = ops::ropeInverseFrequencies(8, *scene.rotary)[1];
+    const QString turned = explainCell(engine, Stage::Query, 1, 3, 1);
+    QVERIFY2(turned.endsWith(
+                 QStringLiteral("rotary: turned with dimension 3 by position 3 × θ_1 "
+                                "= 3 × %1 = %2 rad")
+                     .arg(QString::number(theta, 'g', 5), QString::number(3 * theta, 'g', 5))),
+             qPrintable(turned));
+    QVERIFY(!explainCell(engine, Stage::Value, 1, 3, 1).contains(QStringLiteral("rotary")));
 }
 
 QTEST_MAIN(TestHeatmap)

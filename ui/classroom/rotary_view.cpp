@@ -9,6 +9,7 @@
 #include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -161,7 +162,9 @@ void RotaryView::buildControls() {
         thetaValueLabel_->fontMetrics().horizontalAdvance(QStringLiteral("θ = 10000000")) + 8);
     scaling_ = new QComboBox(frequencyControls_);
     scaling_->setObjectName(QStringLiteral("rotaryScalingChoice"));
-    scaling_->addItems({tr("no scaling"), tr("linear"), tr("llama3")});
+    // In RopeScaling's order. longrope's per-pair factors come from a checkpoint (Phi-3): the
+    // choice is offered only when the scene has them.
+    scaling_->addItems({tr("no scaling"), tr("linear"), tr("llama3"), tr("longrope")});
     factor_ = new QDoubleSpinBox(frequencyControls_);
     factor_->setObjectName(QStringLiteral("rotaryFactorSpin"));
     factor_->setRange(1.0, 128.0);
@@ -254,7 +257,9 @@ int RotaryView::firstShownPair() const {
 }
 
 RopeParameters RotaryView::parameters() const {
-    RopeParameters rope;
+    // What the controls do not set (a partial rotation, longrope's factors and attention factor)
+    // stays the scene's.
+    RopeParameters rope = sceneRotary_.value_or(RopeParameters{});
     rope.theta = thetaValue_;
     rope.scaling = static_cast<RopeScaling>(scaling_->currentIndex());
     rope.factor = factor_->value();
@@ -290,7 +295,7 @@ void RotaryView::onParametersEdited() {
         highFactor_->setValue(lowFactor_->value() + 1.0);
     }
     const RopeScaling scaling = static_cast<RopeScaling>(scaling_->currentIndex());
-    factor_->setEnabled(scaling != RopeScaling::None);
+    factor_->setEnabled(scaling == RopeScaling::Linear || scaling == RopeScaling::Llama3);
     for (QWidget* w : std::initializer_list<QWidget*>{lowFactor_, highFactor_, original_})
         w->setEnabled(scaling == RopeScaling::Llama3);
     thetaValueLabel_->setText(tr("θ = %1").arg(QString::number(thetaValue_, 'g', 8)));
@@ -385,8 +390,11 @@ void RotaryView::refresh() {
     if (!study_) return;
 
     if (!controlsSet_ || !(scene.rotary == sceneRotary_)) {
-        setControlsFrom(study_->parameters());
         sceneRotary_ = scene.rotary;
+        const bool longRope = scene.rotary && !scene.rotary->longRopeFactors.empty();
+        if (auto* items = qobject_cast<QStandardItemModel*>(scaling_->model()))
+            items->item(static_cast<int>(RopeScaling::LongRope))->setEnabled(longRope);
+        setControlsFrom(study_->parameters());
         controlsSet_ = true;
     }
     if (slidersFromTokens_) {
@@ -411,6 +419,12 @@ void RotaryView::refresh() {
                       .arg(rope.highFrequencyFactor)
                       .arg(rope.originalMaxPositions);
     }
+    if (rope.scaling == RopeScaling::LongRope) {
+        scaling = tr(", longrope: each pair's wavelength stretched by its own factor (%1 pairs), "
+                     "cos and sin × %2")
+                      .arg(rope.longRopeFactors.size())
+                      .arg(QString::number(rope.attentionFactor, 'g', 5));
+    }
     QString note = study_->sceneHasRotary()
                        ? tr("<b>This layer's rotary positions</b>: θ = %1%2.")
                              .arg(QString::number(rope.theta, 'g', 8), scaling)
@@ -419,6 +433,14 @@ void RotaryView::refresh() {
                             "queries and keys.");
     if (scene.positional.kind != PositionalKind::None)
         note += tr(" Its own absolute positions are left out here.");
+    if (study_->sceneHasRotary() && study_->turnedDims() < study_->headDim() - 1) {
+        note += tr(" <b>Partial rotary</b>: only the first %1 of the head's %2 columns turn "
+                   "(%3 pairs); the other %4 carry no position.")
+                    .arg(study_->turnedDims())
+                    .arg(study_->headDim())
+                    .arg(study_->pairCount())
+                    .arg(study_->headDim() - study_->turnedDims());
+    }
     if (study_->headDim() % 2 != 0)
         note += tr(" d_head = %1 is odd: its last column has no partner and is not turned.")
                     .arg(study_->headDim());

@@ -65,7 +65,7 @@ void RotaryView::drawPositions() {
     const std::vector<double> wavelengths = study_->wavelengths();
     const int count = study_->pairCount();
     const int first = firstShownPair();
-    const int half = study_->headDim() / 2;
+    const int half = count;
     for (int s = 0; s < kLargePairs; ++s) {
         plot::RotaryPairChart* chart = pairCharts_[s];
         const int i = first + s;
@@ -85,15 +85,28 @@ void RotaryView::drawPositions() {
     for (int i = 0; i < count; ++i)
         shares.push_back(pairs[static_cast<size_t>(i)].dot());
     const double score = study_->rotaryScore(at);
-    shares_->setTitle(tr("all shares\nsum q·k %1").arg(signedText(score)));
+    const int still = study_->headDim() - study_->turnedDims();
+    shares_->setTitle(still > 0 ? tr("all shares\nsum q·k %1\n(%2 from %3 unturned)")
+                                      .arg(signedText(score), signedText(study_->unturnedShare()))
+                                      .arg(still)
+                                : tr("all shares\nsum q·k %1").arg(signedText(score)));
     shares_->showShares(shares, first, kLargePairs);
 
-    pairsCaption_->setText(
+    QString caption =
         tr("%1: columns i and i + %3 of the head's %2 turn together, θ_i per position; "
            "“turn”: tokens per full turn. Solid: at m and n; dashed: before turning.")
             .arg(count == 1 ? tr("1 pair") : tr("%1 pairs").arg(count))
             .arg(study_->headDim())
-            .arg(half));
+            .arg(half);
+    // Partial rotation (Phi-3, GPT-NeoX): the columns after the turned ones keep their angle.
+    if (still > 1) {
+        caption += tr(" Partial rotary: only columns 0–%1 turn; columns %2–%3 never do, so "
+                      "their share of q·k is the same at every distance.")
+                       .arg(study_->turnedDims() - 1)
+                       .arg(study_->turnedDims())
+                       .arg(study_->headDim() - 1);
+    }
+    pairsCaption_->setText(caption);
 
     const double divisor = document_->scene().divisor();
     QString sinusoidal;

@@ -55,9 +55,11 @@ enum class WalkStep {
 constexpr int kWalkStepCount = 12;
 
 // The grid stage a step is about, if it has one (inputs and norm come before every stage).
-std::optional<Stage> walkStepStage(WalkStep step);
-// Every grid stage the step involves, marked while it is shown.
-QList<Stage> walkStepStages(WalkStep step);
+// `softCap`: the layer has one, so the mask and the softmax read the capped scores.
+std::optional<Stage> walkStepStage(WalkStep step, bool softCap = false);
+// Every grid stage the step involves, marked while it is shown; with a soft-cap the divide step
+// shows the scaled scores beside the capped ones.
+QList<Stage> walkStepStages(WalkStep step, bool softCap = false);
 QString walkStepTitle(WalkStep step);
 // The title for `scene`: the norm step is "RMS norm" on a Llama- or Qwen-style layer.
 QString walkStepTitle(WalkStep step, const Scene& scene);

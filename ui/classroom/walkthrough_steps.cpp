@@ -7,6 +7,7 @@
 #include <QPushButton>
 #include <cmath>
 
+#include "core/model/family.h"
 #include "core/ops.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
@@ -46,7 +47,7 @@ MatrixD inputsBeforeNorm(const Scene& scene) {
 
 }  // namespace
 
-std::optional<Stage> walkStepStage(WalkStep step) {
+std::optional<Stage> walkStepStage(WalkStep step, bool softCap) {
     switch (step) {
         case WalkStep::Inputs:
         case WalkStep::Norm:
@@ -60,8 +61,9 @@ std::optional<Stage> walkStepStage(WalkStep step) {
         case WalkStep::Scores:
             return Stage::Scores;
         case WalkStep::Divide:
-        case WalkStep::Mask:
             return Stage::Scaled;
+        case WalkStep::Mask:
+            return softCap ? Stage::Capped : Stage::Scaled;
         case WalkStep::Softmax:
             return Stage::Weights;
         case WalkStep::Mix:
@@ -74,7 +76,7 @@ std::optional<Stage> walkStepStage(WalkStep step) {
     return std::nullopt;
 }
 
-QList<Stage> walkStepStages(WalkStep step) {
+QList<Stage> walkStepStages(WalkStep step, bool softCap) {
     switch (step) {
         case WalkStep::Inputs:
         case WalkStep::Norm:
@@ -82,9 +84,10 @@ QList<Stage> walkStepStages(WalkStep step) {
         case WalkStep::Scores:
             return {Stage::Query, Stage::Key, Stage::Scores};
         case WalkStep::Divide:
+            if (softCap) return {Stage::Scores, Stage::Scaled, Stage::Capped};
             return {Stage::Scores, Stage::Scaled};
         case WalkStep::Softmax:
-            return {Stage::Scaled, Stage::Weights};
+            return {softCap ? Stage::Capped : Stage::Scaled, Stage::Weights};
         case WalkStep::Mix:
             return {Stage::Value, Stage::Weights, Stage::Context};
         case WalkStep::Concat:
@@ -92,7 +95,7 @@ QList<Stage> walkStepStages(WalkStep step) {
         case WalkStep::OutputProjection:
             return {Stage::Concat, Stage::Output};
         default:
-            return {*walkStepStage(step)};
+            return {*walkStepStage(step, softCap)};
     }
 }
 
@@ -115,6 +118,8 @@ QString walkStepTitle(WalkStep step) {
 QString walkStepTitle(WalkStep step, const Scene& scene) {
     if (step == WalkStep::Norm && scene.norm.kind == NormKind::Rms)
         return QCoreApplication::translate("Walkthrough", "RMS norm");
+    if (step == WalkStep::Divide && scene.softCap)
+        return QCoreApplication::translate("Walkthrough", "Divide, then soft-cap");
     return walkStepTitle(step);
 }
 
@@ -346,6 +351,27 @@ void WalkthroughPanel::refresh() {
             } else if (key && mode == ProjectionMode::SharedQK) {
                 modeNote = tr(" This scene shares one matrix: W_K = W_Q, so keys are queries.");
             }
+            // Rotary positions turn Q and K (not V) after the projection: say which dimensions.
+            if ((query || key) && scene.rotary) {
+                const int turned = scene.rotary->turnedDims(dh) / 2 * 2;
+                modeNote +=
+                    turned < dh
+                        ? tr(" Then rotary positions turn it by the token's place, but only "
+                             "dimensions 0–%1 (partial rotary): %2–%3 keep no position, so they "
+                             "match by content alone.")
+                              .arg(turned - 1)
+                              .arg(turned)
+                              .arg(dh - 1)
+                        : tr(" Then rotary positions turn each pair of its dimensions by an "
+                             "angle that grows with the token's place (Explain › Why rotary).");
+            } else if ((query || key) && session_ && session_->model() && session_->layer() >= 0 &&
+                       session_->model()->config.architecture().positions ==
+                           model::PositionKind::Rotary) {
+                // A layer of a rotary model left without rotation (SmolLM3's NoPE layers).
+                modeNote +=
+                    tr(" This layer turns nothing by position: no rotary positions "
+                       "(NoPE), so only the causal mask tells it the order.");
+            }
             const plot::EngineF::ConstBlock m = query ? engine.headQuery(h)
                                                 : key ? engine.headKey(h)
                                                       : engine.headValue(h);
@@ -405,12 +431,31 @@ void WalkthroughPanel::refresh() {
                        .arg(i)
                        .arg(num(raw.minCoeff()), num(raw.maxCoeff()), num(scaled.minCoeff()),
                             num(scaled.maxCoeff()));
+            if (scene.softCap) {
+                // Gemma 2's logit soft-cap: the classroom's clearest look at a bounded score.
+                const double cap = *scene.softCap;
+                const auto capped = engine.capped(h).row(i);
+                Eigen::Index top = 0;
+                scaled.maxCoeff(&top);
+                formula += QStringLiteral("\ncapped = %1 · tanh(scaled / %1)").arg(num(cap));
+                text += tr(" <b>Then the soft-cap</b>: every scaled score x becomes %1·tanh(x / "
+                           "%1), so none can pass ±%1 and no key can win the softmax by an "
+                           "enormous score. Query %2's largest, %3, becomes %4; its row now "
+                           "runs from %5 to %6. Small scores pass almost unchanged: compare the "
+                           "scaled map with the capped one.")
+                            .arg(num(cap))
+                            .arg(i)
+                            .arg(num(scaled(top)), num(capped(top)), num(capped.minCoeff()),
+                                 num(capped.maxCoeff()));
+            }
             break;
         }
         case WalkStep::Mask: {
             const QString fill =
                 std::isinf(scene.maskFill) ? QStringLiteral("−∞") : num(scene.maskFill);
-            formula = QStringLiteral("scaled_ij = %1 where the mask hides (i, j)").arg(fill);
+            formula =
+                QStringLiteral("%1_ij = %2 where the mask hides (i, j)")
+                    .arg(scene.softCap ? QStringLiteral("capped") : QStringLiteral("scaled"), fill);
             const BoolMatrix& allowed = engine.allowed();
             const long hidden = static_cast<long>(allowed.size() - allowed.count());
             if (hidden == 0) {
@@ -421,7 +466,15 @@ void WalkthroughPanel::refresh() {
             } else {
                 QStringList kinds;
                 if (scene.mask.causal) kinds << tr("causal");
-                if (scene.mask.window) kinds << tr("window ±%1").arg(*scene.mask.window);
+                if (scene.mask.window && scene.mask.causal) {
+                    // A model's sliding window W, held as the causal part with window W − 1.
+                    kinds << tr("a sliding window of W = %1: each query sees itself and the %2 "
+                                "keys before it, older ones hatched the other way")
+                                 .arg(*scene.mask.window + 1)
+                                 .arg(*scene.mask.window);
+                } else if (scene.mask.window) {
+                    kinds << tr("window ±%1").arg(*scene.mask.window);
+                }
                 if (!scene.mask.padding.empty()) kinds << tr("padding");
                 if (scene.mask.allowed) kinds << tr("custom cells");
                 text = tr("%1 of %2 query–key pairs are hidden (%3; hatched in the maps). Their "
@@ -505,7 +558,8 @@ void WalkthroughPanel::refresh() {
     formula_->setText(formula);
     explanation_->setText(text);
     fillMatrixMap();
-    if (active_) grid_->setHighlightedStages(walkStepStages(currentStep()));
+    if (active_)
+        grid_->setHighlightedStages(walkStepStages(currentStep(), scene.softCap.has_value()));
 }
 
 // Inputs and weight matrices are not grid stages: the panel shows the one the step uses.

@@ -66,6 +66,16 @@ ControlsPanel::ControlsPanel(document::AttentionDocument* document, QWidget* par
     : QWidget(parent), document_(document) {
     auto* layout = new QVBoxLayout(this);
 
+    // What this layer does beyond the plain recipe (its positions, a soft-cap): set by the window,
+    // which knows the model a layer came from.
+    layerFeatures_ = new QLabel(this);
+    layerFeatures_->setObjectName(QStringLiteral("layerFeatures"));
+    layerFeatures_->setWordWrap(true);
+    layerFeatures_->setStyleSheet(
+        QStringLiteral("QLabel { background: #eef3fb; border: 1px solid #b8c7e0; padding: 4px; }"));
+    layerFeatures_->hide();
+    layout->addWidget(layerFeatures_);
+
     auto* headsBox = new QGroupBox(tr("Heads"), this);
     auto* headsLayout = new QVBoxLayout(headsBox);
     heads_ = makeSlider(QStringLiteral("headSlider"), headsBox);
@@ -398,15 +408,23 @@ void ControlsPanel::syncFromDocument() {
     const int longest = std::max(scene.queryCount(), scene.keyCount());
     window_->setRange(0, longest);
     window_->setValue(scene.mask.window ? std::min(*scene.mask.window + 1, longest) : 0);
-    windowLabel_->setText(scene.mask.window
-                              ? tr("Window: keys within <b>±%1</b>").arg(*scene.mask.window)
-                              : tr("Window: <b>off</b>"));
+    // With the causal part, window w is a model's sliding window of W = w + 1 keys.
+    windowLabel_->setText(!scene.mask.window ? tr("Window: <b>off</b>")
+                          : scene.mask.causal
+                              ? tr("Sliding window: the last <b>W = %1</b> keys (hatched ╲)")
+                                    .arg(*scene.mask.window + 1)
+                              : tr("Window: keys within <b>±%1</b>").arg(*scene.mask.window));
     const double fill = scene.maskFill;
     const int choice = std::isinf(fill) ? 0 : fill == kBigNegativeFill ? 1 : 2;
     fill_->setCurrentIndex(choice);
     if (choice == 2) fillValue_->setValue(fill);
     fillValue_->setEnabled(choice == 2);
     clearCustom_->setEnabled(scene.mask.allowed.has_value());
+}
+
+void ControlsPanel::setLayerFeatures(const QStringList& lines) {
+    layerFeatures_->setText(lines.join(QStringLiteral("<br>")));
+    layerFeatures_->setVisible(!lines.isEmpty());
 }
 
 }  // namespace ae::ui

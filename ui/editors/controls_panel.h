@@ -3,6 +3,7 @@
 // Every control edits through the document, and follows the document back (undo, redo, a new
 // scene). A slider drag is one undo step: beginInteraction on press, endInteraction on release.
 
+#include <QStringList>
 #include <QWidget>
 #include <vector>
 
@@ -33,6 +34,9 @@ public:
 
     // Why the last head count was refused (empty when none is shown).
     QString headsMessage() const;
+    // What the open layer does beyond the plain recipe (layerFeatureLines), shown above the
+    // heads; empty hides it.
+    void setLayerFeatures(const QStringList& lines);
 
 signals:
     // A refused head count's reason, also shown under the heads slider.
@@ -53,6 +57,7 @@ private:
     document::AttentionDocument* document_;
     std::vector<int> headChoices_;  // divisors of d_proj, one per slider position
     QSlider* heads_;
+    QLabel* layerFeatures_;
     QLabel* headsLabel_;
     QLabel* headsMessage_;  // a refused head count, until the next accepted one
     // Grouped-query attention: the kv head count, one of the divisors of the head count.

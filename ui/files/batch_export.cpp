@@ -9,9 +9,11 @@
 #include <stdexcept>
 
 #include "core/model/head_scores.h"
+#include "core/model/layer_mask.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
 #include "io/formats/result_export.h"
+#include "plot/cell_explanation.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "plot/model_view_export.h"
@@ -79,13 +81,11 @@ void showModelHead(plot::HeatmapController& map, const plot::ModelViewData& data
     QStringList labels;
     for (int i = 0; i < count; ++i)
         labels << (i < data.tokens.size() ? data.tokens[i] : QString::number(i));
-    BoolMatrix allowed(count, count);
+    const Mask mask = model::layerMask(run.config, layer, run.attentionMask);
+    const BoolMatrix allowed = allowedMatrix(mask, count, count);
     std::vector<double> entropyBits(static_cast<size_t>(count), 0.0);
     for (int i = 0; i < count; ++i) {
         for (int j = 0; j < count; ++j) {
-            const bool padded = j < static_cast<int>(run.attentionMask.size()) &&
-                                run.attentionMask[static_cast<size_t>(j)] == 0;
-            allowed(i, j) = !padded && (!run.config.isDecoder() || j <= i);
             const double w = weights(i, j);
             if (w > 0.0) entropyBits[static_cast<size_t>(i)] -= w * std::log2(w);
         }
@@ -96,7 +96,7 @@ void showModelHead(plot::HeatmapController& map, const plot::ModelViewData& data
     map.setGradient(plot::ColorMap::Viridis);
     map.setShowValues(false);
     map.setMatrix(weights);
-    map.setAllowed(allowed);
+    map.setAllowed(allowed, plot::slidingWindowCells(mask, count, count));
     map.setDataRange(0.0, 1.0);
     map.setRowEntropy(entropyBits, std::log2(std::max(2, count)));
     map.replot();

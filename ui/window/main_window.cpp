@@ -574,6 +574,7 @@ void MainWindow::updateStatus() {
             .arg(QString::number(document_->lastComputeMilliseconds(), 'f', 2)));
     stats_->setToolTip(stats_->text());
     kvCache_->setText(keyValueCacheStatus(scene, session_->model(), session_->folder(), true));
+    controls_->setLayerFeatures(layerFeatureLines(scene, session_->model(), session_->layer()));
     kvCache_->setToolTip(
         tr("%1.\nKeys and values a decoder keeps per token: 2 (K and V) × kv heads × d_head "
            "numbers a layer; a loaded model's figure is for all its layers, its kv heads and "

@@ -1,8 +1,10 @@
 #include "ui/window/model_status_text.h"
 
 #include <QFileInfo>
+#include <QObject>
 
 #include "core/key_value_heads.h"
+#include "core/model/family.h"
 #include "core/model/model.h"
 
 namespace ae::ui {
@@ -25,6 +27,49 @@ QString keyValueCacheStatus(const Scene& scene, const model::Model* model,
                     attentionWeightsDType(*model)));
     }
     return text;
+}
+
+QStringList layerFeatureLines(const Scene& scene, const model::Model* model, int layer) {
+    QStringList lines;
+    const int dHead = scene.dHead();
+    if (scene.rotary) {
+        const int turned = scene.rotary->turnedDims(dHead) / 2 * 2;
+        lines << (turned < dHead
+                      ? QObject::tr("Positions: <b>partial rotary</b>, dimensions 0–%1 of each "
+                                    "head's %2 turn; %3–%4 carry no position")
+                            .arg(turned - 1)
+                            .arg(dHead)
+                            .arg(turned)
+                            .arg(dHead - 1)
+                      : QObject::tr("Positions: <b>rotary</b>, all %1 dimensions of each head "
+                                    "turn")
+                            .arg(dHead));
+    } else if (scene.positional.kind == PositionalKind::Learned) {
+        lines << QObject::tr("Positions: <b>learned</b>, added to the tokens");
+    } else if (scene.positional.kind == PositionalKind::Sinusoidal) {
+        lines << QObject::tr("Positions: <b>sinusoidal</b>, added to the tokens");
+    } else if (model && layer >= 0) {
+        const model::PositionKind kind = model->config.architecture().positions;
+        if (kind == model::PositionKind::Rotary) {
+            lines << QObject::tr(
+                "Positions: <b>none in this layer</b>: it has no rotary "
+                "positions (NoPE); only the causal mask and earlier layers "
+                "tell it the order");
+        } else if (kind == model::PositionKind::None) {
+            lines << QObject::tr("Positions: <b>none</b>");
+        } else {
+            lines << QObject::tr("Positions: added to the tokens before layer 0, already in X");
+        }
+    } else {
+        lines << QObject::tr("Positions: <b>none</b>");
+    }
+    if (scene.softCap) {
+        lines << QObject::tr(
+                     "Soft-cap: <b>%1</b>·tanh(x / %1) squashes the scaled scores "
+                     "(the capped stage)")
+                     .arg(QString::number(*scene.softCap, 'g', 6));
+    }
+    return lines;
 }
 
 }  // namespace ae::ui

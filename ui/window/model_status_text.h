@@ -3,6 +3,7 @@
 // hand numbers; the window words them).
 
 #include <QString>
+#include <QStringList>
 
 #include "core/scene.h"
 
@@ -21,5 +22,14 @@ namespace ae::ui {
 // that must fit beside the other figures at 922 pixels (the tooltip has the whole).
 QString keyValueCacheStatus(const Scene& scene, const model::Model* model = nullptr,
                             const QString& modelFolder = {}, bool brief = false);
+
+// What the open layer does beyond the plain recipe, one line each, for the controls: its
+// positions and its soft-cap. Positions come from the scene's rotation (which dimensions of a
+// head turn: all, or a partial rotation's leading ones) or, for a layer of `model` (layer
+// `layer`) with none of its own, from the family: learned or fixed positions already added to
+// the tokens before layer 0, or, in a rotary model, a layer left without rotary positions
+// (SmolLM3's NoPE layers).
+QStringList layerFeatureLines(const Scene& scene, const model::Model* model = nullptr,
+                              int layer = -1);
 
 }  // namespace ae::ui

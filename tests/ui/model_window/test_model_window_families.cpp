@@ -1,0 +1,160 @@
+// A layer of each newer decoder family opened in the window: the explorer shows what the layer
+// does (the capped stage of a soft-capped layer, a sliding window as its own part of the mask,
+// which dimensions a partial rotation turns, a layer without rotary positions), and the
+// walkthrough puts Gemma 2's scaled scores beside its capped ones.
+
+#include <QAction>
+#include <QDockWidget>
+#include <QLabel>
+#include <QtTest>
+
+#include "document/attention_document.h"
+#include "document/model_session.h"
+#include "plot/heatmap_grid.h"
+#include "plot/model_view.h"
+#include "support/model_window_fixture.h"
+#include "ui/classroom/classroom.h"
+#include "ui/classroom/walkthrough_panel.h"
+#include "ui/window/main_window.h"
+
+using namespace ae;
+using namespace ae::ui;
+using namespace ae::plot;
+
+namespace {
+
+QString goldenModel(const QString& name) {
+    return QStringLiteral(AE_TEST_DATA_DIR "/models/") + name;
+}
+
+}  // namespace
+
+class TestModelWindowFamilies : public QObject, private test::ModelWindowFixture {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        test::startModelWindowTests(QStringLiteral("test_model_window_families"));
+    }
+    void init() { openWindow(); }
+    void cleanup() { closeWindow(); }
+    void everyFamilysLayerOpens_data();
+    void everyFamilysLayerOpens();
+    void walkthroughShowsTheScaledBesideTheCapped();
+
+private:
+    void openLayer(const QString& model, int layer, int head) {
+        openModel(goldenModel(model));
+        QVERIFY2(session()->model(), qPrintable(model));
+        emit window_->modelView()->headActivated(layer, head);
+        settle();
+        QCOMPARE(session()->layer(), layer);
+    }
+    QString features() const {
+        return window_->findChild<QLabel*>(QStringLiteral("layerFeatures"))->text();
+    }
+};
+
+void TestModelWindowFamilies::everyFamilysLayerOpens_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("layer");
+    QTest::addColumn<bool>("capped");
+    QTest::addColumn<int>("window");  // the model's W, 0: none
+    QTest::addColumn<QString>("positions");
+    // qwen2-tiny: use_sliding_window with max_window_layers 1, so layer 1 alone is windowed.
+    QTest::newRow("qwen2 full layer")
+        << "qwen2-tiny" << 0 << false << 0 << "Positions: <b>rotary</b>, all 8 dimensions";
+    QTest::newRow("qwen2 windowed layer")
+        << "qwen2-tiny" << 1 << false << 3 << "Positions: <b>rotary</b>, all 8 dimensions";
+    QTest::newRow("mistral") << "mistral-tiny-window" << 0 << false << 3
+                             << "Positions: <b>rotary</b>, all 12 dimensions";
+    QTest::newRow("gemma") << "gemma-tiny" << 1 << false << 0 << "Positions: <b>rotary</b>";
+    QTest::newRow("gemma2") << "gemma2-tiny" << 0 << true << 3 << "Positions: <b>rotary</b>";
+    // gemma3-tiny's layer_types: sliding, full, sliding.
+    QTest::newRow("gemma3 sliding layer")
+        << "gemma3-tiny" << 0 << false << 3 << "Positions: <b>rotary</b>";
+    QTest::newRow("gemma3 full layer")
+        << "gemma3-tiny" << 1 << false << 0 << "Positions: <b>rotary</b>";
+    QTest::newRow("gemma3 wrapped")
+        << "gemma3-wrapped-tiny" << 1 << false << 0 << "Positions: <b>rotary</b>";
+    QTest::newRow("phi3") << "phi3-tiny" << 0 << false << 0
+                          << "Positions: <b>partial rotary</b>, dimensions 0–3 of each head's 8 "
+                             "turn; 4–7 carry no position";
+    QTest::newRow("phi3 window") << "phi3-tiny-window" << 1 << false << 3
+                                 << "Positions: <b>rotary</b>";
+    QTest::newRow("pythia") << "pythia-tiny" << 1 << false << 0
+                            << "Positions: <b>partial rotary</b>, dimensions 0–3";
+    QTest::newRow("pythia sequential")
+        << "pythia-tiny-sequential" << 0 << false << 0 << "Positions: <b>partial rotary</b>";
+    QTest::newRow("olmo2") << "olmo2-tiny" << 1 << false << 0 << "Positions: <b>rotary</b>";
+    QTest::newRow("smollm3 rotary layer")
+        << "smollm3-tiny" << 0 << false << 0 << "Positions: <b>rotary</b>";
+    QTest::newRow("smollm3 NoPE layer") << "smollm3-tiny" << 1 << false << 0
+                                        << "Positions: <b>none in this layer</b>: it has no "
+                                           "rotary positions (NoPE)";
+}
+
+void TestModelWindowFamilies::everyFamilysLayerOpens() {
+    QFETCH(QString, model);
+    QFETCH(int, layer);
+    QFETCH(bool, capped);
+    QFETCH(int, window);
+    QFETCH(QString, positions);
+    openLayer(model, layer, 1);
+    QVERIFY2(window_->document()->errorText().isEmpty(),
+             qPrintable(window_->document()->errorText()));
+    const Scene& scene = window_->document()->scene();
+    // The layer as the model has it: its own results, not a what-if.
+    QCOMPARE((scene.embeddings.cast<float>() -
+              session()->baseRun()->layers[static_cast<size_t>(layer)].hiddenIn)
+                 .cwiseAbs()
+                 .maxCoeff(),
+             0.0f);
+    QVERIFY2(features().startsWith(positions), qPrintable(features()));
+    QCOMPARE(features().contains(QStringLiteral("Soft-cap")), capped);
+    // One head, every stage: the capped stage is there exactly when the layer has a soft-cap.
+    HeatmapGrid* grid = window_->grid();
+    grid->setViewMode(ViewMode::AllStages);
+    settle();
+    bool cappedTile = false;
+    for (const HeatmapTile& t : grid->tiles())
+        cappedTile = cappedTile || t.stage == Stage::Capped;
+    QCOMPARE(cappedTile, capped);
+    QCOMPARE(scene.mask.window.has_value(), window > 0);
+    if (window > 0) {
+        QCOMPARE(*scene.mask.window, window - 1);
+        const QLabel* label = nullptr;
+        for (const QLabel* l : window_->findChildren<QLabel*>()) {
+            if (l->text().startsWith(QStringLiteral("Sliding window"))) label = l;
+        }
+        QVERIFY(label);
+        QVERIFY2(label->text().contains(QStringLiteral("W = %1").arg(window)),
+                 qPrintable(label->text()));
+    }
+}
+
+void TestModelWindowFamilies::walkthroughShowsTheScaledBesideTheCapped() {
+    openLayer(QStringLiteral("gemma2-tiny"), 0, 2);
+    window_->classroom()->walkthroughDock()->toggleViewAction()->trigger();
+    settle();
+    WalkthroughPanel* walk = window_->classroom()->walkthrough();
+    walk->setStep(static_cast<int>(WalkStep::Divide));
+    settle();
+    const QList<Stage> shown{Stage::Scores, Stage::Scaled, Stage::Capped};
+    QCOMPARE(window_->grid()->highlightedStages(), shown);
+    QCOMPARE(walkStepTitle(WalkStep::Divide, window_->document()->scene()),
+             QStringLiteral("Divide, then soft-cap"));
+    const QString text = walk->findChild<QLabel*>(QStringLiteral("walkthroughText"))->text();
+    QVERIFY2(text.contains(QStringLiteral("<b>Then the soft-cap</b>: every scaled score x becomes "
+                                          "2·tanh(x / 2)")),
+             qPrintable(text));
+    walk->setStep(static_cast<int>(WalkStep::Mask));
+    settle();
+    const QString mask = walk->findChild<QLabel*>(QStringLiteral("walkthroughText"))->text();
+    QVERIFY2(mask.contains(QStringLiteral("a sliding window of W = 3")), qPrintable(mask));
+    walk->setStep(static_cast<int>(WalkStep::Softmax));
+    settle();
+    QCOMPARE(window_->grid()->highlightedStages(), (QList<Stage>{Stage::Capped, Stage::Weights}));
+}
+
+QTEST_MAIN(TestModelWindowFamilies)
+#include "test_model_window_families.moc"
