@@ -11,11 +11,13 @@ void ModelRuns::startModel(std::shared_ptr<io::ModelFolder> folder) {
     folder_ = std::move(folder);
     previousBase_.reset();
     base_.reset();
+    currentFromEarlierModel_ = current_ != nullptr;
 }
 
 void ModelRuns::clear() {
     startModel(nullptr);
     current_.reset();
+    currentFromEarlierModel_ = false;
     analysis_ = {};
     baseAnalysis_ = {};
 }
@@ -46,6 +48,7 @@ bool ModelRuns::takePrevious(const ModelInput& input) {
 void ModelRuns::show(std::shared_ptr<const Run> current, RunAnalysis analysis,
                      bool whatIfInductionComing, int layer) {
     current_ = std::move(current);
+    currentFromEarlierModel_ = false;
     analysis_ = std::move(analysis);
     // A what-if's measurement on the same channel may have made the model's own stale.
     if (current_ == base_ && baseAnalysis_.induction == model::InductionState::Pending &&
@@ -111,7 +114,7 @@ std::optional<QString> ModelRuns::measureInduction() {
 }
 
 std::vector<std::pair<int, int>> ModelRuns::changedHeads(double threshold) const {
-    if (!base_ || !current_ || base_ == current_) return {};
+    if (!base_ || !current_ || base_ == current_ || currentFromEarlierModel_) return {};
     return document::changedHeads(*base_, *current_, threshold);
 }
 
@@ -124,7 +127,9 @@ void ModelRuns::setSelectedPosition(int position) {
 bool ModelRuns::predictAtSelectedPosition() {
     const int tokens = current_ ? static_cast<int>(current_->tokens.size()) : 0;
     if (selectedPosition_ >= tokens - 1) selectedPosition_ = -1;
-    if (!current_ || !base_ || !current_->config.isDecoder() || tokens == 0) return false;
+    if (!current_ || !base_ || currentFromEarlierModel_ || !current_->config.isDecoder() ||
+        tokens == 0)
+        return false;
     const int at = selectedPosition_ >= 0 ? selectedPosition_ : tokens - 1;
     return predictAt(at, folder_->model(), *current_, analysis_, *base_, baseAnalysis_);
 }

@@ -89,6 +89,9 @@ private:
     ModelInput previousInput_;
     RunAnalysis previousAnalysis_;
     std::shared_ptr<const Run> current_;
+    // current_ is a run of the model open before startModel(): nothing compares it with the new
+    // model's runs or feeds it to the new model, until show() gives one of the new model's.
+    bool currentFromEarlierModel_ = false;
     RunAnalysis analysis_;
     int selectedPosition_ = -1;
 };

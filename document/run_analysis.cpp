@@ -163,7 +163,7 @@ bool predictAt(int at, const model::Model& model, const WindowRun& current, RunA
 std::vector<std::pair<int, int>> changedHeads(const WindowRun& base, const WindowRun& current,
                                               double threshold) {
     std::vector<std::pair<int, int>> changed;
-    for (std::size_t l = 0; l < base.layers.size(); ++l) {
+    for (std::size_t l = 0; l < base.layers.size() && l < current.layers.size(); ++l) {
         const auto& before = base.layers[l].weights;
         const auto& after = current.layers[l].weights;
         for (std::size_t h = 0; h < before.size() && h < after.size(); ++h) {

@@ -93,3 +93,10 @@ WM=openbox shot 1024x768 "$out/model-with-walkthrough-1024x768.png" F3 alt+f b R
 AE_TOUR_DIR=$PWD/$out QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1600x1000x24" \
     "${BUILD_DIR:-build}/tests/test_classroom" tour >/dev/null
 echo "wrote the tour's screenshots to $out/"
+# A layer of each newer decoder family at 1024x768 (to look at, in a folder of their own), and
+# Gemma 2's capped stage beside its scaled scores for docs/.
+families=${FAMILIES_DIR:-$(mktemp -d)}
+AE_TOUR_DIR=$families QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1600x1000x24" \
+    "${BUILD_DIR:-build}/tests/test_model_window_families" tour >/dev/null
+mv "$families/gemma2-capped-1024x768.png" "$out/"
+echo "wrote the families' screenshots to $families/ and $out/gemma2-capped-1024x768.png"

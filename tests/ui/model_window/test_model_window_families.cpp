@@ -40,6 +40,8 @@ private slots:
     void everyFamilysLayerOpens_data();
     void everyFamilysLayerOpens();
     void walkthroughShowsTheScaledBesideTheCapped();
+    void anotherModelOpensOverAnOpenLayer();
+    void tour();
 
 private:
     void openLayer(const QString& model, int layer, int head) {
@@ -154,6 +156,58 @@ void TestModelWindowFamilies::walkthroughShowsTheScaledBesideTheCapped() {
     walk->setStep(static_cast<int>(WalkStep::Softmax));
     settle();
     QCOMPARE(window_->grid()->highlightedStages(), (QList<Stage>{Stage::Capped, Stage::Weights}));
+}
+
+// A model of three layers opened over a layer of a two-layer model: until the new model's run is
+// shown, the old run is neither compared with the new one (changed heads) nor fed to the new
+// model (predictions). Comparing them read past the old run's layers and crashed.
+void TestModelWindowFamilies::anotherModelOpensOverAnOpenLayer() {
+    openLayer(QStringLiteral("gemma2-tiny"), 1, 2);
+    QCOMPARE(session()->model()->config.layers, 2);
+    openLayer(QStringLiteral("gemma3-tiny"), 2, 1);
+    QCOMPARE(session()->model()->config.layers, 3);
+    QCOMPARE(session()->currentRun()->layers.size(), size_t(3));
+    QCOMPARE(window_->modelView()->data().run->layers.size(), size_t(3));
+    QVERIFY(window_->modelView()->data().changedHeads.empty());
+    QVERIFY2(window_->document()->errorText().isEmpty(),
+             qPrintable(window_->document()->errorText()));
+    openLayer(QStringLiteral("pythia-tiny"), 0, 0);
+    QCOMPARE(window_->modelView()->data().run->layers.size(), size_t(2));
+}
+
+// Not a check: with AE_TOUR_DIR set, a layer of each family in the window at 1024x768 (one head,
+// every stage) for looking at, and Gemma 2's capped stage for docs/.
+void TestModelWindowFamilies::tour() {
+    const QString dir = qEnvironmentVariable("AE_TOUR_DIR");
+    if (dir.isEmpty()) QSKIP("set AE_TOUR_DIR to save the families' screenshots");
+    const auto save = [&](QWidget* w, const QString& name) {
+        settle();
+        QTest::qWait(150);
+        QVERIFY(w->grab().toImage().save(dir + QLatin1Char('/') + name));
+    };
+    struct Shot {
+        const char* model;
+        int layer, head;
+    };
+    for (const Shot& shot :
+         {Shot{"qwen2-tiny", 1, 1}, Shot{"mistral-tiny-window", 0, 1}, Shot{"gemma-tiny", 1, 0},
+          Shot{"gemma2-tiny", 0, 2}, Shot{"gemma3-tiny", 0, 1}, Shot{"gemma3-wrapped-tiny", 1, 1},
+          Shot{"phi3-tiny", 0, 1}, Shot{"pythia-tiny", 1, 0}, Shot{"olmo2-tiny", 1, 1},
+          Shot{"smollm3-tiny", 1, 1}}) {
+        openLayer(QLatin1String(shot.model), shot.layer, shot.head);
+        window_->grid()->setViewMode(ViewMode::AllStages);
+        save(
+            window_.get(),
+            QStringLiteral("family-%1-layer%2.png").arg(QLatin1String(shot.model)).arg(shot.layer));
+    }
+    // Gemma 2's soft-cap for a class: the walkthrough's divide step, scaled beside capped.
+    openLayer(QStringLiteral("gemma2-tiny"), 0, 2);
+    window_->grid()->setViewMode(ViewMode::AllStages);
+    window_->classroom()->walkthroughDock()->show();
+    window_->classroom()->walkthrough()->setStep(static_cast<int>(WalkStep::Divide));
+    window_->grid()->setSelectedRow(5);
+    save(window_.get(), QStringLiteral("gemma2-capped-1024x768.png"));
+    window_->classroom()->walkthroughDock()->hide();
 }
 
 QTEST_MAIN(TestModelWindowFamilies)
