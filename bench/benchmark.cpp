@@ -86,10 +86,16 @@ int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measu
     parser.addOption(
         {"n", "With --ui: changes measured per figure (at least 50; 30 with --model).", "n", "60"});
     parser.addOption({"model",
-                      "Measure a whole GPT-2-small-shaped model instead (random weights, written "
-                      "once to the cache folder): the forward pass keeping every head."});
-    parser.addOption({"cache-dir", "With --model: where the model is written and reused.", "dir",
-                      defaultModelBenchFolder()});
+                      "Measure a whole model instead (random weights in a real checkpoint's "
+                      "shape, written once to the cache folder): the forward pass keeping every "
+                      "head."});
+    parser.addOption(
+        {"shape", "With --model: the checkpoint's shape, " + modelBenchShapes().join(", ") + ".",
+         "name", QStringLiteral("gpt2-small")});
+    parser.addOption({"cache-dir",
+                      "With --model: where the model is written and reused (default: "
+                      "bench-SHAPE in the cache folder).",
+                      "dir"});
     if (!parser.parse(arguments))
         throw std::invalid_argument("bench: " + parser.errorText().toStdString());
     if (parser.isSet("help")) {
@@ -112,11 +118,16 @@ int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measu
     for (const QString& s : parser.value("sizes").split(','))
         sizes.push_back(positive(s, "sizes"));
 
+    const QString modelFolder = parser.isSet("cache-dir")
+                                    ? parser.value("cache-dir")
+                                    : defaultModelBenchFolder(parser.value("shape"));
+    if (parser.isSet("shape") && !parser.isSet("model"))
+        throw std::invalid_argument("bench: --shape is for --model");
     if (parser.isSet("model") && !parser.isSet("ui")) {
         std::vector<int> modelSizes{128, 512, 1024};
         if (parser.isSet("sizes")) modelSizes = sizes;
         const int modelReps = parser.isSet("reps") ? reps : 5;
-        return modelBenchmark(modelSizes, modelReps, parser.value("cache-dir"));
+        return modelBenchmark(modelSizes, modelReps, modelFolder, parser.value("shape"));
     }
     if (parser.isSet("ui")) {
         const int samples = positive(parser.value("n"), "n");
@@ -127,14 +138,16 @@ int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measu
         const bool model = parser.isSet("model");
         if (model && !measureModelWindow)
             throw std::invalid_argument("bench: --ui --model needs the window");
-        if (model) ensureModelBenchFolder(parser.value("cache-dir"));
+        if (model && parser.isSet("shape"))
+            throw std::invalid_argument("bench: --ui --model measures gpt2-small only");
+        if (model) ensureModelBenchFolder(modelFolder);
         const QString uiSizes = parser.isSet("sizes") ? parser.value("sizes")
                                 : model               ? QStringLiteral("128")
                                                       : QStringLiteral("128,512");
         for (const QString& s : uiSizes.split(',')) {
             const int length = positive(s, "sizes");
             const std::vector<LatencyFigures> measured =
-                model ? measureModelWindow(parser.value("cache-dir"), length, samples)
+                model ? measureModelWindow(modelFolder, length, samples)
                       : measureWindow(length, samples);
             for (const LatencyFigures& f : measured) {
                 const QJsonObject line{{"L", f.length},

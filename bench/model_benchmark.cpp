@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/model/family.h"
 #include "core/model/model.h"
 #include "io/formats/safetensors_writer.h"
 #include "io/model/model_folder.h"
@@ -28,11 +29,16 @@
 namespace ae::cli {
 namespace {
 
-// GPT-2 small's shape.
-constexpr int kLayers = 12, kHeads = 12, kWidth = 768, kInner = 3072, kVocab = 50257,
-              kPositions = 1024;
+// The shapes `bench --model --shape` writes: each a real checkpoint's config.json (its sizes and
+// options), filled with random weights. gpt2-small's text is the one earlier builds wrote, so a
+// cached folder stays valid.
+struct BenchShape {
+    const char* name;
+    const char* config;
+};
 
-const char* const kConfig = R"({
+const BenchShape kShapes[] = {
+    {"gpt2-small", R"({
   "architectures": ["GPT2LMHeadModel"],
   "model_type": "gpt2",
   "vocab_size": 50257,
@@ -48,7 +54,66 @@ const char* const kConfig = R"({
   "tie_word_embeddings": true,
   "torch_dtype": "float32"
 }
-)";
+)"},
+    // Qwen2.5-0.5B: grouped-query attention (14 heads, 2 kv heads), q/k/v biases, SwiGLU, a
+    // tied head over 151 936 tokens.
+    {"qwen2.5-0.5b", R"({
+  "architectures": ["Qwen2ForCausalLM"],
+  "model_type": "qwen2",
+  "vocab_size": 151936,
+  "hidden_size": 896,
+  "intermediate_size": 4864,
+  "num_hidden_layers": 24,
+  "num_attention_heads": 14,
+  "num_key_value_heads": 2,
+  "hidden_act": "silu",
+  "max_position_embeddings": 32768,
+  "rms_norm_eps": 1e-06,
+  "rope_theta": 1000000.0,
+  "sliding_window": 32768,
+  "use_sliding_window": false,
+  "max_window_layers": 24,
+  "tie_word_embeddings": true,
+  "bos_token_id": 151643,
+  "eos_token_id": 151643,
+  "torch_dtype": "float32"
+}
+)"},
+    // Pythia-410M (GPT-NeoX): LayerNorm, a quarter of each head turned, the parallel residual,
+    // an untied head.
+    {"pythia-410m", R"({
+  "architectures": ["GPTNeoXForCausalLM"],
+  "model_type": "gpt_neox",
+  "vocab_size": 50304,
+  "hidden_size": 1024,
+  "intermediate_size": 4096,
+  "num_hidden_layers": 24,
+  "num_attention_heads": 16,
+  "hidden_act": "gelu",
+  "max_position_embeddings": 2048,
+  "rotary_pct": 0.25,
+  "rotary_emb_base": 10000,
+  "layer_norm_eps": 1e-05,
+  "use_parallel_residual": true,
+  "tie_word_embeddings": false,
+  "bos_token_id": 0,
+  "eos_token_id": 0,
+  "torch_dtype": "float32"
+}
+)"},
+};
+
+const BenchShape& shapeNamed(const QString& name) {
+    for (const BenchShape& shape : kShapes)
+        if (name == QLatin1String(shape.name)) return shape;
+    throw std::invalid_argument("bench --model: --shape: expected " +
+                                modelBenchShapes().join(", ").toStdString() + ", got " +
+                                name.toStdString());
+}
+
+model::Config shapeConfig(const BenchShape& shape) {
+    return io::parseModelConfig(QByteArray(shape.config), QStringLiteral("config.json"));
+}
 
 enum class Fill { Random, One, Zero };
 struct TensorPlan {
@@ -63,26 +128,22 @@ struct TensorPlan {
     }
 };
 
-std::vector<TensorPlan> gpt2SmallTensors() {
-    std::vector<TensorPlan> plan{{"wte.weight", {kVocab, kWidth}, Fill::Random},
-                                 {"wpe.weight", {kPositions, kWidth}, Fill::Random}};
-    for (int l = 0; l < kLayers; ++l) {
-        const std::string p = "h." + std::to_string(l) + ".";
-        plan.push_back({p + "ln_1.weight", {kWidth}, Fill::One});
-        plan.push_back({p + "ln_1.bias", {kWidth}, Fill::Zero});
-        plan.push_back({p + "attn.c_attn.weight", {kWidth, 3 * kWidth}, Fill::Random});
-        plan.push_back({p + "attn.c_attn.bias", {3 * kWidth}, Fill::Random});
-        plan.push_back({p + "attn.c_proj.weight", {kWidth, kWidth}, Fill::Random});
-        plan.push_back({p + "attn.c_proj.bias", {kWidth}, Fill::Random});
-        plan.push_back({p + "ln_2.weight", {kWidth}, Fill::One});
-        plan.push_back({p + "ln_2.bias", {kWidth}, Fill::Zero});
-        plan.push_back({p + "mlp.c_fc.weight", {kWidth, kInner}, Fill::Random});
-        plan.push_back({p + "mlp.c_fc.bias", {kInner}, Fill::Random});
-        plan.push_back({p + "mlp.c_proj.weight", {kInner, kWidth}, Fill::Random});
-        plan.push_back({p + "mlp.c_proj.bias", {kWidth}, Fill::Random});
+// Every tensor the family reads for `config` (core/model/model.h's tensorSpecs), under the
+// family's first prefix: a norm's weight 1 and bias 0, everything else random.
+std::vector<TensorPlan> tensorPlan(const model::Config& config) {
+    model::ModelWeights weights;
+    const std::string prefix = model::familyRow(config.family).prefixes.front();
+    std::vector<TensorPlan> plan;
+    for (const model::TensorSpec& spec : model::tensorSpecs(config, weights)) {
+        const std::string& name = spec.name;
+        const bool norm = spec.shape.size() == 1 && (name.find("norm") != std::string::npos ||
+                                                     name.find("ln_") != std::string::npos);
+        const bool bias = name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0;
+        plan.push_back({spec.topLevel ? name : prefix + name, spec.shape,
+                        !norm  ? Fill::Random
+                        : bias ? Fill::Zero
+                               : Fill::One});
     }
-    plan.push_back({"ln_f.weight", {kWidth}, Fill::One});
-    plan.push_back({"ln_f.bias", {kWidth}, Fill::Zero});
     return plan;
 }
 
@@ -99,16 +160,20 @@ std::pair<std::string, long long> safetensorsHeader(const std::vector<TensorPlan
 
 // A folder is reused when its config is ours and its weights file has exactly the size ours
 // would (the reader then checks every tensor's shape and finiteness when it opens it).
-bool cachedModelValid(const QString& folder, const std::string& header, long long dataBytes) {
+bool cachedModelValid(const QString& folder, const BenchShape& shape, const std::string& header,
+                      long long dataBytes) {
     QFile config(QDir(folder).filePath("config.json"));
-    if (!config.open(QIODevice::ReadOnly) || config.readAll() != QByteArray(kConfig)) return false;
-    const QFileInfo weights(QDir(folder).filePath("model.safetensors"));
-    return weights.isFile() && weights.size() == static_cast<qint64>(header.size()) + dataBytes;
+    if (!config.open(QIODevice::ReadOnly) || config.readAll() != QByteArray(shape.config))
+        return false;
+    QFile weights(QDir(folder).filePath("model.safetensors"));
+    return weights.size() == static_cast<qint64>(header.size()) + dataBytes &&
+           weights.open(QIODevice::ReadOnly) &&
+           weights.read(static_cast<qint64>(header.size())) == QByteArray::fromStdString(header);
 }
 
 // Random weights with a fixed seed: uniform with GPT-2's initial standard deviation 0.02, which
 // keeps the residual stream and logits of 12 layers finite and unremarkable.
-void writeModel(const QString& folder, const std::vector<TensorPlan>& plan,
+void writeModel(const QString& folder, const BenchShape& shape, const std::vector<TensorPlan>& plan,
                 const std::string& header) {
     if (!QDir().mkpath(folder))
         throw std::invalid_argument("bench --model: cannot create " + folder.toStdString());
@@ -149,7 +214,7 @@ void writeModel(const QString& folder, const std::vector<TensorPlan>& plan,
                                     weights.errorString().toStdString());
     // The config last: a folder with our config is a complete one.
     QSaveFile config(QDir(folder).filePath("config.json"));
-    if (!config.open(QIODevice::WriteOnly) || config.write(kConfig) < 0 || !config.commit())
+    if (!config.open(QIODevice::WriteOnly) || config.write(shape.config) < 0 || !config.commit())
         throw std::invalid_argument("bench --model: cannot write " +
                                     config.fileName().toStdString());
 }
@@ -172,12 +237,16 @@ void resetPeakRss() {
     clear << "5";
 }
 
-// Multiply-adds ×2 of one GPT-2 forward pass at length L: per layer the four projections
-// (qkv, output, the MLP's two), q·kᵀ and weights·v over every head; then the LM head.
-double forwardGflop(long long L) {
-    const double d = kWidth, inner = kInner,
-                 layerMacs = L * d * 3 * d + L * d * d + 2 * L * d * inner + 2.0 * L * L * d;
-    return 2.0 * (kLayers * layerMacs + L * d * kVocab) / 1e9;
+// Multiply-adds ×2 of one forward pass at length L: per layer the projections (q, k and v at
+// their widths, the output, the MLP's two or, gated, three), q·kᵀ and weights·v over every head;
+// then the LM head.
+double forwardGflop(const model::Config& c, long long L) {
+    const double d = c.hidden, inner = c.intermediate, q = double(c.heads) * c.headDim,
+                 kv = double(c.kvHeads) * c.headDim;
+    const double mlpMatrices = c.architecture().mlp == model::MlpKind::Gated ? 3 : 2;
+    const double layerMacs =
+        L * d * (q + 2 * kv) + L * q * d + mlpMatrices * L * d * inner + 2.0 * L * L * q;
+    return 2.0 * (c.layers * layerMacs + L * d * c.vocab) / 1e9;
 }
 
 QByteArray jsonLine(const QJsonObject& object) {
@@ -191,30 +260,44 @@ double rounded(double value, double unit) {
 
 }  // namespace
 
-QString defaultModelBenchFolder() {
-    QString cache = qEnvironmentVariable("XDG_CACHE_HOME");
-    if (cache.isEmpty()) cache = QDir::home().filePath(".cache");
-    return QDir(cache).filePath("attention-explorer/bench-gpt2-small");
+QStringList modelBenchShapes() {
+    QStringList names;
+    for (const BenchShape& shape : kShapes)
+        names << QLatin1String(shape.name);
+    return names;
 }
 
-void ensureModelBenchFolder(const QString& cacheFolder) {
-    const std::vector<TensorPlan> plan = gpt2SmallTensors();
+QString defaultModelBenchFolder(const QString& shape) {
+    QString cache = qEnvironmentVariable("XDG_CACHE_HOME");
+    if (cache.isEmpty()) cache = QDir::home().filePath(".cache");
+    return QDir(cache).filePath(QStringLiteral("attention-explorer/bench-") +
+                                QLatin1String(shapeNamed(shape).name));
+}
+
+void ensureModelBenchFolder(const QString& cacheFolder, const QString& shapeName) {
+    const BenchShape& shape = shapeNamed(shapeName);
+    const std::vector<TensorPlan> plan = tensorPlan(shapeConfig(shape));
     const auto [header, dataBytes] = safetensorsHeader(plan);
-    if (cachedModelValid(cacheFolder, header, dataBytes)) return;
+    if (cachedModelValid(cacheFolder, shape, header, dataBytes)) return;
     const auto start = std::chrono::steady_clock::now();
-    writeModel(cacheFolder, plan, header);
+    writeModel(cacheFolder, shape, plan, header);
     std::printf("%s\n", jsonLine(QJsonObject{{"wrote", cacheFolder},
                                              {"write_ms", rounded(elapsedMs(start), 0.1)}})
                             .constData());
     std::fflush(stdout);
 }
 
-int modelBenchmark(const std::vector<int>& sizes, int reps, const QString& cacheFolder) {
+int modelBenchmark(const std::vector<int>& sizes, int reps, const QString& cacheFolder,
+                   const QString& shapeName) {
+    const model::Config config = shapeConfig(shapeNamed(shapeName));
     for (int length : sizes)
-        if (length > kPositions)
-            throw std::invalid_argument("bench --model: --sizes " + std::to_string(length) +
-                                        ": GPT-2 small has 1024 positions");
-    ensureModelBenchFolder(cacheFolder);
+        if (config.positions > 0 && length > config.positions)
+            throw std::invalid_argument("bench --model: --sizes " + std::to_string(length) + ": " +
+                                        shapeName.toStdString() + " has " +
+                                        std::to_string(config.positions) + " positions");
+    ensureModelBenchFolder(cacheFolder, shapeName);
+    // The default shape's lines stay as earlier builds printed them: scripts read them.
+    const bool named = shapeName != QLatin1String(kShapes[0].name);
 
     for (int length : sizes) {
         resetPeakRss();
@@ -224,7 +307,7 @@ int modelBenchmark(const std::vector<int>& sizes, int reps, const QString& cache
         const model::Model& m = folder.model();
         std::vector<long long> ids(static_cast<size_t>(length));
         for (int i = 0; i < length; ++i)
-            ids[static_cast<size_t>(i)] = i % kVocab;
+            ids[static_cast<size_t>(i)] = i % config.vocab;
         std::vector<double> times;
         for (int r = 0; r <= reps; ++r) {
             const auto start = std::chrono::steady_clock::now();
@@ -235,15 +318,15 @@ int modelBenchmark(const std::vector<int>& sizes, int reps, const QString& cache
         std::sort(times.begin(), times.end());
         const model::RunMemory memory = model::runMemory(m, length, sizeof(float));
         const double mib = 1024.0 * 1024.0;
-        std::printf("%s\n",
-                    jsonLine(QJsonObject{{"L", length},
-                                         {"full_ms", rounded(times[times.size() / 2], 0.01)},
-                                         {"open_ms", rounded(openMs, 0.01)},
-                                         {"peak_rss_mb", rounded(peakRssMb(), 0.1)},
-                                         {"weights_mb", rounded(memory.storedWeights / mib, 0.1)},
-                                         {"kept_mb", rounded(memory.kept / mib, 0.1)},
-                                         {"gflop", rounded(forwardGflop(length), 0.01)}})
-                        .constData());
+        QJsonObject line{{"L", length},
+                         {"full_ms", rounded(times[times.size() / 2], 0.01)},
+                         {"open_ms", rounded(openMs, 0.01)},
+                         {"peak_rss_mb", rounded(peakRssMb(), 0.1)},
+                         {"weights_mb", rounded(memory.storedWeights / mib, 0.1)},
+                         {"kept_mb", rounded(memory.kept / mib, 0.1)},
+                         {"gflop", rounded(forwardGflop(config, length), 0.01)}};
+        if (named) line.insert("shape", shapeName);
+        std::printf("%s\n", jsonLine(line).constData());
         std::fflush(stdout);
     }
     std::printf(

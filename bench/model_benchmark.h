@@ -1,8 +1,10 @@
 #pragma once
 // `attention-explorer bench --model`: the whole-model forward pass (core/model/model.h) on a
-// GPT-2-small-shaped model with random weights, opened through the real model-folder reader.
+// model in a real checkpoint's shape (GPT-2 small unless --shape names another) with random
+// weights, opened through the real model-folder reader.
 
 #include <QString>
+#include <QStringList>
 #include <vector>
 
 namespace ae::cli {
@@ -11,15 +13,21 @@ namespace ae::cli {
 // prints one JSON line per length: the median full pass, the open time, the peak resident memory
 // of that run and what it should be near (the weights plus the kept maps); then the GFLOP of a
 // pass at each length and the same-run SGEMM rate. Throws std::invalid_argument for bad input.
-int modelBenchmark(const std::vector<int>& sizes, int reps, const QString& cacheFolder);
+// A shape other than the first adds its name to each length's line ("shape").
+int modelBenchmark(const std::vector<int>& sizes, int reps, const QString& cacheFolder,
+                   const QString& shape = QStringLiteral("gpt2-small"));
 
-// Writes the GPT-2-small-shaped model to `cacheFolder` unless a complete one is there; prints a
-// JSON line when it writes. Throws std::invalid_argument when it cannot.
-void ensureModelBenchFolder(const QString& cacheFolder);
+// The shapes --shape takes: gpt2-small (the default), qwen2.5-0.5b, pythia-410m.
+QStringList modelBenchShapes();
 
-// The folder bench --model uses unless --cache-dir says otherwise:
-// $XDG_CACHE_HOME (or ~/.cache)/attention-explorer/bench-gpt2-small.
-QString defaultModelBenchFolder();
+// Writes the model of shape `shape` to `cacheFolder` unless a complete one is there; prints a
+// JSON line when it writes. Throws std::invalid_argument when it cannot, or for an unknown shape.
+void ensureModelBenchFolder(const QString& cacheFolder,
+                            const QString& shape = QStringLiteral("gpt2-small"));
+
+// The folder bench --model uses for `shape` unless --cache-dir says otherwise:
+// $XDG_CACHE_HOME (or ~/.cache)/attention-explorer/bench-SHAPE.
+QString defaultModelBenchFolder(const QString& shape = QStringLiteral("gpt2-small"));
 
 // The matrix-product speed `bench` quotes: a 2048³ float product on every core, median of reps.
 double sgemmGflops(int reps);

@@ -38,6 +38,8 @@ if "OPENBLAS_CORETYPE" not in os.environ:
         os.environ["OPENBLAS_CORETYPE"] = "Haswell"
 os.environ.setdefault("OMP_NUM_THREADS", str(a.threads))
 
+# The reference finds its other families (decoder_families.py, encoder_families.py) beside it.
+sys.path.insert(0, os.path.dirname(os.path.abspath(a.reference)))
 spec = importlib.util.spec_from_file_location("model_reference", a.reference)
 if spec is None or not os.path.exists(a.reference):
     sys.exit(f"model_peer: {a.reference}: model_reference.py not found (give --reference)")
@@ -50,6 +52,12 @@ model = reference.load(a.model_dir)
 # float32 throughout: the weights, and every tensor the forward pass creates.
 torch.set_default_dtype(torch.float32)
 model.w = {name: (t.float() if t.is_floating_point() else t) for name, t in model.w.items()}
+# The newer families build their rotary tables in float64 (the specification's precision): their
+# rotated q and k come back in the tensor's own dtype, float32 here, as Hugging Face's do.
+if "decoder_families" in sys.modules:
+    families = sys.modules["decoder_families"]
+    exact_rope = families.apply_rope
+    families.apply_rope = lambda x, positions, spec: exact_rope(x, positions, spec).to(x.dtype)
 vocab = model.cfg["vocab"]
 
 for length in (int(s) for s in a.sizes.split(",")):

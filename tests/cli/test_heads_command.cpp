@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -195,6 +196,40 @@ private slots:
         std::vector<long long> twice = rb;
         twice.insert(twice.end(), rb.begin(), rb.end());
         checkAgainstLibrary(b.out, bert, twice, twice, 0, 5);
+    }
+
+    // Each decoder family puts its own BOS first: the config's bos_token_id (Gemma's 2,
+    // Pythia's 0, the others' 1 in these goldens; the wrapped Gemma 3 has none at the top level
+    // and takes Gemma 3's default, 2). The scores are the library's on those ids.
+    void inductionStartsWithEachFamilysBos_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<long long>("bos");
+        QTest::newRow("qwen2") << "qwen2-tiny" << 1LL;
+        QTest::newRow("mistral") << "mistral-tiny-window" << 1LL;
+        QTest::newRow("gemma") << "gemma-tiny" << 2LL;
+        QTest::newRow("gemma2") << "gemma2-tiny" << 2LL;
+        QTest::newRow("gemma3") << "gemma3-tiny" << 2LL;
+        QTest::newRow("gemma3 wrapped") << "gemma3-wrapped-tiny" << 2LL;
+        QTest::newRow("phi3") << "phi3-tiny-window" << 1LL;
+        QTest::newRow("pythia") << "pythia-tiny" << 0LL;
+        QTest::newRow("olmo2") << "olmo2-tiny" << 1LL;
+        QTest::newRow("smollm3") << "smollm3-tiny" << 1LL;
+    }
+    void inductionStartsWithEachFamilysBos() {
+        QFETCH(QString, model);
+        QFETCH(long long, bos);
+        const QString dir = goldenModelDir(model);
+        const io::ModelFolder folder(dir);
+        QCOMPARE(folder.model().config.bosToken, bos);
+        const auto r =
+            test::runBinary({"heads", dir, "--induction-random", "6", "--seed", "2", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const std::vector<long long> drawn = documentedRandomIds(6, 64, bos, 2);
+        QVERIFY(std::find(drawn.begin(), drawn.end(), bos) == drawn.end());
+        std::vector<long long> ids = {bos};
+        ids.insert(ids.end(), drawn.begin(), drawn.end());
+        ids.insert(ids.end(), drawn.begin(), drawn.end());
+        checkAgainstLibrary(r.out, dir, ids, ids, 1, 6);
     }
 
     void tableIsOneLineAHead() {
