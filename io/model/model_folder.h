@@ -28,10 +28,15 @@ std::vector<std::pair<QString, QString>> parseSafetensorsIndex(const QByteArray&
 
 class ModelFolder {
 public:
+    // Checked: every value is read once. Unread: the headers alone (listing a folder among many
+    // must not read gigabytes); its model must not be run.
+    enum class Values { Checked, Unread };
+
     // Reads config.json, maps the weights and checks every tensor the family needs: present,
     // of the expected shape and a float dtype, and finite (its exponent bits are scanned once
-    // here, at memory speed, without converting anything). Throws model::ModelError.
-    explicit ModelFolder(const QString& directory);
+    // here, at memory speed, without converting anything; not with Values::Unread). Throws
+    // model::ModelError.
+    explicit ModelFolder(const QString& directory, Values values = Values::Checked);
     ~ModelFolder();
     ModelFolder(const ModelFolder&) = delete;
     ModelFolder& operator=(const ModelFolder&) = delete;
