@@ -10,6 +10,18 @@
 namespace ae::io {
 namespace {
 
+// Refuses a width its heads do not divide, naming both fields as the config spells them
+// ("config.json: n_embd 30 is not a multiple of n_head 4").
+void requireWholeHeads(const QString& file, const model::Config& c, const char* widthField,
+                       const char* headsField) {
+    if (c.hidden % c.heads == 0) return;
+    failConfig(QStringLiteral("%1: %2 %3 is not a multiple of %4 %5")
+                   .arg(file, QLatin1String(widthField))
+                   .arg(c.hidden)
+                   .arg(QLatin1String(headsField))
+                   .arg(c.heads));
+}
+
 using model::Activation;
 using model::Config;
 using model::Family;
@@ -33,12 +45,7 @@ void readGpt2(const ConfigReader& r, Config& c) {
     c.tieWordEmbeddings = r.boolean({"tie_word_embeddings"}, true);
     if (r.boolean({"add_cross_attention"}, false))
         failConfig(file + ": add_cross_attention is not supported");
-    if (c.hidden % c.heads) {
-        failConfig(QStringLiteral("%1: n_embd %2 is not a multiple of n_head %3")
-                       .arg(file)
-                       .arg(c.hidden)
-                       .arg(c.heads));
-    }
+    requireWholeHeads(file, c, "n_embd", "n_head");
     c.kvHeads = c.heads;
     c.headDim = c.hidden / c.heads;
     c.activation = activationNamed(act, file, "activation_function");
@@ -60,12 +67,7 @@ void readBert(const ConfigReader& r, Config& c) {
         failConfig(file + ": position_embedding_type: only \"absolute\" is supported");
     if (r.boolean({"is_decoder"}, false) || r.boolean({"add_cross_attention"}, false))
         failConfig(file + ": is_decoder / add_cross_attention are not supported");
-    if (c.hidden % c.heads) {
-        failConfig(QStringLiteral("%1: hidden_size %2 is not a multiple of num_attention_heads %3")
-                       .arg(file)
-                       .arg(c.hidden)
-                       .arg(c.heads));
-    }
+    requireWholeHeads(file, c, "hidden_size", "num_attention_heads");
     c.kvHeads = c.heads;
     c.headDim = c.hidden / c.heads;
     c.activation = activationNamed(act, file, "hidden_act");
@@ -444,12 +446,7 @@ const LlamaDefaults& gemma2Defaults() {
 void readGemma2(const ConfigReader& r, Config& c) {
     const LlamaDefaults& d = gemma2Defaults();
     readLlamaShape(r, c, d);
-    if (c.hidden % c.heads) {
-        failConfig(QStringLiteral("%1: hidden_size %2 is not a multiple of num_attention_heads %3")
-                       .arg(r.file())
-                       .arg(c.hidden)
-                       .arg(c.heads));
-    }
+    requireWholeHeads(r.file(), c, "hidden_size", "num_attention_heads");
     readGemmaCommon(r, c);
     c.queryScalar =
         positiveNumber(r, "query_pre_attn_scalar", r.number({"query_pre_attn_scalar"}, 256));
@@ -687,12 +684,7 @@ void readGptNeox(const ConfigReader& r, Config& c) {
     const QString& file = r.file();
     c.hidden = r.integer({"hidden_size"}, 6144);
     c.heads = r.integer({"num_attention_heads"}, 64);
-    if (c.hidden % c.heads) {
-        failConfig(QStringLiteral("%1: hidden_size %2 is not a multiple of num_attention_heads %3")
-                       .arg(file)
-                       .arg(c.hidden)
-                       .arg(c.heads));
-    }
+    requireWholeHeads(file, c, "hidden_size", "num_attention_heads");
     c.kvHeads = c.heads;
     c.headDim = c.hidden / c.heads;
     c.layers = r.integer({"num_hidden_layers"}, 44);
