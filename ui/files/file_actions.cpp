@@ -15,6 +15,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLocale>
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
@@ -28,6 +29,7 @@
 #include "io/formats/matrix_files.h"
 #include "io/formats/result_export.h"
 #include "io/model/builtin_models.h"
+#include "io/model/hub_cache.h"
 #include "io/scene/scene_file.h"
 #include "plot/heatmap_grid.h"
 #include "plot/image_export.h"
@@ -95,6 +97,10 @@ void FileActions::addModelActions(QMenu* file) {
     builtInModelsMenu_ = file->addMenu(tr("Open &built-in model"));
     builtInModelsMenu_->setObjectName(QStringLiteral("builtInModelsMenu"));
     connect(builtInModelsMenu_, &QMenu::aboutToShow, this, &FileActions::fillBuiltInModelsMenu);
+    hubCacheMenu_ = file->addMenu(tr("Open from the Hugging Face &cache"));
+    hubCacheMenu_->setObjectName(QStringLiteral("hubCacheMenu"));
+    hubCacheMenu_->setToolTipsVisible(true);
+    connect(hubCacheMenu_, &QMenu::aboutToShow, this, &FileActions::fillHubCacheMenu);
     recentModelsMenu_ = file->addMenu(tr("Recent mo&dels"));
     recentModelsMenu_->setObjectName(QStringLiteral("recentModelsMenu"));
     connect(recentModelsMenu_, &QMenu::aboutToShow, this, &FileActions::fillRecentModelsMenu);
@@ -114,6 +120,36 @@ void FileActions::fillBuiltInModelsMenu() {
     }
     if (builtInModelsMenu_->isEmpty())
         builtInModelsMenu_->addAction(tr("(none installed)"))->setEnabled(false);
+}
+
+void FileActions::fillHubCacheMenu() {
+    hubCacheMenu_->clear();
+    const QString hub = io::hubCacheFolder();
+    for (const io::HubModel& m : io::listHubModels(hub)) {
+        QStringList facts;
+        if (!m.family.isEmpty()) facts << m.family;
+        if (!m.dtype.isEmpty()) facts << m.dtype;
+        if (m.bytesOnDisk > 0) facts << QLocale().formattedDataSize(m.bytesOnDisk);
+        QString text = m.name;
+        if (!facts.isEmpty())
+            text += QStringLiteral("  (%1)").arg(facts.join(QStringLiteral(", ")));
+        const QString folder = m.snapshot;
+        QAction* a = hubCacheMenu_->addAction(text, this, [this, folder] { openModel(folder); });
+        a->setData(folder);
+        if (m.problem.isEmpty()) {
+            a->setToolTip(folder);
+        } else {
+            // The reason in the entry itself: a menu's tooltip is easy to miss.
+            a->setText(text + QStringLiteral(" — ") + tr("cannot open: %1").arg(m.problem));
+            a->setToolTip(m.problem);
+            a->setEnabled(false);
+        }
+        a->setStatusTip(folder);
+    }
+    if (hubCacheMenu_->isEmpty()) {
+        hubCacheMenu_->addAction(tr("(no models in %1)").arg(QDir::toNativeSeparators(hub)))
+            ->setEnabled(false);
+    }
 }
 
 bool FileActions::openModel(const QString& folder) {

@@ -131,6 +131,10 @@ private:
     void fillRecentModelsMenu();
     // One entry per built-in model (its about.json title), filled each time it opens.
     void fillBuiltInModelsMenu();
+    // One entry per model in the Hugging Face cache (io/model/hub_cache.h), listed from the
+    // headers each time it opens: name, family, dtype and size; one that cannot open is
+    // disabled and says why.
+    void fillHubCacheMenu();
     void importEmbeddingsDialog(bool withTokens);
     void importWeightDialog(document::WeightMatrix which);
     void exportMatricesDialog();
@@ -151,6 +155,7 @@ private:
     QMenu* recentMenu_ = nullptr;
     QMenu* recentModelsMenu_ = nullptr;
     QMenu* builtInModelsMenu_ = nullptr;
+    QMenu* hubCacheMenu_ = nullptr;
     UnsavedQuestion askUnsaved_;
 };
 

@@ -73,6 +73,30 @@ struct TestBuiltIns {
     ~TestBuiltIns() { qunsetenv("AE_MODELS_PATH"); }
 };
 
+// A Hugging Face cache in a temporary folder HF_HUB_CACHE names while this lives: gpt2-tiny as
+// models--test--gpt2-tiny (its snapshot's files symlinks to blobs, as the hub writes them) and a
+// model of a family the app does not run.
+struct TestHubCache {
+    QTemporaryDir dir;
+    QString snapshot;
+    TestHubCache() {
+        const QDir entry(dir.filePath(QStringLiteral("models--test--gpt2-tiny")));
+        snapshot = entry.filePath(QStringLiteral("snapshots/abc123"));
+        QDir().mkpath(entry.filePath(QStringLiteral("blobs")));
+        QDir().mkpath(snapshot);
+        for (const QString& file : QDir(gpt2Tiny()).entryList(QDir::Files)) {
+            QFile::copy(QDir(gpt2Tiny()).filePath(file), entry.filePath("blobs/" + file));
+            QFile::link("../../blobs/" + file, QDir(snapshot).filePath(file));
+        }
+        const QString other = dir.filePath(QStringLiteral("models--test--mamba/snapshots/def456"));
+        QDir().mkpath(other);
+        QFile config(QDir(other).filePath(QStringLiteral("config.json")));
+        if (config.open(QIODevice::WriteOnly)) config.write(R"({"model_type": "mamba"})");
+        qputenv("HF_HUB_CACHE", dir.path().toLocal8Bit());
+    }
+    ~TestHubCache() { qunsetenv("HF_HUB_CACHE"); }
+};
+
 }  // namespace
 
 class TestModelWindowOpening : public QObject, private test::ModelWindowFixture {
@@ -87,6 +111,7 @@ private slots:
     void openedModelShowsItsInput();
     void refusalIsShownAndWindowKeepsWorking();
     void builtInModelOpensFromTheMenu();
+    void hubCacheModelOpensFromTheMenu();
     void galleryShowsEachBuiltInModel();
 };
 
@@ -215,6 +240,43 @@ void TestModelWindowOpening::builtInModelOpensFromTheMenu() {
     QCOMPARE(session()->ids(), (std::vector<long long>{3, 1, 4, 1, 5}));
     QCOMPARE(session()->head(), 2);
     QVERIFY(!window_->document()->isModified());
+}
+
+void TestModelWindowOpening::hubCacheModelOpensFromTheMenu() {
+    auto* menu = window_->findChild<QMenu*>(QStringLiteral("hubCacheMenu"));
+    QVERIFY(menu);
+    {
+        // An empty cache says where it looked.
+        QTemporaryDir empty;
+        qputenv("HF_HUB_CACHE", empty.path().toLocal8Bit());
+        emit menu->aboutToShow();
+        QCOMPARE(menu->actions().size(), 1);
+        QVERIFY(!menu->actions()[0]->isEnabled());
+        QVERIFY2(menu->actions()[0]->text().contains(QDir::toNativeSeparators(empty.path())),
+                 qPrintable(menu->actions()[0]->text()));
+        qunsetenv("HF_HUB_CACHE");
+    }
+    const TestHubCache hub;
+    emit menu->aboutToShow();
+    const QList<QAction*> actions = menu->actions();
+    QCOMPARE(actions.size(), 2);  // by name: test/gpt2-tiny, test/mamba
+    // Name, family, dtype and size on disk.
+    QVERIFY2(actions[0]->text().startsWith(QStringLiteral("test/gpt2-tiny  (gpt2, F32, ")),
+             qPrintable(actions[0]->text()));
+    QVERIFY(actions[0]->isEnabled());
+    // The unsupported family is disabled and says why, as opening it would.
+    QVERIFY(!actions[1]->isEnabled());
+    QVERIFY2(
+        actions[1]->text().startsWith(QStringLiteral("test/mamba  (mamba) — cannot open: ")) &&
+            actions[1]->text().contains(QLatin1String("model_type \"mamba\" is not supported")),
+        qPrintable(actions[1]->text()));
+    QCOMPARE(actions[1]->toolTip(), actions[1]->text().section(QStringLiteral("cannot open: "), 1));
+
+    actions[0]->trigger();
+    settle();
+    QVERIFY2(session()->isOpen(), qPrintable(session()->problemText()));
+    QCOMPARE(window_->fileActions()->recentModels().value(0),
+             QFileInfo(hub.snapshot).absoluteFilePath());
 }
 
 void TestModelWindowOpening::galleryShowsEachBuiltInModel() {
