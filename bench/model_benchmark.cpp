@@ -329,9 +329,7 @@ int modelBenchmark(const std::vector<int>& sizes, int reps, const QString& cache
         std::printf("%s\n", jsonLine(line).constData());
         std::fflush(stdout);
     }
-    std::printf(
-        "%s\n",
-        jsonLine(QJsonObject{{"sgemm_gflops", rounded(sgemmGflops(reps), 0.1)}}).constData());
+    std::printf("%s\n", jsonLine(sgemmRates(reps)).constData());
     return 0;
 }
 

@@ -3,6 +3,7 @@
 // model in a real checkpoint's shape (GPT-2 small unless --shape names another) with random
 // weights, opened through the real model-folder reader.
 
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 #include <vector>
@@ -29,7 +30,10 @@ void ensureModelBenchFolder(const QString& cacheFolder,
 // $XDG_CACHE_HOME (or ~/.cache)/attention-explorer/bench-SHAPE.
 QString defaultModelBenchFolder(const QString& shape = QStringLiteral("gpt2-small"));
 
-// The matrix-product speed `bench` quotes: a 2048³ float product on every core, median of reps.
-double sgemmGflops(int reps);
+// The machine's float matrix-product speed, as `bench` quotes it: a 2048³ product on every core,
+// median of reps, through Eigen (sgemm_eigen_gflops) and through OpenBLAS (sgemm_blas_gflops, when
+// the build has it); sgemm_gflops is the better of the two, against which every "% of SGEMM" is
+// measured; `products` names what the engine multiplies with.
+QJsonObject sgemmRates(int reps);
 
 }  // namespace ae::cli

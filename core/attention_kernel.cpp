@@ -118,10 +118,10 @@ void attendHead(int h, const HeadInputs<Scalar>& in, const HeadBuffers<Scalar>& 
     // 1. scores = q·kᵀ  (Tq,hd)·(hd,Tk)
     if (from <= AttendFrom::Scores) {
         if (first == 0) {
-            scores.noalias() = q * k.transpose();
+            gemm::multiplyInto(q, k.transpose(), scores, false);
         } else {
             scores.resize(Tq, Tk);
-            scores.bottomRows(count).noalias() = q.bottomRows(count) * k.transpose();
+            gemm::multiplyInto(q.bottomRows(count), k.transpose(), scores.bottomRows(count), false);
         }
     }
     // 2, 3. Row by row, so a row stays in cache from its logits to its weights.
@@ -183,9 +183,9 @@ void attendHead(int h, const HeadInputs<Scalar>& in, const HeadBuffers<Scalar>& 
     if (from <= AttendFrom::Context && !overflow.logits.load(std::memory_order_relaxed)) {
         auto context = out.context->middleCols(h * hd, hd);
         if (first == 0) {
-            context.noalias() = weights * v;
+            gemm::multiplyInto(weights, v, context, false);
         } else {
-            context.noalias() = weights.bottomRows(count) * v;
+            gemm::multiplyInto(weights.bottomRows(count), v, context, false);
         }
         // Checked while this head's block is in cache: finite weights times a value that
         // overflowed would pass on inf or NaN silently.

@@ -6,6 +6,8 @@
 #include <initializer_list>
 #include <vector>
 
+#include "core/gemm.h"
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -30,9 +32,9 @@ struct AffineProduct {
 };
 
 // Runs every product of `batch` on every core, in one parallel region: each thread computes its
-// block of each product with a single-threaded Eigen product, so a batch costs one barrier rather
-// than one per product. A block is rows when there are many, else columns (a 64-row product split
-// by rows leaves each thread too thin a panel). Eigen's own parallel product is switched off
+// block of each product with a single-threaded product (core/gemm.h), so a batch costs one barrier
+// rather than one per product. A block is rows when there are many, else columns (a 64-row product
+// split by rows leaves each thread too thin a panel). Eigen's own parallel product is switched off
 // (EIGEN_DONT_PARALLELIZE): its threads busy-wait on each other, which stalls badly whenever the
 // machine has other work. Returns, per product, whether every value of its `out` is finite: each
 // thread checks its own block while it is still in cache, which costs far less than a second pass.
@@ -65,21 +67,13 @@ std::vector<bool> affineBatch(std::initializer_list<AffineProduct<Matrix, Vector
             bool finite = true;
             if (count > 0 && byRows) {
                 auto block = out.middleRows(begin, count);
-                if (b) {
-                    block.rowwise() = b->transpose();
-                    block.noalias() += in.middleRows(begin, count) * w;
-                } else {
-                    block.noalias() = in.middleRows(begin, count) * w;
-                }
+                if (b) block.rowwise() = b->transpose();
+                gemm::multiplyInto(in.middleRows(begin, count), w, block, b != nullptr);
                 finite = allFiniteFast(block);
             } else if (count > 0) {
                 auto block = out.middleCols(begin, count);
-                if (b) {
-                    block.rowwise() = b->segment(begin, count).transpose();
-                    block.noalias() += in * w.middleCols(begin, count);
-                } else {
-                    block.noalias() = in * w.middleCols(begin, count);
-                }
+                if (b) block.rowwise() = b->segment(begin, count).transpose();
+                gemm::multiplyInto(in, w.middleCols(begin, count), block, b != nullptr);
                 finite = allFiniteFast(block);
             }
             if (!finite) {

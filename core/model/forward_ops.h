@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/gemm.h"
 #include "core/model/forward_tape.h"
 #include "core/model/model.h"
 
@@ -65,8 +66,8 @@ inline int threadCount() {
 
 // out = in·W (+ b) where W is `weight` as stored: [in, out] when `xw` (gpt2's Conv1D), else
 // nn.Linear's [out, in], used transposed. in: T x n, out: T x m. Blocks of `out` (rows when there
-// are many, else columns) are computed on up to maxThreads threads, each a single-threaded Eigen
-// product, as core/parallel_product.h does for the one-layer engine; with one thread, one product.
+// are many, else columns) are computed on up to maxThreads threads, each a single-threaded product
+// (core/gemm.h), as core/parallel_product.h does for the one-layer engine; with one thread, one.
 template <typename Scalar>
 void project(const Matrix<Scalar>& in, const WeightView<Scalar>& weight, bool xw,
              const WeightView<Scalar>& bias, Matrix<Scalar>& out, int maxThreads) {
@@ -85,17 +86,17 @@ void project(const Matrix<Scalar>& in, const WeightView<Scalar>& weight, bool xw
         if (byRows) {
             auto block = out.middleRows(begin, count);
             if (xw) {
-                block.noalias() = in.middleRows(begin, count) * w;
+                gemm::multiplyInto(in.middleRows(begin, count), w, block, false);
             } else {
-                block.noalias() = in.middleRows(begin, count) * w.transpose();
+                gemm::multiplyInto(in.middleRows(begin, count), w.transpose(), block, false);
             }
             if (bias.present()) block.rowwise() += bias.vector().transpose();
         } else {
             auto block = out.middleCols(begin, count);
             if (xw) {
-                block.noalias() = in * w.middleCols(begin, count);
+                gemm::multiplyInto(in, w.middleCols(begin, count), block, false);
             } else {
-                block.noalias() = in * w.middleRows(begin, count).transpose();
+                gemm::multiplyInto(in, w.middleRows(begin, count).transpose(), block, false);
             }
             if (bias.present()) block.rowwise() += bias.vector().segment(begin, count).transpose();
         }
