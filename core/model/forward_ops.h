@@ -5,6 +5,7 @@
 //
 // Dimension names are those of core/dimensions.h, in their short forms: T, d, I.
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -99,6 +100,44 @@ void project(const Matrix<Scalar>& in, const WeightView<Scalar>& weight, bool xw
                 gemm::multiplyInto(in, w.middleRows(begin, count).transpose(), block, false);
             }
             if (bias.present()) block.rowwise() += bias.vector().segment(begin, count).transpose();
+        }
+    }
+}
+
+// Rows of a weight converted at a time by projectByWeightRows: 2048 rows of a 4096-wide table are
+// 32 MiB of floats per thread.
+constexpr long long kWeightRowBlock = 2048;
+
+// out = in·Wᵀ for nn.Linear's [m, n] `weight` as stored (an LM head: V x d), read in blocks of
+// kWeightRowBlock rows: each thread converts its block into a buffer of its own and multiplies it,
+// so a BF16 table is never converted whole (Llama-3's head would be a 2 GB float copy). A weight
+// stored as Scalar is multiplied in place. in: T x n, out: T x m.
+template <typename Scalar>
+void projectByWeightRows(const Matrix<Scalar>& in, const TensorRef& weight, Matrix<Scalar>& out,
+                         int maxThreads) {
+    const bool inPlace = weight.dtype == computeType<Scalar>() &&
+                         reinterpret_cast<std::uintptr_t>(weight.data) % alignof(Scalar) == 0;
+    if (inPlace) {
+        const WeightView<Scalar> w(weight), none;
+        project(in, w, false, none, out, maxThreads);
+        return;
+    }
+    const long long m = weight.rows, n = weight.cols;
+    out.resize(in.rows(), m);
+    const long long blocks = (m + kWeightRowBlock - 1) / kWeightRowBlock;
+    const int threads = static_cast<int>(std::min<long long>(maxThreads, blocks));
+#pragma omp parallel num_threads(threads)
+    {
+        std::vector<Scalar> buffer;
+#pragma omp for schedule(dynamic, 1)
+        for (long long block = 0; block < blocks; ++block) {
+            const long long first = block * kWeightRowBlock;
+            const long long rows = std::min(kWeightRowBlock, m - first);
+            buffer.resize(static_cast<std::size_t>(rows * n));
+            convertElements(weight.data, weight.dtype, first * n, rows * n, buffer.data());
+            const MatrixMap<Scalar> w(buffer.data(), rows, n);
+            auto target = out.middleCols(first, rows);
+            gemm::multiplyInto(in, w.transpose(), target, false);
         }
     }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/model/forward_ops.h"
 #include "core/scene.h"
 
 namespace ae::model {
@@ -134,12 +135,18 @@ RunMemory runMemory(const Model& model, long long tokens, int scalarSize) {
                  hd = c.headDim, V = c.vocab, I = c.intermediate, s = scalarSize;
     RunMemory m;
     m.storedWeights = model.storedBytes;
-    // The largest set of weights converted at one time: a layer's, or the head's / table's.
+    // The largest set of weights converted at one time: a layer's, or the LM head's blocks of rows
+    // (one per thread, core/model/forward_ops.h).
     const DType compute = scalarSize == 8 ? DType::F64 : DType::F32;
     auto converted = [&](const TensorRef& t) {
         return t.present() && t.dtype != compute ? static_cast<double>(t.count()) * s : 0.0;
     };
-    double largest = converted(model.weights.lmHead);
+    const TensorRef& head = model.weights.lmHead;
+    double largest = head.present() && head.dtype != compute
+                         ? static_cast<double>(std::min<long long>(
+                               head.rows, forward::threadCount() * forward::kWeightRowBlock)) *
+                               static_cast<double>(head.cols) * s
+                         : 0.0;
     for (const LayerWeights& l : model.weights.layers) {
         double layer = 0;
         for (const TensorRef* t :

@@ -420,20 +420,19 @@ void runLayersFrom(const Model& model, const Pass<Scalar>& pass, int first, Matr
                   pass.tape ? &pass.tape->finalNorm : nullptr);
     }
     if (previous) prependRows(&previous->finalHidden, firstRow, h);
-    const WeightView<Scalar> head(w.lmHead), none;
     const bool every = pass.options->logitsForEveryPosition;
     run.logitsFrom = every ? 0 : h.rows() - 1;
     if (every && previous && previous->logitsFrom == 0 && previous->logits.rows() >= firstRow) {
         const Matrix<Scalar> fresh = h.bottomRows(h.rows() - firstRow);
-        project(fresh, head, false, none, run.logits, pass.threads);
+        projectByWeightRows(fresh, w.lmHead, run.logits, pass.threads);
         capLogits(c, run.logits);
         prependRows(&previous->logits, firstRow, run.logits);
     } else if (every) {
-        project(h, head, false, none, run.logits, pass.threads);
+        projectByWeightRows(h, w.lmHead, run.logits, pass.threads);
         capLogits(c, run.logits);
     } else {
         const Matrix<Scalar> last = h.bottomRows(1);
-        project(last, head, false, none, run.logits, pass.threads);
+        projectByWeightRows(last, w.lmHead, run.logits, pass.threads);
         capLogits(c, run.logits);
     }
     if (!pass.tape) requireFinite(model, run.logits, "the logits");
@@ -629,10 +628,9 @@ Eigen::VectorXd logitsAt(const Model& model, const ModelRun<Scalar>& run, int po
         return run.logits.row(kept).transpose().template cast<double>();
     if (run.finalHidden.rows() != T)
         throw ModelError("logits: the run kept neither that row nor its final hidden state");
-    const WeightView<Scalar> head(model.weights.lmHead), none;
     const Matrix<Scalar> row = run.finalHidden.row(position);
     Matrix<Scalar> logits;
-    project(row, head, false, none, logits, threadCount());
+    projectByWeightRows(row, model.weights.lmHead, logits, threadCount());
     capLogits(run.config, logits);
     return logits.row(0).transpose().template cast<double>();
 }
