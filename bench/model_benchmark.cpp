@@ -8,6 +8,7 @@
 #include <QJsonObject>
 #include <QSaveFile>
 #include <QStandardPaths>
+#include <QStorageInfo>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -23,6 +24,7 @@
 
 #include "core/model/family.h"
 #include "core/model/model.h"
+#include "core/scene.h"
 #include "io/formats/safetensors_writer.h"
 #include "io/model/model_folder.h"
 
@@ -35,6 +37,8 @@ namespace {
 struct BenchShape {
     const char* name;
     const char* config;
+    DType dtype = DType::F32;  // as the checkpoint stores its weights
+    int shards = 1;            // more than one: model-0000k-of-0000n.safetensors and an index
 };
 
 const BenchShape kShapes[] = {
@@ -101,6 +105,55 @@ const BenchShape kShapes[] = {
   "torch_dtype": "float32"
 }
 )"},
+    // Llama-3.2-1B: grouped-query attention (32 heads, 8 kv heads), llama3 rotary scaling, a tied
+    // head over 128 256 tokens, BF16 as released.
+    {"llama3-1b", R"({
+  "architectures": ["LlamaForCausalLM"],
+  "model_type": "llama",
+  "vocab_size": 128256,
+  "hidden_size": 2048,
+  "intermediate_size": 8192,
+  "num_hidden_layers": 16,
+  "num_attention_heads": 32,
+  "num_key_value_heads": 8,
+  "head_dim": 64,
+  "hidden_act": "silu",
+  "max_position_embeddings": 131072,
+  "rms_norm_eps": 1e-05,
+  "rope_theta": 500000.0,
+  "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                   "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+  "tie_word_embeddings": true,
+  "bos_token_id": 128000,
+  "eos_token_id": 128001,
+  "torch_dtype": "bfloat16"
+}
+)",
+     DType::BF16, 1},
+    // Llama-3.1-8B: 32 layers of 4096, an untied head, BF16 in four shards with an index, as the
+    // hub serves it (15 GiB).
+    {"llama3-8b", R"({
+  "architectures": ["LlamaForCausalLM"],
+  "model_type": "llama",
+  "vocab_size": 128256,
+  "hidden_size": 4096,
+  "intermediate_size": 14336,
+  "num_hidden_layers": 32,
+  "num_attention_heads": 32,
+  "num_key_value_heads": 8,
+  "hidden_act": "silu",
+  "max_position_embeddings": 131072,
+  "rms_norm_eps": 1e-05,
+  "rope_theta": 500000.0,
+  "rope_scaling": {"factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                   "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+  "tie_word_embeddings": false,
+  "bos_token_id": 128000,
+  "eos_token_id": 128001,
+  "torch_dtype": "bfloat16"
+}
+)",
+     DType::BF16, 4},
 };
 
 const BenchShape& shapeNamed(const QString& name) {
@@ -147,41 +200,104 @@ std::vector<TensorPlan> tensorPlan(const model::Config& config) {
     return plan;
 }
 
-// The safetensors header (io/formats/safetensors_writer.h's layout, all F32) and the data section's
-// length.
-std::pair<std::string, long long> safetensorsHeader(const std::vector<TensorPlan>& plan) {
-    std::vector<io::TensorHeaderEntry> entries;
+// One weights file of a shape: its name, its tensors (in plan order) and its header.
+struct Shard {
+    QString file;
+    std::vector<TensorPlan> tensors;
+    std::string header;  // io/formats/safetensors_writer.h's layout
+    long long dataBytes = 0;
+};
+
+// The plan split into the shape's files: one model.safetensors, or n shards of about equal size
+// (whole tensors, in order) named as the hub names them.
+std::vector<Shard> shardsOf(const BenchShape& shape, const std::vector<TensorPlan>& plan) {
+    const double bytesPerValue = dtypeSize(shape.dtype);
+    double total = 0;
     for (const TensorPlan& t : plan)
-        entries.push_back({t.name, DType::F32, t.shape});
-    const io::SafetensorsLayout layout =
-        io::safetensorsLayout(entries, {{"format", "pt"}, {"written_by", "bench --model"}});
-    return {layout.header.toStdString(), layout.dataBytes};
+        total += static_cast<double>(t.count()) * bytesPerValue;
+    std::vector<Shard> shards(static_cast<size_t>(shape.shards));
+    double written = 0;
+    for (const TensorPlan& t : plan) {
+        const auto index = std::min<size_t>(
+            shards.size() - 1,
+            static_cast<size_t>(written / total * static_cast<double>(shards.size())));
+        shards[index].tensors.push_back(t);
+        written += static_cast<double>(t.count()) * bytesPerValue;
+    }
+    for (size_t i = 0; i < shards.size(); ++i) {
+        Shard& shard = shards[i];
+        shard.file = shape.shards == 1 ? QStringLiteral("model.safetensors")
+                                       : QStringLiteral("model-%1-of-%2.safetensors")
+                                             .arg(i + 1, 5, 10, QLatin1Char('0'))
+                                             .arg(shape.shards, 5, 10, QLatin1Char('0'));
+        std::vector<io::TensorHeaderEntry> entries;
+        for (const TensorPlan& t : shard.tensors)
+            entries.push_back({t.name, shape.dtype, t.shape});
+        const io::SafetensorsLayout layout =
+            io::safetensorsLayout(entries, {{"format", "pt"}, {"written_by", "bench --model"}});
+        shard.header = layout.header.toStdString();
+        shard.dataBytes = layout.dataBytes;
+    }
+    return shards;
 }
 
-// A folder is reused when its config is ours and its weights file has exactly the size ours
-// would (the reader then checks every tensor's shape and finiteness when it opens it).
-bool cachedModelValid(const QString& folder, const BenchShape& shape, const std::string& header,
-                      long long dataBytes) {
+// model.safetensors.index.json of sharded weights: every tensor's file.
+QByteArray indexOf(const std::vector<Shard>& shards) {
+    QJsonObject weightMap;
+    double total = 0;
+    for (const Shard& shard : shards) {
+        total += static_cast<double>(shard.dataBytes);
+        for (const TensorPlan& t : shard.tensors)
+            weightMap.insert(QString::fromStdString(t.name), shard.file);
+    }
+    return QJsonDocument(QJsonObject{{"metadata", QJsonObject{{"total_size", total}}},
+                                     {"weight_map", weightMap}})
+        .toJson();
+}
+
+// A folder is reused when its config is ours and each weights file has exactly the size and
+// header ours would (the reader then checks every tensor's shape when it opens it).
+bool cachedModelValid(const QString& folder, const BenchShape& shape,
+                      const std::vector<Shard>& shards) {
     QFile config(QDir(folder).filePath("config.json"));
     if (!config.open(QIODevice::ReadOnly) || config.readAll() != QByteArray(shape.config))
         return false;
-    QFile weights(QDir(folder).filePath("model.safetensors"));
-    return weights.size() == static_cast<qint64>(header.size()) + dataBytes &&
-           weights.open(QIODevice::ReadOnly) &&
-           weights.read(static_cast<qint64>(header.size())) == QByteArray::fromStdString(header);
+    for (const Shard& shard : shards) {
+        QFile weights(QDir(folder).filePath(shard.file));
+        if (weights.size() != static_cast<qint64>(shard.header.size()) + shard.dataBytes ||
+            !weights.open(QIODevice::ReadOnly) ||
+            weights.read(static_cast<qint64>(shard.header.size())) !=
+                QByteArray::fromStdString(shard.header))
+            return false;
+    }
+    return true;
+}
+
+// Refuses, before writing anything, a folder whose disk cannot hold the weights with 1 GiB to
+// spare.
+void requireDiskRoom(const QString& folder, const std::vector<Shard>& shards) {
+    double needed = 0;
+    for (const Shard& shard : shards)
+        needed += static_cast<double>(shard.header.size() + shard.dataBytes);
+    const QStorageInfo disk(folder);
+    const double available = static_cast<double>(disk.bytesAvailable());
+    if (disk.isValid() && available >= 0 && needed + (1 << 30) > available) {
+        throw std::invalid_argument("bench --model: " + folder.toStdString() +
+                                    ": the weights need " + gibibytesText(needed) +
+                                    " and the disk has " + gibibytesText(available) +
+                                    " free (keep 1 GiB spare); give --cache-dir on a larger disk");
+    }
 }
 
 // Random weights with a fixed seed: uniform with GPT-2's initial standard deviation 0.02, which
-// keeps the residual stream and logits of 12 layers finite and unremarkable.
-void writeModel(const QString& folder, const BenchShape& shape, const std::vector<TensorPlan>& plan,
-                const std::string& header) {
+// keeps the residual stream and logits of many layers finite and unremarkable. BF16 values are
+// the floats' top halves.
+void writeModel(const QString& folder, const BenchShape& shape, const std::vector<Shard>& shards) {
     if (!QDir().mkpath(folder))
         throw std::invalid_argument("bench --model: cannot create " + folder.toStdString());
-    QSaveFile weights(QDir(folder).filePath("model.safetensors"));
-    if (!weights.open(QIODevice::WriteOnly))
-        throw std::invalid_argument("bench --model: cannot write " +
-                                    weights.fileName().toStdString());
-    weights.write(header.data(), static_cast<qint64>(header.size()));
+    requireDiskRoom(folder, shards);
+    // The config first goes: a folder with our config and weights of the right sizes is complete.
+    QFile::remove(QDir(folder).filePath("config.json"));
     uint64_t state = 0x9E3779B97F4A7C15ull;  // SplitMix64, seed fixed
     auto next = [&state] {
         uint64_t z = (state += 0x9E3779B97F4A7C15ull);
@@ -191,27 +307,53 @@ void writeModel(const QString& folder, const BenchShape& shape, const std::vecto
     };
     const float halfWidth = 0.02f * std::sqrt(3.0f);  // uniform on ±a has sd a/√3
     std::vector<float> chunk;
-    for (const TensorPlan& t : plan) {
-        const long long count = t.count();
-        for (long long done = 0; done < count;) {
-            const long long n = std::min<long long>(count - done, 1 << 20);
-            chunk.resize(static_cast<size_t>(n));
-            for (float& x : chunk) {
-                if (t.fill == Fill::Random)
-                    x = halfWidth *
-                        (static_cast<float>(next() >> 40) * (2.0f / 16777216.0f) - 1.0f);
-                else
-                    x = t.fill == Fill::One ? 1.0f : 0.0f;
+    std::vector<uint16_t> halves;
+    for (const Shard& shard : shards) {
+        QSaveFile weights(QDir(folder).filePath(shard.file));
+        if (!weights.open(QIODevice::WriteOnly))
+            throw std::invalid_argument("bench --model: cannot write " +
+                                        weights.fileName().toStdString());
+        weights.write(shard.header.data(), static_cast<qint64>(shard.header.size()));
+        for (const TensorPlan& t : shard.tensors) {
+            const long long count = t.count();
+            for (long long done = 0; done < count;) {
+                const long long n = std::min<long long>(count - done, 1 << 20);
+                chunk.resize(static_cast<size_t>(n));
+                for (float& x : chunk) {
+                    if (t.fill == Fill::Random)
+                        x = halfWidth *
+                            (static_cast<float>(next() >> 40) * (2.0f / 16777216.0f) - 1.0f);
+                    else
+                        x = t.fill == Fill::One ? 1.0f : 0.0f;
+                }
+                if (shape.dtype == DType::BF16) {
+                    halves.resize(chunk.size());
+                    for (size_t i = 0; i < chunk.size(); ++i) {
+                        uint32_t bits;
+                        std::memcpy(&bits, &chunk[i], sizeof bits);
+                        halves[i] = static_cast<uint16_t>(bits >> 16);
+                    }
+                    weights.write(reinterpret_cast<const char*>(halves.data()),
+                                  static_cast<qint64>(n * sizeof(uint16_t)));
+                } else {
+                    weights.write(reinterpret_cast<const char*>(chunk.data()),
+                                  static_cast<qint64>(n * sizeof(float)));
+                }
+                done += n;
             }
-            weights.write(reinterpret_cast<const char*>(chunk.data()),
-                          static_cast<qint64>(n * sizeof(float)));
-            done += n;
         }
+        if (!weights.commit())
+            throw std::invalid_argument("bench --model: cannot write " +
+                                        weights.fileName().toStdString() + ": " +
+                                        weights.errorString().toStdString());
     }
-    if (!weights.commit())
-        throw std::invalid_argument("bench --model: cannot write " +
-                                    weights.fileName().toStdString() + ": " +
-                                    weights.errorString().toStdString());
+    if (shards.size() > 1) {
+        QSaveFile index(QDir(folder).filePath("model.safetensors.index.json"));
+        if (!index.open(QIODevice::WriteOnly) || index.write(indexOf(shards)) < 0 ||
+            !index.commit())
+            throw std::invalid_argument("bench --model: cannot write " +
+                                        index.fileName().toStdString());
+    }
     // The config last: a folder with our config is a complete one.
     QSaveFile config(QDir(folder).filePath("config.json"));
     if (!config.open(QIODevice::WriteOnly) || config.write(shape.config) < 0 || !config.commit())
@@ -276,11 +418,10 @@ QString defaultModelBenchFolder(const QString& shape) {
 
 void ensureModelBenchFolder(const QString& cacheFolder, const QString& shapeName) {
     const BenchShape& shape = shapeNamed(shapeName);
-    const std::vector<TensorPlan> plan = tensorPlan(shapeConfig(shape));
-    const auto [header, dataBytes] = safetensorsHeader(plan);
-    if (cachedModelValid(cacheFolder, shape, header, dataBytes)) return;
+    const std::vector<Shard> shards = shardsOf(shape, tensorPlan(shapeConfig(shape)));
+    if (cachedModelValid(cacheFolder, shape, shards)) return;
     const auto start = std::chrono::steady_clock::now();
-    writeModel(cacheFolder, shape, plan, header);
+    writeModel(cacheFolder, shape, shards);
     std::printf("%s\n", jsonLine(QJsonObject{{"wrote", cacheFolder},
                                              {"write_ms", rounded(elapsedMs(start), 0.1)}})
                             .constData());
