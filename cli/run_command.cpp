@@ -103,9 +103,10 @@ std::vector<long long> tokenizeForRun(const QString& modelDirectory, const QStri
 int runModelCommand(const QStringList& arguments) {
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        "Run a whole model (gpt2, bert, llama, qwen3) on one sequence and write every layer's "
-        "residual input, every head's q, k, v, scores and weights, and the logits (or bert's "
-        "last hidden state).");
+        "Run a whole model (a family of docs/models.md: gpt2, bert, llama, qwen2/3, mistral, "
+        "gemma 1-3, phi3, gpt_neox, olmo2, smollm3) on one sequence and write every layer's "
+        "residual input, every head's q, k, v, scores and weights, and the logits (or an "
+        "encoder's last hidden state).");
     parser.addHelpOption();
     parser.addPositionalArgument("model",
                                  "A Hugging Face model folder (config.json and "
