@@ -56,9 +56,15 @@ public:
             data_ = copy_.data();
         }
     }
-    bool present() const { return data_ != nullptr; }
-    MatrixMap<Scalar> matrix() const { return MatrixMap<Scalar>(data_, rows_, cols_); }
-    VectorMap<Scalar> vector() const { return VectorMap<Scalar>(data_, rows_ * cols_); }
+    bool present() const {
+        return data_ != nullptr;
+    }
+    MatrixMap<Scalar> matrix() const {
+        return MatrixMap<Scalar>(data_, rows_, cols_);
+    }
+    VectorMap<Scalar> vector() const {
+        return VectorMap<Scalar>(data_, rows_ * cols_);
+    }
 
 private:
     long long rows_ = 0, cols_ = 0;

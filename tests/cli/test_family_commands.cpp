@@ -127,7 +127,7 @@ private slots:
         QCOMPARE(unknown.exitCode, 2);
         QCOMPARE(QString::fromUtf8(unknown.err).trimmed(),
                  QStringLiteral("bench --model: --shape: expected gpt2-small, qwen2.5-0.5b, "
-                                "pythia-410m, got nope"));
+                                "pythia-410m, llama3-1b, llama3-8b, got nope"));
         const auto alone = runBinary({"bench", "--shape", "pythia-410m"});
         QCOMPARE(alone.exitCode, 2);
         QCOMPARE(QString::fromUtf8(alone.err).trimmed(),
