@@ -47,19 +47,30 @@ std::vector<model::HeadAblation> ablationList(const QString& text, const model::
     return heads;
 }
 
+// `mapLayers` (run --layers): the layers whose maps are written; empty: every layer's. The run
+// then keeps no maps while it runs and recomputes these layers' from their residual inputs
+// afterwards, exactly (model::recomputeLayerMaps), so a long text needs room for their maps only.
 template <typename Scalar>
 void runAndWrite(const model::Model& model, const std::vector<long long>& ids,
-                 const model::RunOptions& options, bool json, const QString& output) {
+                 model::RunOptions options, const std::vector<int>& mapLayers, bool json,
+                 const QString& output) {
+    if (!mapLayers.empty()) {
+        options.keptMaps = model::RunOptions::KeptMaps::Chosen;
+        options.mapLayers.clear();
+    }
     // Checked here with the result's text on top (~24 bytes a number; npy writes one matrix at a
     // time), before anything the size of the run exists.
     model::checkInputs(model.config, ids, options);
     const model::RunMemory need =
-        model::runMemory(model, static_cast<long long>(ids.size()), sizeof(Scalar));
+        model::runMemory(model, static_cast<long long>(ids.size()), sizeof(Scalar),
+                         mapLayers.empty() ? -1 : static_cast<int>(mapLayers.size()));
     model::checkRunFitsInMemory(
         model, need.total() + (json ? 24.0 * need.keptNumbers : 0.0),
         std::string(sizeof(Scalar) == 4 ? "the model in float" : "the model in double") +
             (json ? " and the result file" : ""));
-    const model::ModelRun<Scalar> run = model::runModel<Scalar>(model, ids, options);
+    model::ModelRun<Scalar> run = model::runModel<Scalar>(model, ids, options);
+    for (int layer : mapLayers)
+        model::recomputeLayerMaps(model, run, layer);
     if (json) {
         io::writeFileAtomically(output, io::modelResultJson(run));
     } else {
@@ -122,6 +133,11 @@ int runModelCommand(const QStringList& arguments) {
         {{"o", "output"}, "The result file (json) or folder (npy).", "out"},
         {"double", "Compute in double instead of float."},
         {"format", "json (default: the reference's model-result format) or npy.", "format", "json"},
+        {"layers",
+         "Write the scores and weights of these layers only, e.g. 5,6 (from 0): the run keeps no "
+         "maps while it runs and recomputes these layers' exactly from their residual inputs, so "
+         "a long text needs room for their maps alone. JSON lists them in map_layers.",
+         "layers"},
         {"ablate",
          "Switch heads off, e.g. 0.1,2.3 (layer.head, from 0): each one's context (weights·v) is "
          "replaced before the output projection.",
@@ -165,11 +181,26 @@ int runModelCommand(const QStringList& arguments) {
             options.ablationMode =
                 ablateMode == "mean" ? model::AblationMode::Mean : model::AblationMode::Zero;
         }
+        std::vector<int> mapLayers;
+        if (parser.isSet("layers")) {
+            const int layers = folder.model().config.layers;
+            for (long long l : integerList(parser.value("layers"), "--layers")) {
+                if (l < 0 || l >= layers)
+                    refuse(QStringLiteral("run: --layers: %1 is outside the model's layers 0..%2")
+                               .arg(l)
+                               .arg(layers - 1));
+                if (std::find(mapLayers.begin(), mapLayers.end(), int(l)) != mapLayers.end())
+                    refuse(QStringLiteral("run: --layers: %1 is listed twice").arg(l));
+                mapLayers.push_back(static_cast<int>(l));
+            }
+        }
         const bool json = format == "json";
         if (parser.isSet("double")) {
-            runAndWrite<double>(folder.model(), ids, options, json, parser.value("output"));
+            runAndWrite<double>(folder.model(), ids, options, mapLayers, json,
+                                parser.value("output"));
         } else {
-            runAndWrite<float>(folder.model(), ids, options, json, parser.value("output"));
+            runAndWrite<float>(folder.model(), ids, options, mapLayers, json,
+                               parser.value("output"));
         }
     } catch (const model::ModelError& error) {
         // Refusals about the ids or the mask do not name a file: say which model they were for.

@@ -129,7 +129,7 @@ void checkInputs(const Config& c, const std::vector<long long>& ids, const RunOp
     }
 }
 
-RunMemory runMemory(const Model& model, long long tokens, int scalarSize) {
+RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int layersWithMaps) {
     const Config& c = model.config;
     const double T = static_cast<double>(tokens), d = c.hidden, H = c.heads, KV = c.kvHeads,
                  hd = c.headDim, V = c.vocab, I = c.intermediate, s = scalarSize;
@@ -161,13 +161,18 @@ RunMemory runMemory(const Model& model, long long tokens, int scalarSize) {
         largest = std::max(largest, layer);
     }
     m.convertedLayer = largest;
-    const double perLayer = T * d + T * H * hd + 2 * T * KV * hd + 2 * H * T * T;
-    m.keptNumbers = c.layers * perLayer + (c.isDecoder() ? T * V : T * d);
+    const double mapLayers = layersWithMaps < 0 ? c.layers : std::min(layersWithMaps, c.layers);
+    const double perLayer = T * d + T * H * hd + 2 * T * KV * hd;
+    m.keptNumbers =
+        c.layers * perLayer + mapLayers * 2 * H * T * T + (c.isDecoder() ? T * V : T * d);
     m.kept = m.keptNumbers * s;
     // One layer's work: hidden and normed copies, fused q k v, the context, the MLP's two
     // intermediates, a scaled row per thread, and the mask (bools and two Scalar arrays).
     m.working =
         (3 * T * d + T * (H + 2 * KV) * hd + T * H * hd + 2 * T * I) * s + 2 * T * T * s + T * T;
+    // A layer whose maps are dropped computes them all the same: every head's weights while it
+    // runs, freed before the next layer.
+    if (mapLayers < c.layers) m.working += H * T * T * s;
     return m;
 }
 

@@ -17,6 +17,8 @@
 // Dimension names are those of core/dimensions.h, in their short forms: T, d, H, KV, hd, V, I.
 
 #include <Eigen/Core>
+#include <algorithm>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -33,6 +35,12 @@ namespace ae::model {
 class ModelError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+};
+
+// A pass stopped between layers because RunOptions::afterLayer asked it to.
+class RunCancelled : public std::runtime_error {
+public:
+    RunCancelled() : std::runtime_error("the run was cancelled") {}
 };
 
 // As config.json's model_type spells it.
@@ -189,6 +197,21 @@ struct RunOptions {
     // window, which shows one position's predictions at a time). The LM head is V x d: with
     // GPT-2's 50257 tokens, all T rows cost about as much as the twelve layers together.
     bool logitsForEveryPosition = true;
+    // Which layers keep every head's scores and weights (T x T each, the bulk of a long run:
+    // 34 GB for an 8B model at L = 2048). Every: all of them. Chosen: only mapLayers (possibly
+    // none); the others' maps are computed, since their context needs them, and dropped, and
+    // recomputeLayerMaps gives them back exactly from the layer's kept residual input.
+    enum class KeptMaps { Every, Chosen };
+    KeptMaps keptMaps = KeptMaps::Every;
+    std::vector<int> mapLayers;
+    // Called on the pass's thread after each layer with the number of layers done (from the
+    // first layer the pass runs); returning false stops the pass there (it throws RunCancelled).
+    // The window's progress and Cancel, which stop a long pass between layers.
+    std::function<bool(int layersDone)> afterLayer;
+    bool keepsMapsOf(int layer) const {
+        return keptMaps == KeptMaps::Every ||
+               std::find(mapLayers.begin(), mapLayers.end(), layer) != mapLayers.end();
+    }
 };
 
 template <typename Scalar>
@@ -201,8 +224,10 @@ struct LayerRecord {
     // the explorer (another number of kv heads) flows forward with its own K and V. 0: the
     // config's.
     int keyValueHeads = 0;
+    // Empty when the run did not keep this layer's maps (RunOptions::keptMaps; recomputeLayerMaps).
     std::vector<Matrix<Scalar>> scores;   // per head, T x T: q·kᵀ before scaling and masking
     std::vector<Matrix<Scalar>> weights;  // per head, T x T: the softmax; hidden keys exactly 0
+    bool hasMaps() const { return !weights.empty(); }
 };
 
 template <typename Scalar>
@@ -263,7 +288,9 @@ struct RunMemory {
     double keptNumbers = 0;  // numbers in the kept matrices (a result file writes each)
     double total() const { return storedWeights + convertedLayer + kept + working; }
 };
-RunMemory runMemory(const Model& model, long long tokens, int scalarSize);
+// `layersWithMaps`: how many layers keep their maps (-1: every layer); a layer whose maps are
+// dropped still holds one head's weights at a time per thread while it runs.
+RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int layersWithMaps = -1);
 // Throws ModelError("FOLDER: too large: needs about 61.2 GiB (what), this machine has 23.4 GiB")
 // when `bytes` exceed `available` (physicalMemoryBytes() when negative).
 void checkRunFitsInMemory(const Model& model, double bytes, const std::string& what,
@@ -307,6 +334,14 @@ template <typename Scalar>
 long long reusablePrefix(const Model& model, const ModelRun<Scalar>& previous,
                          const std::vector<long long>& ids, const RunOptions& options = {});
 
+// Layer `layer`'s scores and weights, every head, into run.layers[layer]: recomputed from the
+// layer's kept residual input (hiddenIn) by the same code as the pass, so bit for bit what a run
+// keeping every map holds. For a run that kept only some maps (RunOptions::keptMaps), when a view
+// or an export asks for a layer. Throws ModelError for a what-if run (its edited layer is not the
+// model's) or a layer out of range.
+template <typename Scalar>
+void recomputeLayerMaps(const Model& model, ModelRun<Scalar>& run, int layer);
+
 // Decoders: the logits (V) at `position`: the run's row when it kept it, else the LM head on that
 // row of run.finalHidden. Throws ModelError for bert or a position outside the run.
 template <typename Scalar>
@@ -321,6 +356,8 @@ extern template ModelRun<float> rerunModel<float>(const Model&, const ModelRun<f
 extern template ModelRun<double> rerunModel<double>(const Model&, const ModelRun<double>&,
                                                     const std::vector<long long>&,
                                                     const RunOptions&);
+extern template void recomputeLayerMaps<float>(const Model&, ModelRun<float>&, int);
+extern template void recomputeLayerMaps<double>(const Model&, ModelRun<double>&, int);
 extern template void resumeAfterAttention<float>(const Model&, ModelRun<float>&, int,
                                                  const Matrix<float>&, const Matrix<float>&,
                                                  const RunOptions&);

@@ -99,9 +99,16 @@ void attend(const Config& c, int index, const Pass<Scalar>& pass, LayerRecord<Sc
             return true;
         };
     }
+    // A layer whose maps are not kept computes its weights (the context needs them) but not its
+    // scores, and drops the weights at once.
+    const bool keep = !pass.tape && (!pass.options || pass.options->keepsMapsOf(index));
     attention::attendHeads<Scalar>(
         {layer.query, layer.key, layer.value, c.heads, c.kvHeads, hd},
-        {pass.tape ? nullptr : &layer.scores, nullptr, &layer.weights, &context}, options);
+        {keep ? &layer.scores : nullptr, nullptr, &layer.weights, &context}, options);
+    if (!keep && !pass.tape) {
+        layer.scores.clear();
+        layer.weights.clear();
+    }
 }
 
 template <typename Scalar>
@@ -401,6 +408,8 @@ void runLayersFrom(const Model& model, const Pass<Scalar>& pass, int first, Matr
         attentionSubBlock(model, i, pass, anglesOf(i), h, layer, attentionOut, firstRow, before);
         finishLayer(model, i, pass, attentionOut, h);
         if (!pass.tape) requireFinite(model, h, "the output of layer " + std::to_string(i));
+        if (pass.options && pass.options->afterLayer && !pass.options->afterLayer(i + 1))
+            throw RunCancelled();
     }
     const Architecture& a = c.architecture();
     if (!a.decoder) {
@@ -486,7 +495,10 @@ ModelRun<Scalar> runFrom(const Model& model, const std::vector<long long>& ids,
     checkImplemented(c);
     checkInputs(c, ids, options);
     const long long T = static_cast<long long>(ids.size());
-    const RunMemory need = runMemory(model, T, sizeof(Scalar));
+    const int mapLayers = options.keptMaps == RunOptions::KeptMaps::Every
+                              ? -1
+                              : static_cast<int>(options.mapLayers.size());
+    const RunMemory need = runMemory(model, T, sizeof(Scalar), mapLayers);
     checkRunFitsInMemory(model, need.total(),
                          sizeof(Scalar) == 4 ? "the model in float" : "the model in double");
     ModelRun<Scalar> run;
@@ -494,6 +506,7 @@ ModelRun<Scalar> runFrom(const Model& model, const std::vector<long long>& ids,
     run.tokens = ids;
     run.attentionMask = options.attentionMask;
     run.options = options;
+    run.options.afterLayer = nullptr;  // about the pass, not its result
     Matrix<Scalar> h = embed<Scalar>(model, ids, options, firstRow);
     run.layers.resize(static_cast<std::size_t>(c.layers));
     runLayersFrom(model, passFor<Scalar>(c, options, options.positionOffset + T), 0, std::move(h),
@@ -514,6 +527,10 @@ long long reusablePrefix(const Model& model, const ModelRun<Scalar>& previous,
                          const std::vector<long long>& ids, const RunOptions& options) {
     const Config& c = model.config;
     if (!c.isDecoder() || previous.whatIf || previous.tokens.empty() || ids.empty()) return 0;
+    // Its earlier rows' maps are the ones lent; a run that dropped some has none to lend.
+    if (previous.options.keptMaps != RunOptions::KeptMaps::Every ||
+        options.keptMaps != RunOptions::KeptMaps::Every)
+        return 0;
     if (previous.config.family != c.family || previous.config.layers != c.layers ||
         previous.config.hidden != c.hidden || previous.config.heads != c.heads ||
         previous.config.kvHeads != c.kvHeads || previous.config.vocab != c.vocab ||
@@ -613,6 +630,34 @@ ModelRun<double> runModelForTraining(const Model& model, const std::vector<long 
 }
 
 template <typename Scalar>
+void recomputeLayerMaps(const Model& model, ModelRun<Scalar>& run, int layer) {
+    const Config& c = model.config;
+    if (layer < 0 || layer >= static_cast<int>(run.layers.size()))
+        throw ModelError("layer " + std::to_string(layer) + " is outside the run's " +
+                         std::to_string(run.layers.size()) + " layers");
+    if (run.whatIf)
+        throw ModelError("layer " + std::to_string(layer) +
+                         ": a what-if run's maps cannot be recomputed from the model");
+    LayerRecord<Scalar>& kept = run.layers[static_cast<std::size_t>(layer)];
+    const long long T = kept.hiddenIn.rows();
+    // The pass as the run made it, keeping this layer's maps.
+    RunOptions options = run.options;
+    options.keptMaps = RunOptions::KeptMaps::Every;
+    const Pass<Scalar> pass = passFor<Scalar>(c, options, options.positionOffset + T);
+    const LayerRotation& rotation = pass.rotations[static_cast<std::size_t>(layer)];
+    ops::RotaryAngles angles;
+    if (!rotation.inverseFrequencies.empty())
+        angles =
+            ops::rotaryAngles(pass.positionOffset, T, rotation.inverseFrequencies, rotation.factor);
+    LayerRecord<Scalar> again;
+    Matrix<Scalar> attentionOut;
+    attentionSubBlock(model, layer, pass, rotation.inverseFrequencies.empty() ? nullptr : &angles,
+                      kept.hiddenIn, again, attentionOut);
+    kept.scores = std::move(again.scores);
+    kept.weights = std::move(again.weights);
+}
+
+template <typename Scalar>
 Eigen::VectorXd logitsAt(const Model& model, const ModelRun<Scalar>& run, int position) {
     if (!run.config.isDecoder()) {
         throw ModelError(std::string("logits: a ") + familyName(run.config.family) +
@@ -637,6 +682,8 @@ Eigen::VectorXd logitsAt(const Model& model, const ModelRun<Scalar>& run, int po
 
 template ModelRun<float> runModel<float>(const Model&, const std::vector<long long>&,
                                          const RunOptions&);
+template void recomputeLayerMaps<float>(const Model&, ModelRun<float>&, int);
+template void recomputeLayerMaps<double>(const Model&, ModelRun<double>&, int);
 template Eigen::VectorXd logitsAt<float>(const Model&, const ModelRun<float>&, int);
 template Eigen::VectorXd logitsAt<double>(const Model&, const ModelRun<double>&, int);
 template ModelRun<double> runModel<double>(const Model&, const std::vector<long long>&,

@@ -62,6 +62,14 @@ QByteArray modelResultJson(const model::ModelRun<Scalar>& run) {
         out.append(",\"attention_mask\":");
         appendIntegers(out, run.attentionMask);
     }
+    if (run.options.keptMaps == model::RunOptions::KeptMaps::Chosen) {
+        // A run written with `run --layers`: only these layers' heads have scores and weights.
+        std::vector<long long> withMaps;
+        for (std::size_t l = 0; l < run.layers.size(); ++l)
+            if (run.layers[l].hasMaps()) withMaps.push_back(static_cast<long long>(l));
+        out.append(",\"map_layers\":");
+        appendIntegers(out, withMaps);
+    }
     out.append(",\"layers\":[");
     for (std::size_t l = 0; l < run.layers.size(); ++l) {
         const int layer = static_cast<int>(l);
@@ -77,10 +85,12 @@ QByteArray modelResultJson(const model::ModelRun<Scalar>& run) {
             json::appendMatrix(out, run.k(layer, h), ",");
             out.append(",\"v\":");
             json::appendMatrix(out, run.v(layer, h), ",");
-            out.append(",\"scores\":");
-            json::appendMatrix(out, run.layers[l].scores[static_cast<std::size_t>(h)], ",");
-            out.append(",\"weights\":");
-            json::appendMatrix(out, run.layers[l].weights[static_cast<std::size_t>(h)], ",");
+            if (run.layers[l].hasMaps()) {
+                out.append(",\"scores\":");
+                json::appendMatrix(out, run.layers[l].scores[static_cast<std::size_t>(h)], ",");
+                out.append(",\"weights\":");
+                json::appendMatrix(out, run.layers[l].weights[static_cast<std::size_t>(h)], ",");
+            }
             out.append('}');
         }
         out.append("]}");
@@ -119,6 +129,7 @@ void writeModelNpyDirectory(const model::ModelRun<Scalar>& run, const QString& d
             write(ph + "q", matrixNpy(run.q(layer, h)));
             write(ph + "k", matrixNpy(run.k(layer, h)));
             write(ph + "v", matrixNpy(run.v(layer, h)));
+            if (!run.layers[l].hasMaps()) continue;  // run --layers: not one of its layers
             write(ph + "scores", matrixNpy(run.layers[l].scores[static_cast<std::size_t>(h)]));
             write(ph + "weights", matrixNpy(run.layers[l].weights[static_cast<std::size_t>(h)]));
         }

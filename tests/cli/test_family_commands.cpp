@@ -5,6 +5,8 @@
 
 #include <QDir>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
@@ -118,6 +120,48 @@ private slots:
                          qPrintable(QStringLiteral("layer %1 head %2").arg(l).arg(h)));
             }
         }
+    }
+
+    // run --layers writes those layers' maps only, exactly the full run's (recomputed from
+    // their residual inputs), and everything else as before; JSON lists them in map_layers.
+    void runLayersWritesOnlyThoseMaps() {
+        const QString dir = testing::goldenModelDir(QStringLiteral("gemma2-tiny"));
+        QTemporaryDir temp;
+        const QString out = temp.filePath("npy");
+        const auto r =
+            runBinary({"run", dir, "--ids", kIds, "--format", "npy", "--layers", "1", "-o", out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const io::ModelFolder folder(dir);
+        const model::Config& c = folder.model().config;
+        const model::ModelRun<float> run = model::runModel<float>(folder.model(), kIdList);
+        const QDir files(out);
+        QCOMPARE(files.entryList({"*.npy"}, QDir::Files).size(),
+                 1 + c.layers * (1 + c.heads * 3) + c.heads * 2 + 1);
+        QVERIFY(!files.exists("layer0_head0_weights.npy"));
+        for (int h = 0; h < c.heads; ++h) {
+            const QString p = QStringLiteral("layer1_head%1_").arg(h);
+            QCOMPARE(largestGap(io::readMatrixFile(files.filePath(p + "weights.npy")),
+                                run.layers[1].weights[size_t(h)].cast<double>()),
+                     0.0);
+            QCOMPARE(largestGap(io::readMatrixFile(files.filePath(p + "scores.npy")),
+                                run.layers[1].scores[size_t(h)].cast<double>()),
+                     0.0);
+        }
+        const QString json = temp.filePath("run.json");
+        const auto j = runBinary({"run", dir, "--ids", kIds, "--layers", "1,0", "-o", json});
+        QVERIFY2(j.exitCode == 0, j.err.constData());
+        const QJsonObject result = testing::readJsonFile(json);
+        QCOMPARE(result.value("map_layers").toArray(), (QJsonArray{0, 1}));
+
+        const auto outside = runBinary({"run", dir, "--ids", kIds, "--layers", "7", "-o", json});
+        QCOMPARE(outside.exitCode, 2);
+        QCOMPARE(QString::fromUtf8(outside.err).trimmed(),
+                 QStringLiteral("run: --layers: 7 is outside the model's layers 0..%1")
+                     .arg(c.layers - 1));
+        const auto twice = runBinary({"run", dir, "--ids", kIds, "--layers", "1,1", "-o", json});
+        QCOMPARE(twice.exitCode, 2);
+        QCOMPARE(QString::fromUtf8(twice.err).trimmed(),
+                 QStringLiteral("run: --layers: 1 is listed twice"));
     }
 
     // bench --model --shape names a shape of its table, and only with --model (no model is
