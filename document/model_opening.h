@@ -6,6 +6,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -93,7 +94,9 @@ struct OpenedModel {
 
 // On the worker: the model a checked request names, opened and run, with its analysis at
 // `selectedPosition`. Throws model::ModelError (and io's errors) with the one line to show; a
-// saved scene's model whose fingerprint changed is refused so.
-OpenedModel openModel(const OpenRequest& request, int selectedPosition);
+// saved scene's model whose fingerprint changed is refused so. `reportLayer(done, layers)` hears
+// each layer of the run finish and may stop it there (model::RunOptions::afterLayer).
+OpenedModel openModel(const OpenRequest& request, int selectedPosition,
+                      const std::function<bool(int done, int layers)>& reportLayer = {});
 
 }  // namespace ae::document

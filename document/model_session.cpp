@@ -59,6 +59,9 @@ ModelSession::~ModelSession() {
 // ---- Work on the worker thread ----
 
 void ModelSession::cancel() {
+    // A pass under way stops at its next layer; its result would be dropped anyway.
+    if (stopRun_) stopRun_->store(true);
+    if (stopOpening_) stopOpening_->store(true);
     inputJob_ = false;
     textTimer_->stop();
     work_->dropAll();
@@ -117,15 +120,17 @@ void ModelSession::startOpening(OpenRequest request,
     if (request.forSavedScene()) close();
     const int position = runs_->selectedPosition();
     const QString name = QFileInfo(request.model.folder).fileName();
-    work_->post(
-        ModelWork::Opening, tr("Opening %1").arg(name),
-        [this, request = std::move(request), position, whenOpen]() -> std::function<void()> {
-            auto opened = std::make_shared<const OpenedModel>(openModel(request, position));
-            return [this, opened, whenOpen] {
-                install(*opened);
-                whenOpen(*opened);
-            };
-        });
+    const std::function<bool(int, int)> report = startPass(stopOpening_);
+    work_->post(ModelWork::Opening, tr("Opening %1").arg(name),
+                [this, request = std::move(request), position, whenOpen,
+                 report]() -> std::function<void()> {
+                    auto opened =
+                        std::make_shared<const OpenedModel>(openModel(request, position, report));
+                    return [this, opened, whenOpen] {
+                        install(*opened);
+                        whenOpen(*opened);
+                    };
+                });
 }
 
 void ModelSession::install(const OpenedModel& loaded) {
@@ -267,12 +272,35 @@ void ModelSession::runModelOn(const ModelInput& input, std::shared_ptr<const Run
                               std::function<void(const AnalysedRun&)> then) {
     std::shared_ptr<io::ModelFolder> folder = model_.folder;
     const int position = runs_->selectedPosition();
+    const std::function<bool(int, int)> report = startPass(stopRun_);
+    const int layers = folder->model().config.layers;
+    auto afterLayer = [report, layers](int done) { return report(done, layers); };
     work_->post(ModelWork::Running, tr("Running the model"),
-                [folder, input, previous, position, then]() -> std::function<void()> {
-                    auto result = std::make_shared<const AnalysedRun>(
-                        runAndAnalyse(folder->model(), input, position, previous.get()));
+                [folder, input, previous, position, then, afterLayer]() -> std::function<void()> {
+                    auto result = std::make_shared<const AnalysedRun>(runAndAnalyse(
+                        folder->model(), input, position, previous.get(), afterLayer));
                     return [result, then] { then(*result); };
                 });
+}
+
+std::function<bool(int, int)> ModelSession::startPass(
+    std::shared_ptr<std::atomic<bool>>& stopFlag) {
+    // The pass before this one (of the same kind) is stale now: it stops at its next layer
+    // instead of finishing.
+    if (stopFlag) stopFlag->store(true);
+    auto stop = std::make_shared<std::atomic<bool>>(false);
+    stopFlag = stop;
+    // On the worker: each finished layer is reported to this thread (the session outlives its
+    // jobs: the worker stops first), and a set flag stops the pass.
+    return [this, stop](int done, int layers) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, stop, done, layers] {
+                if (!stop->load()) emit layerProgress(done, layers);
+            },
+            Qt::QueuedConnection);
+        return !stop->load();
+    };
 }
 
 void ModelSession::installBase(std::shared_ptr<const Run> run, const ModelInput& input,

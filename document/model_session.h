@@ -23,13 +23,14 @@
 // Work that may take long (opening a folder, a run, a resumed run and the analysis) goes to one
 // worker thread, as ComputeScheduler's computes do (document/latest_job_runner.h): a newer request
 // makes the running job stale, and a stale result is dropped on arrival; busy shows after 200 ms.
-// A model pass cannot stop half-way: cancel() drops its result when it comes. Its parts: the
+// A model pass stops between two layers when cancel() or a newer run asks it to. Its parts: the
 // reference (document/model_reference.h), opening (document/model_opening.h), the runs and their
 // analysis (document/run_analysis.h) and the what-if's arithmetic (core/model/what_if.h).
 
 #include <QJsonObject>
 #include <QObject>
 #include <QString>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -155,6 +156,9 @@ signals:
     void busyChanged(bool busy);
     // Work has run longer than the progress delay: what is under way ("opening", "running").
     void progressShown(const QString& what);
+    // A run of the model has finished `done` of its `layers` layers (a long pass on a big model
+    // reports as it goes; cancel() stops it at the next layer).
+    void layerProgress(int done, int layers);
     void problem(const QString& message);
     // Opening a folder was refused (also problem()): worth a message box, unlike a typed id.
     void openRefused(const QString& message);
@@ -177,6 +181,11 @@ private:
     // given), then `then` with the result.
     void runModelOn(const ModelInput& input, std::shared_ptr<const Run> previous,
                     std::function<void(const AnalysedRun&)> then);
+    // For a new pass (opening's with stopOpening_, a run's with stopRun_): stops the pass of that
+    // kind under way at its next layer, and returns the new pass's report of each finished layer
+    // (layerProgress), false once stopped.
+    std::function<bool(int done, int layers)> startPass(
+        std::shared_ptr<std::atomic<bool>>& stopFlag);
     // The model's own run is shown, or the document's what-if: its later layers resumed on the
     // worker.
     void computeCurrent();
@@ -195,6 +204,8 @@ private:
     std::shared_ptr<const Scene> pristine_;  // the open layer as the model has it
     int pristineLayer_ = -1;
 
+    // Set to stop the pass under way between two layers (cancel(), or a newer pass of its kind).
+    std::shared_ptr<std::atomic<bool>> stopRun_, stopOpening_;
     QTimer* textTimer_;
     QString pendingText_;
     QString problem_;

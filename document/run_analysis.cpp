@@ -14,8 +14,10 @@ model::RunOptions windowRunOptions(const std::vector<int>& attentionMask) {
 }
 
 AnalysedRun runAndAnalyse(const model::Model& model, const ModelInput& input, int selectedPosition,
-                          const WindowRun* previous) {
-    const model::RunOptions options = windowRunOptions(input.attentionMask);
+                          const WindowRun* previous,
+                          std::function<bool(int layersDone)> afterLayer) {
+    model::RunOptions options = windowRunOptions(input.attentionMask);
+    options.afterLayer = std::move(afterLayer);
     auto run = std::make_shared<const WindowRun>(
         previous ? model::rerunModel<float>(model, *previous, input.ids, options)
                  : model::runModel<float>(model, input.ids, options));

@@ -7,6 +7,7 @@
 // Shapes: T tokens, per layer and head.
 
 #include <QString>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -48,9 +49,11 @@ model::RunOptions windowRunOptions(const std::vector<int>& attentionMask);
 // `model` run on `input` as the window runs it, analysed with the predictions at
 // `selectedPosition` (analyse). `previous`, if given, is an earlier run of this model whose rows
 // before the first changed token are taken over (model::rerunModel: typing at the end runs the
-// new tokens only).
+// new tokens only). `afterLayer` (model::RunOptions::afterLayer) hears each layer finish and
+// may stop the pass there.
 AnalysedRun runAndAnalyse(const model::Model& model, const ModelInput& input, int selectedPosition,
-                          const WindowRun* previous = nullptr);
+                          const WindowRun* previous = nullptr,
+                          std::function<bool(int layersDone)> afterLayer = {});
 
 // `base` with `edited`'s layer in its place and every later layer run again
 // (model::resumeWhatIf), analysed: the heads before the edited layer keep `baseAnalysis`'s

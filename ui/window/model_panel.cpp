@@ -57,7 +57,7 @@ ModelPanel::ModelPanel(document::ModelSession* session, QWidget* parent)
     problem_->setStyleSheet(QStringLiteral("color: #b71c1c;"));
     problem_->hide();
     progress_->setObjectName(QStringLiteral("modelProgress"));
-    progress_->setRange(0, 0);  // a pass cannot say how far it is: busy
+    progress_->setRange(0, 0);  // busy, until a pass counts its layers
     progress_->setTextVisible(true);
     cancel_->setObjectName(QStringLiteral("modelCancel"));
     cancel_->setToolTip(tr("Drop what is under way; the window stays as it is"));
@@ -108,10 +108,17 @@ ModelPanel::ModelPanel(document::ModelSession* session, QWidget* parent)
         progress_->show();
         cancel_->show();
     });
+    // A long pass counts its layers; the bar shows them once it is visible.
+    connect(session_, &document::ModelSession::layerProgress, this, [this](int done, int layers) {
+        progress_->setRange(0, layers);
+        progress_->setValue(done);
+        progress_->setFormat(tr("Running the model: layer %1 of %2").arg(done).arg(layers));
+    });
     connect(session_, &document::ModelSession::busyChanged, this, [this](bool busy) {
         if (busy) return;
         progress_->hide();
         cancel_->hide();
+        progress_->setRange(0, 0);  // busy, until the next pass counts its layers
     });
     showModel();
 }

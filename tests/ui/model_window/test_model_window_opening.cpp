@@ -14,6 +14,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -112,6 +113,7 @@ private slots:
     void refusalIsShownAndWindowKeepsWorking();
     void builtInModelOpensFromTheMenu();
     void hubCacheModelOpensFromTheMenu();
+    void runCountsItsLayers();
     void galleryShowsEachBuiltInModel();
 };
 
@@ -277,6 +279,28 @@ void TestModelWindowOpening::hubCacheModelOpensFromTheMenu() {
     QVERIFY2(session()->isOpen(), qPrintable(session()->problemText()));
     QCOMPARE(window_->fileActions()->recentModels().value(0),
              QFileInfo(hub.snapshot).absoluteFilePath());
+}
+
+// A pass reports each layer as it finishes, in order, to the progress bar, which the Cancel
+// beside it stops between two layers.
+void TestModelWindowOpening::runCountsItsLayers() {
+    QSignalSpy layers(session(), &document::ModelSession::layerProgress);
+    openModel();
+    const int count = session()->model()->config.layers;
+    QVERIFY(layers.count() >= count);
+    for (int l = 0; l < count; ++l) {
+        QCOMPARE(layers[l][0].toInt(), l + 1);
+        QCOMPARE(layers[l][1].toInt(), count);
+    }
+    // A typed input runs again and counts again; the bar is back to busy once nothing runs.
+    layers.clear();
+    session()->setIds({3, 1, 4, 1, 5, 9});
+    settle();
+    QCOMPARE(layers.count(), count);
+    auto* bar = window_->findChild<QProgressBar*>(QStringLiteral("modelProgress"));
+    QVERIFY(bar);
+    QVERIFY(!bar->isVisible());
+    QCOMPARE(bar->maximum(), 0);
 }
 
 void TestModelWindowOpening::galleryShowsEachBuiltInModel() {
