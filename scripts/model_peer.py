@@ -58,6 +58,9 @@ if "decoder_families" in sys.modules:
     families = sys.modules["decoder_families"]
     exact_rope = families.apply_rope
     families.apply_rope = lambda x, positions, spec: exact_rope(x, positions, spec).to(x.dtype)
+# The llama layer's own rotary tables (model_reference.rope) are float64 too.
+exact_llama_rope = reference.rope
+reference.rope = lambda x, positions, inv_freq: exact_llama_rope(x, positions, inv_freq).to(x.dtype)
 vocab = model.cfg["vocab"]
 
 for length in (int(s) for s in a.sizes.split(",")):
