@@ -29,6 +29,13 @@ constexpr DType computeType() {
     return sizeof(Scalar) == 8 ? DType::F64 : DType::F32;
 }
 
+// Whether `t` can be read as Scalars where it is mapped: stored as Scalar, and aligned for it.
+template <typename Scalar>
+bool readableInPlace(const TensorRef& t) {
+    return t.dtype == computeType<Scalar>() &&
+           reinterpret_cast<std::uintptr_t>(t.data) % alignof(Scalar) == 0;
+}
+
 // A weight as rows x cols Scalars: the mapped bytes themselves when they are stored as Scalar
 // (and aligned for it), else a converted copy that lives as long as this view (one layer).
 template <typename Scalar>
@@ -37,9 +44,7 @@ public:
     WeightView() = default;
     explicit WeightView(const TensorRef& t) : rows_(t.rows), cols_(t.cols) {
         if (!t.present()) return;
-        const bool inPlace = t.dtype == computeType<Scalar>() &&
-                             reinterpret_cast<std::uintptr_t>(t.data) % alignof(Scalar) == 0;
-        if (inPlace) {
+        if (readableInPlace<Scalar>(t)) {
             data_ = reinterpret_cast<const Scalar*>(t.data);
         } else {
             copy_.resize(static_cast<std::size_t>(t.count()));
@@ -130,9 +135,7 @@ constexpr long long kWeightRowBlock = 2048;
 template <typename Scalar>
 void projectByWeightRows(const Matrix<Scalar>& in, const TensorRef& weight, Matrix<Scalar>& out,
                          int maxThreads) {
-    const bool inPlace = weight.dtype == computeType<Scalar>() &&
-                         reinterpret_cast<std::uintptr_t>(weight.data) % alignof(Scalar) == 0;
-    if (inPlace) {
+    if (readableInPlace<Scalar>(weight)) {
         const WeightView<Scalar> w(weight), none;
         project(in, w, false, none, out, maxThreads);
         return;
