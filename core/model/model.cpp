@@ -129,7 +129,8 @@ void checkInputs(const Config& c, const std::vector<long long>& ids, const RunOp
     }
 }
 
-RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int layersWithMaps) {
+RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int layersWithMaps,
+                    bool withDigests) {
     const Config& c = model.config;
     const double T = static_cast<double>(tokens), d = c.hidden, H = c.heads, KV = c.kvHeads,
                  hd = c.headDim, V = c.vocab, I = c.intermediate, s = scalarSize;
@@ -166,13 +167,20 @@ RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int la
     m.keptNumbers =
         c.layers * perLayer + mapLayers * 2 * H * T * T + (c.isDecoder() ? T * V : T * d);
     m.kept = m.keptNumbers * s;
+    if (withDigests) {
+        // Per layer: the weights' sum over heads (T x T doubles) and every head's pooled map.
+        const double cells = std::min<double>(T, kDigestCells);
+        m.kept += c.layers * (8 * T * T + H * cells * cells * 4);
+    }
     // One layer's work: hidden and normed copies, fused q k v, the context, the MLP's two
     // intermediates, a scaled row per thread, and the mask (bools and two Scalar arrays).
     m.working =
         (3 * T * d + T * (H + 2 * KV) * hd + T * H * hd + 2 * T * I) * s + 2 * T * T * s + T * T;
-    // A layer whose maps are dropped computes them all the same: every head's weights while it
-    // runs, freed before the next layer.
-    if (mapLayers < c.layers) m.working += H * T * T * s;
+    // A layer whose maps are dropped computes them all the same, each head's weights freed as
+    // soon as the head is done and summed into the digest in head order: at most one head per
+    // thread, and one waiting per thread for an earlier head to finish.
+    if (mapLayers < c.layers)
+        m.working += std::min<double>(H, 2.0 * forward::threadCount()) * T * T * s;
     return m;
 }
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/model/family.h"
+#include "core/model/layer_digest.h"
 #include "core/ops.h"
 #include "core/tensor_data.h"
 
@@ -208,6 +209,15 @@ struct RunOptions {
     // first layer the pass runs); returning false stops the pass there (it throws RunCancelled).
     // The window's progress and Cancel, which stop a long pass between layers.
     std::function<bool(int layersDone)> afterLayer;
+    // With keepDigest: called on the pass's thread with each layer's digest as the layer
+    // finishes (before afterLayer), so a view can fill in while a long pass runs.
+    std::function<void(int layer, const LayerDigest& digest)> digestReady;
+    // Keep each layer's digest (layer_digest.h: summaries, pooled maps, the weights' sum over
+    // heads), computed head by head as the pass makes the maps, so views need no full maps.
+    bool keepDigest = false;
+    // On a text repeated twice (head_scores.h): the digests measure the scores that need it
+    // (induction) too.
+    RepeatedText repeated;
     bool keepsMapsOf(int layer) const {
         return keptMaps == KeptMaps::Every ||
                std::find(mapLayers.begin(), mapLayers.end(), layer) != mapLayers.end();
@@ -228,6 +238,7 @@ struct LayerRecord {
     std::vector<Matrix<Scalar>> scores;   // per head, T x T: q·kᵀ before scaling and masking
     std::vector<Matrix<Scalar>> weights;  // per head, T x T: the softmax; hidden keys exactly 0
     bool hasMaps() const { return !weights.empty(); }
+    LayerDigest digest;  // empty unless RunOptions::keepDigest
 };
 
 template <typename Scalar>
@@ -289,8 +300,10 @@ struct RunMemory {
     double total() const { return storedWeights + convertedLayer + kept + working; }
 };
 // `layersWithMaps`: how many layers keep their maps (-1: every layer); a layer whose maps are
-// dropped still holds one head's weights at a time per thread while it runs.
-RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int layersWithMaps = -1);
+// dropped still holds one head's weights at a time per thread while it runs. `withDigests`:
+// every layer keeps its digest (RunOptions::keepDigest).
+RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int layersWithMaps = -1,
+                    bool withDigests = false);
 // Throws ModelError("FOLDER: too large: needs about 61.2 GiB (what), this machine has 23.4 GiB")
 // when `bytes` exceed `available` (physicalMemoryBytes() when negative).
 void checkRunFitsInMemory(const Model& model, double bytes, const std::string& what,
@@ -337,10 +350,20 @@ long long reusablePrefix(const Model& model, const ModelRun<Scalar>& previous,
 // Layer `layer`'s scores and weights, every head, into run.layers[layer]: recomputed from the
 // layer's kept residual input (hiddenIn) by the same code as the pass, so bit for bit what a run
 // keeping every map holds. For a run that kept only some maps (RunOptions::keptMaps), when a view
-// or an export asks for a layer. Throws ModelError for a what-if run (its edited layer is not the
-// model's) or a layer out of range.
+// or an export asks for a layer. A layer that kept its maps (a what-if's edited layer always
+// does: they are the caller's, not the model's) is left as it is. Throws ModelError for a layer
+// out of range.
 template <typename Scalar>
 void recomputeLayerMaps(const Model& model, ModelRun<Scalar>& run, int layer);
+// The same maps returned instead of stored, `run` untouched (a view reading a shared run): per
+// head, T x T each.
+template <typename Scalar>
+struct LayerMaps {
+    std::vector<Matrix<Scalar>> scores;
+    std::vector<Matrix<Scalar>> weights;
+};
+template <typename Scalar>
+LayerMaps<Scalar> recomputedLayerMaps(const Model& model, const ModelRun<Scalar>& run, int layer);
 
 // Decoders: the logits (V) at `position`: the run's row when it kept it, else the LM head on that
 // row of run.finalHidden. Throws ModelError for bert or a position outside the run.
@@ -357,6 +380,10 @@ extern template ModelRun<double> rerunModel<double>(const Model&, const ModelRun
                                                     const std::vector<long long>&,
                                                     const RunOptions&);
 extern template void recomputeLayerMaps<float>(const Model&, ModelRun<float>&, int);
+extern template LayerMaps<float> recomputedLayerMaps<float>(const Model&, const ModelRun<float>&,
+                                                            int);
+extern template LayerMaps<double> recomputedLayerMaps<double>(const Model&, const ModelRun<double>&,
+                                                              int);
 extern template void recomputeLayerMaps<double>(const Model&, ModelRun<double>&, int);
 extern template void resumeAfterAttention<float>(const Model&, ModelRun<float>&, int,
                                                  const Matrix<float>&, const Matrix<float>&,

@@ -89,8 +89,17 @@ std::vector<HeadSummary> summarizeHeads(const ModelRun<Scalar>& run, int firstLa
 #pragma omp parallel for schedule(dynamic)
     for (int n = 0; n < count; ++n) {
         const int layer = firstLayer + n / heads, head = n % heads;
-        const HeadWeights weights(run.layers[layer].weights[head], run.attentionMask);
         HeadSummary& s = summaries[static_cast<size_t>(n)];
+        const LayerDigest& digest = run.layers[layer].digest;
+        if (!digest.empty()) {
+            // Measured by the pass, before it dropped the maps; a repeated-run score stays NaN
+            // here, as below.
+            s = digest.heads[static_cast<size_t>(head)].summary;
+            for (const HeadScore& score : scores)
+                if (score.needsRepeatedRun) s.*score.value = kNaN;
+            continue;
+        }
+        const HeadWeights weights(run.layers[layer].weights[head], run.attentionMask);
         s.layer = layer;
         s.head = head;
         for (const HeadScore& score : scores)
@@ -127,10 +136,23 @@ std::vector<double> inductionScores(const ModelRun<Scalar>& run, int prefixLengt
     const HeadScore& induction = headScore("induction");
     std::vector<double> scores;
     scores.reserve(run.layers.size() * static_cast<size_t>(run.config.heads));
-    for (const LayerRecord<Scalar>& record : run.layers) {
+    const bool digestsMeasured = run.options.keepDigest &&
+                                 run.options.repeated.prefixLength == prefixLength &&
+                                 run.options.repeated.period == period;
+    for (std::size_t layer = 0; layer < run.layers.size(); ++layer) {
+        const LayerRecord<Scalar>& record = run.layers[layer];
+        if (!record.hasMaps() && !digestsMeasured) {
+            throw ModelError("induction score: layer " + std::to_string(layer) +
+                             " kept neither its maps nor digests measured on the repeated text");
+        }
         for (int head = 0; head < run.config.heads; ++head) {
-            scores.push_back(induction.measure(
-                HeadWeights(record.weights[head], run.attentionMask, {prefixLength, period})));
+            // A run that dropped its maps measured the score as it made them, with the same
+            // measure.
+            scores.push_back(
+                record.hasMaps()
+                    ? induction.measure(HeadWeights(record.weights[head], run.attentionMask,
+                                                    {prefixLength, period}))
+                    : record.digest.heads[static_cast<std::size_t>(head)].summary.*induction.value);
         }
     }
     return scores;
@@ -156,10 +178,16 @@ std::vector<Eigen::MatrixXd> attentionRollout(const ModelRun<Scalar>& run) {
     Eigen::MatrixXd rollout = Eigen::MatrixXd::Identity(T, T);
     bool lowerTriangular = true;  // so far: every Â, and so the product
     for (const LayerRecord<Scalar>& record : run.layers) {
-        Eigen::MatrixXd mixed = Eigen::MatrixXd::Zero(T, T);
-        for (const Matrix<Scalar>& w : record.weights)
-            mixed += w.template cast<double>();
-        mixed /= static_cast<double>(record.weights.size());
+        // The pass summed the heads into the digest (in head order, as here) when it kept one.
+        Eigen::MatrixXd mixed;
+        if (!record.digest.empty()) {
+            mixed = record.digest.weightSum;
+        } else {
+            mixed = Eigen::MatrixXd::Zero(T, T);
+            for (const Matrix<Scalar>& w : record.weights)
+                mixed += w.template cast<double>();
+        }
+        mixed /= static_cast<double>(run.config.heads);
         mixed += Eigen::MatrixXd::Identity(T, T);
         // Every row of a softmax sums to 1, so each sums to 2 here; dividing by the actual sum
         // keeps rounding from drifting over many layers.

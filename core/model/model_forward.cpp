@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <mutex>
 
 #include "core/attention_kernel.h"
 #include "core/model/forward_ops.h"
@@ -100,8 +101,42 @@ void attend(const Config& c, int index, const Pass<Scalar>& pass, LayerRecord<Sc
         };
     }
     // A layer whose maps are not kept computes its weights (the context needs them) but not its
-    // scores, and drops the weights at once.
+    // scores, and drops each head's weights as soon as its digest has them.
     const bool keep = !pass.tape && (!pass.options || pass.options->keepsMapsOf(index));
+    const bool digest = !pass.tape && pass.options && pass.options->keepDigest;
+    static const std::vector<int> noMask;
+    const std::vector<int>& tokens = pass.options ? pass.options->attentionMask : noMask;
+    // Heads finish in any order, and are summed into weightSum in head order (so the sum is the
+    // same bit for bit as digestLayer's): a head done early waits, with its weights, for the
+    // ones before it.
+    std::mutex summing;
+    std::vector<char> finished(static_cast<std::size_t>(c.heads), 0);
+    int nextToSum = 0;
+    if (digest) {
+        layer.digest = {};
+        layer.digest.pool =
+            poolShape(static_cast<int>(T), static_cast<int>(T), kDigestCells, kDigestCells);
+        layer.digest.heads.resize(static_cast<std::size_t>(c.heads));
+        layer.digest.weightSum = Eigen::MatrixXd::Zero(T, T);
+        options.endHead = [&](int h) {
+            const std::size_t at = static_cast<std::size_t>(h);
+            HeadDigest head = digestHead(layer.weights[at], tokens, c.isDecoder(), index, h,
+                                         pass.options->repeated);
+            const std::lock_guard<std::mutex> lock(summing);
+            layer.digest.heads[at] = std::move(head);
+            finished[at] = 1;
+            for (; nextToSum < c.heads && finished[static_cast<std::size_t>(nextToSum)];
+                 ++nextToSum) {
+                Matrix<Scalar>& w = layer.weights[static_cast<std::size_t>(nextToSum)];
+                layer.digest.weightSum += w.template cast<double>();
+                if (!keep) w = Matrix<Scalar>();
+            }
+        };
+    } else if (!keep && !pass.tape) {
+        options.endHead = [&](int h) {
+            layer.weights[static_cast<std::size_t>(h)] = Matrix<Scalar>();
+        };
+    }
     attention::attendHeads<Scalar>(
         {layer.query, layer.key, layer.value, c.heads, c.kvHeads, hd},
         {keep ? &layer.scores : nullptr, nullptr, &layer.weights, &context}, options);
@@ -408,6 +443,8 @@ void runLayersFrom(const Model& model, const Pass<Scalar>& pass, int first, Matr
         attentionSubBlock(model, i, pass, anglesOf(i), h, layer, attentionOut, firstRow, before);
         finishLayer(model, i, pass, attentionOut, h);
         if (!pass.tape) requireFinite(model, h, "the output of layer " + std::to_string(i));
+        if (pass.options && pass.options->digestReady && !layer.digest.empty())
+            pass.options->digestReady(i, layer.digest);
         if (pass.options && pass.options->afterLayer && !pass.options->afterLayer(i + 1))
             throw RunCancelled();
     }
@@ -498,7 +535,7 @@ ModelRun<Scalar> runFrom(const Model& model, const std::vector<long long>& ids,
     const int mapLayers = options.keptMaps == RunOptions::KeptMaps::Every
                               ? -1
                               : static_cast<int>(options.mapLayers.size());
-    const RunMemory need = runMemory(model, T, sizeof(Scalar), mapLayers);
+    const RunMemory need = runMemory(model, T, sizeof(Scalar), mapLayers, options.keepDigest);
     checkRunFitsInMemory(model, need.total(),
                          sizeof(Scalar) == 4 ? "the model in float" : "the model in double");
     ModelRun<Scalar> run;
@@ -507,6 +544,7 @@ ModelRun<Scalar> runFrom(const Model& model, const std::vector<long long>& ids,
     run.attentionMask = options.attentionMask;
     run.options = options;
     run.options.afterLayer = nullptr;  // about the pass, not its result
+    run.options.digestReady = nullptr;
     Matrix<Scalar> h = embed<Scalar>(model, ids, options, firstRow);
     run.layers.resize(static_cast<std::size_t>(c.layers));
     runLayersFrom(model, passFor<Scalar>(c, options, options.positionOffset + T), 0, std::move(h),
@@ -594,7 +632,15 @@ void resumeAfterAttention(const Model& model, ModelRun<Scalar>& run, int layer,
                          expected);
     }
     run.whatIf = true;
-    run.layers[static_cast<std::size_t>(layer)].hiddenIn = residualIn;
+    // The later layers are made with `options`, which recomputeLayerMaps then follows.
+    run.options = options;
+    run.options.afterLayer = {};
+    run.options.digestReady = {};
+    LayerRecord<Scalar>& edited = run.layers[static_cast<std::size_t>(layer)];
+    edited.hiddenIn = residualIn;
+    if (options.keepDigest)
+        edited.digest = digestLayer(edited.weights, options.attentionMask, c.isDecoder(), layer,
+                                    options.repeated);
     const Pass<Scalar> pass = passFor<Scalar>(c, options, options.positionOffset + T);
     Matrix<Scalar> h = residualIn;
     finishLayer(model, layer, pass, attentionOut, h);
@@ -630,19 +676,21 @@ ModelRun<double> runModelForTraining(const Model& model, const std::vector<long 
 }
 
 template <typename Scalar>
-void recomputeLayerMaps(const Model& model, ModelRun<Scalar>& run, int layer) {
+LayerMaps<Scalar> recomputedLayerMaps(const Model& model, const ModelRun<Scalar>& run, int layer) {
     const Config& c = model.config;
     if (layer < 0 || layer >= static_cast<int>(run.layers.size()))
         throw ModelError("layer " + std::to_string(layer) + " is outside the run's " +
                          std::to_string(run.layers.size()) + " layers");
-    if (run.whatIf)
-        throw ModelError("layer " + std::to_string(layer) +
-                         ": a what-if run's maps cannot be recomputed from the model");
-    LayerRecord<Scalar>& kept = run.layers[static_cast<std::size_t>(layer)];
+    const LayerRecord<Scalar>& kept = run.layers[static_cast<std::size_t>(layer)];
+    // A layer that kept its maps has them; a what-if's edited layer always does (they are the
+    // caller's). Every other layer, a what-if's included, was made by the model from its kept
+    // input with the run's options.
+    if (kept.hasMaps()) return {kept.scores, kept.weights};
     const long long T = kept.hiddenIn.rows();
     // The pass as the run made it, keeping this layer's maps.
     RunOptions options = run.options;
     options.keptMaps = RunOptions::KeptMaps::Every;
+    options.keepDigest = false;  // the layer's digest is the run's already
     const Pass<Scalar> pass = passFor<Scalar>(c, options, options.positionOffset + T);
     const LayerRotation& rotation = pass.rotations[static_cast<std::size_t>(layer)];
     ops::RotaryAngles angles;
@@ -653,8 +701,15 @@ void recomputeLayerMaps(const Model& model, ModelRun<Scalar>& run, int layer) {
     Matrix<Scalar> attentionOut;
     attentionSubBlock(model, layer, pass, rotation.inverseFrequencies.empty() ? nullptr : &angles,
                       kept.hiddenIn, again, attentionOut);
-    kept.scores = std::move(again.scores);
-    kept.weights = std::move(again.weights);
+    return {std::move(again.scores), std::move(again.weights)};
+}
+
+template <typename Scalar>
+void recomputeLayerMaps(const Model& model, ModelRun<Scalar>& run, int layer) {
+    LayerMaps<Scalar> maps = recomputedLayerMaps(model, run, layer);
+    LayerRecord<Scalar>& kept = run.layers[static_cast<std::size_t>(layer)];
+    kept.scores = std::move(maps.scores);
+    kept.weights = std::move(maps.weights);
 }
 
 template <typename Scalar>
@@ -684,6 +739,8 @@ template ModelRun<float> runModel<float>(const Model&, const std::vector<long lo
                                          const RunOptions&);
 template void recomputeLayerMaps<float>(const Model&, ModelRun<float>&, int);
 template void recomputeLayerMaps<double>(const Model&, ModelRun<double>&, int);
+template LayerMaps<float> recomputedLayerMaps<float>(const Model&, const ModelRun<float>&, int);
+template LayerMaps<double> recomputedLayerMaps<double>(const Model&, const ModelRun<double>&, int);
 template Eigen::VectorXd logitsAt<float>(const Model&, const ModelRun<float>&, int);
 template Eigen::VectorXd logitsAt<double>(const Model&, const ModelRun<double>&, int);
 template ModelRun<double> runModel<double>(const Model&, const std::vector<long long>&,

@@ -127,9 +127,29 @@ private slots:
                      QStringLiteral("layer 9 is outside the run's %1 layers")
                          .arg(folder.model().config.layers));
         }
+    }
+
+    // A what-if's edited layer holds the caller's maps, which no recomputation may replace; its
+    // other layers were made by the model, and are recomputed as any run's.
+    void whatIfLayers() {
+        const io::ModelFolder folder(goldenModelDir(QStringLiteral("gpt2-tiny")));
+        const std::vector<long long> ids{1, 2, 3, 4};
+        const model::ModelRun<float> full = model::runModel<float>(folder.model(), ids);
+        model::RunOptions options;
+        options.keptMaps = model::RunOptions::KeptMaps::Chosen;
+        model::ModelRun<float> run = model::runModel<float>(folder.model(), ids, options);
         run.whatIf = true;
-        QVERIFY_THROWS_EXCEPTION(model::ModelError,
-                                 model::recomputeLayerMaps(folder.model(), run, 0));
+        model::Matrix<float> edited = full.layers[1].weights[0];
+        edited.setConstant(0.25f);
+        run.layers[1].scores = full.layers[1].scores;
+        run.layers[1].weights = full.layers[1].weights;
+        run.layers[1].weights[0] = edited;
+        const model::LayerMaps<float> kept = model::recomputedLayerMaps(folder.model(), run, 1);
+        QVERIFY(kept.weights[0] == edited);
+        const model::LayerMaps<float> again = model::recomputedLayerMaps(folder.model(), run, 0);
+        QCOMPARE(again.weights.size(), full.layers[0].weights.size());
+        for (std::size_t h = 0; h < again.weights.size(); ++h)
+            QVERIFY(again.weights[h] == full.layers[0].weights[h]);
     }
 };
 
