@@ -180,7 +180,7 @@ QString checkOpenRequest(OpenRequest& request) {
 }
 
 OpenedModel openModel(const OpenRequest& request, int selectedPosition,
-                      const std::function<bool(int done, int layers)>& reportLayer) {
+                      const PassReports& reports) {
     const ModelReference& r = request.model;
     OpenedModel opened;
     LoadedModel& loaded = opened.model;
@@ -209,12 +209,8 @@ OpenedModel openModel(const OpenRequest& request, int selectedPosition,
     opened.input = request.forSavedScene() ? r.input()
                                            : inputToOpenOn(r.input(), request.about,
                                                            loaded.tokenizer.get(), m.config.vocab);
-    std::function<bool(int)> afterLayer;
-    if (reportLayer)
-        afterLayer = [reportLayer, layers = m.config.layers](int done) {
-            return reportLayer(done, layers);
-        };
-    opened.run = runAndAnalyse(m, opened.input, selectedPosition, nullptr, std::move(afterLayer));
+    opened.run =
+        runAndAnalyse(m, opened.input, selectedPosition, request.mapBudget, nullptr, reports);
     const model::Config& c = m.config;
     opened.layer = r.layer < c.layers ? r.layer : 0;
     opened.head = r.head < c.heads ? r.head : 0;

@@ -36,6 +36,8 @@ struct OpenRequest {
     // built-in model's own (about.json), or a default.
     QString consequence;
     io::BuiltInAbout about;  // set by checkOpenRequest for a user opening a built-in model
+    // The memory the first run may keep before it drops its maps (windowRunOptions).
+    double mapBudget = defaultMapBudget();
     bool forSavedScene() const { return !consequence.isEmpty(); }
 };
 
@@ -94,9 +96,9 @@ struct OpenedModel {
 
 // On the worker: the model a checked request names, opened and run, with its analysis at
 // `selectedPosition`. Throws model::ModelError (and io's errors) with the one line to show; a
-// saved scene's model whose fingerprint changed is refused so. `reportLayer(done, layers)` hears
-// each layer of the run finish and may stop it there (model::RunOptions::afterLayer).
+// saved scene's model whose fingerprint changed is refused so. `reports` hear the first run as
+// it goes (runAndAnalyse).
 OpenedModel openModel(const OpenRequest& request, int selectedPosition,
-                      const std::function<bool(int done, int layers)>& reportLayer = {});
+                      const PassReports& reports = {});
 
 }  // namespace ae::document

@@ -120,7 +120,8 @@ void ModelSession::startOpening(OpenRequest request,
     if (request.forSavedScene()) close();
     const int position = runs_->selectedPosition();
     const QString name = QFileInfo(request.model.folder).fileName();
-    const std::function<bool(int, int)> report = startPass(stopOpening_);
+    const PassReports report = startPass(stopOpening_);
+    request.mapBudget = mapBudget_;
     work_->post(ModelWork::Opening, tr("Opening %1").arg(name),
                 [this, request = std::move(request), position, whenOpen,
                  report]() -> std::function<void()> {
@@ -235,7 +236,8 @@ void ModelSession::startInput(const ModelInput& input) {
     if (layerOpen_ && input == runs_->baseInput() && reference_.input() == input) return;
     try {
         if (input.ids.empty()) throw model::ModelError("ids: no tokens");
-        model::checkInputs(model()->config, input.ids, windowRunOptions(input.attentionMask));
+        model::checkInputs(model()->config, input.ids,
+                           windowRunOptions(*model(), input, mapBudget_));
     } catch (const model::ModelError& error) {
         fail(QString::fromStdString(error.what()));
         return;
@@ -272,19 +274,25 @@ void ModelSession::runModelOn(const ModelInput& input, std::shared_ptr<const Run
                               std::function<void(const AnalysedRun&)> then) {
     std::shared_ptr<io::ModelFolder> folder = model_.folder;
     const int position = runs_->selectedPosition();
-    const std::function<bool(int, int)> report = startPass(stopRun_);
-    const int layers = folder->model().config.layers;
-    auto afterLayer = [report, layers](int done) { return report(done, layers); };
-    work_->post(ModelWork::Running, tr("Running the model"),
-                [folder, input, previous, position, then, afterLayer]() -> std::function<void()> {
-                    auto result = std::make_shared<const AnalysedRun>(runAndAnalyse(
-                        folder->model(), input, position, previous.get(), afterLayer));
-                    return [result, then] { then(*result); };
-                });
+    const PassReports reports = startPass(stopRun_);
+    const double budget = mapBudget_;
+    work_->post(
+        ModelWork::Running, tr("Running the model"),
+        [folder, input, previous, position, then, reports, budget]() -> std::function<void()> {
+            auto result = std::make_shared<const AnalysedRun>(
+                runAndAnalyse(folder->model(), input, position, budget, previous.get(), reports));
+            return [result, then] { then(*result); };
+        });
 }
 
-std::function<bool(int, int)> ModelSession::startPass(
-    std::shared_ptr<std::atomic<bool>>& stopFlag) {
+model::Matrix<float> ModelSession::headWeights(const Run& run, int layer, int head) const {
+    const model::LayerRecord<float>& record = run.layers.at(static_cast<std::size_t>(layer));
+    if (record.hasMaps()) return record.weights.at(static_cast<std::size_t>(head));
+    return model::recomputedLayerMaps(*model(), run, layer)
+        .weights.at(static_cast<std::size_t>(head));
+}
+
+PassReports ModelSession::startPass(std::shared_ptr<std::atomic<bool>>& stopFlag) {
     // The pass before this one (of the same kind) is stale now: it stops at its next layer
     // instead of finishing.
     if (stopFlag) stopFlag->store(true);
@@ -292,7 +300,8 @@ std::function<bool(int, int)> ModelSession::startPass(
     stopFlag = stop;
     // On the worker: each finished layer is reported to this thread (the session outlives its
     // jobs: the worker stops first), and a set flag stops the pass.
-    return [this, stop](int done, int layers) {
+    PassReports reports;
+    reports.afterLayer = [this, stop](int done, int layers) {
         QMetaObject::invokeMethod(
             this,
             [this, stop, done, layers] {
@@ -301,6 +310,18 @@ std::function<bool(int, int)> ModelSession::startPass(
             Qt::QueuedConnection);
         return !stop->load();
     };
+    // The heads' part only (summaries and pooled maps: kilobytes), not the T x T sum.
+    reports.digestReady = [this, stop](int layer, int layers, const model::LayerDigest& digest) {
+        auto heads = std::make_shared<const std::vector<model::HeadDigest>>(digest.heads);
+        const int tokens = static_cast<int>(digest.weightSum.rows());
+        QMetaObject::invokeMethod(
+            this,
+            [this, stop, layer, layers, tokens, heads] {
+                if (!stop->load()) emit layerDigestReady(layer, layers, tokens, *heads);
+            },
+            Qt::QueuedConnection);
+    };
+    return reports;
 }
 
 void ModelSession::installBase(std::shared_ptr<const Run> run, const ModelInput& input,

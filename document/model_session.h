@@ -136,6 +136,19 @@ public:
     void setSelectedPosition(int position) { runs_->setSelectedPosition(position); }
     int selectedPosition() const { return runs_->selectedPosition(); }
 
+    // The memory a run may keep before it drops its maps and keeps only what the model view
+    // draws (windowRunOptions); from the next run on. Default: half of physical memory.
+    void setMapBudget(double bytes) { mapBudget_ = bytes; }
+    double mapBudget() const { return mapBudget_; }
+    // Head `head`'s weights (T x T) in layer `layer` of `run` (baseRun() or currentRun()): the
+    // run's own, or recomputed from the model when it dropped its maps
+    // (model::recomputedLayerMaps).
+    model::Matrix<float> headWeights(const Run& run, int layer, int head) const;
+    // Whether the run shown dropped its maps: a view that needs a layer's recomputes them.
+    bool keepsOnlyDigests() const {
+        return runs_->current() && document::keepsOnlyDigests(*runs_->current());
+    }
+
     // ---- Work ----
     bool isBusy() const { return work_->isBusy(); }
     // Runs an event loop until nothing is under way (tests, CLI); with `followUpsToo` false, until
@@ -159,6 +172,10 @@ signals:
     // A run of the model has finished `done` of its `layers` layers (a long pass on a big model
     // reports as it goes; cancel() stops it at the next layer).
     void layerProgress(int done, int layers);
+    // The same pass has made layer `layer`'s digest (of `layers`, on `tokens` tokens): each
+    // head's summary and pooled map, for the model view to show before the run is done.
+    void layerDigestReady(int layer, int layers, int tokens,
+                          const std::vector<model::HeadDigest>& heads);
     void problem(const QString& message);
     // Opening a folder was refused (also problem()): worth a message box, unlike a typed id.
     void openRefused(const QString& message);
@@ -182,10 +199,9 @@ private:
     void runModelOn(const ModelInput& input, std::shared_ptr<const Run> previous,
                     std::function<void(const AnalysedRun&)> then);
     // For a new pass (opening's with stopOpening_, a run's with stopRun_): stops the pass of that
-    // kind under way at its next layer, and returns the new pass's report of each finished layer
-    // (layerProgress), false once stopped.
-    std::function<bool(int done, int layers)> startPass(
-        std::shared_ptr<std::atomic<bool>>& stopFlag);
+    // kind under way at its next layer, and returns the new pass's reports: of each finished
+    // layer (layerProgress; false once stopped) and of each layer's digest (layerDigestReady).
+    PassReports startPass(std::shared_ptr<std::atomic<bool>>& stopFlag);
     // The model's own run is shown, or the document's what-if: its later layers resumed on the
     // worker.
     void computeCurrent();
@@ -206,6 +222,7 @@ private:
 
     // Set to stop the pass under way between two layers (cancel(), or a newer pass of its kind).
     std::shared_ptr<std::atomic<bool>> stopRun_, stopOpening_;
+    double mapBudget_ = defaultMapBudget();
     QTimer* textTimer_;
     QString pendingText_;
     QString problem_;

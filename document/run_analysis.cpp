@@ -2,22 +2,44 @@
 
 #include <QObject>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace ae::document {
 
-model::RunOptions windowRunOptions(const std::vector<int>& attentionMask) {
+double defaultMapBudget() {
+    return physicalMemoryBytes() / 2;
+}
+
+model::RunOptions windowRunOptions(const model::Model& model, const ModelInput& input,
+                                   double mapBudget) {
     model::RunOptions options;
     options.logitsForEveryPosition = false;  // predictions: logitsAt
-    options.attentionMask = attentionMask;
+    options.attentionMask = input.attentionMask;
+    options.keepDigest = true;
+    const long long tokens = static_cast<long long>(input.ids.size());
+    const double everything = model::runMemory(model, tokens, sizeof(float), -1, true).total();
+    if (everything > mapBudget) options.keptMaps = model::RunOptions::KeptMaps::Chosen;
     return options;
 }
 
+bool keepsOnlyDigests(const WindowRun& run) {
+    return run.options.keptMaps == model::RunOptions::KeptMaps::Chosen;
+}
+
 AnalysedRun runAndAnalyse(const model::Model& model, const ModelInput& input, int selectedPosition,
-                          const WindowRun* previous,
-                          std::function<bool(int layersDone)> afterLayer) {
-    model::RunOptions options = windowRunOptions(input.attentionMask);
-    options.afterLayer = std::move(afterLayer);
+                          double mapBudget, const WindowRun* previous, const PassReports& reports) {
+    model::RunOptions options = windowRunOptions(model, input, mapBudget);
+    const int layers = model.config.layers;
+    if (reports.afterLayer)
+        options.afterLayer = [report = reports.afterLayer, layers](int done) {
+            return report(done, layers);
+        };
+    if (reports.digestReady)
+        options.digestReady = [report = reports.digestReady, layers](
+                                  int layer, const model::LayerDigest& digest) {
+            report(layer, layers, digest);
+        };
     auto run = std::make_shared<const WindowRun>(
         previous ? model::rerunModel<float>(model, *previous, input.ids, options)
                  : model::runModel<float>(model, input.ids, options));
@@ -29,8 +51,11 @@ AnalysedRun resumeAndAnalyse(const model::Model& model, const WindowRun& base,
                              const RunAnalysis& baseAnalysis, model::EditedLayer<float> edited,
                              int selectedPosition) {
     const int layer = edited.layer;
-    auto run = std::make_shared<const WindowRun>(model::resumeWhatIf<float>(
-        model, base, std::move(edited), windowRunOptions(base.attentionMask)));
+    // As the model's own run was made: its maps kept or dropped, its digests.
+    model::RunOptions options = base.options;
+    options.afterLayer = {};
+    auto run = std::make_shared<const WindowRun>(
+        model::resumeWhatIf<float>(model, base, std::move(edited), options));
     RunAnalysis analysis = analyse(*run, model, selectedPosition, &baseAnalysis, layer);
     analysis.basePredictions = baseAnalysis.predictions;
     return {std::move(run), std::move(analysis)};
@@ -85,6 +110,13 @@ InductionResult inductionOf(const WindowRun& run, const model::Model& model,
     model::RunOptions options;
     options.logitsForEveryPosition = false;  // only the weights are read
     options.ablations = ablations;
+    // A run that dropped its maps measures the repeated one as its pass makes each head's
+    // weights, and drops them too (twice the tokens: four times the maps).
+    if (keepsOnlyDigests(run)) {
+        options.keepDigest = true;
+        options.repeated = {0, tokens};
+        options.keptMaps = model::RunOptions::KeptMaps::Chosen;
+    }
     const WindowRun repeated = ablations.empty()
                                    ? model::rerunModel<float>(model, run, twice, options)
                                    : model::runModel<float>(model, twice, options);
@@ -166,6 +198,19 @@ std::vector<std::pair<int, int>> changedHeads(const WindowRun& base, const Windo
                                               double threshold) {
     std::vector<std::pair<int, int>> changed;
     for (std::size_t l = 0; l < base.layers.size() && l < current.layers.size(); ++l) {
+        if (!base.layers[l].hasMaps() || !current.layers[l].hasMaps()) {
+            const model::LayerDigest& before = base.layers[l].digest;
+            const model::LayerDigest& after = current.layers[l].digest;
+            for (std::size_t h = 0; h < before.heads.size() && h < after.heads.size(); ++h) {
+                const std::vector<float>& a = before.heads[h].pooled;
+                const std::vector<float>& b = after.heads[h].pooled;
+                bool differs = a.size() != b.size();
+                for (std::size_t i = 0; !differs && i < a.size(); ++i)
+                    differs = std::abs(a[i] - b[i]) > threshold;
+                if (differs) changed.emplace_back(static_cast<int>(l), static_cast<int>(h));
+            }
+            continue;
+        }
         const auto& before = base.layers[l].weights;
         const auto& after = current.layers[l].weights;
         for (std::size_t h = 0; h < before.size() && h < after.size(); ++h) {

@@ -42,18 +42,38 @@ struct AnalysedRun {
     RunAnalysis analysis;
 };
 
-// How the window runs a model: with `attentionMask`, keeping the last position's logits only
-// (the predictions read any other position through logitsAt).
-model::RunOptions windowRunOptions(const std::vector<int>& attentionMask);
+// The memory a window's run may keep before it drops its maps: the "Memory for maps" setting,
+// by default half of this machine's physical memory.
+double defaultMapBudget();
 
-// `model` run on `input` as the window runs it, analysed with the predictions at
-// `selectedPosition` (analyse). `previous`, if given, is an earlier run of this model whose rows
-// before the first changed token are taken over (model::rerunModel: typing at the end runs the
-// new tokens only). `afterLayer` (model::RunOptions::afterLayer) hears each layer finish and
-// may stop the pass there.
+// How the window runs `model` on `input`: with its attention mask, keeping the last position's
+// logits only (the predictions read any other position through logitsAt) and every layer's
+// digest (model::LayerDigest: what the model view draws). When the whole run, with every head's
+// maps, needs at most `mapBudget` bytes (model::runMemory), it keeps them all; otherwise it keeps
+// none (planned memory) and a view that needs a layer's maps recomputes them
+// (model::recomputeLayerMaps).
+model::RunOptions windowRunOptions(const model::Model& model, const ModelInput& input,
+                                   double mapBudget);
+
+// Whether `run` dropped its maps (windowRunOptions): the status bar says so.
+bool keepsOnlyDigests(const WindowRun& run);
+
+// What a pass tells as it goes, on the worker's thread, of a model of `layers` layers: each
+// finished layer (returning false stops the pass there: model::RunOptions::afterLayer), and
+// each layer's digest as it is made (model::RunOptions::digestReady), so the model view fills
+// in layer by layer. Either may be null.
+struct PassReports {
+    std::function<bool(int layersDone, int layers)> afterLayer;
+    std::function<void(int layer, int layers, const model::LayerDigest& digest)> digestReady;
+};
+
+// `model` run on `input` as the window runs it (windowRunOptions with `mapBudget`), analysed with
+// the predictions at `selectedPosition` (analyse). `previous`, if given, is an earlier run of
+// this model whose rows before the first changed token are taken over (model::rerunModel: typing
+// at the end runs the new tokens only). `reports` hear the pass as it goes.
 AnalysedRun runAndAnalyse(const model::Model& model, const ModelInput& input, int selectedPosition,
-                          const WindowRun* previous = nullptr,
-                          std::function<bool(int layersDone)> afterLayer = {});
+                          double mapBudget, const WindowRun* previous = nullptr,
+                          const PassReports& reports = {});
 
 // `base` with `edited`'s layer in its place and every later layer run again
 // (model::resumeWhatIf), analysed: the heads before the edited layer keep `baseAnalysis`'s
@@ -102,7 +122,8 @@ bool predictAt(int at, const model::Model& model, const WindowRun& current, RunA
                const WindowRun& base, RunAnalysis& baseAnalysis);
 
 // Heads (layer, head) whose weights differ between `base` and `current` by more than
-// `threshold` in some cell.
+// `threshold` in some cell; for a layer either run kept no maps of, in some cell of the pooled
+// maps of their digests (a change the max-pooling hides is then not seen).
 std::vector<std::pair<int, int>> changedHeads(const WindowRun& base, const WindowRun& current,
                                               double threshold);
 

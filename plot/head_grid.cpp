@@ -49,9 +49,51 @@ void HeadGrid::setRun(std::shared_ptr<const ae::model::ModelRun<float>> run,
     update();
 }
 
+void HeadGrid::showLayerDigest(int layer, int layers, int tokens,
+                               const std::vector<ae::model::HeadDigest>& heads) {
+    const int headCount = static_cast<int>(heads.size());
+    if (layer == 0 || filled_ < 0 || layers != layers_ || headCount != heads_ ||
+        tokens != tokenCount_) {
+        run_.reset();
+        summaries_.clear();
+        changed_.clear();
+        layers_ = layers;
+        heads_ = headCount;
+        tokenCount_ = tokens;
+        tokens_.clear();
+        pool_ = plot::poolShape(tokens, tokens, kMaxShownCells, kMaxShownCells);
+        pooled_.assign(static_cast<size_t>(layers_ * heads_), {});
+        ownMax_.assign(static_cast<size_t>(layers_ * heads_), 0.0);
+        images_.assign(static_cast<size_t>(layers_ * heads_), QImage());
+        if (current_.first >= layers_ || current_.second >= heads_) current_ = {0, 0};
+        filled_ = 0;
+        updateGeometry();
+    }
+    if (layer < 0 || layer >= layers_) return;
+    QCPColorGradient gradient = colorGradient(colorMap_);
+    for (int head = 0; head < heads_; ++head) {
+        const ae::model::HeadDigest& d = heads[static_cast<size_t>(head)];
+        const size_t i = static_cast<size_t>(index({layer, head}));
+        pooled_[i].assign(d.pooled.begin(), d.pooled.end());
+        ownMax_[i] = static_cast<double>(d.largest);
+        summaries_.resize(static_cast<size_t>(layers_ * heads_));
+        summaries_[i] = d.summary;
+    }
+    // A shared range moves with every layer; each map's own does not.
+    if (rangeMode_ == RangeMode::Shared) {
+        recolor();
+    } else {
+        for (int head = 0; head < heads_; ++head)
+            recolorHead(gradient, layer, head);
+    }
+    filled_ = std::max(filled_, layer + 1);
+    update();
+}
+
 void HeadGrid::refill() {
     QElapsedTimer timer;
     timer.start();
+    filled_ = -1;
     layers_ = run_ ? static_cast<int>(run_->layers.size()) : 0;
     heads_ = run_ ? run_->config.heads : 0;
     tokenCount_ = run_ ? static_cast<int>(run_->tokens.size()) : 0;
@@ -60,31 +102,20 @@ void HeadGrid::refill() {
     const bool causal = run_ && run_->config.isDecoder();
     pooled_.assign(static_cast<size_t>(count), {});
     ownMax_.assign(static_cast<size_t>(count), 0.0);
-    // Every head on every core: the maps are independent, and at GPT-2 small's 144 heads this is
-    // most of the view's share of an edit, with the model's worker idle by then.
+    // The pass pooled each head as it made it (model::LayerDigest), before a long run dropped
+    // the maps; a run made without digests (the command line's) is pooled here, the same way,
+    // every head on every core.
 #pragma omp parallel for schedule(dynamic)
     for (int i = 0; i < count; ++i) {
         const int layer = i / heads_, head = i % heads_;
-        const auto& weights =
-            run_->layers[static_cast<size_t>(layer)].weights[static_cast<size_t>(head)];
-        const AttentionEngine<float>::ConstBlock matrix(weights);
-        std::vector<double>& values = pooled_[static_cast<size_t>(index({layer, head}))];
-        values.resize(static_cast<size_t>(pool_.shownRows) * pool_.shownColumns);
-        for (int r = 0; r < pool_.shownRows; ++r) {
-            for (int c = 0; c < pool_.shownColumns; ++c) {
-                const float v = pooledValue(matrix, pool_, r, c, Pooling::Max);
-                values[static_cast<size_t>(r) * pool_.shownColumns + c] =
-                    std::isfinite(v) ? static_cast<double>(v) : 0.0;
-            }
-        }
-        // A decoder's first query sees only itself: its weight 1 says nothing about the head
-        // and would set every range to 1, so the ranges are the largest weight of the rows
-        // that choose between keys (row 0 then takes the top colour).
-        const int firstRow = causal && tokenCount_ > 1 ? 1 : 0;
-        const float largest = weights.bottomRows(tokenCount_ - firstRow)
-                                  .unaryExpr([](float w) { return std::isfinite(w) ? w : 0.0f; })
-                                  .maxCoeff();
-        ownMax_[static_cast<size_t>(index({layer, head}))] = static_cast<double>(largest);
+        const ae::model::LayerRecord<float>& record = run_->layers[static_cast<size_t>(layer)];
+        const ae::model::HeadDigest digest =
+            record.digest.empty()
+                ? ae::model::poolHead(record.weights[static_cast<size_t>(head)], causal)
+                : record.digest.heads[static_cast<size_t>(head)];
+        pooled_[static_cast<size_t>(index({layer, head}))].assign(digest.pooled.begin(),
+                                                                  digest.pooled.end());
+        ownMax_[static_cast<size_t>(index({layer, head}))] = static_cast<double>(digest.largest);
     }
     if (current_.first >= layers_ || current_.second >= heads_) current_ = {0, 0};
     recolor();
@@ -108,19 +139,26 @@ void HeadGrid::recolor() {
         // used, which is not safe to share.
         QCPColorGradient local = gradient;
 #pragma omp for schedule(dynamic)
-        for (int n = 0; n < count; ++n) {
-            const int layer = n / heads_, head = n % heads_;
-            const size_t i = static_cast<size_t>(index({layer, head}));
-            const auto [low, high] = colorRange({layer, head});
-            QImage image(pool_.shownColumns, pool_.shownRows, QImage::Format_RGB32);
-            for (int r = 0; r < pool_.shownRows; ++r) {
-                local.colorize(pooled_[i].data() + static_cast<size_t>(r) * pool_.shownColumns,
-                               QCPRange(low, high), reinterpret_cast<QRgb*>(image.scanLine(r)),
-                               pool_.shownColumns);
-            }
-            images_[i] = image;
-        }
+        for (int n = 0; n < count; ++n)
+            recolorHead(local, n / heads_, n % heads_);
     }
+}
+
+void HeadGrid::recolorHead(QCPColorGradient& gradient, int layer, int head) {
+    const size_t i = static_cast<size_t>(index({layer, head}));
+    // A layer a pass has not reached yet stays blank.
+    if (pooled_[i].size() != static_cast<size_t>(pool_.shownRows) * pool_.shownColumns) {
+        images_[i] = QImage();
+        return;
+    }
+    const auto [low, high] = colorRange({layer, head});
+    QImage image(pool_.shownColumns, pool_.shownRows, QImage::Format_RGB32);
+    for (int r = 0; r < pool_.shownRows; ++r) {
+        gradient.colorize(pooled_[i].data() + static_cast<size_t>(r) * pool_.shownColumns,
+                          QCPRange(low, high), reinterpret_cast<QRgb*>(image.scanLine(r)),
+                          pool_.shownColumns);
+    }
+    images_[i] = image;
 }
 
 void HeadGrid::setSummaries(const std::vector<ae::model::HeadSummary>& summaries) {
@@ -279,7 +317,12 @@ void HeadGrid::paintEvent(QPaintEvent*) {
     for (int layer = 0; layer < layers_; ++layer) {
         for (int head = 0; head < heads_; ++head) {
             const QRect r = mapRect({layer, head});
-            painter.drawImage(r, images_[static_cast<size_t>(index({layer, head}))]);
+            const QImage& image = images_[static_cast<size_t>(index({layer, head}))];
+            // A layer the pass has not reached: an empty frame where its map will be.
+            if (image.isNull())
+                painter.fillRect(r, palette().window().color().darker(108));
+            else
+                painter.drawImage(r, image);
         }
     }
     painter.setBrush(Qt::NoBrush);
@@ -370,6 +413,7 @@ QString HeadGrid::tokenLabel(int position) const {
 }
 
 QString HeadGrid::cellText(HeadId head, int shownRow, int shownColumn) const {
+    if (pooled_[static_cast<size_t>(index(head))].empty()) return tr("not run yet");
     const double value = pooled_[static_cast<size_t>(index(head))]
                                 [static_cast<size_t>(shownRow) * pool_.shownColumns + shownColumn];
     if (pool_.rowsPerCell == 1 && pool_.columnsPerCell == 1) {
@@ -411,6 +455,7 @@ QString HeadGrid::hoverText(const QPoint& pixel) const {
 
 QColor HeadGrid::paintedColor(HeadId head, int row, int column) const {
     const QImage& image = images_[static_cast<size_t>(index(head))];
+    if (image.isNull()) return {};
     return image.pixelColor(column / pool_.columnsPerCell, row / pool_.rowsPerCell);
 }
 

@@ -22,6 +22,8 @@
 #include "plot/color_maps.h"
 #include "plot/pooling.h"
 
+class QCPColorGradient;
+
 namespace ae::plot {
 
 using HeadId = std::pair<int, int>;  // (layer, head)
@@ -29,7 +31,7 @@ using HeadId = std::pair<int, int>;  // (layer, head)
 class HeadGrid : public QWidget {
     Q_OBJECT
 public:
-    static constexpr int kMaxShownCells = 64;
+    static constexpr int kMaxShownCells = ae::model::kDigestCells;
     // Shared: every map on 0 .. the largest weight of any map. PerMap: each on 0 .. its own
     // largest weight, so diffuse heads show their pattern too. In a decoder the first row (one
     // key, weight 1) does not count: it would make every range 0 .. 1.
@@ -39,6 +41,13 @@ public:
 
     // Rebuilds every map's image. tokens: one label per token (missing ones show the position).
     void setRun(std::shared_ptr<const ae::model::ModelRun<float>> run, const QStringList& tokens);
+    // A pass under way: layer `layer` (of `layers`) has finished on `tokens` tokens, its heads'
+    // digests `heads`. Layer 0 starts a new picture (the layers not yet run are blank); setRun
+    // replaces it with the finished run's.
+    void showLayerDigest(int layer, int layers, int tokens,
+                         const std::vector<ae::model::HeadDigest>& heads);
+    // Layers shown so far by showLayerDigest, or -1 with a finished run.
+    int layersFilled() const { return filled_; }
     void setSummaries(const std::vector<ae::model::HeadSummary>& summaries);
     void setHighlighted(const std::set<HeadId>& heads);
     const std::set<HeadId>& highlighted() const { return highlighted_; }
@@ -99,6 +108,7 @@ private:
     Geometry geometry() const;
     void refill();
     void recolor();
+    void recolorHead(QCPColorGradient& gradient, int layer, int head);
     int index(HeadId head) const { return head.first * heads_ + head.second; }
     QString cellText(HeadId head, int shownRow, int shownColumn) const;
     QString tokenLabel(int position) const;
@@ -107,6 +117,7 @@ private:
     std::shared_ptr<const ae::model::ModelRun<float>> run_;
     QStringList tokens_;
     int layers_ = 0, heads_ = 0, tokenCount_ = 0;
+    int filled_ = -1;
     PoolShape pool_;
     std::vector<std::vector<double>> pooled_;  // per head, shownRows x shownColumns, row-major
     std::vector<double> ownMax_;               // per head

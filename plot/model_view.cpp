@@ -208,8 +208,15 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
 
 ModelView::~ModelView() = default;
 
+void ModelView::showLayerDigest(int layer, int layers, int tokens,
+                                const std::vector<ae::model::HeadDigest>& heads) {
+    grid_->showLayerDigest(layer, layers, tokens, heads);
+}
+
 void ModelView::setData(ModelViewData data) {
-    const bool newRun = data.run != data_.run || data.tokens != data_.tokens;
+    // A grid showing a pass under way (perhaps one that was cancelled) takes the run again.
+    const bool newRun =
+        data.run != data_.run || data.tokens != data_.tokens || grid_->layersFilled() >= 0;
     const bool newHead = data.openHead != data_.openHead;
     const bool firstRun = data.run && !data_.run;
     data_ = std::move(data);

@@ -45,6 +45,10 @@ struct ModelViewData {
     std::vector<ae::model::Prediction> basePredictions;
     std::vector<std::pair<int, int>> changedHeads;  // (layer, head) whose weights moved
     std::optional<std::pair<int, int>> openHead;    // (layer, head) open in the explorer
+    // Every head's weights (T x T each) of a layer the run dropped the maps of
+    // (model::RunOptions::keptMaps), recomputed from the model (model::recomputedLayerMaps) for
+    // an export that draws them. Null when the run keeps every map.
+    std::function<std::vector<ae::model::Matrix<float>>(int layer)> layerWeights;
 };
 
 class HeadGrid;
@@ -60,6 +64,10 @@ public:
 
     // Repaints every visible part; parts whose inputs did not change are not redrawn.
     void setData(ModelViewData data);
+    // A pass under way has finished layer `layer` (HeadGrid::showLayerDigest): the grid shows
+    // the layers done while the rest runs; setData's next run replaces them.
+    void showLayerDigest(int layer, int layers, int tokens,
+                         const std::vector<ae::model::HeadDigest>& heads);
     const ModelViewData& data() const { return data_; }
     // Larger fonts and lines, for a projector (ui/window/presentation_mode).
     void setPresentation(bool on);

@@ -149,6 +149,44 @@ private slots:
         QCOMPARE(grid.headLabels(), (QStringList{"H0", "H1", "H2", "H3"}));
     }
 
+    // A long pass fills the grid layer by layer from each layer's digest; the layers it has not
+    // reached are blank, and each layer done is painted as the finished run paints it.
+    void passFillsTheGridLayerByLayer() {
+        const auto run = handMadeRun(3, 4, 70);  // pooled: 70 tokens in blocks of 2
+        HeadGrid finished;
+        finished.resize(900, 700);
+        finished.setRun(run, letters(70));
+        QCOMPARE(finished.layersFilled(), -1);
+        HeadGrid grid;
+        grid.resize(900, 700);
+        for (int layer = 0; layer < 3; ++layer) {
+            const model::LayerDigest digest =
+                model::digestLayer(run->layers[static_cast<size_t>(layer)].weights, {},
+                                   run->config.isDecoder(), layer);
+            grid.showLayerDigest(layer, 3, 70, digest.heads);
+            QCOMPARE(grid.layersFilled(), layer + 1);
+            QCOMPARE(grid.layers(), 3);
+            QCOMPARE(grid.heads(), 4);
+            for (int l = 0; l < 3; ++l) {
+                for (int h = 0; h < 4; ++h) {
+                    for (const auto& [row, column] : {std::pair{5, 3}, std::pair{69, 68}}) {
+                        if (l <= layer) {
+                            QCOMPARE(grid.paintedColor({l, h}, row, column),
+                                     finished.paintedColor({l, h}, row, column));
+                        } else {
+                            QVERIFY(!grid.paintedColor({l, h}, row, column).isValid());
+                        }
+                    }
+                }
+            }
+            const QString hover = grid.hoverText(cellCentre(grid, {2, 1}, 10, 4));
+            QCOMPARE(hover.contains(QStringLiteral("not run yet")), layer < 2);
+        }
+        // The run itself, once finished, replaces the picture.
+        grid.setRun(run, letters(70));
+        QCOMPARE(grid.layersFilled(), -1);
+    }
+
     void perMapRangeUsesEachMapsLargestWeight() {
         HeadGrid grid;
         grid.resize(600, 500);

@@ -155,11 +155,11 @@ void WalkthroughPanel::refreshModelTour() {
     const std::shared_ptr<const document::ModelSession::Run> base = session_->baseRun();
     const std::shared_ptr<const document::ModelSession::Run> now = session_->currentRun();
     const double stripeBase =
-        inductionStripe(base->layers[p.inductionLayer].weights[p.inductionHead], p.ids);
+        inductionStripe(session_->headWeights(*base, p.inductionLayer, p.inductionHead), p.ids);
     const double stripeNow =
-        now ? inductionStripe(now->layers[p.inductionLayer].weights[p.inductionHead], p.ids)
+        now ? inductionStripe(session_->headWeights(*now, p.inductionLayer, p.inductionHead), p.ids)
             : stripeBase;
-    const model::Matrix<float>& back = base->layers[p.previousLayer].weights[p.previousHead];
+    const model::Matrix<float> back = session_->headWeights(*base, p.previousLayer, p.previousHead);
     double previousWeight = 0;
     for (Eigen::Index i = 1; i < back.rows(); ++i)
         previousWeight += back(i, i - 1);

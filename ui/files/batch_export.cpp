@@ -73,10 +73,8 @@ int appendBytes(GifFileType* gif, const GifByteType* data, int length) {
 // One head's T x T weights as the grid draws a weight map: viridis on 0 to 1, tokens on both axes,
 // hidden keys hatched and each row's entropy (bits) in a strip.
 void showModelHead(plot::HeatmapController& map, const plot::ModelViewData& data, int layer,
-                   int head) {
+                   int head, const plot::EngineF::Matrix& weights) {
     const ae::model::ModelRun<float>& run = *data.run;
-    const plot::EngineF::Matrix& weights =
-        run.layers[static_cast<size_t>(layer)].weights[static_cast<size_t>(head)];
     const int count = static_cast<int>(weights.rows());
     QStringList labels;
     for (int i = 0; i < count; ++i)
@@ -147,8 +145,22 @@ QStringList exportEveryModelHead(const plot::ModelViewData& data, const QString&
     QWidget holder;  // the map's plot lives (hidden) as its child
     auto* map = new plot::HeatmapController(&holder);
     for (int layer = 0; layer < layers; ++layer) {
+        // A long run's maps are recomputed a layer at a time, exactly as the run made them.
+        const ae::model::LayerRecord<float>& record = run.layers[static_cast<size_t>(layer)];
+        std::vector<ae::model::Matrix<float>> recomputed;
+        if (!record.hasMaps()) {
+            if (!data.layerWeights)
+                throw std::invalid_argument("the run kept no maps of layer " +
+                                            std::to_string(layer) + " and cannot recompute them");
+            recomputed = data.layerWeights(layer);
+            if (static_cast<int>(recomputed.size()) != heads)
+                throw std::invalid_argument("layer " + std::to_string(layer) +
+                                            "'s maps could not be recomputed: the model is closed");
+        }
+        const std::vector<ae::model::Matrix<float>>& maps =
+            record.hasMaps() ? record.weights : recomputed;
         for (int head = 0; head < heads; ++head) {
-            showModelHead(*map, data, layer, head);
+            showModelHead(*map, data, layer, head, maps[static_cast<size_t>(head)]);
             const QString file = into.filePath(QStringLiteral("%1-L%2-H%3.%4")
                                                    .arg(base)
                                                    .arg(layer, digits, 10, QLatin1Char('0'))

@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -60,6 +61,15 @@ const Setting<QString> kLastScene{"scene/lastFile", {}};
 const Setting<bool> kOneHeadView{"view/oneHead", false};
 // The stage by its key: an index would move when a stage is added (the capped scores were).
 const Setting<QString> kStage{"view/stage-key", QStringLiteral("weights")};
+// The memory a model's run may keep before it keeps only what the model view draws, in GiB; 0:
+// half of physical memory (document::defaultMapBudget).
+const Setting<double> kMapBudgetGiB{"model/mapBudgetGiB", 0.0};
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+double mapBudgetSetting() {
+    const double gib = kMapBudgetGiB.read();
+    return gib > 0 ? gib * kGiB : document::defaultMapBudget();
+}
 
 const char* const kDefaultPreset = "default";
 
@@ -121,6 +131,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(maps, &DocumentMaps::statusMessage, this,
             [this](const QString& text) { statusBar()->showMessage(text, 6000); });
     setWindowTitle(tr("Attention Explorer"));
+    session_->setMapBudget(mapBudgetSetting());
     createModelViews();
     createActions();
     createDocks();
@@ -265,6 +276,24 @@ void MainWindow::createActions() {
         grid_->setShowValues(on);
         kShowValues.write(on);
     });
+    QAction* mapMemory = view->addAction(tr("Memory for a model's &maps…"));
+    mapMemory->setObjectName(QStringLiteral("mapMemoryAction"));
+    mapMemory->setToolTip(
+        tr("A run needing more keeps only each head's summary and small map, and recomputes "
+           "a layer's full maps when a view asks"));
+    connect(mapMemory, &QAction::triggered, this, [this] {
+        bool ok = false;
+        const double physical = physicalMemoryBytes() / kGiB;
+        const double gib = QInputDialog::getDouble(
+            this, tr("Memory for a model's maps"),
+            tr("A run of a model keeps every head's maps when it needs at most this much "
+               "memory (GiB; this machine has %1 GiB):")
+                .arg(physical, 0, 'f', 1),
+            session_->mapBudget() / kGiB, 0.1, std::max(0.1, physical), 1, &ok);
+        if (!ok) return;
+        kMapBudgetGiB.write(gib);
+        session_->setMapBudget(gib * kGiB);
+    });
     view->addSeparator();
 
     QToolBar* bar = toolBar_ = addToolBar(tr("View"));
@@ -340,6 +369,8 @@ void MainWindow::createModelViews() {
         modelView_->setData({});
     });
     connect(session_, &document::ModelSession::resultsChanged, this, &MainWindow::showModelResults);
+    connect(session_, &document::ModelSession::layerDigestReady, modelView_,
+            &plot::ModelView::showLayerDigest);
     connect(session_, &document::ModelSession::openHeadChanged, this, &MainWindow::showOpenHead);
     connect(session_, &document::ModelSession::problem, this, &MainWindow::showStatusMessage);
     connect(session_, &document::ModelSession::openRefused, this, &MainWindow::showProblem);
@@ -378,6 +409,13 @@ void MainWindow::showModelResults() {
     data.predictions = analysis.predictions;
     data.basePredictions = analysis.basePredictions;
     data.changedHeads = session_->changedHeads(0.01);
+    if (data.run && document::keepsOnlyDigests(*data.run)) {
+        data.layerWeights = [session = QPointer<document::ModelSession>(session_),
+                             run = data.run](int layer) {
+            if (!session || !session->model()) return std::vector<model::Matrix<float>>();
+            return model::recomputedLayerMaps(*session->model(), *run, layer).weights;
+        };
+    }
     if (session_->layer() >= 0) {
         data.openHead = std::pair{session_->layer(), session_->head()};
         // A head switched off keeps its weights, but it is the first head the what-if changed.
@@ -388,7 +426,21 @@ void MainWindow::showModelResults() {
                 data.changedHeads.push_back(off);
         }
     }
+    showMapMode();
     modelView_->setData(std::move(data));
+}
+
+void MainWindow::showMapMode() {
+    const std::shared_ptr<const document::ModelSession::Run> run = session_->currentRun();
+    mapMode_->setVisible(run && session_->model());
+    if (!run || !session_->model()) return;
+    const double needed =
+        model::runMemory(*session_->model(), static_cast<long long>(run->tokens.size()),
+                         sizeof(float), -1, true)
+            .total();
+    const bool planned = document::keepsOnlyDigests(*run);
+    mapMode_->setText(mapMemoryStatus(planned, needed, session_->mapBudget(), true));
+    mapMode_->setToolTip(mapMemoryStatus(planned, needed, session_->mapBudget(), false));
 }
 
 void MainWindow::showOpenHead(int layer, int head) {
@@ -499,6 +551,11 @@ void MainWindow::createStatusBar() {
     kvCache_->setObjectName(QStringLiteral("kvCacheLabel"));
     kvCache_->setMinimumWidth(stats_->fontMetrics().averageCharWidth() * 24);
     statusBar()->addPermanentWidget(kvCache_);
+    // Whether the model's run keeps every map or recomputes a layer's when asked.
+    mapMode_ = new QLabel;
+    mapMode_->setObjectName(QStringLiteral("mapModeLabel"));
+    mapMode_->hide();
+    statusBar()->addPermanentWidget(mapMode_);
     statusBar()->addPermanentWidget(stats_);
     connect(maskEdit_, &QAction::toggled, maskMode_, &QWidget::setVisible);
     connect(document_, &document::AttentionDocument::progressChanged, this,

@@ -98,6 +98,7 @@ private:
     void updateHeadChoices();
     void createModelViews();
     void showModelResults();
+    void showMapMode();  // the status bar's word on how the run keeps its maps
     void showOpenHead(int layer, int head);
     void showRequestedTab();
 
@@ -122,6 +123,7 @@ private:
     QSpinBox* headSpin_ = nullptr;
     QLabel* stats_ = nullptr;
     QLabel* kvCache_ = nullptr;
+    QLabel* mapMode_ = nullptr;
     QProgressBar* computeProgress_ = nullptr;
     QLabel* maskMode_ = nullptr;
     Classroom* classroom_ = nullptr;

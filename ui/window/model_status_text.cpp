@@ -1,6 +1,7 @@
 #include "ui/window/model_status_text.h"
 
 #include <QFileInfo>
+#include <QLocale>
 #include <QObject>
 
 #include "core/key_value_heads.h"
@@ -70,6 +71,25 @@ QStringList layerFeatureLines(const Scene& scene, const model::Model* model, int
                      .arg(QString::number(*scene.softCap, 'g', 6));
     }
     return lines;
+}
+
+QString mapMemoryStatus(bool keepsOnlyDigests, double needed, double budget, bool brief) {
+    const QLocale locale;
+    const auto size = [&locale](double bytes) {
+        return locale.formattedDataSize(static_cast<qint64>(bytes), 1);
+    };
+    if (brief)
+        return keepsOnlyDigests ? QObject::tr("Maps: on demand") : QObject::tr("Maps: all kept");
+    if (keepsOnlyDigests)
+        return QObject::tr(
+                   "With every head's maps this run would need %1, more than the %2 set for "
+                   "maps (View › Memory for a model's maps). It keeps each head's summary and "
+                   "small map, and recomputes a layer's full maps, exactly, when a view asks.")
+            .arg(size(needed), size(budget));
+    return QObject::tr(
+               "Every head's maps are kept: the run needs %1 of the %2 set for maps "
+               "(View › Memory for a model's maps).")
+        .arg(size(needed), size(budget));
 }
 
 }  // namespace ae::ui

@@ -29,6 +29,11 @@ QString keyValueCacheStatus(const Scene& scene, const model::Model* model = null
 // `layer`) with none of its own, from the family: learned or fixed positions already added to
 // the tokens before layer 0, or, in a rotary model, a layer left without rotary positions
 // (SmolLM3's NoPE layers).
+// The status bar's word on how the model's run keeps its maps: every head's map kept, or (the
+// run needing more than `budget` bytes with them, `needed`) only what the model view draws, each
+// layer's maps recomputed when a view asks. `brief`: the label; else the tooltip's sentences.
+QString mapMemoryStatus(bool keepsOnlyDigests, double needed, double budget, bool brief);
+
 QStringList layerFeatureLines(const Scene& scene, const model::Model* model = nullptr,
                               int layer = -1);
 
