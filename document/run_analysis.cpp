@@ -117,10 +117,18 @@ InductionResult inductionOf(const WindowRun& run, const model::Model& model,
         options.repeated = {0, tokens};
         options.keptMaps = model::RunOptions::KeptMaps::Chosen;
     }
-    const WindowRun repeated = ablations.empty()
-                                   ? model::rerunModel<float>(model, run, twice, options)
-                                   : model::runModel<float>(model, twice, options);
-    return {model::inductionScores(repeated, 0, tokens), {}};
+    try {
+        const WindowRun repeated = ablations.empty()
+                                       ? model::rerunModel<float>(model, run, twice, options)
+                                       : model::runModel<float>(model, twice, options);
+        return {model::inductionScores(repeated, 0, tokens), {}};
+    } catch (const model::ModelError& e) {
+        // Twice the tokens may not fit where the text did: the run stands, induction says why.
+        return {{},
+                QObject::tr("induction runs the text repeated twice, %1 tokens: %2")
+                    .arg(2 * tokens)
+                    .arg(QString::fromStdString(e.what()))};
+    }
 }
 
 void setInduction(std::vector<model::HeadSummary>& summaries, const std::vector<double>& scores) {

@@ -227,14 +227,18 @@ HeadGrid::Geometry HeadGrid::geometry() const {
     g.labelWidth = metrics.horizontalAdvance(QStringLiteral("L%1").arg(std::max(layers_ - 1, 0))) +
                    metrics.averageCharWidth();
     g.headerHeight = metrics.height() + 4;
-    g.legendHeight = metrics.height() * 2 + 8;
+    // Three lines: a narrow grid wraps its caption ("… 2048 tokens, max-pooled 32×32") onto a
+    // third.
+    g.legendHeight = metrics.height() * 3 + 8;
     if (layers_ == 0 || heads_ == 0) return g;
     const int width = this->width() - g.labelWidth;
     const int height = this->height() - g.headerHeight - g.legendHeight;
     const int pitch = std::max(4, std::min(width / heads_, height / layers_));
     // Room between maps for the frames: the open head's reaches 7.5 pixels outside its map (9 on
-    // a projector), never as far as a neighbour.
-    g.gap = std::max(presentation_ ? 12 : 10, pitch / 7);
+    // a projector), never as far as a neighbour. A grid too dense for that (an 8B model's 1,024
+    // heads at 1024x768: a pitch of 10 pixels would leave 2-pixel dots) gives each map three
+    // quarters of its pitch, and the frames then cover the neighbours' edges.
+    g.gap = pitch >= 20 ? std::max(presentation_ ? 12 : 10, pitch / 7) : std::max(2, pitch / 4);
     g.cell = std::max(2, pitch - g.gap);
     return g;
 }

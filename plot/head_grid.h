@@ -46,6 +46,11 @@ public:
     // replaces it with the finished run's.
     void showLayerDigest(int layer, int layers, int tokens,
                          const std::vector<ae::model::HeadDigest>& heads);
+    // Head `head`'s summary as the grid has it (a default one when it has none).
+    ae::model::HeadSummary summaryOf(HeadId head) const {
+        const size_t i = static_cast<size_t>(index(head));
+        return i < summaries_.size() ? summaries_[i] : ae::model::HeadSummary{};
+    }
     // Layers shown so far by showLayerDigest, or -1 with a finished run.
     int layersFilled() const { return filled_; }
     void setSummaries(const std::vector<ae::model::HeadSummary>& summaries);

@@ -211,6 +211,13 @@ ModelView::~ModelView() = default;
 void ModelView::showLayerDigest(int layer, int layers, int tokens,
                                 const std::vector<ae::model::HeadDigest>& heads) {
     grid_->showLayerDigest(layer, layers, tokens, heads);
+    // The table lists the heads done so far, not the last run's.
+    std::vector<ae::model::HeadSummary> done;
+    const int shown = grid_->layersFilled();
+    for (int l = 0; l < shown; ++l)
+        for (int h = 0; h < grid_->heads(); ++h)
+            done.push_back(grid_->summaryOf({l, h}));
+    summaryModel_->setSummaries(done);
 }
 
 void ModelView::setData(ModelViewData data) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/gemm.h"
@@ -36,6 +37,58 @@ bool readableInPlace(const TensorRef& t) {
            reinterpret_cast<std::uintptr_t>(t.data) % alignof(Scalar) == 0;
 }
 
+// Buffers for widened weights, kept on the thread that widened them for the next layer's
+// weights of the same size. A pass widens every layer's weights in turn, and a fresh buffer of
+// hundreds of megabytes each time (an 8B layer is 0.9 GB of floats) cost more than the widening:
+// std::vector zeroed it first, on one core, and the kernel faulted its pages in again for every
+// layer (docs/performance.md, "Maps on demand"). A buffer is taken uninitialised, the widening
+// writes all of it, and at most kSpareWeightBuffers wait for reuse, the smallest let go first:
+// about one layer's weights stay allocated between passes.
+inline constexpr std::size_t kSpareWeightBuffers = 8;
+
+template <typename Scalar>
+class WideningBuffer {
+public:
+    explicit WideningBuffer(std::size_t count) {
+        std::vector<Spare>& spares = sparesOfThisThread();
+        auto best = spares.end();
+        for (auto it = spares.begin(); it != spares.end(); ++it)
+            if (it->capacity >= count && (best == spares.end() || it->capacity < best->capacity))
+                best = it;
+        if (best != spares.end()) {
+            buffer_ = std::move(*best);
+            spares.erase(best);
+        } else {
+            buffer_.data.reset(new Scalar[count]);
+            buffer_.capacity = count;
+        }
+    }
+    ~WideningBuffer() {
+        if (!buffer_.data) return;
+        std::vector<Spare>& spares = sparesOfThisThread();
+        spares.push_back(std::move(buffer_));
+        if (spares.size() > kSpareWeightBuffers) {
+            spares.erase(std::min_element(
+                spares.begin(), spares.end(),
+                [](const Spare& a, const Spare& b) { return a.capacity < b.capacity; }));
+        }
+    }
+    WideningBuffer(const WideningBuffer&) = delete;
+    WideningBuffer& operator=(const WideningBuffer&) = delete;
+    Scalar* data() { return buffer_.data.get(); }
+
+private:
+    struct Spare {
+        std::unique_ptr<Scalar[]> data;
+        std::size_t capacity = 0;
+    };
+    static std::vector<Spare>& sparesOfThisThread() {
+        thread_local std::vector<Spare> spares;
+        return spares;
+    }
+    Spare buffer_;
+};
+
 // A weight as rows x cols Scalars: the mapped bytes themselves when they are stored as Scalar
 // (and aligned for it), else a converted copy that lives as long as this view (one layer).
 template <typename Scalar>
@@ -47,7 +100,8 @@ public:
         if (readableInPlace<Scalar>(t)) {
             data_ = reinterpret_cast<const Scalar*>(t.data);
         } else {
-            copy_.resize(static_cast<std::size_t>(t.count()));
+            copy_ = std::make_unique<WideningBuffer<Scalar>>(static_cast<std::size_t>(t.count()));
+            Scalar* into = copy_->data();
             // On every core: a BF16 layer of an 8B model is 218 million values, and one thread
             // widening them left the other idle for a third of a pass.
             const long long count = t.count(), chunk = 1 << 16;
@@ -56,9 +110,9 @@ public:
             for (long long c = 0; c < chunks; ++c) {
                 const long long first = c * chunk;
                 convertElements(t.data, t.dtype, first, std::min(chunk, count - first),
-                                copy_.data() + first);
+                                into + first);
             }
-            data_ = copy_.data();
+            data_ = into;
         }
     }
     bool present() const {
@@ -74,7 +128,7 @@ public:
 private:
     long long rows_ = 0, cols_ = 0;
     const Scalar* data_ = nullptr;
-    std::vector<Scalar> copy_;
+    std::unique_ptr<WideningBuffer<Scalar>> copy_;
 };
 
 inline int threadCount() {

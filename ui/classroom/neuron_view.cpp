@@ -134,16 +134,26 @@ void NeuronView::rebuildEmbeddingRow() {
     query_ = std::clamp(query_, 0, scene.queryCount() - 1);
     const QSignalBlocker block(embedding_);
     filling_ = true;
-    embedding_->setColumnCount(scene.dModel());
-    QStringList dimensions;
-    for (int c = 0; c < scene.dModel(); ++c)
-        dimensions << QString::number(c);
-    embedding_->setHorizontalHeaderLabels(dimensions);
+    // Sized to their contents once the row is filled, not after every cell: each change re-measured
+    // every column, and an 8B model's 4,096 took the window minutes to open a head.
+    QHeaderView* columns = embedding_->horizontalHeader();
+    columns->setSectionResizeMode(QHeaderView::Interactive);
+    if (embedding_->columnCount() != scene.dModel()) {
+        embedding_->setColumnCount(scene.dModel());
+        QStringList dimensions;
+        for (int c = 0; c < scene.dModel(); ++c)
+            dimensions << QString::number(c);
+        embedding_->setHorizontalHeaderLabels(dimensions);
+    }
     embedding_->setVerticalHeaderLabels({QString::fromStdString(scene.tokens[query_])});
     for (int c = 0; c < scene.dModel(); ++c) {
-        auto* item = new QTableWidgetItem(QString::number(scene.embeddings(query_, c), 'g', 6));
-        embedding_->setItem(0, c, item);
+        const QString text = QString::number(scene.embeddings(query_, c), 'g', 6);
+        if (QTableWidgetItem* item = embedding_->item(0, c))
+            item->setText(text);
+        else
+            embedding_->setItem(0, c, new QTableWidgetItem(text));
     }
+    columns->setSectionResizeMode(QHeaderView::ResizeToContents);
     embedding_->setFixedHeight(embedding_->horizontalHeader()->sizeHint().height() +
                                embedding_->rowHeight(0) + 2 * embedding_->frameWidth() +
                                embedding_->horizontalScrollBar()->sizeHint().height());
