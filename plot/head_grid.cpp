@@ -394,7 +394,7 @@ void HeadGrid::paintEvent(QPaintEvent*) {
         caption += tr(" · %1 tokens, max-pooled %2×%2").arg(tokenCount_).arg(pool_.rowsPerCell);
     const int captionLeft = barLeft + barWidth + 8;
     painter.drawText(QRect(captionLeft, legendTop - 2, std::max(40, width() - captionLeft - 2),
-                           plainMetrics.height() * 2 + 4),
+                           plainMetrics.height() * 3 + 4),
                      Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, caption);
 }
 
