@@ -10,6 +10,7 @@
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
+#include <QtTest>
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -149,6 +150,19 @@ inline QStringList goldenModelNames() {
 }
 const QStringList kGoldenModels = goldenModelNames();
 
+// One Qt Test row per golden model and each of its expected inputs (expected-ids-*.json), in the
+// columns "name" and "expected", for goldenInput.
+inline void addGoldenInputRows() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("expected");
+    for (const QString& name : kGoldenModels) {
+        const QStringList files =
+            QDir(goldenModelDir(name)).entryList({"expected-ids-*.json"}, QDir::Files, QDir::Name);
+        for (const QString& file : files)
+            QTest::newRow(qPrintable(name + "/" + file)) << name << file;
+    }
+}
+
 using MatrixR = model::Matrix<double>;
 
 // |a − b| / (1 + |b|) at its largest; infinity when the shapes differ.
@@ -193,13 +207,15 @@ struct GoldenInput {
     std::vector<std::string> labels;
 };
 
-// The first expected-ids-*.json of a golden model: its ids and attention mask.
-inline GoldenInput goldenInput(const QString& name) {
+// A golden model's expected input `expectedFile` (empty: its first expected-ids-*.json): its ids
+// and attention mask.
+inline GoldenInput goldenInput(const QString& name, const QString& expectedFile = {}) {
     const QDir dir(goldenModelDir(name));
     const QStringList files = dir.entryList({"expected-ids-*.json"}, QDir::Files);
     GoldenInput input;
     if (files.isEmpty()) return input;
-    const QJsonObject reference = readJsonFile(dir.filePath(files.front()));
+    const QJsonObject reference =
+        readJsonFile(dir.filePath(expectedFile.isEmpty() ? files.front() : expectedFile));
     input.ids = jsonIds(reference.value("tokens").toArray());
     for (const QJsonValue& v : reference.value("attention_mask").toArray())
         input.options.attentionMask.push_back(v.toInt());

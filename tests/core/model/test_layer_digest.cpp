@@ -32,14 +32,12 @@ bool sameSummary(const model::HeadSummary& a, const model::HeadSummary& b) {
 
 template <typename Scalar>
 void digestsMatchTheMaps(const QString& name, const QString& expectedFile) {
-    const QString dir = goldenModelDir(name);
-    const QJsonObject expected = readJsonFile(QDir(dir).filePath(expectedFile));
-    const io::ModelFolder folder(dir);
+    const io::ModelFolder folder(goldenModelDir(name));
     const model::Model& m = folder.model();
-    const std::vector<long long> ids = jsonIds(expected.value("tokens").toArray());
+    const GoldenInput input = goldenInput(name, expectedFile);
+    const std::vector<long long>& ids = input.ids;
     model::RunOptions plain;
-    for (const QJsonValue& v : expected.value("attention_mask").toArray())
-        plain.attentionMask.push_back(v.toInt());
+    plain.attentionMask = input.options.attentionMask;
     const model::ModelRun<Scalar> full = model::runModel<Scalar>(m, ids, plain);
 
     model::RunOptions every = plain;
@@ -90,17 +88,7 @@ class TestLayerDigest : public QObject {
     Q_OBJECT
 
 private slots:
-    void digestsAreTheMapsOwn_data() {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<QString>("expected");
-        for (const QString& name : kGoldenModels) {
-            const QStringList files =
-                QDir(goldenModelDir(name))
-                    .entryList({"expected-ids-*.json"}, QDir::Files, QDir::Name);
-            for (const QString& file : files)
-                QTest::newRow(qPrintable(name + "/" + file)) << name << file;
-        }
-    }
+    void digestsAreTheMapsOwn_data() { addGoldenInputRows(); }
     void digestsAreTheMapsOwn() {
         QFETCH(QString, name);
         QFETCH(QString, expected);

@@ -17,14 +17,12 @@ namespace {
 
 template <typename Scalar>
 void sameBitForBit(const QString& name, const QString& expectedFile) {
-    const QString dir = goldenModelDir(name);
-    const QJsonObject expected = readJsonFile(QDir(dir).filePath(expectedFile));
-    const io::ModelFolder folder(dir);
+    const io::ModelFolder folder(goldenModelDir(name));
     const model::Model& m = folder.model();
-    const std::vector<long long> ids = jsonIds(expected.value("tokens").toArray());
+    const GoldenInput input = goldenInput(name, expectedFile);
+    const std::vector<long long>& ids = input.ids;
     model::RunOptions every;
-    for (const QJsonValue& v : expected.value("attention_mask").toArray())
-        every.attentionMask.push_back(v.toInt());
+    every.attentionMask = input.options.attentionMask;
     const model::ModelRun<Scalar> full = model::runModel<Scalar>(m, ids, every);
 
     model::RunOptions none = every;
@@ -53,17 +51,7 @@ class TestRecomputedMaps : public QObject {
     Q_OBJECT
 
 private slots:
-    void recomputedMapsAreTheFullRunsBitForBit_data() {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<QString>("expected");
-        for (const QString& name : kGoldenModels) {
-            const QStringList files =
-                QDir(goldenModelDir(name))
-                    .entryList({"expected-ids-*.json"}, QDir::Files, QDir::Name);
-            for (const QString& file : files)
-                QTest::newRow(qPrintable(name + "/" + file)) << name << file;
-        }
-    }
+    void recomputedMapsAreTheFullRunsBitForBit_data() { addGoldenInputRows(); }
     void recomputedMapsAreTheFullRunsBitForBit() {
         QFETCH(QString, name);
         QFETCH(QString, expected);
