@@ -177,8 +177,9 @@ RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int la
     m.working =
         (3 * T * d + T * (H + 2 * KV) * hd + T * H * hd + 2 * T * I) * s + 2 * T * T * s + T * T;
     // A layer whose maps are dropped computes them all the same, each head's weights freed as
-    // soon as the head is done and summed into the digest in head order: at most one head per
-    // thread, and one waiting per thread for an earlier head to finish.
+    // soon as the head is done and summed into the digest in head order: one head per thread
+    // at work, and, since heads take about the same time, about one per thread done and waiting
+    // for an earlier one (not a bound: a slow head keeps the later ones waiting).
     if (mapLayers < c.layers)
         m.working += std::min<double>(H, 2.0 * forward::threadCount()) * T * T * s;
     return m;
