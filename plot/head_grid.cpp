@@ -70,13 +70,13 @@ void HeadGrid::showLayerDigest(int layer, int layers, int tokens,
         updateGeometry();
     }
     if (layer < 0 || layer >= layers_) return;
+    summaries_.resize(static_cast<size_t>(layers_ * heads_));
     QCPColorGradient gradient = colorGradient(colorMap_);
     for (int head = 0; head < heads_; ++head) {
         const ae::model::HeadDigest& d = heads[static_cast<size_t>(head)];
         const size_t i = static_cast<size_t>(index({layer, head}));
         pooled_[i].assign(d.pooled.begin(), d.pooled.end());
         ownMax_[i] = static_cast<double>(d.largest);
-        summaries_.resize(static_cast<size_t>(layers_ * heads_));
         summaries_[i] = d.summary;
     }
     // A shared range moves with every layer; each map's own does not.

@@ -104,8 +104,6 @@ void attend(const Config& c, int index, const Pass<Scalar>& pass, LayerRecord<Sc
     // scores, and drops each head's weights as soon as its digest has them.
     const bool keep = !pass.tape && (!pass.options || pass.options->keepsMapsOf(index));
     const bool digest = !pass.tape && pass.options && pass.options->keepDigest;
-    static const std::vector<int> noMask;
-    const std::vector<int>& tokens = pass.options ? pass.options->attentionMask : noMask;
     // Heads finish in any order, and are summed into weightSum in head order (so the sum is the
     // same bit for bit as digestLayer's): a head done early waits, with its weights, for the
     // ones before it.
@@ -120,8 +118,8 @@ void attend(const Config& c, int index, const Pass<Scalar>& pass, LayerRecord<Sc
         layer.digest.weightSum = Eigen::MatrixXd::Zero(T, T);
         options.endHead = [&](int h) {
             const std::size_t at = static_cast<std::size_t>(h);
-            HeadDigest head = digestHead(layer.weights[at], tokens, c.isDecoder(), index, h,
-                                         pass.options->repeated);
+            HeadDigest head = digestHead(layer.weights[at], pass.options->attentionMask,
+                                         c.isDecoder(), index, h, pass.options->repeated);
             const std::lock_guard<std::mutex> lock(summing);
             layer.digest.heads[at] = std::move(head);
             finished[at] = 1;
