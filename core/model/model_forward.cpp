@@ -57,8 +57,8 @@ struct Pass {
 // softmax(scale·scores_h, hidden keys −∞), context rows = weights_h·v_h. q: T x (H·hd), k, v:
 // T x (KV·hd), every row present; context: (T − firstRow) x (H·hd). Rows before firstRow come from
 // `previous` (a run that had the same first firstRow tokens, so in a decoder the same rows): its
-// weights as they were, its scores with the columns of the new keys computed here. Heads in
-// parallel.
+// weights as they were, its scores with the columns of the new keys computed here; or, when
+// `previous` kept no maps of this layer, computed again here. Heads in parallel.
 //
 // Layer `index`'s sliding window hides keys j <= i − W (a scene's window W − 1 with the causal
 // part), and its soft-cap turns the scaled scores into cap·tanh(x/cap) before the mask.
@@ -67,6 +67,12 @@ void attend(const Config& c, int index, const Pass<Scalar>& pass, LayerRecord<Sc
             Matrix<Scalar>& context, Eigen::Index firstRow = 0,
             const LayerRecord<Scalar>* previous = nullptr) {
     const Visibility& visibility = pass.visibility;
+    // The first firstRow rows' maps come from `previous` when it kept them; a run that dropped
+    // them (planned memory) lends its q, k and v rows only, and every query row is attended
+    // again here: the maps' product is a small part of a long pass's layer (the projections and
+    // the MLP, which the reused rows skip, are the rest), and the digests need whole maps.
+    const Eigen::Index rowsTaken = firstRow;
+    if (firstRow > 0 && !previous->hasMaps()) firstRow = 0;
     const Eigen::Index T = layer.query.rows(), hd = c.headDim, count = T - firstRow;
     layer.scores.assign(static_cast<std::size_t>(c.heads), Matrix<Scalar>());
     layer.weights.assign(static_cast<std::size_t>(c.heads), Matrix<Scalar>());
@@ -142,6 +148,8 @@ void attend(const Config& c, int index, const Pass<Scalar>& pass, LayerRecord<Sc
         layer.scores.clear();
         layer.weights.clear();
     }
+    // The caller wants the context of its own rows only.
+    if (rowsTaken > firstRow) context = context.bottomRows(T - rowsTaken).eval();
 }
 
 template <typename Scalar>
@@ -563,10 +571,6 @@ long long reusablePrefix(const Model& model, const ModelRun<Scalar>& previous,
                          const std::vector<long long>& ids, const RunOptions& options) {
     const Config& c = model.config;
     if (!c.isDecoder() || previous.whatIf || previous.tokens.empty() || ids.empty()) return 0;
-    // Its earlier rows' maps are the ones lent; a run that dropped some has none to lend.
-    if (previous.options.keptMaps != RunOptions::KeptMaps::Every ||
-        options.keptMaps != RunOptions::KeptMaps::Every)
-        return 0;
     if (previous.config.family != c.family || previous.config.layers != c.layers ||
         previous.config.hidden != c.hidden || previous.config.heads != c.heads ||
         previous.config.kvHeads != c.kvHeads || previous.config.vocab != c.vocab ||

@@ -1,6 +1,6 @@
-// Typing in a decoder's text (issue 16's text-edit figure): model::rerunModel runs only the
-// positions from the first changed token on, taking the rows before it from the previous run,
-// and gives what a fresh runModel gives, to rounding. Where nothing can be reused (bert, padding,
+// Typing in a decoder's text: model::rerunModel runs only the positions from the first changed
+// token on, taking the rows before it from the previous run (with or without its maps), and gives
+// what a fresh runModel gives, to rounding. Where nothing can be reused (bert, padding,
 // mean ablation, a what-if run) it is runModel itself.
 #include <QtTest>
 
@@ -132,6 +132,53 @@ private slots:
         const auto rerun = model::rerunModel<double>(m, previous, edited, options);
         QVERIFY(worstOverRun(rerun, model::runModel<double>(m, edited, options)) <=
                 kDoubleTolerance);
+    }
+
+    // A run that dropped its maps (the window's planned memory on a long text) still lends its
+    // rows: each layer's residual input, q, k and v before the edit are the previous run's own
+    // (a number planted there comes through), the maps are attended again, and the digests, the
+    // kept records and the logits are a fresh run's.
+    void aRunWithoutMapsLendsItsRows() {
+        for (const QString& name : kDecoders) {
+            const io::ModelFolder folder(goldenModelDir(name));
+            const model::Model& m = folder.model();
+            const std::vector<long long> ids = goldenInput(name).ids;
+            model::RunOptions options;
+            options.keptMaps = model::RunOptions::KeptMaps::Chosen;
+            options.keepDigest = true;
+            options.logitsForEveryPosition = false;
+            const std::vector<long long> edited = replaced(ids, ids.size() / 2, m.config.vocab);
+            auto previous = model::runModel<double>(m, ids, options);
+            QCOMPARE(model::reusablePrefix<double>(m, previous, edited, options),
+                     static_cast<long long>(ids.size() / 2));
+            const auto rerun = model::rerunModel<double>(m, previous, edited, options);
+            const auto fresh = model::runModel<double>(m, edited, options);
+            QVERIFY2(finalDifference(rerun, fresh) <= kDoubleTolerance, qPrintable(name));
+            for (int l = 0; l < m.config.layers; ++l) {
+                const auto& x = rerun.layers[static_cast<std::size_t>(l)];
+                const auto& y = fresh.layers[static_cast<std::size_t>(l)];
+                QVERIFY(!x.hasMaps());
+                QVERIFY2(layerDifference(rerun, fresh, l) <= kDoubleTolerance, qPrintable(name));
+                QVERIFY2(worstRelative(x.digest.weightSum, y.digest.weightSum) <= kDoubleTolerance,
+                         qPrintable(name));
+                QCOMPARE(x.digest.heads.size(), y.digest.heads.size());
+                for (std::size_t h = 0; h < y.digest.heads.size(); ++h) {
+                    const model::HeadDigest& a = x.digest.heads[h];
+                    const model::HeadDigest& b = y.digest.heads[h];
+                    QCOMPARE(a.pooled.size(), b.pooled.size());
+                    for (std::size_t i = 0; i < b.pooled.size(); ++i)
+                        QVERIFY(std::abs(a.pooled[i] - b.pooled[i]) <= 1e-6);
+                    QVERIFY(std::abs(a.summary.entropy - b.summary.entropy) <= kDoubleTolerance);
+                    QVERIFY(std::abs(a.summary.previousToken - b.summary.previousToken) <=
+                            kDoubleTolerance);
+                }
+            }
+            previous.layers[1].key(0, 0) = -7.0;
+            previous.layers[0].hiddenIn(1, 0) = 5.0;
+            const auto planted = model::rerunModel<double>(m, previous, edited, options);
+            QCOMPARE(planted.layers[1].key(0, 0), -7.0);
+            QCOMPARE(planted.layers[0].hiddenIn(1, 0), 5.0);
+        }
     }
 
     void nothingIsReusedWhereEarlierRowsChange_data() {

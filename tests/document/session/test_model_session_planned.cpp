@@ -19,9 +19,9 @@ namespace {
 constexpr double kTinyBudget = 1.0;  // bytes: no run fits, so every run keeps digests only
 
 // The scores of the run itself agree exactly. Induction is measured on a second run of the text
-// repeated: a run keeping its maps reuses its rows for the first copy (model::rerunModel), one
-// without runs the whole repeated text, so the products are summed in another order and the
-// scores agree to float rounding.
+// repeated, which takes the first copy's rows from the run (model::rerunModel): a run keeping its
+// maps lends them too, one without attends every row again, so the products are summed in another
+// order and the scores agree to float rounding.
 bool sameSummaries(const std::vector<model::HeadSummary>& a,
                    const std::vector<model::HeadSummary>& b) {
     if (a.size() != b.size()) return false;
