@@ -184,7 +184,8 @@ OpenedModel openModel(const OpenRequest& request, int selectedPosition,
     const ModelReference& r = request.model;
     OpenedModel opened;
     LoadedModel& loaded = opened.model;
-    loaded.folder = std::make_shared<io::ModelFolder>(r.folder);
+    // The headers only: a big checkpoint's values are checked below, once the window shows it.
+    loaded.folder = std::make_shared<io::ModelFolder>(r.folder, io::ModelFolder::Values::Unread);
     loaded.builtIn = r.builtIn;
     const model::Model& m = loaded.folder->model();
     loaded.fingerprint = modelFingerprint(m);
@@ -209,6 +210,9 @@ OpenedModel openModel(const OpenRequest& request, int selectedPosition,
     opened.input = request.forSavedScene() ? r.input()
                                            : inputToOpenOn(r.input(), request.about,
                                                            loaded.tokenizer.get(), m.config.vocab);
+    if (reports.starting)
+        reports.starting(m.config.layers, m.config.heads, static_cast<int>(opened.input.ids.size()));
+    loaded.folder->checkValues(reports.checking);
     opened.run =
         runAndAnalyse(m, opened.input, selectedPosition, request.mapBudget, nullptr, reports);
     const model::Config& c = m.config;

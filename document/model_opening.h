@@ -96,8 +96,10 @@ struct OpenedModel {
 
 // On the worker: the model a checked request names, opened and run, with its analysis at
 // `selectedPosition`. Throws model::ModelError (and io's errors) with the one line to show; a
-// saved scene's model whose fingerprint changed is refused so. `reports` hear the first run as
-// it goes (runAndAnalyse).
+// saved scene's model whose fingerprint changed is refused so. The folder's headers are read
+// first, and `reports` hear the shape of the pass (starting), the check of every value
+// (checking: a big checkpoint's values take seconds to read), then the first run as it goes
+// (runAndAnalyse).
 OpenedModel openModel(const OpenRequest& request, int selectedPosition,
                       const PassReports& reports = {});
 

@@ -330,6 +330,28 @@ PassReports ModelSession::startPass(std::shared_ptr<std::atomic<bool>>& stopFlag
             },
             Qt::QueuedConnection);
     };
+    reports.starting = [this, stop](int layers, int heads, int tokens) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, stop, layers, heads, tokens] {
+                if (!stop->load()) emit passStarting(layers, heads, tokens);
+            },
+            Qt::QueuedConnection);
+    };
+    // Reported in whole percents: thousands of small tensors need not be thousands of events.
+    auto lastPercent = std::make_shared<std::atomic<int>>(-1);
+    reports.checking = [this, stop, lastPercent](double fraction) {
+        const int percent = static_cast<int>(fraction * 100);
+        if (lastPercent->exchange(percent) != percent) {
+            QMetaObject::invokeMethod(
+                this,
+                [this, stop, fraction] {
+                    if (!stop->load()) emit valuesChecking(fraction);
+                },
+                Qt::QueuedConnection);
+        }
+        return !stop->load();
+    };
     return reports;
 }
 

@@ -176,6 +176,12 @@ signals:
     // head's summary and pooled map, for the model view to show before the run is done.
     void layerDigestReady(int layer, int layers, int tokens,
                           const std::vector<model::HeadDigest>& heads);
+    // A model being opened has shown its shape from its headers: its first pass will fill
+    // `layers` layers of `heads` heads on `tokens` tokens once its values are checked.
+    void passStarting(int layers, int heads, int tokens);
+    // The opening's check of every weight value is this far (0 to 1): a big checkpoint's take
+    // seconds, before its first layer.
+    void valuesChecking(double fraction);
     void problem(const QString& message);
     // Opening a folder was refused (also problem()): worth a message box, unlike a typed id.
     void openRefused(const QString& message);
@@ -200,7 +206,8 @@ private:
                     std::function<void(const AnalysedRun&)> then);
     // For a new pass (opening's with stopOpening_, a run's with stopRun_): stops the pass of that
     // kind under way at its next layer, and returns the new pass's reports: of each finished
-    // layer (layerProgress; false once stopped) and of each layer's digest (layerDigestReady).
+    // layer (layerProgress; false once stopped) and of each layer's digest (layerDigestReady),
+    // and an opening's shape and value check (passStarting, valuesChecking).
     PassReports startPass(std::shared_ptr<std::atomic<bool>>& stopFlag);
     // The model's own run is shown, or the document's what-if: its later layers resumed on the
     // worker.

@@ -61,10 +61,14 @@ bool keepsOnlyDigests(const WindowRun& run);
 // What a pass tells as it goes, on the worker's thread, of a model of `layers` layers: each
 // finished layer (returning false stops the pass there: model::RunOptions::afterLayer), and
 // each layer's digest as it is made (model::RunOptions::digestReady), so the model view fills
-// in layer by layer. Either may be null.
+// in layer by layer. Opening also tells, from the headers alone, the shape of the pass to come,
+// then how much of the weights' values it has checked (io::ModelFolder::checkValues; returning
+// false stops it). Any may be null.
 struct PassReports {
     std::function<bool(int layersDone, int layers)> afterLayer;
     std::function<void(int layer, int layers, const model::LayerDigest& digest)> digestReady;
+    std::function<void(int layers, int heads, int tokens)> starting;
+    std::function<bool(double fraction)> checking;
 };
 
 // `model` run on `input` as the window runs it (windowRunOptions with `mapBudget`), analysed with

@@ -49,26 +49,30 @@ void HeadGrid::setRun(std::shared_ptr<const ae::model::ModelRun<float>> run,
     update();
 }
 
+void HeadGrid::startLayerByLayer(int layers, int heads, int tokens) {
+    run_.reset();
+    summaries_.clear();
+    changed_.clear();
+    layers_ = layers;
+    heads_ = heads;
+    tokenCount_ = tokens;
+    tokens_.clear();
+    pool_ = plot::poolShape(tokens, tokens, kMaxShownCells, kMaxShownCells);
+    pooled_.assign(static_cast<size_t>(layers_ * heads_), {});
+    ownMax_.assign(static_cast<size_t>(layers_ * heads_), 0.0);
+    images_.assign(static_cast<size_t>(layers_ * heads_), QImage());
+    if (current_.first >= layers_ || current_.second >= heads_) current_ = {0, 0};
+    filled_ = 0;
+    updateGeometry();
+    update();
+}
+
 void HeadGrid::showLayerDigest(int layer, int layers, int tokens,
                                const std::vector<ae::model::HeadDigest>& heads) {
     const int headCount = static_cast<int>(heads.size());
     if (layer == 0 || filled_ < 0 || layers != layers_ || headCount != heads_ ||
-        tokens != tokenCount_) {
-        run_.reset();
-        summaries_.clear();
-        changed_.clear();
-        layers_ = layers;
-        heads_ = headCount;
-        tokenCount_ = tokens;
-        tokens_.clear();
-        pool_ = plot::poolShape(tokens, tokens, kMaxShownCells, kMaxShownCells);
-        pooled_.assign(static_cast<size_t>(layers_ * heads_), {});
-        ownMax_.assign(static_cast<size_t>(layers_ * heads_), 0.0);
-        images_.assign(static_cast<size_t>(layers_ * heads_), QImage());
-        if (current_.first >= layers_ || current_.second >= heads_) current_ = {0, 0};
-        filled_ = 0;
-        updateGeometry();
-    }
+        tokens != tokenCount_)
+        startLayerByLayer(layers, headCount, tokens);
     if (layer < 0 || layer >= layers_) return;
     summaries_.resize(static_cast<size_t>(layers_ * heads_));
     QCPColorGradient gradient = colorGradient(colorMap_);

@@ -46,6 +46,9 @@ public:
     // replaces it with the finished run's.
     void showLayerDigest(int layer, int layers, int tokens,
                          const std::vector<ae::model::HeadDigest>& heads);
+    // A new pass of `layers` layers of `heads` heads on `tokens` tokens: every layer a blank
+    // frame until showLayerDigest fills it.
+    void startLayerByLayer(int layers, int heads, int tokens);
     // Head `head`'s summary as the grid has it (a default one when it has none).
     ae::model::HeadSummary summaryOf(HeadId head) const {
         const size_t i = static_cast<size_t>(index(head));

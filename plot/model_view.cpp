@@ -220,6 +220,11 @@ void ModelView::showLayerDigest(int layer, int layers, int tokens,
     summaryModel_->setSummaries(done);
 }
 
+void ModelView::startLayerByLayer(int layers, int heads, int tokens) {
+    grid_->startLayerByLayer(layers, heads, tokens);
+    summaryModel_->setSummaries({});
+}
+
 void ModelView::setData(ModelViewData data) {
     // A grid showing a pass under way (perhaps one that was cancelled) takes the run again.
     const bool newRun =

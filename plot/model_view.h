@@ -68,6 +68,8 @@ public:
     // the layers done while the rest runs; setData's next run replaces them.
     void showLayerDigest(int layer, int layers, int tokens,
                          const std::vector<ae::model::HeadDigest>& heads);
+    // A model being opened: its pass's frames, blank, before its first layer is done.
+    void startLayerByLayer(int layers, int heads, int tokens);
     const ModelViewData& data() const { return data_; }
     // Larger fonts and lines, for a projector (ui/window/presentation_mode).
     void setPresentation(bool on);

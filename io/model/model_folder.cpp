@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <optional>
 
 #include "io/formats/matrix_files.h"
@@ -186,11 +187,6 @@ ModelFolder::ModelFolder(const QString& directory, Values values) : directory_(d
     }
     model::ModelWeights& w = model_.weights;
     std::map<const unsigned char*, bool> counted;  // a tensor read twice is stored once
-    struct Scan {
-        const model::TensorRef* ref;
-        QString file, name, shape;
-    };
-    std::vector<Scan> scans;  // the tensors to check for inf and NaN
     for (const model::TensorSpec& spec : model::tensorSpecs(c, w)) {
         QString name = QString::fromStdString(spec.topLevel ? spec.name : prefix + spec.name);
         const QString alias =
@@ -219,29 +215,45 @@ ModelFolder::ModelFolder(const QString& directory, Values values) : directory_(d
         ref.rows = spec.shape.size() == 2 ? spec.shape[0] : 1;
         ref.cols = spec.shape.back();
         ref.data = file.tensorData(info);
-        if (values == Values::Checked)
-            scans.push_back({&ref, file.fileName(), name, shapeText(info.shape)});
+        scans_.push_back({&ref, file.fileName(), name, shapeText(info.shape)});
         if (!counted[ref.data]) model_.storedBytes += ref.bytes();
         counted[ref.data] = true;
-    }
-    // Every tensor's exponent bits, tensors shared out among the cores: opening reads a big
-    // checkpoint's every page once here, and one thread faulting them in took 12.7 s on 15 GiB.
-    // The first bad tensor in the family's order is the one named.
-    std::vector<long long> firstBad(scans.size(), -1);
-#pragma omp parallel for schedule(dynamic, 1)
-    for (long long i = 0; i < static_cast<long long>(scans.size()); ++i) {
-        const model::TensorRef& ref = *scans[static_cast<std::size_t>(i)].ref;
-        firstBad[static_cast<std::size_t>(i)] = firstNonFinite(ref.data, ref.dtype, ref.count());
-    }
-    for (std::size_t i = 0; i < scans.size(); ++i) {
-        if (firstBad[i] < 0) continue;
-        fail(QStringLiteral("%1: tensor %2 %3 has a non-finite value at element %4")
-                 .arg(scans[i].file, scans[i].name, scans[i].shape)
-                 .arg(firstBad[i]));
     }
     // LlamaForCausalLM / GPT2LMHeadModel: with tie_word_embeddings the head is the token table
     // (a stored lm_head.weight is then ignored).
     if (c.isDecoder() && c.tieWordEmbeddings) w.lmHead = w.tokenEmbedding;
+    if (values == Values::Checked) checkValues();
+}
+
+void ModelFolder::checkValues(const std::function<bool(double fraction)>& progress) {
+    if (valuesChecked_) return;
+    // Opening reads a big checkpoint's every page once here, and one thread faulting them in took
+    // 12.7 s on 15 GiB: the tensors are shared out among the cores.
+    double total = 0;
+    for (const ValueScan& scan : scans_)
+        total += scan.ref->bytes();
+    std::vector<long long> firstBad(scans_.size(), -1);
+    std::atomic<bool> stopped{false};
+    double scanned = 0;
+    std::mutex counting;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long i = 0; i < static_cast<long long>(scans_.size()); ++i) {
+        if (stopped.load()) continue;
+        const model::TensorRef& ref = *scans_[static_cast<std::size_t>(i)].ref;
+        firstBad[static_cast<std::size_t>(i)] = firstNonFinite(ref.data, ref.dtype, ref.count());
+        if (!progress) continue;
+        const std::lock_guard<std::mutex> lock(counting);
+        scanned += ref.bytes();
+        if (!progress(total > 0 ? scanned / total : 1.0)) stopped.store(true);
+    }
+    if (stopped.load()) throw model::RunCancelled();
+    for (std::size_t i = 0; i < scans_.size(); ++i) {
+        if (firstBad[i] < 0) continue;
+        fail(QStringLiteral("%1: tensor %2 %3 has a non-finite value at element %4")
+                 .arg(scans_[i].file, scans_[i].name, scans_[i].shape)
+                 .arg(firstBad[i]));
+    }
+    valuesChecked_ = true;
 }
 
 }  // namespace ae::io

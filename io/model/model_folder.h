@@ -7,6 +7,8 @@
 
 #include <QByteArray>
 #include <QString>
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -28,18 +30,26 @@ std::vector<std::pair<QString, QString>> parseSafetensorsIndex(const QByteArray&
 
 class ModelFolder {
 public:
-    // Checked: every value is read once. Unread: the headers alone (listing a folder among many
-    // must not read gigabytes); its model must not be run.
+    // Checked: every value is read once, here. Unread: the headers alone (listing a folder among
+    // many must not read gigabytes, and the window shows a big model before its values are
+    // read); its model must not be run until checkValues() has passed.
     enum class Values { Checked, Unread };
 
     // Reads config.json, maps the weights and checks every tensor the family needs: present,
-    // of the expected shape and a float dtype, and finite (its exponent bits are scanned once
-    // here, at memory speed, without converting anything; not with Values::Unread). Throws
-    // model::ModelError.
+    // of the expected shape and a float dtype, and, with Values::Checked, finite (checkValues).
+    // Throws model::ModelError.
     explicit ModelFolder(const QString& directory, Values values = Values::Checked);
     ~ModelFolder();
     ModelFolder(const ModelFolder&) = delete;
     ModelFolder& operator=(const ModelFolder&) = delete;
+
+    // Every tensor's exponent bits, scanned at memory speed without converting anything, tensors
+    // shared out among the cores: throws model::ModelError naming the first tensor (in the
+    // family's order) with an inf or NaN, and the element. `progress` (may be null) hears the
+    // fraction of bytes scanned after each tensor, on any thread; returning false stops the scan
+    // (model::RunCancelled is thrown). Once it has passed, later calls return at once.
+    void checkValues(const std::function<bool(double fraction)>& progress = {});
+    bool valuesChecked() const { return valuesChecked_; }
 
     const model::Model& model() const { return model_; }
     const QString& directory() const { return directory_; }
@@ -48,6 +58,12 @@ private:
     QString directory_;
     std::vector<std::unique_ptr<SafetensorsFile>> files_;
     model::Model model_;
+    struct ValueScan {
+        const model::TensorRef* ref;
+        QString file, name, shape;
+    };
+    std::vector<ValueScan> scans_;  // every tensor read, in the family's order
+    std::atomic<bool> valuesChecked_{false};
 };
 
 }  // namespace ae::io

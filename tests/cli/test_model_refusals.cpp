@@ -208,6 +208,44 @@ private slots:
         QVERIFY_MESSAGE(openError(m.dir),
                         "tensor model.layers.1.self_attn.k_norm.weight [16] "
                         "has a non-finite value at element 3");
+        // The headers alone open; the check, when asked for, refuses the same way, every time,
+        // and stops when its progress says so.
+        io::ModelFolder headers(m.dir, io::ModelFolder::Values::Unread);
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            QString message;
+            try {
+                headers.checkValues();
+            } catch (const model::ModelError& e) {
+                message = QString::fromUtf8(e.what());
+            }
+            QVERIFY2(message.endsWith("tensor model.layers.1.self_attn.k_norm.weight [16] "
+                                      "has a non-finite value at element 3"),
+                     qPrintable(message));
+            QVERIFY(!headers.valuesChecked());
+        }
+        QVERIFY_THROWS_EXCEPTION(model::RunCancelled,
+                                 headers.checkValues([](double) { return false; }));
+    }
+
+    // A sound folder's check reports its progress up to the whole, then passes once for all.
+    void valuesAreCheckedOnce() {
+        io::ModelFolder headers(goldenModelDir("qwen3-tiny"), io::ModelFolder::Values::Unread);
+        QVERIFY(!headers.valuesChecked());
+        std::vector<double> seen;
+        headers.checkValues([&](double fraction) {
+            seen.push_back(fraction);
+            return true;
+        });
+        QVERIFY(headers.valuesChecked());
+        QVERIFY(!seen.empty());
+        QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+        QCOMPARE(seen.back(), 1.0);
+        seen.clear();
+        headers.checkValues([&](double fraction) {
+            seen.push_back(fraction);
+            return true;
+        });
+        QVERIFY(seen.empty());
     }
 
     void textLongerThanPositionTable() {

@@ -31,6 +31,7 @@
 #include "io/scene/scene_file.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
+#include "plot/head_grid.h"
 #include "plot/model_view.h"
 #include "ui/classroom/classroom.h"
 #include "ui/classroom/walkthrough_panel.h"
@@ -345,28 +346,33 @@ void MainWindow::createModelViews() {
     modelDock_->hide();
 
     connect(session_, &document::ModelSession::opened, this, [this] {
-        if (centralWidget() == grid_) {
-            takeCentralWidget();
-            centre_->insertTab(0, grid_, tr("Explorer"));
-            setCentralWidget(centre_);
-            centre_->show();
-        }
-        modelDock_->show();
+        showModelLayout();
         showRequestedTab();  // the model view, unless a saved view asks for the explorer
         fileActions_->rememberModel(session_->location());
         showStatusMessage(tr("Opened %1").arg(session_->folder()));
     });
     connect(session_, &document::ModelSession::closed, this, [this] {
-        if (centralWidget() == centre_) {
-            takeCentralWidget();  // the tabs stay this window's, hidden, for the next model
-            centre_->setParent(this);
-            centre_->hide();
-            centre_->removeTab(centre_->indexOf(grid_));
-            setCentralWidget(grid_);
-            grid_->show();
-        }
-        modelDock_->hide();
+        showSceneLayout();
         modelView_->setData({});
+    });
+    // A model being opened is shown from its headers, before its values are read and its first
+    // pass has run (a big one's take minutes): the Model tab's frames fill layer by layer, under
+    // the model panel's progress and Cancel.
+    connect(session_, &document::ModelSession::passStarting, this,
+            [this](int layers, int heads, int tokens) {
+                showModelLayout();
+                if (!explorerRequested()) centre_->setCurrentWidget(modelView_);
+                modelView_->startLayerByLayer(layers, heads, tokens);
+            });
+    // An opening refused or cancelled after that: the window goes back to what is open.
+    connect(session_, &document::ModelSession::busyChanged, this, [this](bool busy) {
+        if (busy) return;
+        if (!session_->isOpen()) {
+            showSceneLayout();
+            modelView_->setData({});
+        } else if (modelView_->grid()->layersFilled() >= 0) {
+            showModelResults();
+        }
     });
     connect(session_, &document::ModelSession::resultsChanged, this, &MainWindow::showModelResults);
     connect(session_, &document::ModelSession::layerDigestReady, modelView_,
@@ -389,6 +395,28 @@ void MainWindow::createModelViews() {
             &document::ModelSession::setSelectedPosition);
     connect(modelView_, &plot::ModelView::summariesNeeded, session_,
             &document::ModelSession::measureInduction);
+}
+
+void MainWindow::showModelLayout() {
+    if (centralWidget() == grid_) {
+        takeCentralWidget();
+        centre_->insertTab(0, grid_, tr("Explorer"));
+        setCentralWidget(centre_);
+        centre_->show();
+    }
+    modelDock_->show();
+}
+
+void MainWindow::showSceneLayout() {
+    if (centralWidget() == centre_) {
+        takeCentralWidget();  // the tabs stay this window's, hidden, for the next model
+        centre_->setParent(this);
+        centre_->hide();
+        centre_->removeTab(centre_->indexOf(grid_));
+        setCentralWidget(grid_);
+        grid_->show();
+    }
+    modelDock_->hide();
 }
 
 void MainWindow::showModelResults() {

@@ -97,10 +97,14 @@ private:
     void updateStatus();
     void updateHeadChoices();
     void createModelViews();
+    // The tabs (Explorer, Model) and the model panel, or the explorer alone.
+    void showModelLayout();
+    void showSceneLayout();
     void showModelResults();
     void showMapMode();  // the status bar's word on how the run keeps its maps
     void showOpenHead(int layer, int head);
     void showRequestedTab();
+    bool explorerRequested() const;  // a saved view asks for the Explorer tab
 
     document::AttentionDocument* document_;
     plot::HeatmapGrid* grid_;

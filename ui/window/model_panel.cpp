@@ -114,6 +114,11 @@ ModelPanel::ModelPanel(document::ModelSession* session, QWidget* parent)
         progress_->setValue(done);
         progress_->setFormat(tr("Running the model: layer %1 of %2").arg(done).arg(layers));
     });
+    connect(session_, &document::ModelSession::valuesChecking, this, [this](double fraction) {
+        progress_->setRange(0, 100);
+        progress_->setValue(static_cast<int>(fraction * 100));
+        progress_->setFormat(tr("Checking the weights for inf and NaN: %p%"));
+    });
     connect(session_, &document::ModelSession::busyChanged, this, [this](bool busy) {
         if (busy) return;
         progress_->hide();

@@ -91,6 +91,10 @@ void MainWindow::applyViewState(const QJsonObject& view) {
         showPanel(toolBar_->toggleViewAction(), panels[QLatin1String("toolbar")].toBool());
 }
 
+bool MainWindow::explorerRequested() const {
+    return requestedTab_ == kExplorerTab;
+}
+
 void MainWindow::showRequestedTab() {
     centre_->setCurrentWidget(requestedTab_ == kExplorerTab ? static_cast<QWidget*>(grid_)
                                                             : modelView_);

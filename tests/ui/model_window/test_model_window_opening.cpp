@@ -30,6 +30,7 @@
 #include "plot/model_panels.h"
 #include "plot/model_view.h"
 #include "qcustomplot.h"
+#include "support/model_copy.h"
 #include "support/model_window_fixture.h"
 #include "ui/classroom/classroom.h"
 #include "ui/classroom/examples_gallery.h"
@@ -114,6 +115,8 @@ private slots:
     void builtInModelOpensFromTheMenu();
     void hubCacheModelOpensFromTheMenu();
     void runCountsItsLayers();
+    void openingShowsTheModelBeforeItsValuesAreRead();
+    void nonFiniteWeightIsRefusedAfterTheHeaders();
     void galleryShowsEachBuiltInModel();
 };
 
@@ -301,6 +304,89 @@ void TestModelWindowOpening::runCountsItsLayers() {
     QVERIFY(bar);
     QVERIFY(!bar->isVisible());
     QCOMPARE(bar->maximum(), 0);
+}
+
+// Opening reads the headers only before it shows the model: the Model tab is up with a blank
+// frame for every layer while the values are checked and the first pass runs, and the signals come
+// in that order (the shape, the check to its end, then the layers).
+void TestModelWindowOpening::openingShowsTheModelBeforeItsValuesAreRead() {
+    std::vector<QString> order;
+    int framedLayers = -1, filledWhenFramed = -1;
+    bool modelTabWhenFramed = false;
+    double lastFraction = -1;
+    connect(session(), &ModelSession::passStarting, this, [&](int layers, int heads, int tokens) {
+        order.push_back(QStringLiteral("starting %1 %2 %3").arg(layers).arg(heads).arg(tokens));
+        HeadGrid* grid = window_->modelView()->grid();
+        framedLayers = grid->layers();
+        filledWhenFramed = grid->layersFilled();
+        auto* centre = window_->findChild<QTabWidget*>();
+        modelTabWhenFramed = centre && centre->isVisible() &&
+                             centre->currentWidget() == window_->modelView();
+    });
+    connect(session(), &ModelSession::valuesChecking, this, [&](double fraction) {
+        if (order.empty() || order.back() != QLatin1String("checking"))
+            order.push_back(QStringLiteral("checking"));
+        QVERIFY(fraction >= lastFraction);
+        lastFraction = fraction;
+    });
+    connect(session(), &ModelSession::layerProgress, this, [&](int done, int) {
+        order.push_back(QStringLiteral("layer %1").arg(done));
+    });
+    QVERIFY(window_->fileActions()->openModel(gpt2Tiny()));
+    settle();
+    QVERIFY(session()->isOpen());
+    const model::Config& c = session()->model()->config;
+    const int tokens = static_cast<int>(session()->ids().size());
+    QVERIFY(order.size() >= 3);
+    QCOMPARE(order[0],
+             QStringLiteral("starting %1 %2 %3").arg(c.layers).arg(c.heads).arg(tokens));
+    QCOMPARE(order[1], QStringLiteral("checking"));
+    QCOMPARE(order[2], QStringLiteral("layer 1"));
+    QCOMPARE(lastFraction, 1.0);
+    QCOMPARE(framedLayers, c.layers);
+    QCOMPARE(filledWhenFramed, 0);
+    QVERIFY(modelTabWhenFramed);
+    QCOMPARE(window_->modelView()->grid()->layersFilled(), -1);  // the finished run's picture
+}
+
+// A value found bad by the check after the model was shown: refused with the tensor's one line,
+// and the window goes back to the scene it had, still working.
+void TestModelWindowOpening::nonFiniteWeightIsRefusedAfterTheHeaders() {
+    testing::ModelCopy broken("qwen3-tiny");
+    broken.editTensors([](std::vector<testing::TestTensor>& t) {
+        for (testing::TestTensor& x : t) {
+            if (x.name == "model.layers.1.self_attn.k_norm.weight") {
+                const float nan = std::numeric_limits<float>::quiet_NaN();
+                std::memcpy(x.bytes.data() + 12, &nan, 4);
+            }
+        }
+    });
+    const QByteArray before = io::sceneToJson(window_->document()->scene());
+    QSignalSpy starting(session(), &ModelSession::passStarting);
+    QSignalSpy refused(session(), &ModelSession::openRefused);
+    openModel(broken.dir);
+    QCOMPARE(starting.count(), 1);
+    QCOMPARE(refused.count(), 1);
+    const QString message = refused.first().first().toString();
+    QVERIFY2(message.contains(QLatin1String("tensor model.layers.1.self_attn.k_norm.weight [16] "
+                                            "has a non-finite value at element 3")),
+             qPrintable(message));
+    QVERIFY(!session()->isOpen());
+    QCOMPARE(window_->centralWidget(), static_cast<QWidget*>(window_->grid()));
+    QCOMPARE(io::sceneToJson(window_->document()->scene()), before);
+    QVERIFY(window_->document()->setHeads(2));
+    window_->document()->waitForResults();
+    QVERIFY(window_->document()->errorText().isEmpty());
+    // A model open before stays open, its picture back in the Model tab.
+    openModel();
+    QVERIFY(session()->isOpen());
+    const auto run = session()->currentRun();
+    openModel(broken.dir);
+    QCOMPARE(refused.count(), 2);
+    QVERIFY(session()->isOpen());
+    QCOMPARE(session()->currentRun(), run);
+    QCOMPARE(window_->modelView()->grid()->layersFilled(), -1);
+    QCOMPARE(window_->modelView()->grid()->layers(), run->config.layers);
 }
 
 void TestModelWindowOpening::galleryShowsEachBuiltInModel() {
