@@ -211,7 +211,8 @@ OpenedModel openModel(const OpenRequest& request, int selectedPosition,
                                            : inputToOpenOn(r.input(), request.about,
                                                            loaded.tokenizer.get(), m.config.vocab);
     if (reports.starting)
-        reports.starting(m.config.layers, m.config.heads, static_cast<int>(opened.input.ids.size()));
+        reports.starting(m.config.layers, m.config.heads,
+                         static_cast<int>(opened.input.ids.size()));
     loaded.folder->checkValues(reports.checking);
     opened.run =
         runAndAnalyse(m, opened.input, selectedPosition, request.mapBudget, nullptr, reports);

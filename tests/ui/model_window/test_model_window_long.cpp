@@ -116,9 +116,10 @@ void TestModelWindowLong::bigModelTour() {
     QVERIFY(window_->fileActions()->openModel(folder));
     settle();
     QVERIFY(session()->isOpen());
-    qInfo("opened: shown from the headers after %.2f s, values checked after %.1f s, the default "
-          "text run after %.1f s",
-          shownAfter, checkedAfter, timer.nsecsElapsed() / 1e9);
+    qInfo(
+        "opened: shown from the headers after %.2f s, values checked after %.1f s, the default "
+        "text run after %.1f s",
+        shownAfter, checkedAfter, timer.nsecsElapsed() / 1e9);
     if (centre) centre->setCurrentWidget(window_->modelView());
 
     std::mt19937 random(7);

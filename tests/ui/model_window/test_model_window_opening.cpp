@@ -320,8 +320,8 @@ void TestModelWindowOpening::openingShowsTheModelBeforeItsValuesAreRead() {
         framedLayers = grid->layers();
         filledWhenFramed = grid->layersFilled();
         auto* centre = window_->findChild<QTabWidget*>();
-        modelTabWhenFramed = centre && centre->isVisible() &&
-                             centre->currentWidget() == window_->modelView();
+        modelTabWhenFramed =
+            centre && centre->isVisible() && centre->currentWidget() == window_->modelView();
     });
     connect(session(), &ModelSession::valuesChecking, this, [&](double fraction) {
         if (order.empty() || order.back() != QLatin1String("checking"))
@@ -329,17 +329,15 @@ void TestModelWindowOpening::openingShowsTheModelBeforeItsValuesAreRead() {
         QVERIFY(fraction >= lastFraction);
         lastFraction = fraction;
     });
-    connect(session(), &ModelSession::layerProgress, this, [&](int done, int) {
-        order.push_back(QStringLiteral("layer %1").arg(done));
-    });
+    connect(session(), &ModelSession::layerProgress, this,
+            [&](int done, int) { order.push_back(QStringLiteral("layer %1").arg(done)); });
     QVERIFY(window_->fileActions()->openModel(gpt2Tiny()));
     settle();
     QVERIFY(session()->isOpen());
     const model::Config& c = session()->model()->config;
     const int tokens = static_cast<int>(session()->ids().size());
     QVERIFY(order.size() >= 3);
-    QCOMPARE(order[0],
-             QStringLiteral("starting %1 %2 %3").arg(c.layers).arg(c.heads).arg(tokens));
+    QCOMPARE(order[0], QStringLiteral("starting %1 %2 %3").arg(c.layers).arg(c.heads).arg(tokens));
     QCOMPARE(order[1], QStringLiteral("checking"));
     QCOMPARE(order[2], QStringLiteral("layer 1"));
     QCOMPARE(lastFraction, 1.0);
