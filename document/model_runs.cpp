@@ -69,14 +69,31 @@ void ModelRuns::measureInductionLater() {
     std::shared_ptr<const Run> run = base_;
     std::shared_ptr<io::ModelFolder> folder = folder_;
     if (!run || !folder) return;
-    work_->post(ModelWork::Induction, tr("Measuring induction"), [this, run, folder] {
-        auto result = std::make_shared<InductionResult>(inductionOf(*run, folder->model()));
-        return [this, run, result] {
+    const auto stop = newInductionStop();
+    work_->post(ModelWork::Induction, tr("Measuring induction"), [this, run, folder, stop] {
+        std::shared_ptr<InductionResult> result;
+        try {
+            result = std::make_shared<InductionResult>(
+                inductionOf(*run, folder->model(), {}, [stop] { return !stop->load(); }));
+        } catch (const model::RunCancelled&) {
+            return std::function<void()>([] {});  // stale: a newer text or model came
+        }
+        return std::function<void()>([this, run, result] {
             if (run != base_) return;  // the text changed meanwhile
             takeModelInduction(*result, baseAnalysis_, analysis_, current_ == base_);
             emit resultsChanged();
-        };
+        });
     });
+}
+
+std::shared_ptr<std::atomic<bool>> ModelRuns::newInductionStop() {
+    stopInduction();
+    inductionStop_ = std::make_shared<std::atomic<bool>>(false);
+    return inductionStop_;
+}
+
+void ModelRuns::stopInduction() {
+    if (inductionStop_) inductionStop_->store(true);
 }
 
 bool ModelRuns::measureWhatIfInduction(std::shared_ptr<const Run> whatIf, int layer,
@@ -88,17 +105,23 @@ bool ModelRuns::measureWhatIfInduction(std::shared_ptr<const Run> whatIf, int la
     std::vector<model::HeadAblation> ablations;
     for (int h : headsOff)
         ablations.push_back({layer, h});
+    const auto stop = newInductionStop();
     work_->post(ModelWork::Induction, tr("Measuring induction on the what-if"),
-                [this, whatIf, folder, ablations] {
-                    auto result = std::make_shared<InductionResult>(
-                        inductionOf(*whatIf, folder->model(), ablations));
-                    return [this, whatIf, result] {
+                [this, whatIf, folder, ablations, stop] {
+                    std::shared_ptr<InductionResult> result;
+                    try {
+                        result = std::make_shared<InductionResult>(inductionOf(
+                            *whatIf, folder->model(), ablations, [stop] { return !stop->load(); }));
+                    } catch (const model::RunCancelled&) {
+                        return std::function<void()>([] {});
+                    }
+                    return std::function<void()>([this, whatIf, result] {
                         if (whatIf != current_ || !result->problem.isEmpty()) return;
                         setInduction(analysis_.summaries, result->scores);
                         analysis_.induction = model::InductionState::Measured;
                         analysis_.inductionNote.clear();
                         emit resultsChanged();
-                    };
+                    });
                 });
     return true;
 }

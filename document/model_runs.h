@@ -7,6 +7,7 @@
 
 #include <QObject>
 #include <QString>
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -63,6 +64,9 @@ public:
                                 std::vector<int> headsOff);
     // Asks for the induction scores: measured if they can be and are not yet; else why not.
     std::optional<QString> measureInduction();
+    // The induction pass under way (a repeated text: minutes on a big model) stops at its next
+    // layer and delivers nothing: a newer text or model makes it stale.
+    void stopInduction();
 
     // See ModelSession::setSelectedPosition.
     void setSelectedPosition(int position);
@@ -76,11 +80,14 @@ signals:
 private:
     // Measures the base run's induction scores on the worker, then shows them (resultsChanged).
     void measureInductionLater();
+    // Stops the induction pass before, and gives the next one its flag.
+    std::shared_ptr<std::atomic<bool>> newInductionStop();
     // Brings the predictions (and a what-if's "before") to the selected position on the current
     // run, if they are for another; whether they changed.
     bool predictAtSelectedPosition();
 
     ModelWork* work_;
+    std::shared_ptr<std::atomic<bool>> inductionStop_;
     std::shared_ptr<io::ModelFolder> folder_;
     std::shared_ptr<const Run> base_;  // on baseInput_
     ModelInput baseInput_;

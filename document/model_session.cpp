@@ -305,6 +305,9 @@ PassReports ModelSession::startPass(std::shared_ptr<std::atomic<bool>>& stopFlag
     // The pass before this one (of the same kind) is stale now: it stops at its next layer
     // instead of finishing.
     if (stopFlag) stopFlag->store(true);
+    // So is the induction pass on the text before, which runs on the same worker: a new text
+    // would otherwise wait for it (minutes on a big model).
+    runs_->stopInduction();
     auto stop = std::make_shared<std::atomic<bool>>(false);
     stopFlag = stop;
     // On the worker: each finished layer is reported to this thread (the session outlives its

@@ -88,7 +88,8 @@ RunAnalysis analyse(const WindowRun& run, const model::Model& model, int selecte
 // copy's rows are computed, with the run as their cache (model::rerunModel), unless heads are
 // switched off.
 InductionResult inductionOf(const WindowRun& run, const model::Model& model,
-                            const std::vector<model::HeadAblation>& ablations) {
+                            const std::vector<model::HeadAblation>& ablations,
+                            const std::function<bool()>& keepGoing) {
     const int tokens = static_cast<int>(run.tokens.size());
     const model::Config& c = run.config;
     if (tokens < 2)
@@ -110,6 +111,7 @@ InductionResult inductionOf(const WindowRun& run, const model::Model& model,
     model::RunOptions options;
     options.logitsForEveryPosition = false;  // only the weights are read
     options.ablations = ablations;
+    if (keepGoing) options.afterLayer = [keepGoing](int) { return keepGoing(); };
     // A run that dropped its maps measures the repeated one as its pass makes each head's
     // weights, and drops them too (twice the tokens: four times the maps).
     if (keepsOnlyDigests(run)) {

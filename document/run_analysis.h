@@ -100,9 +100,12 @@ struct InductionResult {
 
 // Every head's induction score on `run`'s text repeated twice, or why it cannot be measured.
 // `ablations` (heads switched off by zeros) measure a what-if instead: the whole repeated text
-// then runs with them.
+// then runs with them. `keepGoing`, if given, is asked after each layer of that pass: false stops
+// it (model::RunCancelled), as a newer text makes these scores stale (on a big model the repeated
+// text's pass takes minutes).
 InductionResult inductionOf(const WindowRun& run, const model::Model& model,
-                            const std::vector<model::HeadAblation>& ablations = {});
+                            const std::vector<model::HeadAblation>& ablations = {},
+                            const std::function<bool()>& keepGoing = {});
 
 // Sets each summary's induction from `scores` (NaN where there is none).
 void setInduction(std::vector<model::HeadSummary>& summaries, const std::vector<double>& scores);

@@ -26,6 +26,7 @@ private slots:
     void inductionFollowsTheResults();
     void whatIfRemeasuresInductionOrMarksItStale();
     void inductionSaysWhyItCannotBeMeasured();
+    void aStaleInductionPassStopsBetweenLayers();
 };
 
 // The maps come first; the induction scores, a second pass on the text repeated, follow on the
@@ -141,4 +142,32 @@ void TestModelSessionInduction::inductionSaysWhyItCannotBeMeasured() {
 }
 
 QTEST_MAIN(TestModelSessionInduction)
+// The repeated text's pass asks after every layer whether to go on (a newer text makes it stale,
+// and on a big model it takes minutes): told to stop, it stops there and measures nothing; let
+// run, it asks once a layer and measures.
+void TestModelSessionInduction::aStaleInductionPassStopsBetweenLayers() {
+    const io::ModelFolder folder(modelDir("gpt2-tiny"));
+    const model::Model& m = folder.model();
+    const std::vector<long long> ids = {5, 9, 13, 21, 34, 2};
+    for (bool dropMaps : {false, true}) {
+        const AnalysedRun analysed =
+            runAndAnalyse(m, {{}, ids, {}}, -1, dropMaps ? 1.0 : defaultMapBudget());
+        QCOMPARE(keepsOnlyDigests(*analysed.run), dropMaps);
+        int asked = 0;
+        const InductionResult measured = inductionOf(*analysed.run, m, {}, [&] {
+            ++asked;
+            return true;
+        });
+        QVERIFY(measured.problem.isEmpty());
+        QCOMPARE(measured.scores.size(), std::size_t(m.config.layers * m.config.heads));
+        QCOMPARE(asked, m.config.layers);
+        asked = 0;
+        QVERIFY_THROWS_EXCEPTION(model::RunCancelled, inductionOf(*analysed.run, m, {}, [&] {
+                                     ++asked;
+                                     return false;
+                                 }));
+        QCOMPARE(asked, 1);
+    }
+}
+
 #include "test_model_session_induction.moc"
