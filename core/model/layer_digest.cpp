@@ -52,12 +52,14 @@ LayerDigest digestLayer(const std::vector<ops::RowMajorMatrix<Scalar>>& weights,
     const int T = static_cast<int>(weights.front().rows());
     digest.pool = poolShape(T, T, kDigestCells, kDigestCells);
     digest.heads.resize(weights.size());
-    digest.weightSum = Eigen::MatrixXd::Zero(T, T);
+    // Summed in the weights' own row-major order, then stored (the pass sums the same way).
+    ops::RowMajorMatrix<double> weightSum = ops::RowMajorMatrix<double>::Zero(T, T);
     for (std::size_t h = 0; h < weights.size(); ++h) {
         digest.heads[h] =
             digestHead(weights[h], attentionMask, causal, layer, static_cast<int>(h), repeated);
-        digest.weightSum += weights[h].template cast<double>();
+        weightSum += weights[h].template cast<double>();
     }
+    digest.weightSum = weightSum;
     return digest;
 }
 
