@@ -346,6 +346,7 @@ void MainWindow::createModelViews() {
     modelDock_->hide();
 
     connect(session_, &document::ModelSession::opened, this, [this] {
+        openingShown_ = false;
         showModelLayout();
         showRequestedTab();  // the model view, unless a saved view asks for the explorer
         fileActions_->rememberModel(session_->location());
@@ -360,17 +361,20 @@ void MainWindow::createModelViews() {
     // the model panel's progress and Cancel.
     connect(session_, &document::ModelSession::passStarting, this,
             [this](int layers, int heads, int tokens) {
+                openingShown_ = true;
                 showModelLayout();
                 if (!explorerRequested()) centre_->setCurrentWidget(modelView_);
                 modelView_->startLayerByLayer(layers, heads, tokens);
             });
-    // An opening refused or cancelled after that: the window goes back to what is open.
+    // An opening refused or cancelled after that (it never said opened()): the window goes back
+    // to what is open. A pass that did deliver is left alone: its results follow.
     connect(session_, &document::ModelSession::busyChanged, this, [this](bool busy) {
-        if (busy) return;
+        if (busy || !openingShown_) return;
+        openingShown_ = false;
         if (!session_->isOpen()) {
             showSceneLayout();
             modelView_->setData({});
-        } else if (modelView_->grid()->layersFilled() >= 0) {
+        } else {
             showModelResults();
         }
     });

@@ -136,6 +136,8 @@ private:
     StaleClickGuard* clickGuard_ = nullptr;
     QDockWidget* modelDock_ = nullptr;
     QTabWidget* centre_ = nullptr;
+    // A model being opened is shown (ModelSession::passStarting) and has not opened yet.
+    bool openingShown_ = false;
     QString requestedTab_;  // a saved view's tab, shown once its model is open
 };
 
