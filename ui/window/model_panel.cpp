@@ -12,6 +12,7 @@
 #include <QRegularExpression>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "document/model_session.h"
 #include "io/tokenizer/tokenizer.h"
@@ -82,7 +83,13 @@ ModelPanel::ModelPanel(document::ModelSession* session, QWidget* parent)
     status->addWidget(problem_, 1);
     status->addWidget(progress_, 1);
     status->addWidget(cancel_);
-    layout->addLayout(status);
+    // The row keeps the bar's and Cancel's height while they are hidden: the dock is sized before
+    // a pass shows them, and a taller row then clipped the bar's text.
+    auto* statusRow = new QWidget;
+    statusRow->setLayout(status);
+    statusRow->setMinimumHeight(
+        std::max(progress_->sizeHint().height(), cancel_->sizeHint().height()));
+    layout->addWidget(statusRow);
     progress_->hide();
     cancel_->hide();
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
