@@ -65,24 +65,36 @@ void ModelRuns::show(std::shared_ptr<const Run> current, RunAnalysis analysis,
     emit resultsChanged();
 }
 
+namespace {
+
+// inductionOf on the worker, stopped at its next layer once `stop` is set: null then (a newer
+// text or model made it stale).
+std::shared_ptr<const InductionResult> inductionUnlessStopped(
+    const WindowRun& run, const model::Model& model,
+    const std::vector<model::HeadAblation>& ablations,
+    const std::shared_ptr<std::atomic<bool>>& stop) {
+    try {
+        return std::make_shared<const InductionResult>(
+            inductionOf(run, model, ablations, [stop] { return !stop->load(); }));
+    } catch (const model::RunCancelled&) {
+        return nullptr;
+    }
+}
+
+}  // namespace
+
 void ModelRuns::measureInductionLater() {
     std::shared_ptr<const Run> run = base_;
     std::shared_ptr<io::ModelFolder> folder = folder_;
     if (!run || !folder) return;
     const auto stop = newInductionStop();
     work_->post(ModelWork::Induction, tr("Measuring induction"), [this, run, folder, stop] {
-        std::shared_ptr<InductionResult> result;
-        try {
-            result = std::make_shared<InductionResult>(
-                inductionOf(*run, folder->model(), {}, [stop] { return !stop->load(); }));
-        } catch (const model::RunCancelled&) {
-            return std::function<void()>([] {});  // stale: a newer text or model came
-        }
-        return std::function<void()>([this, run, result] {
-            if (run != base_) return;  // the text changed meanwhile
+        const auto result = inductionUnlessStopped(*run, folder->model(), {}, stop);
+        return [this, run, result] {
+            if (!result || run != base_) return;  // stopped, or the text changed meanwhile
             takeModelInduction(*result, baseAnalysis_, analysis_, current_ == base_);
             emit resultsChanged();
-        });
+        };
     });
 }
 
@@ -108,20 +120,15 @@ bool ModelRuns::measureWhatIfInduction(std::shared_ptr<const Run> whatIf, int la
     const auto stop = newInductionStop();
     work_->post(ModelWork::Induction, tr("Measuring induction on the what-if"),
                 [this, whatIf, folder, ablations, stop] {
-                    std::shared_ptr<InductionResult> result;
-                    try {
-                        result = std::make_shared<InductionResult>(inductionOf(
-                            *whatIf, folder->model(), ablations, [stop] { return !stop->load(); }));
-                    } catch (const model::RunCancelled&) {
-                        return std::function<void()>([] {});
-                    }
-                    return std::function<void()>([this, whatIf, result] {
-                        if (whatIf != current_ || !result->problem.isEmpty()) return;
+                    const auto result =
+                        inductionUnlessStopped(*whatIf, folder->model(), ablations, stop);
+                    return [this, whatIf, result] {
+                        if (!result || whatIf != current_ || !result->problem.isEmpty()) return;
                         setInduction(analysis_.summaries, result->scores);
                         analysis_.induction = model::InductionState::Measured;
                         analysis_.inductionNote.clear();
                         emit resultsChanged();
-                    });
+                    };
                 });
     return true;
 }

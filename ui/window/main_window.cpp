@@ -29,7 +29,6 @@
 #include "document/attention_document.h"
 #include "document/model_session.h"
 #include "io/scene/scene_file.h"
-#include "plot/head_grid.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
 #include "plot/model_view.h"
