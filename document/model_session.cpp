@@ -200,21 +200,16 @@ void ModelSession::openSavedLayer(const QByteArray& json, const QString& fileNam
         });
 }
 
-std::optional<Scene> ModelSession::modelLayerOf(const Scene& scene) const {
+std::shared_ptr<const Scene> ModelSession::modelLayerOf(const Scene& scene) const {
     const std::optional<ModelReference> r = modelReference(scene.viewJson);
-    if (!r || !runs_->base() || !model_.isReferredToBy(*r)) return std::nullopt;
-    if (r->input() != runs_->baseInput()) return std::nullopt;
-    if (r->layer < 0 || r->layer >= runs_->base()->config.layers) return std::nullopt;
+    if (!r || !runs_->base() || !model_.isReferredToBy(*r)) return nullptr;
+    if (r->input() != runs_->baseInput()) return nullptr;
+    if (r->layer < 0 || r->layer >= runs_->base()->config.layers) return nullptr;
     // The layer as the model has it for the base input is made once when it opens (pristine_):
     // saving, which autosave does every few seconds, must not make it again on this thread (an
-    // 8B model's layer at L = 2048 is seconds of conversion and products).
-    if (pristine_ && pristineLayer_ == r->layer) {
-        Scene layer = *pristine_;
-        layer.viewJson = withModelReference(
-            layer.viewJson, model_.referenceFor(runs_->baseInput(), r->layer, r->head));
-        return layer;
-    }
-    return layerAsModelHasIt(r->layer, r->head);
+    // 8B model's layer at L = 2048 is seconds of conversion and products), nor copy it.
+    if (pristine_ && pristineLayer_ == r->layer) return pristine_;
+    return std::make_shared<const Scene>(layerAsModelHasIt(r->layer, r->head));
 }
 
 // ---- Input ----

@@ -108,7 +108,7 @@ public:
     // The layer as the open model gives it, for a scene made from it on the current input
     // (io::sceneToJson(scene, layer) then saves the scene without the model's numbers); nothing
     // when the scene is not from the open model or its input has not run yet.
-    std::optional<Scene> modelLayerOf(const Scene& scene) const;
+    std::shared_ptr<const Scene> modelLayerOf(const Scene& scene) const;
     // Opens a scene file that takes its numbers from its model (io::takesNumbersFromModel):
     // the model it names, run on its input, then the file read against that layer. `fileName`
     // resolves a relative folder and becomes the document's file ("" for a restored autosave);

@@ -24,12 +24,15 @@ Scene loadSceneFile(const QString& fileName);
 // them again, bit for bit); every other matrix explicitly.
 QByteArray sceneToJson(const Scene& scene);
 
-// A scene made from a model's layer (issue 16) is saved without the model's numbers. `modelLayer`
+// A scene made from a model's layer is saved without the model's numbers. `modelLayer`
 // is that layer as the model gives it (the same shapes): every matrix and vector of `scene` equal
 // to its counterpart is written as {"from_model": true}, one that differs in a few entries as
 // that marker with "edits": [[row, column, value], ...] ([[index, value], ...] for a vector), any
 // other explicitly. docs/scene-format.md, "Scenes made from a model".
 QByteArray sceneToJson(const Scene& scene, const Scene& modelLayer);
+// Either of the above (modelLayer null: the first) with `viewJson` in place of scene.viewJson:
+// saving adds the window's state without copying the scene.
+QByteArray sceneToJson(const Scene& scene, const Scene* modelLayer, const std::string& viewJson);
 // Whether `json` takes numbers from its model (has such a marker): then only
 // parseScene(json, modelLayer) reads it, with the layer as the model gives it.
 bool takesNumbersFromModel(const QByteArray& json);

@@ -9,47 +9,53 @@
 namespace ae::io::model_numbers {
 namespace {
 
-thread_local const std::map<QString, MatrixD>* tFields = nullptr;
+thread_local const Fields* tFields = nullptr;
 
 const QString kMarker = QStringLiteral("from_model");
 const QString kEdits = QStringLiteral("edits");
 
-MatrixD column(const VectorD& v) {
-    return MatrixD(v);
-}
-
 }  // namespace
 
-std::map<QString, MatrixD> fieldsOf(const Scene& s) {
-    std::map<QString, MatrixD> fields;
-    fields["embeddings"] = s.embeddings;
+FieldView viewOf(const MatrixD& m) {
+    return FieldView(m.data(), m.rows(), m.cols());
+}
+FieldView viewOf(const VectorD& v) {
+    return FieldView(v.data(), v.size(), 1);
+}
+
+Fields fieldsOf(const Scene& s) {
+    Fields fields;
+    const auto put = [&fields](const char* path, const auto& numbers) {
+        fields.emplace(QString::fromLatin1(path), viewOf(numbers));
+    };
+    put("embeddings", s.embeddings);
     if (s.norm.enabled) {
-        fields["norm.weight"] = column(s.norm.weight);
-        if (s.norm.kind == NormKind::Layer) fields["norm.bias"] = column(s.norm.bias);
+        put("norm.weight", s.norm.weight);
+        if (s.norm.kind == NormKind::Layer) put("norm.bias", s.norm.bias);
     }
     const Projections& p = s.projections;
     if (p.mode != ProjectionMode::Identity) {
-        fields["projections.query"] = p.query;
-        fields["projections.value"] = p.value;
-        fields["projections.bias.query"] = column(p.queryBias);
-        fields["projections.bias.value"] = column(p.valueBias);
+        put("projections.query", p.query);
+        put("projections.value", p.value);
+        put("projections.bias.query", p.queryBias);
+        put("projections.bias.value", p.valueBias);
         if (p.mode == ProjectionMode::Separate) {
-            fields["projections.key"] = p.key;
-            fields["projections.bias.key"] = column(p.keyBias);
+            put("projections.key", p.key);
+            put("projections.bias.key", p.keyBias);
         }
     }
     if (p.hasOutput) {
-        fields["projections.output"] = p.output;
-        fields["projections.bias.output"] = column(p.outputBias);
+        put("projections.output", p.output);
+        put("projections.bias.output", p.outputBias);
     }
     if (s.qkNorm.enabled) {
-        fields["qk_norm.query_weight"] = column(s.qkNorm.queryWeight);
-        fields["qk_norm.key_weight"] = column(s.qkNorm.keyWeight);
+        put("qk_norm.query_weight", s.qkNorm.queryWeight);
+        put("qk_norm.key_weight", s.qkNorm.keyWeight);
     }
     return fields;
 }
 
-QJsonValue compactForm(const MatrixD& m, const MatrixD* model, bool isVector) {
+QJsonValue compactForm(const FieldView& m, const FieldView* model, bool isVector) {
     if (!model || model->rows() != m.rows() || model->cols() != m.cols() || m.size() == 0)
         return QJsonValue::Undefined;
     // Three numbers an edit against one a number: edits pay while fewer than a quarter differ.
@@ -73,8 +79,7 @@ bool isMarker(const QJsonValue& value) {
     return value.isObject() && value.toObject().contains(kMarker);
 }
 
-MatrixD resolve(const QJsonValue& value, const QString& path,
-                const std::map<QString, MatrixD>* model, bool isVector) {
+MatrixD resolve(const QJsonValue& value, const QString& path, const Fields* model, bool isVector) {
     using scene_values::fail;
     using scene_values::index;
     const QJsonObject o = value.toObject();
@@ -121,13 +126,13 @@ MatrixD resolve(const QJsonValue& value, const QString& path,
     return m;
 }
 
-Scope::Scope(const std::map<QString, MatrixD>* fields) : previous_(tFields) {
+Scope::Scope(const Fields* fields) : previous_(tFields) {
     tFields = fields;
 }
 Scope::~Scope() {
     tFields = previous_;
 }
-const std::map<QString, MatrixD>* Scope::current() {
+const Fields* Scope::current() {
     return tFields;
 }
 

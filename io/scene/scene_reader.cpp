@@ -717,7 +717,7 @@ bool takesNumbersFromModel(const QByteArray& json) {
 }
 
 Scene parseScene(const QByteArray& json, const Scene& modelLayer) {
-    const std::map<QString, MatrixD> fields = model_numbers::fieldsOf(modelLayer);
+    const model_numbers::Fields fields = model_numbers::fieldsOf(modelLayer);
     const model_numbers::Scope scope(&fields);
     return parseScene(json);
 }

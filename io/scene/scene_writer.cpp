@@ -127,14 +127,16 @@ QJsonObject rotaryToJson(const RopeParameters& rope) {
 
 namespace {
 
-QByteArray writeScene(const Scene& s, const std::map<QString, MatrixD>* modelFields) {
+QByteArray writeScene(const Scene& s, const model_numbers::Fields* modelFields,
+                      const std::string& viewJson) {
     // A matrix or vector at `path`: the model's marker when the model gives it, else explicit.
     auto field = [modelFields](const char* path, const auto& m) -> QJsonValue {
         if (modelFields) {
             const auto found = modelFields->find(QString::fromLatin1(path));
             constexpr bool isVector = !std::is_same_v<std::decay_t<decltype(m)>, MatrixD>;
             const QJsonValue compact = model_numbers::compactForm(
-                MatrixD(m), found == modelFields->end() ? nullptr : &found->second, isVector);
+                model_numbers::viewOf(m), found == modelFields->end() ? nullptr : &found->second,
+                isVector);
             if (!compact.isUndefined()) return compact;
         }
         return toJson(m);
@@ -144,8 +146,8 @@ QByteArray writeScene(const Scene& s, const std::map<QString, MatrixD>* modelFie
     const bool version2 = s.usesVersion2();
     o["version"] = version2 ? 2 : 1;
     if (!s.title.empty()) o["title"] = QString::fromStdString(s.title);
-    if (!s.viewJson.empty())
-        o["view"] = QJsonDocument::fromJson(QByteArray::fromStdString(s.viewJson)).object();
+    if (!viewJson.empty())
+        o["view"] = QJsonDocument::fromJson(QByteArray::fromStdString(viewJson)).object();
     o["tokens"] = toJson(s.tokens);
     // Drawn embeddings are written as the init that draws them; everything else explicitly.
     // Grouped K and V are narrower than init draws them.
@@ -255,12 +257,18 @@ QByteArray writeScene(const Scene& s, const std::map<QString, MatrixD>* modelFie
 }  // namespace
 
 QByteArray sceneToJson(const Scene& s) {
-    return writeScene(s, nullptr);
+    return writeScene(s, nullptr, s.viewJson);
 }
 
 QByteArray sceneToJson(const Scene& s, const Scene& modelLayer) {
-    const std::map<QString, MatrixD> fields = model_numbers::fieldsOf(modelLayer);
-    return writeScene(s, &fields);
+    const model_numbers::Fields fields = model_numbers::fieldsOf(modelLayer);
+    return writeScene(s, &fields, s.viewJson);
+}
+
+QByteArray sceneToJson(const Scene& s, const Scene* modelLayer, const std::string& viewJson) {
+    if (!modelLayer) return writeScene(s, nullptr, viewJson);
+    const model_numbers::Fields fields = model_numbers::fieldsOf(*modelLayer);
+    return writeScene(s, &fields, viewJson);
 }
 
 }  // namespace ae::io

@@ -289,35 +289,38 @@ void FileActions::openDialog() {
     if (!fileName.isEmpty()) open(fileName);
 }
 
-Scene FileActions::sceneForSaving() const {
-    Scene scene = document()->scene();
-    // Keys this window does not know (from a newer version, or added by hand) stay.
-    QJsonObject view = QJsonDocument::fromJson(QByteArray::fromStdString(scene.viewJson)).object();
+// The document's view with the window's state over it. Keys this window does not know (from a
+// newer version, or added by hand) stay.
+std::string FileActions::viewJsonForSaving() const {
+    QJsonObject view =
+        QJsonDocument::fromJson(QByteArray::fromStdString(document()->scene().viewJson)).object();
     const QJsonObject state = window_.viewState();
     for (auto it = state.begin(); it != state.end(); ++it)
         view[it.key()] = it.value();
-    scene.viewJson = QJsonDocument(view).toJson(QJsonDocument::Compact).toStdString();
+    return QJsonDocument(view).toJson(QJsonDocument::Compact).toStdString();
+}
+
+Scene FileActions::sceneForSaving() const {
+    Scene scene = document()->scene();
+    scene.viewJson = viewJsonForSaving();
     return scene;
 }
 
-QByteArray FileActions::sceneJsonForSaving(const Scene& scene) const {
-    if (window_.modelLayerOf) {
-        if (const std::optional<Scene> layer = window_.modelLayerOf(scene))
-            return io::sceneToJson(scene, *layer);
-    }
-    return io::sceneToJson(scene);
+// The model's layer is found by the folder as the session has it (absolute), before a file gets
+// it relative to itself.
+std::shared_ptr<const Scene> FileActions::modelLayer() const {
+    return window_.modelLayerOf ? window_.modelLayerOf(document()->scene()) : nullptr;
+}
+
+QByteArray FileActions::sceneJsonForSaving() const {
+    return io::sceneToJson(document()->scene(), modelLayer().get(), viewJsonForSaving());
 }
 
 bool FileActions::saveTo(const QString& fileName, QString* error) {
     try {
-        Scene scene = sceneForSaving();
-        // The model's layer is found by the folder as the session has it (absolute), before the
-        // file gets it relative to itself.
-        const std::optional<Scene> layer =
-            window_.modelLayerOf ? window_.modelLayerOf(scene) : std::nullopt;
-        scene.viewJson = document::withFolderRelativeTo(scene.viewJson, fileName);
+        const std::string view = document::withFolderRelativeTo(viewJsonForSaving(), fileName);
         io::writeFileAtomically(fileName,
-                                layer ? io::sceneToJson(scene, *layer) : io::sceneToJson(scene));
+                                io::sceneToJson(document()->scene(), modelLayer().get(), view));
     } catch (const io::WriteError& e) {
         if (error) *error = QString::fromStdString(e.what());
         return false;

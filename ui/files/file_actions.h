@@ -50,7 +50,7 @@ public:
         std::function<const plot::ModelView*()> modelViewInFront;
         // The layer as its model gives it, for a scene made from a model's layer (Save then
         // writes only the what-ifs: ModelSession::modelLayerOf); nothing for any other scene.
-        std::function<std::optional<Scene>(const Scene&)> modelLayerOf;
+        std::function<std::shared_ptr<const Scene>(const Scene&)> modelLayerOf;
     };
     // Also accepts .json files dropped onto the window.
     explicit FileActions(Window window);
@@ -88,10 +88,10 @@ public:
     bool saveTo(const QString& fileName, QString* error = nullptr);
     // The scene as Save writes it: `view` holds the window's view (other keys kept).
     Scene sceneForSaving() const;
-    // The file Save writes for `scene` (sceneForSaving's, by default): without the model's
-    // numbers when it is a model's layer (io::sceneToJson(scene, layer)).
-    QByteArray sceneJsonForSaving(const Scene& scene) const;
-    QByteArray sceneJsonForSaving() const { return sceneJsonForSaving(sceneForSaving()); }
+    // The file Save writes: the document's scene with viewJsonForSaving(), without the model's
+    // numbers when it is a model's layer (io::sceneToJson(scene, layer)). Autosave calls it
+    // every few seconds on this thread, so it copies neither the scene nor the layer.
+    QByteArray sceneJsonForSaving() const;
     // True when there is nothing unsaved, or the user chose Save (and it worked) or Discard.
     bool maybeSave();
     // Replaces the message box maybeSave() shows (an empty function brings it back).
@@ -124,6 +124,8 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    std::string viewJsonForSaving() const;
+    std::shared_ptr<const Scene> modelLayer() const;
     void openDialog();
     void rememberRecent(const QString& fileName);
     void fillRecentMenu();

@@ -98,6 +98,21 @@ private slots:
         QVERIFY(!same(read, layer));
     }
 
+    // Saving writes the window's view in place of the scene's without copying the scene: the
+    // file is the one the scene with that view gives, with and without the model's layer.
+    void aViewGivenApartIsTheViewWritten() {
+        const Scene layer = layerOf("gpt2-tiny", 0);
+        Scene edited = layer;
+        edited.projections.key(0, 1) = 0.5;
+        edited.viewJson = R"({"stage":"scores"})";
+        const std::string view = R"({"stage":"weights","head":1})";
+        Scene withView = edited;
+        withView.viewJson = view;
+        QCOMPARE(io::sceneToJson(edited, &layer, view), io::sceneToJson(withView, layer));
+        QCOMPARE(io::sceneToJson(edited, nullptr, view), io::sceneToJson(withView));
+        QVERIFY(io::sceneToJson(edited, &layer, view) != io::sceneToJson(edited, layer));
+    }
+
     // A matrix mostly changed is written out: its numbers are the user's, not the model's.
     void aMatrixMostlyChangedIsWrittenOut() {
         const Scene layer = layerOf("llama-tiny-gqa", 0);
