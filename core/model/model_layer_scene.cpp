@@ -1,5 +1,6 @@
 #include "core/model/model_layer_scene.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/model/layer_mask.h"
@@ -20,9 +21,22 @@ VectorD storedVector(const TensorRef& tensor) {
     return v;
 }
 
-// nn.Linear keeps [out, in] (y = x·Wᵀ); the scene holds X·W: in x out.
+// nn.Linear keeps [out, in] (y = x·Wᵀ); the scene holds X·W: in x out. Converted a block of
+// stored rows at a time straight into its transposed place, on every core: a converted copy
+// and then a transposing pass took seconds of the window's thread for an 8B layer.
 MatrixD linearAsXW(const TensorRef& tensor) {
-    return storedMatrix(tensor).transpose();
+    MatrixD xw(tensor.cols, tensor.rows);
+    constexpr long long kBlock = 64;
+    const long long blocks = (tensor.rows + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static)
+    for (long long b = 0; b < blocks; ++b) {
+        const long long first = b * kBlock, rows = std::min(kBlock, tensor.rows - first);
+        MatrixD stored(rows, tensor.cols);
+        convertElements(tensor.data, tensor.dtype, first * tensor.cols, rows * tensor.cols,
+                        stored.data());
+        xw.middleCols(first, rows) = stored.transpose();
+    }
+    return xw;
 }
 
 VectorD biasOrZeros(const TensorRef& tensor, long long size) {
