@@ -206,6 +206,22 @@ AttendResult attendHeads(const HeadInputs<Scalar>& inputs, const HeadBuffers<Sca
     if (options.from <= AttendFrom::Context)
         buffers.context->resize(inputs.query.rows() - options.firstRow,
                                 inputs.heads * inputs.headDim);
+    // The kept maps are sized here, on the calling thread, as attendHead would size them: glibc
+    // gives each thread its own arena and hands a worker's freed maps back to the kernel, so maps
+    // allocated on the heads' threads were fresh pages, zeroed by the kernel, on every pass (a
+    // third of a Pythia-410M-shaped pass at L = 1024).
+    const Eigen::Index Tq = inputs.query.rows(), Tk = inputs.key.rows();
+    const auto size = [&](std::vector<Matrix<Scalar>>* maps) {
+        if (maps)
+            for (std::size_t h = 0; h < heads; ++h)
+                (*maps)[h].resize(Tq, Tk);
+    };
+    if (options.from <= AttendFrom::Scores) size(buffers.scores);
+    if (options.from <= AttendFrom::Weights) {
+        size(buffers.scaled);
+        if (buffers.scaled && options.softCap > 0) size(buffers.capped);
+        size(buffers.weights);
+    }
     Overflow overflow;
     const int threads = options.threads > 0 ? options.threads : maxThreads();
     forEachHead(inputs.heads, threads, [&](int h) {
