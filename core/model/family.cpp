@@ -218,6 +218,13 @@ Architecture bertArchitecture() {
     return a;
 }
 
+// BERT's layers; positions numbered from the token ids.
+Architecture robertaArchitecture() {
+    Architecture a = bertArchitecture();
+    a.positions = PositionKind::LearnedAfterPadding;
+    return a;
+}
+
 Architecture llamaArchitecture(QkNormKind qkNorm) {
     Architecture a;
     a.decoder = true;
@@ -396,6 +403,25 @@ const std::vector<FamilyRow>& familyTable() {
          128000,
          0,
          llamaNames},
+        // RobertaModel saves no prefix; RobertaForMaskedLM and XLMRoberta* save "roberta.".
+        {Family::Roberta,
+         "roberta",
+         robertaArchitecture(),
+         {"roberta.", ""},
+         "embeddings.word_embeddings.weight",
+         "max_position_embeddings",
+         0,
+         0,
+         bertNames},
+        {Family::XlmRoberta,
+         "xlm-roberta",
+         robertaArchitecture(),
+         {"roberta.", ""},
+         "embeddings.word_embeddings.weight",
+         "max_position_embeddings",
+         0,
+         0,
+         bertNames},
     };
     return table;
 }
@@ -448,8 +474,6 @@ std::string unimplementedAxes(const Architecture& a) {
     // these values are not implemented yet.
     std::vector<std::string> missing;
     if (a.norm == NormType::LayerNormNoBias) missing.push_back("norm: LayerNorm without bias");
-    if (a.positions == PositionKind::LearnedWithOffset)
-        missing.push_back("positions: learned with an offset");
     if (a.positions == PositionKind::Sinusoid) missing.push_back("positions: sinusoid");
     if (a.positions == PositionKind::RelativeBias) missing.push_back("positions: relative bias");
     std::string text;

@@ -30,7 +30,9 @@ enum class Family {
     Phi3,
     GptNeox,
     Olmo2,
-    SmolLm3
+    SmolLm3,
+    Roberta,
+    XlmRoberta
 };
 
 enum class NormType {
@@ -56,11 +58,14 @@ enum class WeightLayout {
     Conv1D   // GPT-2's Conv1D [in, out], y = x·W + b
 };
 enum class PositionKind {
-    Learned,            // a table of positions added to the token embeddings
-    LearnedWithOffset,  // the same, its rows starting at an offset (OPT, RoBERTa)
-    Sinusoid,           // fixed sines and cosines added to the embeddings
-    Rotary,             // q and k turned by position (full or partial, with scaling)
-    RelativeBias,       // a bias on the scores by distance (T5)
+    Learned,  // a table of positions added to the token embeddings
+    // The same table, its rows numbered from the token ids: padding_idx + 1 onwards over the
+    // non-padding tokens, padding_idx itself at a padding token, whatever the attention mask
+    // says (RoBERTa, XLM-R, MPNet).
+    LearnedAfterPadding,
+    Sinusoid,      // fixed sines and cosines added to the embeddings
+    Rotary,        // q and k turned by position (full or partial, with scaling)
+    RelativeBias,  // a bias on the scores by distance (T5)
     None
 };
 enum class MlpKind {

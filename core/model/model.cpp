@@ -49,6 +49,25 @@ void checkImplemented(const Config& c) {
         throw ModelError(std::string(familyName(c.family)) + ": not implemented: " + missing);
 }
 
+std::vector<long long> learnedPositions(const Config& c, const std::vector<long long>& ids,
+                                        int offset, long long firstRow) {
+    const auto T = static_cast<long long>(ids.size());
+    std::vector<long long> rows;
+    rows.reserve(static_cast<std::size_t>(std::max(0LL, T - firstRow)));
+    if (c.architecture().positions != PositionKind::LearnedAfterPadding) {
+        for (long long t = firstRow; t < T; ++t)
+            rows.push_back(offset + t);
+        return rows;
+    }
+    long long seen = 0;  // non-padding ids so far, the earlier rows' included
+    for (long long t = 0; t < T; ++t) {
+        const bool padding = ids[static_cast<std::size_t>(t)] == c.paddingIdx;
+        if (!padding) ++seen;
+        if (t >= firstRow) rows.push_back(padding ? c.paddingIdx : c.paddingIdx + seen);
+    }
+    return rows;
+}
+
 void checkInputs(const Config& c, const std::vector<long long>& ids, const RunOptions& options) {
     if (ids.empty()) throw ModelError("token ids: expected at least one");
     for (std::size_t j = 0; j < ids.size(); ++j) {
@@ -58,7 +77,20 @@ void checkInputs(const Config& c, const std::vector<long long>& ids, const RunOp
         }
     }
     const long long T = static_cast<long long>(ids.size());
-    if (c.positions > 0 && options.positionOffset + T > c.positions) {
+    if (c.architecture().positions == PositionKind::LearnedAfterPadding) {
+        // As RobertaEmbeddings numbers them: the last non-padding token's row must exist.
+        const std::vector<long long> rows = learnedPositions(c, ids, 0);
+        const long long last = rows.empty() ? 0 : *std::max_element(rows.begin(), rows.end());
+        if (last >= c.positions) {
+            throw ModelError(
+                "token ids: " + std::to_string(last - c.paddingIdx) +
+                " non-padding tokens need position id " + std::to_string(last) + ", but " +
+                familyRow(c.family).positionsField + " is " + std::to_string(c.positions) +
+                " and positions start after padding_idx " + std::to_string(c.paddingIdx) +
+                ": at most " + std::to_string(c.positions - c.paddingIdx - 1) +
+                " non-padding tokens fit");
+        }
+    } else if (c.positions > 0 && options.positionOffset + T > c.positions) {
         throw ModelError("token ids: " + std::to_string(T) + " tokens exceed the model's " +
                          std::to_string(c.positions) + " learned positions (" +
                          familyRow(c.family).positionsField + ")");

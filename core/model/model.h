@@ -63,6 +63,8 @@ struct Config {
     int intermediate = 0;  // the MLP's width
     int positions = 0;     // rows of the learned position table (gpt2, bert); 0: rotary, no limit
     int tokenTypes = 0;    // bert's token-type table rows
+    // The padding token that numbers the positions (PositionKind::LearnedAfterPadding), else −1.
+    long long paddingIdx = -1;
     Activation activation = Activation::GeluTanh;
     double normEps = 1e-5;
     bool scaleAttentionWeights = true;  // gpt2: divide scores by √hd
@@ -280,6 +282,12 @@ struct ModelRun {
 // Refuses a family whose architecture has an axis the forward pass does not implement, naming it:
 // "FAMILY: not implemented: norm placement: sandwich".
 void checkImplemented(const Config& config);
+
+// The row of the learned position table each of ids[firstRow..] reads: its index after
+// `offset` (PositionKind::Learned), or its number among the non-padding ids after paddingIdx,
+// paddingIdx itself at a padding id (LearnedAfterPadding, which takes no offset).
+std::vector<long long> learnedPositions(const Config& config, const std::vector<long long>& ids,
+                                        int offset, long long firstRow = 0);
 
 // Refuses ids outside the vocabulary, a text longer than a learned position table, a mask of
 // the wrong length or values, and a query that would see no key (left padding in a decoder).

@@ -508,16 +508,15 @@ Matrix<Scalar> embed(const Model& model, const std::vector<long long>& ids,
     Matrix<Scalar> h = gatherRows<Scalar>(w.tokenEmbedding, fresh);
     // GemmaModel: the embeddings times √d (exact here; HF rounds it to the weights' type).
     if (c.embeddingScale > 0) h *= static_cast<Scalar>(c.embeddingScale);
-    std::vector<long long> positions(static_cast<std::size_t>(count));
-    for (long long i = 0; i < count; ++i)
-        positions[static_cast<std::size_t>(i)] = firstRow + i;
     // GPT2Model.forward: wte(ids) + wpe(position_ids). BertEmbeddings.forward: word +
-    // token_type (all 0) + position, then LayerNorm.
+    // token_type (all 0) + position, then LayerNorm; RobertaEmbeddings numbers the positions
+    // from the ids.
     const Architecture& a = c.architecture();
     if (a.tokenTypes)
         h += gatherRows<Scalar>(w.tokenTypeEmbedding, std::vector<long long>(count, 0));
-    if (a.positions == PositionKind::Learned)
-        h += gatherRows<Scalar>(w.positionEmbedding, positions, options.positionOffset);
+    if (a.positions == PositionKind::Learned || a.positions == PositionKind::LearnedAfterPadding)
+        h += gatherRows<Scalar>(w.positionEmbedding,
+                                learnedPositions(c, ids, options.positionOffset, firstRow));
     if (a.embeddingNorm) applyNorm(a, h, w.embeddingNorm, w.embeddingNormBias, c.normEps);
     return h;
 }

@@ -51,14 +51,15 @@ void readGpt2(const ConfigReader& r, Config& c) {
     c.activation = activationNamed(act, file, "activation_function");
 }
 
-void readBert(const ConfigReader& r, Config& c) {
+// BertConfig's fields, with a family's vocabulary size by default.
+void readBertLike(const ConfigReader& r, Config& c, int vocabDefault) {
     const QString& file = r.file();
     // configuration_bert.BertConfig defaults
     c.hidden = r.integer({"hidden_size"}, 768);
     c.layers = r.integer({"num_hidden_layers"}, 12);
     c.heads = r.integer({"num_attention_heads"}, 12);
     c.positions = r.integer({"max_position_embeddings"}, 512);
-    c.vocab = r.integer({"vocab_size"}, 30522);
+    c.vocab = r.integer({"vocab_size"}, vocabDefault);
     c.tokenTypes = r.integer({"type_vocab_size"}, 2);
     c.intermediate = r.integer({"intermediate_size"}, 3072);
     const QString act = r.string({"hidden_act"}, "gelu");
@@ -71,6 +72,38 @@ void readBert(const ConfigReader& r, Config& c) {
     c.kvHeads = c.heads;
     c.headDim = c.hidden / c.heads;
     c.activation = activationNamed(act, file, "hidden_act");
+}
+
+void readBert(const ConfigReader& r, Config& c) {
+    readBertLike(r, c, 30522);
+}
+
+// An integer field that may be 0 (a pad id), with its default when absent; null is refused by
+// the caller that needs a value.
+long long nonNegativeInteger(const ConfigReader& r, const char* name, long long fallback) {
+    const QJsonValue v = r.object().value(QLatin1String(name));
+    if (v.isUndefined()) return fallback;
+    if (!v.isDouble() || !isJsonInteger(v, {}, name) || v.toInteger() < 0)
+        failConfig(QStringLiteral("%1: %2 must be an integer >= 0, got %3")
+                       .arg(r.file(), QLatin1String(name), jsonText(v)));
+    return v.toInteger();
+}
+
+// configuration_roberta.RobertaConfig / configuration_xlm_roberta.XLMRobertaConfig: BERT's fields;
+// the positions are numbered after pad_token_id.
+void readRobertaLike(const ConfigReader& r, Config& c, int vocabDefault) {
+    readBertLike(r, c, vocabDefault);
+    if (r.object().value("pad_token_id").isNull())
+        failConfig(r.file() + ": pad_token_id is null, but roberta numbers its positions from it");
+    c.paddingIdx = nonNegativeInteger(r, "pad_token_id", 1);
+}
+
+void readRoberta(const ConfigReader& r, Config& c) {
+    readRobertaLike(r, c, 50265);
+}
+
+void readXlmRoberta(const ConfigReader& r, Config& c) {
+    readRobertaLike(r, c, 30522);
 }
 
 // ---- Rotary positions ----
@@ -730,6 +763,8 @@ constexpr FamilyConfigReader kConfigReaders[] = {
     {Family::GptNeox, readGptNeox},
     {Family::Olmo2, readOlmo2},
     {Family::SmolLm3, readSmolLm3},
+    {Family::Roberta, readRoberta},
+    {Family::XlmRoberta, readXlmRoberta},
 };
 
 }  // namespace

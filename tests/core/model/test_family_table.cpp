@@ -85,6 +85,38 @@ private slots:
                  QStringLiteral("norm: LayerNorm without bias; positions: sinusoid"));
     }
 
+    // RoBERTa numbers its positions from the ids, never from the mask: padding_idx + the
+    // non-padding ids so far, padding_idx at a pad id; a rerun's later rows count the earlier.
+    void positionsAfterPaddingComeFromTheIds() {
+        const io::ModelFolder folder(goldenModelDir("xlm-roberta-tiny"));
+        const model::Config& c = folder.model().config;
+        QCOMPARE(c.paddingIdx, 1LL);
+        const std::vector<long long> ids{7, 41, 1, 59, 22, 0, 0};
+        QCOMPARE(model::learnedPositions(c, ids, 0), (std::vector<long long>{2, 3, 1, 4, 5, 6, 7}));
+        QCOMPARE(model::learnedPositions(c, ids, 5, 3), (std::vector<long long>{4, 5, 6, 7}));
+        model::Config bert = c;
+        bert.family = model::Family::Bert;
+        QCOMPARE(model::learnedPositions(bert, ids, 2, 5), (std::vector<long long>{7, 8}));
+    }
+
+    // 18 rows after padding_idx 1 hold 16 non-padding tokens; pad ids take no new row.
+    void positionsAfterPaddingAreRefusedPastTheTable() {
+        const io::ModelFolder folder(goldenModelDir("roberta-tiny"));
+        std::vector<long long> ids(16, 7);
+        ids.insert(ids.end(), 4, 1);  // four pads: still row 1
+        model::checkInputs(folder.model().config, ids, {});
+        ids.push_back(7);
+        try {
+            model::checkInputs(folder.model().config, ids, {});
+            QFAIL("17 non-padding tokens were accepted");
+        } catch (const model::ModelError& e) {
+            QCOMPARE(QString::fromStdString(e.what()),
+                     QStringLiteral("token ids: 17 non-padding tokens need position id 18, but "
+                                    "max_position_embeddings is 18 and positions start after "
+                                    "padding_idx 1: at most 16 non-padding tokens fit"));
+        }
+    }
+
     // What runs is read from the config's row: a config carries its family, never its own copy
     // of the axes; only an axis its config.json decides (GPT-NeoX's use_parallel_residual)
     // overrides the row's.

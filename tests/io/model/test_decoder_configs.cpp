@@ -1,6 +1,6 @@
-// The newer decoder families' config.json (io/model/family_configs.cpp against
-// shared/reference/decoder_families.py): what each golden config reads as, and every option the
-// reference refuses, refused with one line naming the field and value.
+// The newer families' config.json (io/model/family_configs.cpp against
+// shared/reference/decoder_families.py and encoder_families.py): what each golden config reads
+// as, and every option the reference refuses, refused with one line naming the field and value.
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QtTest>
@@ -190,6 +190,15 @@ private slots:
             << "text_config.final_logit_softcapping is set, but Gemma3ForConditionalGeneration";
         QTest::newRow("activation") << "olmo2-tiny" << QJsonObject{{"hidden_act", "mish"}}
                                     << "hidden_act \"mish\" is not supported";
+        QTest::newRow("roberta null pad")
+            << "roberta-tiny" << QJsonObject{{"pad_token_id", QJsonValue::Null}}
+            << "pad_token_id is null, but roberta numbers its positions from it";
+        QTest::newRow("xlm-roberta negative pad")
+            << "xlm-roberta-tiny" << QJsonObject{{"pad_token_id", -1}}
+            << "pad_token_id must be an integer >= 0, got -1";
+        QTest::newRow("roberta relative positions")
+            << "roberta-tiny" << QJsonObject{{"position_embedding_type", "relative_key"}}
+            << "position_embedding_type: only \"absolute\" is supported";
     }
     void refusals() {
         QFETCH(QString, model);
