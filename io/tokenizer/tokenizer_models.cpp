@@ -342,19 +342,17 @@ std::unique_ptr<Model> parseModel(const JsonReader& json, const QJsonValue& valu
     QString type = json.optionalString(object, "type", field);
     // Files from before `type` was written: the reference library tells the models apart by
     // their fields. Unigram's vocabulary is a list of [piece, score] and it names its unknown
-    // by id; read as BPE, such a file would be refused for a reason that hides what it is.
+    // by id.
     if (type.isEmpty()) {
-        const bool listVocabulary = object.value("vocab").isArray();
-        if (listVocabulary || object.contains("unk_id")) {
-            json.fail(field, QStringLiteral("a Unigram model (no \"type\", but %1) is not "
-                                            "supported yet (supported: BPE, WordPiece)")
-                                 .arg(listVocabulary ? "a list \"vocab\"" : "an \"unk_id\""));
-        }
-        type = object.contains("max_input_chars_per_word") ? "WordPiece" : "BPE";
+        if (object.value("vocab").isArray() || object.contains("unk_id"))
+            type = "Unigram";
+        else
+            type = object.contains("max_input_chars_per_word") ? "WordPiece" : "BPE";
     }
     if (type == "BPE") return parseBpe(json, object, field);
     if (type == "WordPiece") return parseWordPiece(json, object, field);
-    json.unsupported(field + ".type", type, {"BPE", "WordPiece"});
+    if (type == "Unigram") return parseUnigram(json, object, field);
+    json.unsupported(field + ".type", type, {"BPE", "WordPiece", "Unigram"});
 }
 
 }  // namespace ae::io::tok

@@ -446,9 +446,9 @@ void TestTokenizers::refusals_data() {
            "(supported: NFC, NFD, NFKC, NFKD, Lowercase, BertNormalizer, Prepend, Replace, Strip, "
            "Sequence)";
     QTest::newRow("model") << tokenizerJson(QJsonValue(), QJsonValue(), w, QJsonValue(), {},
-                                            QJsonObject{{"type", "Unigram"}})
-                           << "tokenizer.json: model.type: \"Unigram\" is not supported "
-                              "(supported: BPE, WordPiece)";
+                                            QJsonObject{{"type", "WordLevel"}})
+                           << "tokenizer.json: model.type: \"WordLevel\" is not supported "
+                              "(supported: BPE, WordPiece, Unigram)";
     QTest::newRow("post-processor")
         << tokenizerJson(QJsonValue(), QJsonValue(), w, type("Custom"))
         << "tokenizer.json: post_processor.type: \"Custom\" is not supported (supported: "
@@ -600,8 +600,7 @@ void TestTokenizers::tokenizeCommandRefusals() {
     const ae::test::BinaryRun unsupported = runBinary({"tokenize", dir.path(), "--text", "x"});
     QCOMPARE(unsupported.exitCode, 2);
     QCOMPARE(QString::fromUtf8(unsupported.err),
-             "tokenize: " + dir.filePath("tokenizer.json") +
-                 ": model.type: \"Unigram\" is not supported (supported: BPE, WordPiece)\n");
+             "tokenize: " + dir.filePath("tokenizer.json") + ": model.vocab: is empty\n");
     QFile lines(dir.filePath("lines.txt"));
     QVERIFY(lines.open(QIODevice::WriteOnly));
     lines.write("\"ok\"\nnot json\n");

@@ -16,7 +16,7 @@ their own terms and stay out of the repository; scripts/check-tokenizers.sh chec
 - tiktoken-split-form/: Llama 3's and OLMo 2's: a Split regex (digits in threes), then ByteLevel
   without its regex.
 - old-wordpiece-no-type/, old-bpe-no-type/: files from before `model.type` was written.
-- unigram-no-type/: an old Unigram file (no type, a list vocabulary, unk_id), to be refused.
+- unigram-no-type/: an old Unigram file (no type, a list vocabulary, unk_id), read as Unigram.
 
 The expected ids come from Hugging Face's tokenizers library: scripts/check-tokenizers.sh
 --fixtures.

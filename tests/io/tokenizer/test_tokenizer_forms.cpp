@@ -1,8 +1,8 @@
 // The tokenizer.json forms the decoder families' checkpoints ship, held to Hugging Face's own
 // library: each committed tokenizer's `expected-hf.jsonl` (tests/data/tokenizers/README.md) holds
 // the library's ids, with and without special tokens, and its decoded text, for every string of
-// strings.jsonl and strings-forms.jsonl. Also the files without `model.type` and the refusal of
-// Unigram models.
+// strings.jsonl and strings-forms.jsonl. Also the files without `model.type`, Unigram's among
+// them (tests/io/tokenizer/test_unigram_kit.cpp holds Unigram to the library).
 
 #include <QFile>
 #include <QJsonArray>
@@ -86,7 +86,7 @@ private slots:
     void brokenUtf8DecodesAsTheLibraryDoes_data();
     void brokenUtf8DecodesAsTheLibraryDoes();
     void modelTypeInferredFromFields();
-    void unigramRefused();
+    void unigramWithoutTypeIsRead();
     void unsupportedDecoderRefusesOnlyDecoding();
 };
 
@@ -281,18 +281,25 @@ void TestTokenizerForms::modelTypeInferredFromFields() {
              "tokenizer.json: model.merges: expected an array");
 }
 
-void TestTokenizerForms::unigramRefused() {
-    const QString file = kData + "/unigram-no-type/tokenizer.json";
-    QCOMPARE(refusal([&] { Tokenizer::load(file); }),
-             file +
-                 ": model: a Unigram model (no \"type\", but a list \"vocab\") is not "
-                 "supported yet (supported: BPE, WordPiece)");
+void TestTokenizerForms::unigramWithoutTypeIsRead() {
+    // A file from before `type` was written is Unigram when its vocabulary is a list of
+    // [piece, score] or it names its unknown by id, as the library decides.
+    const Tokenizer old = Tokenizer::load(kData + "/unigram-no-type/tokenizer.json");
+    QVERIFY(!old.encode("hello").empty());
     QCOMPARE(refusal([] { fromJson(R"({"model": {"unk_id": 0, "vocab": {"a": 0}}})"); }),
-             "tokenizer.json: model: a Unigram model (no \"type\", but an \"unk_id\") is not "
-             "supported yet (supported: BPE, WordPiece)");
+             "tokenizer.json: model.vocab: expected an array");
     QCOMPARE(refusal([] { fromJson(R"({"model": {"type": "Unigram", "vocab": []}})"); }),
-             "tokenizer.json: model.type: \"Unigram\" is not supported (supported: BPE, "
-             "WordPiece)");
+             "tokenizer.json: model.vocab: is empty");
+    QCOMPARE(refusal([] { fromJson(R"({"model": {"type": "Unigram", "vocab": [["a", "x"]]}})"); }),
+             "tokenizer.json: model.vocab[0]: expected [piece, score]");
+    QCOMPARE(refusal([] {
+                 fromJson(R"({"model": {"type": "Unigram", "vocab": [["a", -1]], "unk_id": 3}})");
+             }),
+             "tokenizer.json: model.unk_id: 3 is not an id of the 1 pieces");
+    // Without unk_id, a character no piece covers cannot be tokenized: refused when met.
+    const Tokenizer noUnknown = fromJson(R"({"model": {"type": "Unigram", "vocab": [["a", -1]]}})");
+    QCOMPARE(refusal([&] { noUnknown.encode("ab"); }),
+             "tokenizer.json: model.unk_id: none is given, but \"b\" is not in the vocabulary");
 }
 
 // Encoding needs no decoder, so a decoder that is not implemented only refuses to decode.
