@@ -197,6 +197,7 @@ std::unique_ptr<Normalizer> parseNormalizer(const JsonReader& json, const QJsonV
                                   json.optionalBool(object, "strip_accents", field, lowercase),
                                   lowercase);
     }
+    if (type == "Precompiled") return parsePrecompiled(json, object, field);
     if (type == "Sequence") {
         const QJsonArray list = json.array(object.value("normalizers"), field + ".normalizers");
         std::vector<std::unique_ptr<Normalizer>> parts;
@@ -209,7 +210,7 @@ std::unique_ptr<Normalizer> parseNormalizer(const JsonReader& json, const QJsonV
     }
     json.unsupported(field + ".type", type,
                      {"NFC", "NFD", "NFKC", "NFKD", "Lowercase", "BertNormalizer", "Prepend",
-                      "Replace", "Strip", "Sequence"});
+                      "Replace", "Strip", "Precompiled", "Sequence"});
 }
 
 }  // namespace ae::io::tok

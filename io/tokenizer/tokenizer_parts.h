@@ -98,6 +98,9 @@ std::unique_ptr<Decoder> parseDecoder(const JsonReader& json, const QJsonValue& 
                                       const QString& field);
 std::unique_ptr<Model> parseModel(const JsonReader& json, const QJsonValue& value,
                                   const QString& field);
+// {"type": "Precompiled", "precompiled_charsmap": base64}: SentencePiece's charsmap.
+std::unique_ptr<Normalizer> parsePrecompiled(const JsonReader& json, const QJsonObject& object,
+                                             const QString& field);
 // tokenizer.json's {"type": "Unigram", "vocab": [[piece, score], ...], "unk_id", "byte_fallback"}.
 std::unique_ptr<Model> parseUnigram(const JsonReader& json, const QJsonObject& object,
                                     const QString& field);

@@ -262,6 +262,13 @@ std::unique_ptr<PreTokenizer> parsePreTokenizer(const JsonReader& json, const QJ
             json.optionalBool(object, "use_regex", field, true));
     }
     if (type == "Metaspace") return parseMetaspace(json, object, field);
+    if (type == "WhitespaceSplit") {
+        // Split on Unicode White_Space, which is dropped (Rust's char::is_whitespace).
+        return std::make_unique<PatternSplit>(
+            unicodeRegex("[\\x{0009}-\\x{000D}\\x{0020}\\x{0085}\\x{00A0}\\x{1680}"
+                         "\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}]+"),
+            Behavior::Removed, false);
+    }
     if (type == "BertPreTokenizer") return makeBertPreTokenizer();
     if (type == "Digits") {
         const bool individual = json.optionalBool(object, "individual_digits", field, false);
@@ -279,7 +286,8 @@ std::unique_ptr<PreTokenizer> parsePreTokenizer(const JsonReader& json, const QJ
         return std::make_unique<Sequence>(std::move(parts));
     }
     json.unsupported(field + ".type", type,
-                     {"Split", "ByteLevel", "Metaspace", "BertPreTokenizer", "Digits", "Sequence"});
+                     {"Split", "ByteLevel", "Metaspace", "WhitespaceSplit", "BertPreTokenizer",
+                      "Digits", "Sequence"});
 }
 
 }  // namespace ae::io::tok

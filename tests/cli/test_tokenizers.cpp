@@ -432,11 +432,12 @@ void TestTokenizers::refusals_data() {
     QTest::newRow("pre-tokenizer") << tokenizerJson(QJsonValue(), type("Whitespace"), w)
                                    << "tokenizer.json: pre_tokenizer.type: \"Whitespace\" is not "
                                       "supported (supported: Split, ByteLevel, Metaspace, "
-                                      "BertPreTokenizer, Digits, Sequence)";
-    QTest::newRow("normalizer") << tokenizerJson(type("Precompiled"), QJsonValue(), w)
-                                << "tokenizer.json: normalizer.type: \"Precompiled\" is not "
+                                      "WhitespaceSplit, BertPreTokenizer, Digits, Sequence)";
+    QTest::newRow("normalizer") << tokenizerJson(type("Nmt"), QJsonValue(), w)
+                                << "tokenizer.json: normalizer.type: \"Nmt\" is not "
                                    "supported (supported: NFC, NFD, NFKC, NFKD, Lowercase, "
-                                   "BertNormalizer, Prepend, Replace, Strip, Sequence)";
+                                   "BertNormalizer, Prepend, Replace, Strip, Precompiled, "
+                                   "Sequence)";
     QTest::newRow("normalizer in a sequence")
         << tokenizerJson(
                QJsonObject{{"type", "Sequence"},
@@ -444,7 +445,7 @@ void TestTokenizers::refusals_data() {
                QJsonValue(), w)
         << "tokenizer.json: normalizer.normalizers[1].type: \"StripAccents\" is not supported "
            "(supported: NFC, NFD, NFKC, NFKD, Lowercase, BertNormalizer, Prepend, Replace, Strip, "
-           "Sequence)";
+           "Precompiled, Sequence)";
     QTest::newRow("model") << tokenizerJson(QJsonValue(), QJsonValue(), w, QJsonValue(), {},
                                             QJsonObject{{"type", "WordLevel"}})
                            << "tokenizer.json: model.type: \"WordLevel\" is not supported "

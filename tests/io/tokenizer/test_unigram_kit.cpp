@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 #include "io/tokenizer/tokenizer.h"
@@ -36,6 +37,14 @@ QString idsText(const std::vector<int>& ids) {
     return "[" + parts.join(",") + "]";
 }
 
+// A tokenizer.json of one Precompiled normalizer with `charsmap` and a one-piece Unigram model.
+QByteArray withCharsmap(const QByteArray& charsmap) {
+    const QJsonObject normalizer{{"type", "Precompiled"},
+                                 {"precompiled_charsmap", QString::fromLatin1(charsmap)}};
+    const QJsonObject model{{"type", "Unigram"}, {"vocab", QJsonArray{QJsonArray{"a", -1.0}}}};
+    return QJsonDocument(QJsonObject{{"normalizer", normalizer}, {"model", model}}).toJson();
+}
+
 QString compact(const QJsonValue& value) {
     return QString::fromUtf8(QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact))
         .mid(1)
@@ -48,15 +57,19 @@ class TestUnigramKit : public QObject {
     Q_OBJECT
 
 private slots:
-    // The folders without a Precompiled charsmap (identity normalization): XLM-R's, T5's with
+    // Every tokenizer.json folder: real-size nmt_nfkc and nfkc_cf charsmaps (Precompiled) in
+    // today's converter form and the Hub's 2020 and 2022 forms, identity normalization with
     // prepend_scheme "first", byte fallback in both id layouts, DeBERTa-v3's lowercasing.
     void matchesHuggingFace_data() {
         QTest::addColumn<QString>("folder");
         QTest::addColumn<bool>("special");
-        for (const char* folder : {"xlmr-identity", "t5-identity-first", "xlmr-byte-fallback",
-                                   "t5-byte-fallback", "debertav3-identity-lower"}) {
-            QTest::newRow(qPrintable(QString("%1 special").arg(folder))) << folder << true;
-            QTest::newRow(qPrintable(QString("%1 no-special").arg(folder))) << folder << false;
+        const QStringList folders =
+            QDir(kKit).entryList({"*"}, QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+        QCOMPARE(folders.size(), 11);
+        for (const QString& folder : folders) {
+            if (!QFile::exists(kKit + "/" + folder + "/tokenizer.json")) continue;  // Marian
+            QTest::newRow(qPrintable(folder + " special")) << folder << true;
+            QTest::newRow(qPrintable(folder + " no-special")) << folder << false;
         }
     }
     void matchesHuggingFace() {
@@ -92,6 +105,63 @@ private slots:
         const Tokenizer t = Tokenizer::load(kKit + "/xlmr-byte-fallback/tokenizer.json");
         // ▁ (260), then <0x41> (69), not the five characters.
         QCOMPARE(idsText(t.encode(QStringLiteral("<0x41>"), false)), QStringLiteral("[260,69]"));
+    }
+
+    // The charsmap follows Hugging Face, not SentencePiece, where they differ: a grapheme
+    // cluster under 6 bytes takes the shortest rule any prefix of it has, whole, so e + U+0301 +
+    // U+0301 is é and the second mark goes (SentencePiece keeps it); CR LF is one cluster, one
+    // space.
+    void charsmapGoesByGraphemeCluster() {
+        const Tokenizer t = Tokenizer::load(kKit + "/xlmr-nmt-nfkc/tokenizer.json");
+        QCOMPARE(t.encode(QStringLiteral("cafe\u0301\u0301"), false),
+                 t.encode(QStringLiteral("caf\u00e9"), false));
+        QVERIFY(t.encode(QStringLiteral("cafe\u0301\u0301"), false) !=
+                t.encode(QStringLiteral("caf\u00e9\u0301"), false));
+        QCOMPARE(t.encode(QStringLiteral("a\r\nb"), false), t.encode(QStringLiteral("a b"), false));
+    }
+
+    // A damaged charsmap is refused naming the field, before any text is read.
+    void badCharsmapsAreRefused_data() {
+        QTest::addColumn<QByteArray>("charsmap");
+        QTest::addColumn<QString>("problem");
+        QTest::newRow("not base64") << QByteArray("@@@") << "not base64";
+        QTest::newRow("too short")
+            << QByteArray("AAA=") << "2 bytes, too short for the trie's size";
+        // A trie of 64 bytes claimed in a blob of 8.
+        QTest::newRow("trie past the end")
+            << QByteArray("QAAAAAAAAAA=") << "a trie of 64 bytes in a blob of 8";
+        QTest::newRow("strings not UTF-8")
+            << QByteArray("BAAAAAAAAAD/") << "its replacement strings are not UTF-8";
+    }
+    void badCharsmapsAreRefused() {
+        QFETCH(QByteArray, charsmap);
+        QFETCH(QString, problem);
+        const QByteArray json = withCharsmap(charsmap);
+        try {
+            Tokenizer::fromJson(json, {}, "tokenizer.json", {});
+            QFAIL("accepted");
+        } catch (const ae::io::TokenizerError& e) {
+            QCOMPARE(QString::fromUtf8(e.what()),
+                     "tokenizer.json: normalizer.precompiled_charsmap: " + problem);
+        }
+    }
+
+    // A trie whose units point outside it is refused when the lookup meets them, never read.
+    void aTrieThatPointsOutsideItselfIsRefused() {
+        // Size 4: one unit 0x00000400 (offset 1): the first byte's child lies past the trie.
+        const QByteArray blob = QByteArray::fromHex(
+            "04000000"
+            "00040000");
+        const QByteArray json = withCharsmap(blob.toBase64());
+        const Tokenizer t = Tokenizer::fromJson(json, {}, "tokenizer.json", {});
+        try {
+            t.encode(QStringLiteral("a"), false);
+            QFAIL("accepted");
+        } catch (const ae::io::TokenizerError& e) {
+            QCOMPARE(QString::fromUtf8(e.what()),
+                     QStringLiteral("tokenizer.json: normalizer.precompiled_charsmap: the trie "
+                                    "points outside itself"));
+        }
     }
 };
 
