@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora of fuzz_tokenizer_json and fuzz_tokenizer_vocab (standard library only)
+"""Writes the seed corpora of fuzz_tokenizer_json, fuzz_tokenizer_vocab and fuzz_charsmap (standard
+library only)
 from the tokenizers in tests/data/tokenizers/: our small ones as they are, a byte-level BPE cut
 down from GPT-2's first 300 merges (with a Split regex, ByteLevel, NFC, a template and added
 tokens), and the classic files of both kinds, small."""
+import base64
 import json
 import os
 
@@ -87,6 +89,17 @@ def main():
         vocab_txt = f.read()
     write("fuzz_tokenizer_vocab", "bert", b"\1" + vocab_txt)
     write("fuzz_tokenizer_vocab", "bert-cased", b"\1" + vocab_txt + b"\0" + b'{"do_lower_case": false}')
+    # Unigram: two of the kit's smaller files (byte fallback; DeBERTa-v3's lowercasing and added
+    # token outside the vocabulary), and for fuzz_charsmap the kit's two real charsmaps as the raw
+    # blobs the target takes.
+    for name in ["xlmr-byte-fallback", "debertav3-identity-lower"]:
+        with open(os.path.join(DATA, "unigram", name, "tokenizer.json"), "rb") as f:
+            write("fuzz_tokenizer_json", "unigram-" + name + ".json", f.read())
+    for name in ["xlmr-nmt-nfkc", "xlmr-nfkc-cf"]:
+        with open(os.path.join(DATA, "unigram", name, "tokenizer.json"), encoding="utf-8") as f:
+            normalizer = json.load(f)["normalizer"]
+        charsmap = next(n for n in normalizer["normalizers"] if n["type"] == "Precompiled")
+        write("fuzz_charsmap", name, base64.b64decode(charsmap["precompiled_charsmap"]))
 
 
 if __name__ == "__main__":

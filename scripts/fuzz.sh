@@ -15,7 +15,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 ((${#targets[@]})) || targets=(fuzz_scene fuzz_npy fuzz_csv fuzz_safetensors fuzz_model_config
-                        fuzz_safetensors_index fuzz_tokenizer_json fuzz_tokenizer_vocab)
+                        fuzz_safetensors_index fuzz_tokenizer_json fuzz_tokenizer_vocab fuzz_charsmap)
 
 # The project's build dependencies, then what only fuzzing needs: clang and its runtimes
 # (libFuzzer, ASan and UBSan live in libclang-rt-14-dev).
