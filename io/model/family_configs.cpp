@@ -83,7 +83,7 @@ void readBert(const ConfigReader& r, Config& c) {
 long long nonNegativeInteger(const ConfigReader& r, const char* name, long long fallback) {
     const QJsonValue v = r.object().value(QLatin1String(name));
     if (v.isUndefined()) return fallback;
-    if (!v.isDouble() || !isJsonInteger(v, {}, name) || v.toInteger() < 0)
+    if (!isJsonInteger(v, {}, name) || v.toInteger() < 0)
         failConfig(QStringLiteral("%1: %2 must be an integer >= 0, got %3")
                        .arg(r.file(), QLatin1String(name), jsonText(v)));
     return v.toInteger();

@@ -63,17 +63,14 @@ public:
             if (end <= start) end = text.size();
             const QStringView cluster = QStringView(text).mid(start, end - start);
             const QByteArray bytes = cluster.toUtf8();
-            const QByteArray* replaced = nullptr;
-            QByteArray whole;
-            if (bytes.size() < 6 && shortestRule(bytes, whole)) replaced = &whole;
-            if (replaced) {
-                result += QString::fromUtf8(*replaced);
+            QByteArray rule;
+            if (bytes.size() < 6 && shortestRule(bytes, rule)) {
+                result += QString::fromUtf8(rule);
             } else {
                 for (const uint codePoint : cluster.toUcs4()) {
                     // Not QString::fromUcs4, which drops U+FEFF as a byte order mark.
                     QString character;
                     character += QChar::fromUcs4(codePoint);
-                    QByteArray rule;
                     if (shortestRule(character.toUtf8(), rule))
                         result += QString::fromUtf8(rule);
                     else
