@@ -236,6 +236,47 @@ std::vector<int> Tokenizer::encode(const QString& text, bool addSpecialTokens) c
     const tok::Pipeline& p = *pipeline_;
     std::vector<int> ids;
     if (addSpecialTokens) ids = p.specials.prefix;
+    appendIds(text, ids);
+    if (addSpecialTokens) ids.insert(ids.end(), p.specials.suffix.begin(), p.specials.suffix.end());
+    return ids;
+}
+
+Tokenizer::Encoded Tokenizer::encodePair(const QString& first, const QString& second,
+                                         bool addSpecialTokens) const {
+    const tok::Pipeline& p = *pipeline_;
+    // Each text is encoded on its own, as the reference library encodes a pair.
+    std::vector<int> texts[2];
+    appendIds(first, texts[0]);
+    appendIds(second, texts[1]);
+    Encoded out;
+    auto append = [&](const std::vector<int>& ids, int type) {
+        out.ids.insert(out.ids.end(), ids.begin(), ids.end());
+        out.typeIds.insert(out.typeIds.end(), ids.size(), type);
+    };
+    const bool hasSpecials = !p.specials.prefix.empty() || !p.specials.suffix.empty();
+    if (!addSpecialTokens || (!hasSpecials && p.specials.pair.empty())) {
+        // The texts one after the other, each with the template's type for it (the library
+        // sets them before it decides whether to add the special tokens); without a template
+        // A is of type 0 and B of type 1.
+        int types[2] = {0, 1};
+        for (const tok::TemplatePiece& piece : p.specials.pair)
+            if (piece.sequence >= 0) types[piece.sequence] = piece.typeId;
+        append(texts[0], types[0]);
+        append(texts[1], types[1]);
+        return out;
+    }
+    if (p.specials.pair.empty()) {
+        throw TokenizerError(QStringLiteral(
+            "tokenizer: its post-processor adds special tokens around one text but gives no "
+            "form for a pair of texts"));
+    }
+    for (const tok::TemplatePiece& piece : p.specials.pair)
+        append(piece.sequence < 0 ? piece.ids : texts[piece.sequence], piece.typeId);
+    return out;
+}
+
+void Tokenizer::appendIds(const QString& text, std::vector<int>& ids) const {
+    const tok::Pipeline& p = *pipeline_;
     std::vector<tok::Piece> words;
     for (const tok::Split& raw : p.rawMatcher.split({text, true})) {
         if (raw.id >= 0) {
@@ -256,8 +297,6 @@ std::vector<int> Tokenizer::encode(const QString& text, bool addSpecialTokens) c
                 p.model->tokenize(word.text, ids);
         }
     }
-    if (addSpecialTokens) ids.insert(ids.end(), p.specials.suffix.begin(), p.specials.suffix.end());
-    return ids;
 }
 
 QString Tokenizer::decode(const std::vector<int>& ids) const {
@@ -272,6 +311,16 @@ QString Tokenizer::decode(const std::vector<int>& ids) const {
 
 int Tokenizer::idCount() const {
     return pipeline_->idCount;
+}
+
+int Tokenizer::maskToken() const {
+    const QStringList names = {QStringLiteral("[MASK]"), QStringLiteral("<mask>")};
+    for (const tok::AddedToken& added : pipeline_->addedTokens)
+        if (names.contains(added.content)) return added.id;
+    int found = -1;
+    for (auto it = pipeline_->tokenById.begin(); it != pipeline_->tokenById.end(); ++it)
+        if (names.contains(it.value()) && (found < 0 || it.key() < found)) found = it.key();
+    return found;
 }
 
 QString Tokenizer::tokenText(int id) const {

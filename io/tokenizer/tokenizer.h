@@ -56,6 +56,17 @@ public:
     // [SEP]) are added as the tokenizer's files say; added tokens inside the text (`<|im_end|>`)
     // are recognised either way, as in the reference library.
     std::vector<int> encode(const QString& text, bool addSpecialTokens = true) const;
+    // A pair of texts (sentence A and sentence B) as the post-processor's pair form joins them:
+    // BERT's [CLS] A [SEP] B [SEP] with token types 0 … 0 1 … 1, RoBERTa's <s> A </s></s> B
+    // </s> all of type 0, a template's pair with its type_ids. Without special tokens, A then B
+    // (types 0 and 1). Throws TokenizerError when the post-processor adds tokens around one text
+    // and has no pair form.
+    struct Encoded {
+        std::vector<int> ids;
+        std::vector<int> typeIds;
+    };
+    Encoded encodePair(const QString& first, const QString& second,
+                       bool addSpecialTokens = true) const;
 
     // The text of `ids` as the tokenizer's decoder writes it (the reference library's
     // `decode(ids, skip_special_tokens=false)`): byte-level tokens back to their bytes, byte
@@ -65,6 +76,9 @@ public:
 
     // One more than the largest id the tokenizer knows (vocabulary and added tokens).
     int idCount() const;
+    // The id of the token a masked-LM model fills in, BERT's [MASK] or RoBERTa's <mask> (an
+    // added token first, else the vocabulary's), or -1 when the tokenizer has neither.
+    int maskToken() const;
     // The token as stored in the vocabulary (`Ġworld`, `▁world`, `##ing`, `<0x0A>`), or an
     // empty string for an id the tokenizer does not know.
     QString tokenText(int id) const;
@@ -74,6 +88,7 @@ public:
     QString displayText(int id) const;
 
 private:
+    void appendIds(const QString& text, std::vector<int>& ids) const;  // no special tokens
     QString readableText(int id) const;  // displayText before its control characters are escaped
     explicit Tokenizer(std::unique_ptr<tok::Pipeline> pipeline);
     std::unique_ptr<tok::Pipeline> pipeline_;

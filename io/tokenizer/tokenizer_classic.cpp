@@ -111,7 +111,7 @@ std::unique_ptr<Pipeline> parseBertVocabulary(const QByteArray& vocab, const QBy
         configJson.optionalBool(settings, "strip_accents", field, lowercase), lowercase);
     pipeline->preTokenizer = makeBertPreTokenizer();
     pipeline->decoder = makeWordPieceDecoder("##", true);
-    pipeline->specials = {{vocabulary.value(cls)}, {vocabulary.value(sep)}};
+    pipeline->specials = bertLikeSpecials(vocabulary.value(cls), vocabulary.value(sep), false);
     const int unknownId = vocabulary.value(unknown);
     pipeline->model = makeWordPiece(std::move(vocabulary), unknownId, "##", 100);
     for (const QString& token :

@@ -132,10 +132,62 @@ SpecialTokens parseTemplate(const JsonReader& json, const QJsonObject& processor
         }
     }
     if (!sawSequence) json.fail(field + ".single", "has no {\"Sequence\": {\"id\": \"A\"}}");
+    // The pair form: "$A" and "$B" and special tokens, each with its type_id.
+    if (!processor.contains("pair") || processor.value("pair").isNull()) return specials;
+    const QJsonArray pair = json.array(processor.value("pair"), field + ".pair");
+    bool sawA = false, sawB = false;
+    for (int i = 0; i < pair.size(); ++i) {
+        const QString itemField = QStringLiteral("%1.pair[%2]").arg(field).arg(i);
+        const QJsonObject item = json.object(pair.at(i), itemField);
+        TemplatePiece piece;
+        const bool isSequence = item.contains("Sequence");
+        if (!isSequence && !item.contains("SpecialToken"))
+            json.fail(itemField, "expected {\"Sequence\": ...} or {\"SpecialToken\": ...}");
+        const QString partField = itemField + (isSequence ? ".Sequence" : ".SpecialToken");
+        const QJsonObject part =
+            json.object(item.value(isSequence ? "Sequence" : "SpecialToken"), partField);
+        const QString id = json.string(part.value("id"), partField + ".id");
+        const QJsonValue typeId = part.value("type_id");
+        if (!typeId.isUndefined()) {
+            if (!typeId.isDouble() || typeId.toDouble() != std::floor(typeId.toDouble()) ||
+                typeId.toDouble() < 0 || typeId.toDouble() > 1000)
+                json.fail(partField + ".type_id", "expected a token type, an integer >= 0");
+            piece.typeId = typeId.toInt();
+        }
+        if (isSequence) {
+            if ((id != "A" && id != "B") || (id == "A" ? sawA : sawB))
+                json.fail(partField + ".id", "a pair has the parts \"A\" and \"B\", once each");
+            (id == "A" ? sawA : sawB) = true;
+            piece.sequence = id == "A" ? 0 : 1;
+        } else {
+            if (!table.contains(id))
+                json.fail(partField + ".id", "\"" + id + "\" is not in special_tokens");
+            const QString entryField = field + ".special_tokens." + id;
+            const QJsonArray ids = json.array(json.object(table.value(id), entryField).value("ids"),
+                                              entryField + ".ids");
+            for (int k = 0; k < ids.size(); ++k)
+                piece.ids.push_back(
+                    json.id(ids.at(k), QStringLiteral("%1.ids[%2]").arg(entryField).arg(k)));
+        }
+        specials.pair.push_back(std::move(piece));
+    }
+    if (!sawA || !sawB) json.fail(field + ".pair", "needs both \"A\" and \"B\"");
     return specials;
 }
 
 }  // namespace
+
+SpecialTokens bertLikeSpecials(int cls, int sep, bool allTypesZero) {
+    // BertProcessing: [CLS] A [SEP] B [SEP], B and its [SEP] of type 1. RobertaProcessing:
+    // <s> A </s> </s> B </s>, every token of type 0.
+    SpecialTokens s{{cls}, {sep}, {}};
+    const int b = allTypesZero ? 0 : 1;
+    s.pair = {{-1, {cls}, 0}, {0, {}, 0}, {-1, {sep}, 0}};
+    if (allTypesZero) s.pair.push_back({-1, {sep}, 0});
+    s.pair.push_back({1, {}, b});
+    s.pair.push_back({-1, {sep}, b});
+    return s;
+}
 
 SpecialTokens parsePostProcessor(const JsonReader& json, const QJsonValue& value,
                                  const QString& field) {
@@ -145,20 +197,29 @@ SpecialTokens parsePostProcessor(const JsonReader& json, const QJsonValue& value
     if (type == "TemplateProcessing") return parseTemplate(json, processor, field);
     if (type == "ByteLevel") return {};  // changes offsets only
     if (type == "BertProcessing" || type == "RobertaProcessing") {
-        return {{tokenPairId(json, processor.value("cls"), field + ".cls")},
-                {tokenPairId(json, processor.value("sep"), field + ".sep")}};
+        const int cls = tokenPairId(json, processor.value("cls"), field + ".cls");
+        const int sep = tokenPairId(json, processor.value("sep"), field + ".sep");
+        return bertLikeSpecials(cls, sep, type == "RobertaProcessing");
     }
     if (type == "Sequence") {
         const QJsonArray processors =
             json.array(processor.value("processors"), field + ".processors");
         SpecialTokens all;
+        int withPairs = 0;
         for (int i = 0; i < processors.size(); ++i) {
             // Each wraps what the ones before it produced.
             const SpecialTokens inner = parsePostProcessor(
                 json, processors.at(i), QStringLiteral("%1.processors[%2]").arg(field).arg(i));
             all.prefix.insert(all.prefix.begin(), inner.prefix.begin(), inner.prefix.end());
             all.suffix.insert(all.suffix.end(), inner.suffix.begin(), inner.suffix.end());
+            // The pair form of the one processor that adds tokens (a ByteLevel beside it adds
+            // none); two that add tokens leave no pair form.
+            if (!inner.prefix.empty() || !inner.suffix.empty() || !inner.pair.empty()) {
+                ++withPairs;
+                all.pair = inner.pair;
+            }
         }
+        if (withPairs > 1) all.pair.clear();
         return all;
     }
     json.unsupported(

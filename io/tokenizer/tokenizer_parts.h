@@ -162,11 +162,23 @@ private:
 };
 
 // What the post-processor puts around a single sequence.
+// One part of a pair template: a special token's ids, or one of the two texts (sequence 0 is
+// text A, 1 text B), with the token type its ids get.
+struct TemplatePiece {
+    int sequence = -1;  // -1: the special token `ids`
+    std::vector<int> ids;
+    int typeId = 0;
+};
 struct SpecialTokens {
-    std::vector<int> prefix, suffix;
+    std::vector<int> prefix, suffix;  // around a single text
+    // Around a pair of texts: the template's pieces in order. Empty: the post-processor gives
+    // no pair form (then a pair is refused unless there are no special tokens at all).
+    std::vector<TemplatePiece> pair;
 };
 SpecialTokens parsePostProcessor(const JsonReader& json, const QJsonValue& value,
                                  const QString& field);
+// BERT's [CLS] A [SEP] and its pair form; RoBERTa's (allTypesZero) doubles the middle separator.
+SpecialTokens bertLikeSpecials(int cls, int sep, bool allTypesZero);
 
 // How ids are shown to a reader (Tokenizer::displayText).
 enum class DisplayStyle { Plain, ByteLevel, Metaspace };
