@@ -111,6 +111,20 @@ std::vector<long long> tokenizeForRun(const QString& modelDirectory, const QStri
     }
 }
 
+// Sentence A and sentence B through the folder's pair template: the ids, and their token
+// types (for the families with a token-type table).
+std::vector<long long> tokenizePairForRun(const QString& modelDirectory, const QString& first,
+                                          const QString& second, std::vector<int>* types) {
+    try {
+        const io::Tokenizer tokenizer = io::Tokenizer::load(modelDirectory);
+        const io::Tokenizer::Encoded pair = tokenizer.encodePair(first, second);
+        *types = pair.typeIds;
+        return {pair.ids.begin(), pair.ids.end()};
+    } catch (const io::TokenizerError& error) {
+        refuse(QString::fromStdString(error.what()));
+    }
+}
+
 int runModelCommand(const QStringList& arguments) {
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -125,11 +139,19 @@ int runModelCommand(const QStringList& arguments) {
                                  "(a model shipped with the app).");
     parser.addOptions({
         {"text", "The text, tokenized with the folder's tokenizer.", "text"},
+        {"text-pair",
+         "A second text (sentence B) after --text, joined as the tokenizer's pair template "
+         "joins them ([CLS] A [SEP] B [SEP]), with its token types.",
+         "text"},
         {"ids", "Token ids instead of text, e.g. 464,3290,3332.", "ids"},
         {"attention-mask",
          "1 for a token, 0 for padding, one per token (as Hugging Face's "
          "attention_mask).",
          "mask"},
+        {"token-types",
+         "The sentence of each token, e.g. 0,0,1,1 (as Hugging Face's token_type_ids: 0 for "
+         "text A, 1 for text B), for the families with token-type embeddings.",
+         "types"},
         {{"o", "output"}, "The result file (json) or folder (npy).", "out"},
         {"double", "Compute in double instead of float."},
         {"format", "json (default: the reference's model-result format) or npy.", "format", "json"},
@@ -153,6 +175,10 @@ int runModelCommand(const QStringList& arguments) {
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1) refuse("run: give one MODEL_DIR");
     if (parser.isSet("text") == parser.isSet("ids")) refuse("run: give --text TEXT or --ids 1,2,3");
+    if (parser.isSet("text-pair") && !parser.isSet("text"))
+        refuse("run: --text-pair needs --text (sentence A)");
+    if (parser.isSet("text-pair") && parser.isSet("token-types"))
+        refuse("run: --text-pair gives the token types itself: leave out --token-types");
     if (!parser.isSet("output")) refuse("run: -o OUT is required");
     const QString format = parser.value("format");
     if (format != "json" && format != "npy")
@@ -166,15 +192,26 @@ int runModelCommand(const QStringList& arguments) {
 
     try {
         const io::ModelFolder folder(directory);
-        const std::vector<long long> ids =
-            parser.isSet("ids") ? integerList(parser.value("ids"), "--ids")
-                                : tokenizeForRun(directory, parser.value("text"), nullptr);
         model::RunOptions options;
+        std::vector<int> pairTypes;
+        const std::vector<long long> ids =
+            parser.isSet("ids")         ? integerList(parser.value("ids"), "--ids")
+            : parser.isSet("text-pair") ? tokenizePairForRun(directory, parser.value("text"),
+                                                             parser.value("text-pair"), &pairTypes)
+                                        : tokenizeForRun(directory, parser.value("text"), nullptr);
+        // A family without a token-type table (DistilBERT) takes the pair's ids alone.
+        if (folder.model().config.architecture().tokenTypes) options.tokenTypes = pairTypes;
         if (parser.isSet("attention-mask")) {
             for (long long a : integerList(parser.value("attention-mask"), "--attention-mask")) {
                 if (a != 0 && a != 1) refuse("run: --attention-mask: values must be 0 or 1");
                 options.attentionMask.push_back(static_cast<int>(a));
             }
+        }
+        if (parser.isSet("token-types")) {
+            // Range and count are the model's to check (model::checkInputs).
+            for (long long t : integerList(parser.value("token-types"), "--token-types"))
+                options.tokenTypes.push_back(
+                    static_cast<int>(std::clamp<long long>(t, -1, 1 << 30)));
         }
         if (parser.isSet("ablate")) {
             options.ablations = ablationList(parser.value("ablate"), folder.model().config);

@@ -203,6 +203,7 @@ OpenedModel openModel(const OpenRequest& request, int selectedPosition,
     if (hasTokenizerFiles(r.folder)) {
         try {
             loaded.tokenizer = std::make_shared<io::Tokenizer>(io::Tokenizer::load(r.folder));
+            loaded.maskToken = loaded.tokenizer->maskToken();
         } catch (const io::TokenizerError& error) {
             loaded.tokenizerProblem = QString::fromStdString(error.what());
         }
@@ -214,8 +215,8 @@ OpenedModel openModel(const OpenRequest& request, int selectedPosition,
         reports.starting(m.config.layers, m.config.heads,
                          static_cast<int>(opened.input.ids.size()));
     loaded.folder->checkValues(reports.checking);
-    opened.run =
-        runAndAnalyse(m, opened.input, selectedPosition, request.mapBudget, nullptr, reports);
+    opened.run = runAndAnalyse(m, opened.input, selectedPosition, request.mapBudget, nullptr,
+                               reports, loaded.maskToken);
     const model::Config& c = m.config;
     opened.layer = r.layer < c.layers ? r.layer : 0;
     opened.head = r.head < c.heads ? r.head : 0;

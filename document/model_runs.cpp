@@ -7,8 +7,9 @@ namespace ae::document {
 
 ModelRuns::ModelRuns(ModelWork* work, QObject* parent) : QObject(parent), work_(work) {}
 
-void ModelRuns::startModel(std::shared_ptr<io::ModelFolder> folder) {
+void ModelRuns::startModel(std::shared_ptr<io::ModelFolder> folder, long long maskToken) {
     folder_ = std::move(folder);
+    maskToken_ = maskToken;
     previousBase_.reset();
     base_.reset();
     currentFromEarlierModel_ = current_ != nullptr;
@@ -149,18 +150,23 @@ std::vector<std::pair<int, int>> ModelRuns::changedHeads(double threshold) const
 }
 
 void ModelRuns::setSelectedPosition(int position) {
+    // A decoder's last token is where its predictions go anyway: choosing it follows the text
+    // as it grows.
     const int tokens = current_ ? static_cast<int>(current_->tokens.size()) : 0;
-    selectedPosition_ = position >= 0 && position < tokens - 1 ? position : -1;
+    const int last = current_ && !current_->config.isDecoder() ? tokens : tokens - 1;
+    selectedPosition_ = position >= 0 && position < last ? position : -1;
     if (predictAtSelectedPosition()) emit resultsChanged();
 }
 
 bool ModelRuns::predictAtSelectedPosition() {
     const int tokens = current_ ? static_cast<int>(current_->tokens.size()) : 0;
-    if (selectedPosition_ >= tokens - 1) selectedPosition_ = -1;
-    if (!current_ || !base_ || currentFromEarlierModel_ || !current_->config.isDecoder() ||
+    const int last = current_ && !current_->config.isDecoder() ? tokens : tokens - 1;
+    if (selectedPosition_ >= last) selectedPosition_ = -1;
+    if (!current_ || !base_ || currentFromEarlierModel_ || !hasPredictions(*current_) ||
         tokens == 0)
         return false;
-    const int at = selectedPosition_ >= 0 ? selectedPosition_ : tokens - 1;
+    const int at = selectedPosition_ >= 0 ? selectedPosition_
+                                          : defaultPredictionPosition(*current_, maskToken_);
     return predictAt(at, folder_->model(), *current_, analysis_, *base_, baseAnalysis_);
 }
 

@@ -138,7 +138,7 @@ void ModelSession::install(const OpenedModel& loaded) {
     work_->drop(ModelWork::Running);  // runs of the model open before
     inputJob_ = false;
     model_ = loaded.model;
-    runs_->startModel(model_.folder);
+    runs_->startModel(model_.folder, model_.maskToken);
     installBase(loaded.run.run, loaded.input, loaded.run.analysis);
     input_ = loaded.input;
     problem_.clear();
@@ -278,13 +278,15 @@ void ModelSession::runModelOn(const ModelInput& input, std::shared_ptr<const Run
                               std::function<void(const AnalysedRun&)> then) {
     std::shared_ptr<io::ModelFolder> folder = model_.folder;
     const int position = runs_->selectedPosition();
+    const long long maskToken = runs_->maskToken();
     const PassReports reports = startPass(stopRun_);
     const double budget = mapBudget_;
     work_->post(
         ModelWork::Running, tr("Running the model"),
-        [folder, input, previous, position, then, reports, budget]() -> std::function<void()> {
-            auto result = std::make_shared<const AnalysedRun>(
-                runAndAnalyse(folder->model(), input, position, budget, previous.get(), reports));
+        [folder, input, previous, position, maskToken, then, reports,
+         budget]() -> std::function<void()> {
+            auto result = std::make_shared<const AnalysedRun>(runAndAnalyse(
+                folder->model(), input, position, budget, previous.get(), reports, maskToken));
             return [result, then] { then(*result); };
         });
 }
@@ -455,19 +457,21 @@ void ModelSession::computeCurrent() {
         model::editedLayer(scene, document_->engine(), layer, base->config.kvHeads));
     std::shared_ptr<io::ModelFolder> folder = model_.folder;
     const int position = runs_->selectedPosition();
+    const long long maskToken = runs_->maskToken();
     const RunAnalysis baseAnalysis = runs_->baseAnalysis();
-    work_->post(ModelWork::Running,
-                tr("Recomputing layers %1 to %2").arg(layer).arg(base->config.layers - 1),
-                [this, folder, base, edited, layer, position, baseAnalysis,
-                 headsOff = edit.headsOff]() -> std::function<void()> {
-                    auto result = std::make_shared<const AnalysedRun>(resumeAndAnalyse(
-                        folder->model(), *base, baseAnalysis, std::move(*edited), position));
-                    return [this, result, layer, headsOff] {
-                        const bool inductionComing =
-                            runs_->measureWhatIfInduction(result->run, layer, headsOff);
-                        runs_->show(result->run, result->analysis, inductionComing, layer);
-                    };
-                });
+    work_->post(
+        ModelWork::Running,
+        tr("Recomputing layers %1 to %2").arg(layer).arg(base->config.layers - 1),
+        [this, folder, base, edited, layer, position, maskToken, baseAnalysis,
+         headsOff = edit.headsOff]() -> std::function<void()> {
+            auto result = std::make_shared<const AnalysedRun>(resumeAndAnalyse(
+                folder->model(), *base, baseAnalysis, std::move(*edited), position, maskToken));
+            return [this, result, layer, headsOff] {
+                const bool inductionComing =
+                    runs_->measureWhatIfInduction(result->run, layer, headsOff);
+                runs_->show(result->run, result->analysis, inductionComing, layer);
+            };
+        });
 }
 
 }  // namespace ae::document

@@ -27,8 +27,24 @@ bool keepsOnlyDigests(const WindowRun& run) {
     return run.options.keptMaps == model::RunOptions::KeptMaps::Chosen;
 }
 
+bool hasPredictions(const WindowRun& run) {
+    return run.config.isDecoder() ||
+           (!run.tokens.empty() &&
+            run.maskedLmLogits.rows() == static_cast<Eigen::Index>(run.tokens.size()));
+}
+
+int defaultPredictionPosition(const WindowRun& run, long long maskToken) {
+    const int tokens = static_cast<int>(run.tokens.size());
+    if (!run.config.isDecoder() && maskToken >= 0) {
+        const auto mask = std::find(run.tokens.begin(), run.tokens.end(), maskToken);
+        if (mask != run.tokens.end()) return static_cast<int>(mask - run.tokens.begin());
+    }
+    return tokens - 1;
+}
+
 AnalysedRun runAndAnalyse(const model::Model& model, const ModelInput& input, int selectedPosition,
-                          double mapBudget, const WindowRun* previous, const PassReports& reports) {
+                          double mapBudget, const WindowRun* previous, const PassReports& reports,
+                          long long maskToken) {
     model::RunOptions options = windowRunOptions(model, input, mapBudget);
     const int layers = model.config.layers;
     if (reports.afterLayer)
@@ -43,26 +59,26 @@ AnalysedRun runAndAnalyse(const model::Model& model, const ModelInput& input, in
     auto run = std::make_shared<const WindowRun>(
         previous ? model::rerunModel<float>(model, *previous, input.ids, options)
                  : model::runModel<float>(model, input.ids, options));
-    RunAnalysis analysis = analyse(*run, model, selectedPosition);
+    RunAnalysis analysis = analyse(*run, model, selectedPosition, nullptr, 0, maskToken);
     return {std::move(run), std::move(analysis)};
 }
 
 AnalysedRun resumeAndAnalyse(const model::Model& model, const WindowRun& base,
                              const RunAnalysis& baseAnalysis, model::EditedLayer<float> edited,
-                             int selectedPosition) {
+                             int selectedPosition, long long maskToken) {
     const int layer = edited.layer;
     // As the model's own run was made: its maps kept or dropped, its digests.
     model::RunOptions options = base.options;
     options.afterLayer = {};
     auto run = std::make_shared<const WindowRun>(
         model::resumeWhatIf<float>(model, base, std::move(edited), options));
-    RunAnalysis analysis = analyse(*run, model, selectedPosition, &baseAnalysis, layer);
+    RunAnalysis analysis = analyse(*run, model, selectedPosition, &baseAnalysis, layer, maskToken);
     analysis.basePredictions = baseAnalysis.predictions;
     return {std::move(run), std::move(analysis)};
 }
 
 RunAnalysis analyse(const WindowRun& run, const model::Model& model, int selectedPosition,
-                    const RunAnalysis* sameBefore, int firstChangedLayer) {
+                    const RunAnalysis* sameBefore, int firstChangedLayer, long long maskToken) {
     RunAnalysis a;
     const std::size_t kept =
         static_cast<std::size_t>(std::max(firstChangedLayer, 0)) * run.config.heads;
@@ -74,9 +90,10 @@ RunAnalysis analyse(const WindowRun& run, const model::Model& model, int selecte
         a.summaries = model::summarizeHeads(run);
     }
     const int tokens = static_cast<int>(run.tokens.size());
-    if (run.config.isDecoder() && tokens > 0) {
-        a.position =
-            selectedPosition >= 0 && selectedPosition < tokens ? selectedPosition : tokens - 1;
+    if (hasPredictions(run) && tokens > 0) {
+        a.position = selectedPosition >= 0 && selectedPosition < tokens
+                         ? selectedPosition
+                         : defaultPredictionPosition(run, maskToken);
         a.predictions = model::topPredictions(model, run, a.position, 10);
     }
     return a;

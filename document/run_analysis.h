@@ -26,16 +26,24 @@ struct RunAnalysis {
     model::InductionState induction = model::InductionState::Pending;
     QString inductionNote;
     std::vector<Eigen::MatrixXd> rollout;  // per layer, T x T
-    // The token position `predictions` are for: the selected one, or the last token when none
-    // is selected (or the selected one is past the end). -1 when there are none.
+    // The token position `predictions` are for: the selected one, or when none is selected (or
+    // the selected one is past the end) defaultPredictionPosition's. -1 when there are none.
     int position = -1;
-    std::vector<model::Prediction> predictions;  // decoders: at `position`
+    // At `position`: a decoder's next token, an encoder's masked-LM guesses (fill-mask).
+    std::vector<model::Prediction> predictions;
     // The same, before the what-if; empty for the model's own run.
     std::vector<model::Prediction> basePredictions;
 };
 
 // The window's runs are in float, as its engine is.
 using WindowRun = model::ModelRun<float>;
+
+// Whether `run` has predictions to show: a decoder's next token, or the masked-LM head of an
+// encoder whose folder holds one.
+bool hasPredictions(const WindowRun& run);
+// The predictions' position when the user has picked none: a decoder's last token; an encoder's
+// first `maskToken` (its tokenizer's [MASK] or <mask>; -1: none), else its last token.
+int defaultPredictionPosition(const WindowRun& run, long long maskToken);
 
 struct AnalysedRun {
     std::shared_ptr<const WindowRun> run;
@@ -77,21 +85,23 @@ struct PassReports {
 // at the end runs the new tokens only). `reports` hear the pass as it goes.
 AnalysedRun runAndAnalyse(const model::Model& model, const ModelInput& input, int selectedPosition,
                           double mapBudget, const WindowRun* previous = nullptr,
-                          const PassReports& reports = {});
+                          const PassReports& reports = {}, long long maskToken = -1);
 
 // `base` with `edited`'s layer in its place and every later layer run again
 // (model::resumeWhatIf), analysed: the heads before the edited layer keep `baseAnalysis`'s
 // summaries, and the predictions before the what-if are `baseAnalysis`'s.
 AnalysedRun resumeAndAnalyse(const model::Model& model, const WindowRun& base,
                              const RunAnalysis& baseAnalysis, model::EditedLayer<float> edited,
-                             int selectedPosition);
+                             int selectedPosition, long long maskToken = -1);
 
-// The analysis of `run`: every head's summary (induction NaN: measured later), and for a decoder
-// the top predictions at `selectedPosition` (the last token when it is −1 or past the end).
+// The analysis of `run`: every head's summary (induction NaN: measured later), and when it has
+// predictions the top ten at `selectedPosition` (defaultPredictionPosition's with `maskToken`
+// when it is −1 or past the end).
 // `sameBefore`, if given, is the analysis of a run whose layers before `firstChangedLayer` are
 // this run's (a what-if from that layer): their heads' summaries are taken from it.
 RunAnalysis analyse(const WindowRun& run, const model::Model& model, int selectedPosition,
-                    const RunAnalysis* sameBefore = nullptr, int firstChangedLayer = 0);
+                    const RunAnalysis* sameBefore = nullptr, int firstChangedLayer = 0,
+                    long long maskToken = -1);
 
 struct InductionResult {
     std::vector<double> scores;  // layers·heads values, or none

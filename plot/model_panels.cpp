@@ -169,6 +169,11 @@ PredictionsPanel::PredictionsPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(table_, 1);
 }
 
+void PredictionsPanel::setFillMask(bool fillMask) {
+    fillMask_ = fillMask;
+    table_->horizontalHeaderItem(TokenColumn)->setText(fillMask ? tr("Token") : tr("Next token"));
+}
+
 QString PredictionsPanel::heading() const {
     return heading_->text();
 }
@@ -181,10 +186,17 @@ void PredictionsPanel::setPredictions(const std::vector<ae::model::Prediction>& 
                                       const std::function<QString(long long)>& tokenText,
                                       const QString& positionText) {
     const bool whatIf = !before.empty();
-    heading_->setText(whatIf
-                          ? tr("Most probable next tokens after %1, before and after the what-if")
-                                .arg(positionText)
-                          : tr("Most probable next tokens after %1").arg(positionText));
+    if (fillMask_) {
+        heading_->setText(
+            whatIf
+                ? tr("Most probable tokens at %1, before and after the what-if").arg(positionText)
+                : tr("Most probable tokens at %1").arg(positionText));
+    } else {
+        heading_->setText(
+            whatIf ? tr("Most probable next tokens after %1, before and after the what-if")
+                         .arg(positionText)
+                   : tr("Most probable next tokens after %1").arg(positionText));
+    }
     table_->setColumnHidden(BeforeColumn, !whatIf);
     table_->setColumnHidden(RankColumn, !whatIf);
     table_->horizontalHeaderItem(ProbabilityColumn)

@@ -75,12 +75,16 @@ public:
                         const std::vector<ae::model::Prediction>& before,
                         const std::function<QString(long long)>& tokenText,
                         const QString& positionText);
+    // Fill-mask (an encoder's masked-LM head): the tokens the model guesses at a position, not
+    // the next token after it.
+    void setFillMask(bool fillMask);
     QTableWidget* table() const { return table_; }
     QString heading() const;
 
 private:
     QLabel* heading_;
     QTableWidget* table_;
+    bool fillMask_ = false;
 };
 
 // AttentionViz's query-key map for one head: its queries (blue circles) and keys (orange

@@ -259,8 +259,13 @@ void ModelView::setData(ModelViewData data) {
     // The open head becomes the current one, which the query–key map draws, when it changes
     // and when the first run comes: a head opened before its run found an empty grid.
     if ((newHead || firstRun) && data_.openHead) grid_->setCurrentHead(*data_.openHead);
+    // A decoder predicts the next token; an encoder with its masked-LM head fills in a token.
     const bool decoder = run && run->config.isDecoder();
-    panels_->setTabVisible(panels_->indexOf(predictions_), decoder);
+    const bool fillMask = run && !decoder && run->maskedLmLogits.rows() > 0;
+    const int tab = panels_->indexOf(predictions_);
+    panels_->setTabVisible(tab, decoder || fillMask);
+    panels_->setTabText(tab, fillMask ? tr("Predictions") : tr("Next token"));
+    predictions_->setFillMask(fillMask);
     updatePredictions();
     if (newRun || newHead) updateQueryKey();
 }

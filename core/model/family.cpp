@@ -18,6 +18,11 @@ public:
              std::string alias = {}) {
         specs_.push_back({std::move(name), std::move(alias), std::move(shape), false, slot});
     }
+    // A tensor the folder may leave out (its slot then stays empty).
+    void optional(std::string name, std::vector<long long> shape, TensorRef* slot) {
+        add(std::move(name), std::move(shape), slot);
+        specs_.back().optional = true;
+    }
     // nn.Linear's weight [out, in] and, when the model has it, its bias [out].
     void linear(const std::string& name, long long out, long long in, TensorRef* weight,
                 TensorRef* bias, bool hasBias = true) {
@@ -99,6 +104,81 @@ std::vector<TensorSpec> bertNames(const Config& c, ModelWeights& w) {
         norm(p + "output.", &l.norm2, &l.norm2Bias);
     }
     return list.take();
+}
+
+// DistilBertModel (distilbert.*): BERT's layers under other names (q_lin, sa_layer_norm, ffn.lin1,
+// output_layer_norm), no token types. With sinusoidal_pos_embds the position table may be left
+// out: the loader computes it.
+std::vector<TensorSpec> distilbertNames(const Config& c, ModelWeights& w) {
+    TensorList list(c, w);
+    const long long d = c.hidden, I = c.intermediate;
+    auto norm = [&](const std::string& name, TensorRef* weight, TensorRef* bias) {
+        list.add(name + ".weight", {d}, weight, name + ".gamma");
+        list.add(name + ".bias", {d}, bias, name + ".beta");
+    };
+    list.add("embeddings.word_embeddings.weight", {c.vocab, d}, &w.tokenEmbedding);
+    if (c.sinusoidalPositionTable)
+        list.optional("embeddings.position_embeddings.weight", {c.positions, d},
+                      &w.positionEmbedding);
+    else
+        list.add("embeddings.position_embeddings.weight", {c.positions, d}, &w.positionEmbedding);
+    norm("embeddings.LayerNorm", &w.embeddingNorm, &w.embeddingNormBias);
+    for (int i = 0; i < c.layers; ++i) {
+        const std::string p = "transformer.layer." + std::to_string(i) + ".";
+        LayerWeights& l = list.layer(i);
+        list.linear(p + "attention.q_lin", d, d, &l.query, &l.queryBias);
+        list.linear(p + "attention.k_lin", d, d, &l.key, &l.keyBias);
+        list.linear(p + "attention.v_lin", d, d, &l.value, &l.valueBias);
+        list.linear(p + "attention.out_lin", d, d, &l.output, &l.outputBias);
+        list.linear(p + "ffn.lin1", I, d, &l.up, &l.upBias);
+        list.linear(p + "ffn.lin2", d, I, &l.down, &l.downBias);
+        norm(p + "sa_layer_norm", &l.norm1, &l.norm1Bias);
+        norm(p + "output_layer_norm", &l.norm2, &l.norm2Bias);
+    }
+    return list.take();
+}
+
+// ---- Masked-LM heads ----
+
+// BertForMaskedLM: cls.predictions (BertLMPredictionHead: transform.dense, the hidden_act,
+// transform.LayerNorm; the decoder, its bias shared with cls.predictions.bias).
+MaskedLmHeadNames bertMaskedLmHead(const Config& c) {
+    MaskedLmHeadNames h;
+    h.marks = {"cls.predictions."};
+    h.dense = "cls.predictions.transform.dense";
+    h.denseOut = c.hidden;
+    h.norm = "cls.predictions.transform.LayerNorm";
+    h.decoder = "cls.predictions.decoder";
+    h.bias = MaskedLmHeadNames::Bias::Shared;
+    h.headBias = "cls.predictions.bias";
+    return h;
+}
+
+// RobertaLMHead (XLMRobertaLMHead is a copy): lm_head.dense, gelu, lm_head.layer_norm, the
+// decoder, lm_head.bias.
+MaskedLmHeadNames robertaMaskedLmHead(const Config& c) {
+    MaskedLmHeadNames h;
+    h.marks = {"lm_head."};
+    h.dense = "lm_head.dense";
+    h.denseOut = c.hidden;
+    h.norm = "lm_head.layer_norm";
+    h.decoder = "lm_head.decoder";
+    h.bias = MaskedLmHeadNames::Bias::Shared;
+    h.headBias = "lm_head.bias";
+    return h;
+}
+
+// DistilBertForMaskedLM: vocab_transform, the activation, vocab_layer_norm, vocab_projector (its
+// weight tied, its bias its own).
+MaskedLmHeadNames distilbertMaskedLmHead(const Config& c) {
+    MaskedLmHeadNames h;
+    h.marks = {"vocab_transform.", "vocab_layer_norm.", "vocab_projector."};
+    h.dense = "vocab_transform";
+    h.denseOut = c.hidden;
+    h.norm = "vocab_layer_norm";
+    h.decoder = "vocab_projector";
+    h.bias = MaskedLmHeadNames::Bias::Decoder;
+    return h;
 }
 
 // LlamaForCausalLM and the families that keep its names (model.*), as the architecture's axes
@@ -225,6 +305,13 @@ Architecture robertaArchitecture() {
     return a;
 }
 
+// BERT's layers and embeddings without token types.
+Architecture distilbertArchitecture() {
+    Architecture a = bertArchitecture();
+    a.tokenTypes = false;
+    return a;
+}
+
 Architecture llamaArchitecture(QkNormKind qkNorm) {
     Architecture a;
     a.decoder = true;
@@ -294,7 +381,8 @@ const std::vector<FamilyRow>& familyTable() {
          "max_position_embeddings",
          -1,
          0,
-         bertNames},
+         bertNames,
+         bertMaskedLmHead},
         {Family::Llama,
          "llama",
          llamaArchitecture(QkNormKind::None),
@@ -412,7 +500,8 @@ const std::vector<FamilyRow>& familyTable() {
          "max_position_embeddings",
          0,
          0,
-         bertNames},
+         bertNames,
+         robertaMaskedLmHead},
         {Family::XlmRoberta,
          "xlm-roberta",
          robertaArchitecture(),
@@ -421,7 +510,19 @@ const std::vector<FamilyRow>& familyTable() {
          "max_position_embeddings",
          0,
          0,
-         bertNames},
+         bertNames,
+         robertaMaskedLmHead},
+        // DistilBertModel saves no prefix; DistilBertFor* save "distilbert.".
+        {Family::DistilBert,
+         "distilbert",
+         distilbertArchitecture(),
+         {"distilbert.", ""},
+         "embeddings.word_embeddings.weight",
+         "max_position_embeddings",
+         -1,
+         0,
+         distilbertNames,
+         distilbertMaskedLmHead},
     };
     return table;
 }

@@ -32,7 +32,8 @@ enum class Family {
     Olmo2,
     SmolLm3,
     Roberta,
-    XlmRoberta
+    XlmRoberta,
+    DistilBert
 };
 
 enum class NormType {
@@ -99,6 +100,7 @@ struct Architecture {
 struct Config;
 struct ModelWeights;
 struct TensorSpec;
+struct MaskedLmHeadNames;
 
 // One family. Its tensor names: every tensor a config needs, with its shape and the slot of
 // `weights` it fills (see TensorSpec in core/model/model.h).
@@ -114,6 +116,9 @@ struct FamilyRow {
     // The trainer implements the axes of these rows.
     int trainingChoice;
     std::vector<TensorSpec> (*tensorNames)(const Config& config, ModelWeights& weights);
+    // Encoders: the names of the *ForMaskedLM head for `config` (read when a folder holds it);
+    // null: the family has none.
+    MaskedLmHeadNames (*maskedLmHead)(const Config& config) = nullptr;
 };
 
 // Every row, in the order messages list them.

@@ -68,50 +68,9 @@ std::vector<long long> learnedPositions(const Config& c, const std::vector<long 
     return rows;
 }
 
-void checkInputs(const Config& c, const std::vector<long long>& ids, const RunOptions& options) {
-    if (ids.empty()) throw ModelError("token ids: expected at least one");
-    for (std::size_t j = 0; j < ids.size(); ++j) {
-        if (ids[j] < 0 || ids[j] >= c.vocab) {
-            throw ModelError("token ids[" + std::to_string(j) + "]: " + std::to_string(ids[j]) +
-                             " is not in [0, " + std::to_string(c.vocab) + ") (vocab_size)");
-        }
-    }
-    const long long T = static_cast<long long>(ids.size());
-    if (c.architecture().positions == PositionKind::LearnedAfterPadding) {
-        // As RobertaEmbeddings numbers them: the last non-padding token's row must exist.
-        const std::vector<long long> rows = learnedPositions(c, ids, 0);
-        const long long last = rows.empty() ? 0 : *std::max_element(rows.begin(), rows.end());
-        if (last >= c.positions) {
-            throw ModelError(
-                "token ids: " + std::to_string(last - c.paddingIdx) +
-                " non-padding tokens need position id " + std::to_string(last) + ", but " +
-                familyRow(c.family).positionsField + " is " + std::to_string(c.positions) +
-                " and positions start after padding_idx " + std::to_string(c.paddingIdx) +
-                ": at most " + std::to_string(c.positions - c.paddingIdx - 1) +
-                " non-padding tokens fit");
-        }
-    } else if (c.positions > 0 && options.positionOffset + T > c.positions) {
-        throw ModelError("token ids: " + std::to_string(T) + " tokens exceed the model's " +
-                         std::to_string(c.positions) + " learned positions (" +
-                         familyRow(c.family).positionsField + ")");
-    }
-    for (std::size_t a = 0; a < options.ablations.size(); ++a) {
-        const HeadAblation& ablation = options.ablations[a];
-        const std::string head =
-            std::to_string(ablation.layer) + "." + std::to_string(ablation.head);
-        if (ablation.layer < 0 || ablation.layer >= c.layers || ablation.head < 0 ||
-            ablation.head >= c.heads) {
-            throw ModelError(
-                "ablation " + head + ": layer must be in 0 to " + std::to_string(c.layers - 1) +
-                " and head in 0 to " + std::to_string(c.heads - 1) + " (the model has " +
-                std::to_string(c.layers) + " layers of " + std::to_string(c.heads) + " heads)");
-        }
-        if (std::find(options.ablations.begin(), options.ablations.begin() + a, ablation) !=
-            options.ablations.begin() + a) {
-            throw ModelError("ablation " + head + ": listed twice");
-        }
-    }
-    const std::vector<int>& mask = options.attentionMask;
+namespace {
+
+void checkAttentionMask(const Config& c, long long T, const std::vector<int>& mask) {
     if (mask.empty()) return;
     if (static_cast<long long>(mask.size()) != T) {
         throw ModelError("attention mask: " + std::to_string(mask.size()) + " values for " +
@@ -161,6 +120,81 @@ void checkInputs(const Config& c, const std::vector<long long>& ids, const RunOp
     }
 }
 
+// BertEmbeddings' token_type_ids: one a token, each a row of the token-type table
+// (model_reference.check_token_types).
+void checkTokenTypes(const Config& c, long long T, const std::vector<int>& types) {
+    if (types.empty()) return;
+    const std::string family = familyName(c.family);
+    if (!c.architecture().tokenTypes) {
+        throw ModelError("token types: " + family +
+                         " has no token-type embeddings (its model takes no token_type_ids)");
+    }
+    if (static_cast<long long>(types.size()) != T)
+        throw ModelError("token types: expected " + std::to_string(T) +
+                         " values, one per token id");
+    if (c.tokenTypes == 0) {
+        throw ModelError("token types: type_vocab_size is 0, so this " + family +
+                         " model has no token-type embeddings (transformers ignores "
+                         "token_type_ids then)");
+    }
+    for (std::size_t j = 0; j < types.size(); ++j) {
+        if (types[j] < 0 || types[j] >= c.tokenTypes) {
+            throw ModelError("token types[" + std::to_string(j) + "]: " + std::to_string(types[j]) +
+                             " is not an integer in [0, type_vocab_size " +
+                             std::to_string(c.tokenTypes) + ")");
+        }
+    }
+}
+
+}  // namespace
+
+void checkInputs(const Config& c, const std::vector<long long>& ids, const RunOptions& options) {
+    if (ids.empty()) throw ModelError("token ids: expected at least one");
+    for (std::size_t j = 0; j < ids.size(); ++j) {
+        if (ids[j] < 0 || ids[j] >= c.vocab) {
+            throw ModelError("token ids[" + std::to_string(j) + "]: " + std::to_string(ids[j]) +
+                             " is not in [0, " + std::to_string(c.vocab) + ") (vocab_size)");
+        }
+    }
+    const long long T = static_cast<long long>(ids.size());
+    if (c.architecture().positions == PositionKind::LearnedAfterPadding) {
+        // As RobertaEmbeddings numbers them: the last non-padding token's row must exist.
+        const std::vector<long long> rows = learnedPositions(c, ids, 0);
+        const long long last = rows.empty() ? 0 : *std::max_element(rows.begin(), rows.end());
+        if (last >= c.positions) {
+            throw ModelError(
+                "token ids: " + std::to_string(last - c.paddingIdx) +
+                " non-padding tokens need position id " + std::to_string(last) + ", but " +
+                familyRow(c.family).positionsField + " is " + std::to_string(c.positions) +
+                " and positions start after padding_idx " + std::to_string(c.paddingIdx) +
+                ": at most " + std::to_string(c.positions - c.paddingIdx - 1) +
+                " non-padding tokens fit");
+        }
+    } else if (c.positions > 0 && options.positionOffset + T > c.positions) {
+        throw ModelError("token ids: " + std::to_string(T) + " tokens exceed the model's " +
+                         std::to_string(c.positions) + " learned positions (" +
+                         familyRow(c.family).positionsField + ")");
+    }
+    for (std::size_t a = 0; a < options.ablations.size(); ++a) {
+        const HeadAblation& ablation = options.ablations[a];
+        const std::string head =
+            std::to_string(ablation.layer) + "." + std::to_string(ablation.head);
+        if (ablation.layer < 0 || ablation.layer >= c.layers || ablation.head < 0 ||
+            ablation.head >= c.heads) {
+            throw ModelError(
+                "ablation " + head + ": layer must be in 0 to " + std::to_string(c.layers - 1) +
+                " and head in 0 to " + std::to_string(c.heads - 1) + " (the model has " +
+                std::to_string(c.layers) + " layers of " + std::to_string(c.heads) + " heads)");
+        }
+        if (std::find(options.ablations.begin(), options.ablations.begin() + a, ablation) !=
+            options.ablations.begin() + a) {
+            throw ModelError("ablation " + head + ": listed twice");
+        }
+    }
+    checkAttentionMask(c, T, options.attentionMask);
+    checkTokenTypes(c, T, options.tokenTypes);
+}
+
 RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int layersWithMaps,
                     bool withDigests) {
     const Config& c = model.config;
@@ -174,12 +208,20 @@ RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int la
     auto converted = [&](const TensorRef& t) {
         return t.present() && t.dtype != compute ? static_cast<double>(t.count()) * s : 0.0;
     };
-    const TensorRef& head = model.weights.lmHead;
-    double largest = head.present() && head.dtype != compute
-                         ? static_cast<double>(std::min<long long>(
-                               head.rows, forward::threadCount() * forward::kWeightRowBlock)) *
-                               static_cast<double>(head.cols) * s
-                         : 0.0;
+    auto convertedInBlocks = [&](const TensorRef& t) {
+        return t.present() && t.dtype != compute
+                   ? static_cast<double>(std::min<long long>(
+                         t.rows, forward::threadCount() * forward::kWeightRowBlock)) *
+                         static_cast<double>(t.cols) * s
+                   : 0.0;
+    };
+    const ModelWeights& w = model.weights;
+    // The masked-LM head's decoder is read in blocks of rows like the LM head; its transform
+    // whole.
+    double largest = std::max(convertedInBlocks(w.lmHead),
+                              convertedInBlocks(w.maskedLmDecoder) + converted(w.maskedLmDense) +
+                                  converted(w.maskedLmDenseBias) + converted(w.maskedLmNorm) +
+                                  converted(w.maskedLmNormBias) + converted(w.maskedLmDecoderBias));
     for (const LayerWeights& l : model.weights.layers) {
         double layer = 0;
         for (const TensorRef* t :
@@ -196,8 +238,8 @@ RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int la
     m.convertedLayer = largest;
     const double mapLayers = layersWithMaps < 0 ? c.layers : std::min(layersWithMaps, c.layers);
     const double perLayer = T * d + T * H * hd + 2 * T * KV * hd;
-    m.keptNumbers =
-        c.layers * perLayer + mapLayers * 2 * H * T * T + (c.isDecoder() ? T * V : T * d);
+    m.keptNumbers = c.layers * perLayer + mapLayers * 2 * H * T * T +
+                    (c.isDecoder() ? T * V : T * d) + (model.weights.hasMaskedLmHead() ? T * V : 0);
     m.kept = m.keptNumbers * s;
     if (withDigests) {
         // Per layer: the weights' sum over heads (T x T doubles) and every head's pooled map.

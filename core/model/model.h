@@ -1,6 +1,6 @@
 #pragma once
-// Whole transformer models (issue 15): the four families a Hugging Face model folder may hold
-// (gpt2, bert, llama, qwen3), their weights as they lie in a memory-mapped file, and the forward
+// Whole transformer models: the families a Hugging Face model folder may hold (the family
+// table, core/model/family.h), their weights as they lie in a memory-mapped file, and the forward
 // pass that keeps what the explorer shows: per layer the residual input, and per head q, k, v,
 // scores and weights; then the logits (decoders) or the last hidden state (bert).
 //
@@ -19,6 +19,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -92,6 +93,22 @@ struct Config {
     // Where the norms sit when the config decides it (GPT-NeoX's use_parallel_residual), over the
     // row's placement.
     std::optional<NormPlacement> placement;
+    // The masked-LM head (encoders), when the folder holds one: its activation and norm's eps,
+    // which biases it stores, and DeBERTa's `legacy` choice of head. activationProblem: why the
+    // config's activation for the head cannot run, refused only when the head is stored.
+    struct MaskedLmHeadConfig {
+        Activation activation = Activation::GeluExact;
+        double normEps = 1e-12;
+        std::string activationProblem;
+        bool denseBias = true;
+        bool normBias = true;
+        bool decoderBias = true;
+        bool legacy = true;
+    };
+    MaskedLmHeadConfig maskedLm;
+    // DistilBERT's sinusoidal_pos_embds: a folder that stores no position table gets the fixed
+    // sinusoids HF's init computes (a stored table is used as it is).
+    bool sinusoidalPositionTable = false;
     // bos_token_id (gpt2 and llama's defaults when absent), or -1: none, or not an id of the
     // vocabulary. What `heads --induction-random` puts before its random tokens.
     long long bosToken = -1;
@@ -153,6 +170,35 @@ struct ModelWeights {
     TensorRef finalNorm, finalNormBias;          // gpt2 ln_f, llama norm
     TensorRef lmHead;                            // decoders, V x d (= tokenEmbedding when tied)
     std::vector<LayerWeights> layers;
+    // Encoders' masked-LM head, when the folder holds it (MaskedLmHeadNames): logits =
+    // norm(act(dense(lastHidden)))·decoderᵀ + decoderBias. dense [E, d], norm [E], decoder
+    // [V, E] (the token table when tied), decoderBias [V]; absent biases add nothing.
+    TensorRef maskedLmDense, maskedLmDenseBias, maskedLmNorm, maskedLmNormBias, maskedLmDecoder,
+        maskedLmDecoderBias;
+    bool hasMaskedLmHead() const { return maskedLmDense.present(); }
+};
+
+// Where a family's masked-LM head lies (BertForMaskedLM's cls.predictions and its kin). Its
+// names are top-level, never under the base model's prefix; shapes follow the config (dense
+// [denseOut, d], norm [denseOut], decoder [V, denseOut], biases [V]).
+struct MaskedLmHeadNames {
+    // The folder holds the head when a stored name starts with one of these; a head stored only
+    // in part is refused (transformers would initialize the rest at random).
+    std::vector<std::string> marks;
+    std::string dense;  // "cls.predictions.transform.dense"
+    long long denseOut = 0;
+    bool denseBias = true;
+    std::string norm;  // its LayerNorm; the legacy gamma / beta names are accepted
+    bool normBias = true;
+    // The decoder: its weight is the token table when tie_word_embeddings (a stored copy must
+    // hold the same values), else stored. Empty: always the token table (DeBERTa's lm_predictions).
+    std::string decoder;
+    // Shared: the head's own bias (headBias) and decoder.bias are one parameter in transformers 4
+    // and tied by name in 5: either name when tied, decoder.bias when untied; both stored must
+    // agree. Decoder: decoder.bias only. Head: headBias only. None: no bias.
+    enum class Bias { None, Shared, Decoder, Head };
+    Bias bias = Bias::Shared;
+    std::string headBias;
 };
 
 // A tensor the family needs: its name after the prefix (or at the top level), an older name it
@@ -163,6 +209,7 @@ struct TensorSpec {
     std::vector<long long> shape;
     bool topLevel = false;  // lm_head.weight: never prefixed
     TensorRef* slot = nullptr;
+    bool optional = false;  // may be absent: the slot then stays empty
 };
 // Every tensor `config` needs, in a fixed order, with slots in `weights` (its layers are sized
 // here): the family row's names. The tied LM head is not listed: the caller points it at the
@@ -172,6 +219,9 @@ std::vector<TensorSpec> tensorSpecs(const Config& config, ModelWeights& weights)
 struct Model {
     Config config;
     ModelWeights weights;
+    // Tensors the model computes rather than stores (DistilBERT's sinusoid table), F32, which
+    // TensorRefs in `weights` point into; shared so a copied Model keeps them alive.
+    std::vector<std::shared_ptr<const std::vector<float>>> computedTensors;
     std::string folder;      // for messages
     double storedBytes = 0;  // every weight tensor the model reads, as stored
 };
@@ -181,7 +231,7 @@ struct Model {
 template <typename Scalar>
 using Matrix = ops::RowMajorMatrix<Scalar>;
 
-// Switching a head off (issue 16, `run --ablate`): its context (weights·v, T x hd) is replaced
+// Switching a head off (`run --ablate`): its context (weights·v, T x hd) is replaced
 // before the output projection, by zeros or by its own mean over positions (every row the mean
 // row). The one-layer engine does the same to a scene's ablated heads (core/ops.h).
 enum class AblationMode { Zero, Mean };
@@ -192,7 +242,10 @@ struct HeadAblation {
 };
 
 struct RunOptions {
-    std::vector<int> attentionMask;       // empty, or one 0/1 a token (1 attend, 0 padding)
+    std::vector<int> attentionMask;  // empty, or one 0/1 a token (1 attend, 0 padding)
+    // Empty, or one sentence id a token (token_type_ids: 0 for text A, 1 for text B), for the
+    // families with a token-type table; none given reads row 0.
+    std::vector<int> tokenTypes;
     int positionOffset = 0;               // position of the first token
     std::vector<HeadAblation> ablations;  // heads switched off; each layer/head in range
     AblationMode ablationMode = AblationMode::Zero;
@@ -260,6 +313,8 @@ struct ModelRun {
     long long logitsFrom = 0;
     Matrix<Scalar> finalHidden;
     Matrix<Scalar> lastHidden;  // bert: T x d
+    // Encoders whose folder holds the masked-LM head: T x V, every position.
+    Matrix<Scalar> maskedLmLogits;
 
     // Head h's views (k and v: of the kv head it reads), T x hd.
     auto q(int layer, int head) const {
@@ -325,7 +380,7 @@ template <typename Scalar>
 ModelRun<Scalar> runModel(const Model& model, const std::vector<long long>& ids,
                           const RunOptions& options = {});
 
-// A what-if in one layer flowing forward (issue 16). The caller has recomputed layer `layer`'s
+// A what-if in one layer flowing forward. The caller has recomputed layer `layer`'s
 // attention sub-block itself (the one-layer engine on the layer's scene, possibly edited) and
 // stored its q, k, v, scores and weights in run.layers[layer]. `residualIn` (T x d) is the
 // residual stream entering the layer as the scene has it (its embeddings, possibly edited; it

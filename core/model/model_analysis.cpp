@@ -232,13 +232,13 @@ std::vector<Prediction> mostProbable(const Eigen::VectorXd& logits, int count) {
 
 template <typename Scalar>
 void checkPredictionPosition(const ModelRun<Scalar>& run, int position) {
-    if (!run.config.isDecoder()) {
-        throw ModelError(std::string("next-token predictions: a ") + familyName(run.config.family) +
-                         " model has no language-model head");
-    }
     const long long T = static_cast<long long>(run.tokens.size());
+    if (!run.config.isDecoder() && run.maskedLmLogits.rows() != T) {
+        throw ModelError(std::string("predictions: this ") + familyName(run.config.family) +
+                         " folder holds no masked-LM head");
+    }
     if (position < 0 || position >= T) {
-        throw ModelError("next-token predictions: position " + std::to_string(position) +
+        throw ModelError("predictions: position " + std::to_string(position) +
                          " is outside the run's " + std::to_string(T) + " tokens");
     }
 }
@@ -247,6 +247,9 @@ void checkPredictionPosition(const ModelRun<Scalar>& run, int position) {
 template <typename Scalar>
 std::vector<Prediction> topPredictions(const ModelRun<Scalar>& run, int position, int count) {
     checkPredictionPosition(run, position);
+    if (!run.config.isDecoder())
+        return mostProbable(run.maskedLmLogits.row(position).transpose().template cast<double>(),
+                            count);
     const long long kept = position - run.logitsFrom;
     if (kept < 0 || kept >= run.logits.rows()) {
         throw ModelError("next-token predictions: the run kept the logits of position " +

@@ -68,10 +68,11 @@ struct Prediction {
     long long token = 0;
     double probability = 0;
 };
-// The `count` most probable next tokens at `position` (softmax, in double and shifted by the
-// row's maximum, of that row of the logits), most probable first; equal logits: lower id first.
-// At most the vocabulary. Decoders only: throws ModelError for bert, or for a position outside
-// the run.
+// The `count` most probable tokens at `position` (softmax, in double and shifted by the row's
+// maximum, of that row of the logits), most probable first; equal logits: lower id first. At
+// most the vocabulary. A decoder's are the next token's; an encoder's the masked-LM head's guess
+// for the token at `position` (fill-mask). Throws ModelError for an encoder whose folder holds
+// no masked-LM head, or for a position outside the run.
 template <typename Scalar>
 std::vector<Prediction> topPredictions(const ModelRun<Scalar>& run, int position, int count = 10);
 // The same from any position of a run that kept only some rows of the logits (the window's runs,

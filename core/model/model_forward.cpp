@@ -413,6 +413,29 @@ void capLogits(const Config& c, Matrix<Scalar>& logits) {
     logits = ((logits.array() / cap).tanh() * cap).matrix();
 }
 
+// The masked-LM head (BertLMPredictionHead and its kin, model_reference.lm_head_logits) on the
+// last hidden state h (T x d): norm(act(h·denseᵀ + b))·decoderᵀ + decoderBias, T x V.
+template <typename Scalar>
+Matrix<Scalar> maskedLmLogits(const Model& model, const Matrix<Scalar>& h, int threads) {
+    const Config& c = model.config;
+    const ModelWeights& w = model.weights;
+    Matrix<Scalar> x;
+    linear(h, w.maskedLmDense, w.maskedLmDenseBias, false, x, threads);
+    activate(c.maskedLm.activation, x);
+    const WeightView<Scalar> norm(w.maskedLmNorm), normBias(w.maskedLmNormBias);
+    const ops::ColumnVector<Scalar> shift = normBias.present()
+                                                ? ops::ColumnVector<Scalar>(normBias.vector())
+                                                : ops::ColumnVector<Scalar>::Zero(x.cols());
+    ops::layerNormRows<Scalar>(x, norm.vector(), shift, c.maskedLm.normEps);
+    Matrix<Scalar> logits;
+    projectByWeightRows(x, w.maskedLmDecoder, logits, threads);
+    if (w.maskedLmDecoderBias.present()) {
+        const WeightView<Scalar> bias(w.maskedLmDecoderBias);
+        logits.rowwise() += bias.vector().transpose();
+    }
+    return logits;
+}
+
 // Layers `first` onwards on h (the residual stream entering layer `first`: rows firstRow..T−1,
 // each x d), recorded in run.layers; then the final norm and the logits (decoders) or the last
 // hidden state (bert). Rows before firstRow are taken from `previous` (a decoder's run on the
@@ -461,8 +484,13 @@ void runLayersFrom(const Model& model, const Pass<Scalar>& pass, int first, Matr
     }
     const Architecture& a = c.architecture();
     if (!a.decoder) {
-        run.lastHidden = std::move(h);
         run.logits.resize(0, 0);
+        run.maskedLmLogits.resize(0, 0);
+        if (model.weights.hasMaskedLmHead() && !pass.tape) {
+            run.maskedLmLogits = maskedLmLogits(model, h, pass.threads);
+            requireFinite(model, run.maskedLmLogits, "the masked-LM logits");
+        }
+        run.lastHidden = std::move(h);
         return;
     }
     const ModelWeights& w = model.weights;
@@ -509,11 +537,16 @@ Matrix<Scalar> embed(const Model& model, const std::vector<long long>& ids,
     // GemmaModel: the embeddings times √d (exact here; HF rounds it to the weights' type).
     if (c.embeddingScale > 0) h *= static_cast<Scalar>(c.embeddingScale);
     // GPT2Model.forward: wte(ids) + wpe(position_ids). BertEmbeddings.forward: word +
-    // token_type (all 0) + position, then LayerNorm; RobertaEmbeddings numbers the positions
-    // from the ids.
+    // token_type (row 0 unless given) + position, then LayerNorm; RobertaEmbeddings numbers the
+    // positions from the ids.
     const Architecture& a = c.architecture();
-    if (a.tokenTypes)
-        h += gatherRows<Scalar>(w.tokenTypeEmbedding, std::vector<long long>(count, 0));
+    if (a.tokenTypes) {
+        std::vector<long long> types(static_cast<std::size_t>(count), 0);
+        if (!options.tokenTypes.empty())
+            std::copy(options.tokenTypes.begin() + firstRow, options.tokenTypes.end(),
+                      types.begin());
+        h += gatherRows<Scalar>(w.tokenTypeEmbedding, types);
+    }
     if (a.positions == PositionKind::Learned || a.positions == PositionKind::LearnedAfterPadding)
         h += gatherRows<Scalar>(w.positionEmbedding,
                                 learnedPositions(c, ids, options.positionOffset, firstRow));
@@ -720,15 +753,17 @@ void recomputeLayerMaps(const Model& model, ModelRun<Scalar>& run, int layer) {
 
 template <typename Scalar>
 Eigen::VectorXd logitsAt(const Model& model, const ModelRun<Scalar>& run, int position) {
-    if (!run.config.isDecoder()) {
-        throw ModelError(std::string("logits: a ") + familyName(run.config.family) +
-                         " model has no language-model head");
-    }
     const long long T = static_cast<long long>(run.tokens.size());
+    if (!run.config.isDecoder() && run.maskedLmLogits.rows() != T) {
+        throw ModelError(std::string("logits: this ") + familyName(run.config.family) +
+                         " folder holds no masked-LM head");
+    }
     if (position < 0 || position >= T) {
         throw ModelError("logits: position " + std::to_string(position) + " is outside the run's " +
                          std::to_string(T) + " tokens");
     }
+    if (!run.config.isDecoder())
+        return run.maskedLmLogits.row(position).transpose().template cast<double>();
     const long long kept = position - run.logitsFrom;
     if (kept >= 0 && kept < run.logits.rows())
         return run.logits.row(kept).transpose().template cast<double>();

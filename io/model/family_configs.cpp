@@ -72,10 +72,15 @@ void readBertLike(const ConfigReader& r, Config& c, int vocabDefault) {
     c.kvHeads = c.heads;
     c.headDim = c.hidden / c.heads;
     c.activation = activationNamed(act, file, "hidden_act");
+    // The *ForMaskedLM heads' decoder is the word embeddings unless this says otherwise.
+    c.tieWordEmbeddings = r.boolean({"tie_word_embeddings"}, true);
+    c.maskedLm.normEps = c.normEps;
 }
 
+// BertForMaskedLM's transform runs the model's hidden_act.
 void readBert(const ConfigReader& r, Config& c) {
     readBertLike(r, c, 30522);
+    c.maskedLm.activation = c.activation;
 }
 
 // An integer field that may be 0 (a pad id), with its default when absent; null is refused by
@@ -96,6 +101,8 @@ void readRobertaLike(const ConfigReader& r, Config& c, int vocabDefault) {
     if (r.object().value("pad_token_id").isNull())
         failConfig(r.file() + ": pad_token_id is null, but roberta numbers its positions from it");
     c.paddingIdx = nonNegativeInteger(r, "pad_token_id", 1);
+    // RobertaLMHead: gelu (exact) whatever hidden_act says.
+    c.maskedLm.activation = Activation::GeluExact;
 }
 
 void readRoberta(const ConfigReader& r, Config& c) {
@@ -104,6 +111,28 @@ void readRoberta(const ConfigReader& r, Config& c) {
 
 void readXlmRoberta(const ConfigReader& r, Config& c) {
     readRobertaLike(r, c, 30522);
+}
+
+// configuration_distilbert.DistilBertConfig: its own field names (attribute_map gives BERT's
+// as alternatives), LayerNorm eps 1e-12 everywhere (not a field), no token types.
+void readDistilbert(const ConfigReader& r, Config& c) {
+    const QString& file = r.file();
+    c.hidden = r.integer({"dim", "hidden_size"}, 768);
+    c.layers = r.integer({"n_layers", "num_hidden_layers"}, 6);
+    c.heads = r.integer({"n_heads", "num_attention_heads"}, 12);
+    c.vocab = r.integer({"vocab_size"}, 30522);
+    c.positions = r.integer({"max_position_embeddings"}, 512);
+    c.intermediate = r.integer({"hidden_dim"}, 4 * c.hidden);
+    c.normEps = 1e-12;
+    c.sinusoidalPositionTable = r.boolean({"sinusoidal_pos_embds"}, false);
+    requireWholeHeads(file, c, "dim", "n_heads");
+    c.kvHeads = c.heads;
+    c.headDim = c.hidden / c.heads;
+    c.activation = activationNamed(r.string({"activation"}, "gelu"), file, "activation");
+    c.tieWordEmbeddings = r.boolean({"tie_word_embeddings"}, true);
+    // DistilBertForMaskedLM: the model's activation, vocab_layer_norm's eps 1e-12.
+    c.maskedLm.activation = c.activation;
+    c.maskedLm.normEps = 1e-12;
 }
 
 // ---- Rotary positions ----
@@ -765,6 +794,7 @@ constexpr FamilyConfigReader kConfigReaders[] = {
     {Family::SmolLm3, readSmolLm3},
     {Family::Roberta, readRoberta},
     {Family::XlmRoberta, readXlmRoberta},
+    {Family::DistilBert, readDistilbert},
 };
 
 }  // namespace

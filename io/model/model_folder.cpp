@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 
+#include "core/scene.h"
 #include "io/formats/matrix_files.h"
 #include "io/formats/safetensors.h"
 #include "io/model/config_reader.h"
@@ -186,43 +187,185 @@ ModelFolder::ModelFolder(const QString& directory, Values values) : directory_(d
                  .arg(c.layers));
     }
     model::ModelWeights& w = model_.weights;
-    std::map<const unsigned char*, bool> counted;  // a tensor read twice is stored once
     for (const model::TensorSpec& spec : model::tensorSpecs(c, w)) {
         QString name = QString::fromStdString(spec.topLevel ? spec.name : prefix + spec.name);
         const QString alias =
             QString::fromStdString(spec.topLevel ? spec.alias : prefix + spec.alias);
         if (!where.count(name) && !spec.alias.empty() && where.count(alias)) name = alias;
-        const auto it = where.find(name);
-        if (it == where.end()) {
+        if (!where.count(name)) {
+            if (spec.optional) continue;
             fail(QStringLiteral("%1: missing tensor %2 (expected %3)")
                      .arg(weightsLabel, name, shapeText(spec.shape)));
         }
-        const SafetensorsFile& file = *it->second;
-        const TensorInfo& info = *file.find(name);
-        if (info.shape != spec.shape) {
-            fail(QStringLiteral("%1: tensor %2 has shape %3, expected %4")
-                     .arg(file.fileName(), name, shapeText(info.shape), shapeText(spec.shape)));
-        }
-        DType dtype;
-        if (!dtypeFromName(info.dtype.toStdString(), &dtype)) {
-            fail(QStringLiteral("%1: tensor %2 has dtype %3, expected F32, F16, BF16 or F64")
-                     .arg(file.fileName(), name, info.dtype));
-        }
-        model::TensorRef& ref = *spec.slot;
-        ref.name = name.toStdString();
-        ref.file = file.fileName().toStdString();
-        ref.dtype = dtype;
-        ref.rows = spec.shape.size() == 2 ? spec.shape[0] : 1;
-        ref.cols = spec.shape.back();
-        ref.data = file.tensorData(info);
-        scans_.push_back({&ref, file.fileName(), name, shapeText(info.shape)});
-        if (!counted[ref.data]) model_.storedBytes += ref.bytes();
-        counted[ref.data] = true;
+        bindTensor(where, name, spec.shape, *spec.slot);
     }
+    if (c.sinusoidalPositionTable && !w.positionEmbedding.present()) computeSinusoidTable();
+    if (row.maskedLmHead) bindMaskedLmHead(where, row.maskedLmHead(c), weightsLabel);
     // LlamaForCausalLM / GPT2LMHeadModel: with tie_word_embeddings the head is the token table
     // (a stored lm_head.weight is then ignored).
     if (c.isDecoder() && c.tieWordEmbeddings) w.lmHead = w.tokenEmbedding;
     if (values == Values::Checked) checkValues();
+}
+
+void ModelFolder::bindTensor(const std::map<QString, const SafetensorsFile*>& where,
+                             const QString& name, const std::vector<long long>& shape,
+                             model::TensorRef& ref, bool readByRuns) {
+    const SafetensorsFile& file = *where.at(name);
+    const TensorInfo& info = *file.find(name);
+    if (info.shape != shape) {
+        fail(QStringLiteral("%1: tensor %2 has shape %3, expected %4")
+                 .arg(file.fileName(), name, shapeText(info.shape), shapeText(shape)));
+    }
+    DType dtype;
+    if (!dtypeFromName(info.dtype.toStdString(), &dtype)) {
+        fail(QStringLiteral("%1: tensor %2 has dtype %3, expected F32, F16, BF16 or F64")
+                 .arg(file.fileName(), name, info.dtype));
+    }
+    ref.name = name.toStdString();
+    ref.file = file.fileName().toStdString();
+    ref.dtype = dtype;
+    ref.rows = shape.size() == 2 ? shape[0] : 1;
+    ref.cols = shape.back();
+    ref.data = file.tensorData(info);
+    scans_.push_back({&ref, file.fileName(), name, shapeText(info.shape)});
+    if (readByRuns && !counted_[ref.data]) model_.storedBytes += ref.bytes();
+    if (readByRuns) counted_[ref.data] = true;
+}
+
+void ModelFolder::computeSinusoidTable() {
+    // modeling_distilbert._create_sinusoidal_embeddings: pos / 10000^(2·(j // 2) / dim) in
+    // double, sin on even columns and cos on odd ones, stored as float.
+    const model::Config& c = model_.config;
+    const long long rows = c.positions, cols = c.hidden;
+    const double bytes = static_cast<double>(rows) * static_cast<double>(cols) * 4;
+    if (bytes > physicalMemoryBytes() / 4) {
+        fail(QStringLiteral("%1: the sinusoid position table [%2, %3] (max_position_embeddings x "
+                            "dim) would take %4 GiB")
+                 .arg(directory_)
+                 .arg(rows)
+                 .arg(cols)
+                 .arg(bytes / 1073741824.0, 0, 'f', 1));
+    }
+    auto table = std::make_shared<std::vector<float>>(static_cast<std::size_t>(rows * cols));
+    for (long long pos = 0; pos < rows; ++pos) {
+        for (long long j = 0; j < cols; ++j) {
+            const double angle =
+                static_cast<double>(pos) /
+                std::pow(10000.0, 2.0 * static_cast<double>(j / 2) / static_cast<double>(cols));
+            (*table)[static_cast<std::size_t>(pos * cols + j)] =
+                static_cast<float>(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
+        }
+    }
+    model::TensorRef& ref = model_.weights.positionEmbedding;
+    ref.name = "embeddings.position_embeddings.weight (sinusoids, computed)";
+    ref.file = directory_.toStdString();
+    ref.dtype = DType::F32;
+    ref.rows = rows;
+    ref.cols = cols;
+    ref.data = reinterpret_cast<const unsigned char*>(table->data());
+    model_.computedTensors.push_back(std::move(table));
+}
+
+void ModelFolder::bindMaskedLmHead(const std::map<QString, const SafetensorsFile*>& where,
+                                   const model::MaskedLmHeadNames& head,
+                                   const QString& weightsLabel) {
+    using Bias = model::MaskedLmHeadNames::Bias;
+    QStringList stored;
+    for (const auto& entry : where) {
+        for (const std::string& mark : head.marks) {
+            if (entry.first.startsWith(QString::fromStdString(mark))) {
+                stored << entry.first;
+                break;
+            }
+        }
+    }
+    if (stored.isEmpty()) return;  // a bare base model: no masked-LM logits
+    stored.sort();
+    const model::Config& c = model_.config;
+    model::ModelWeights& w = model_.weights;
+    QStringList marks;
+    for (const std::string& mark : head.marks)
+        marks << QString::fromStdString(mark) + "*";
+    if (!c.maskedLm.activationProblem.empty())
+        fail(QString::fromStdString(c.maskedLm.activationProblem));
+    const long long V = c.vocab, d = c.hidden, E = head.denseOut;
+    // model_reference.load_lm_head's get: the name (or its legacy alias), all of it or refused.
+    auto need = [&](const QString& name, const QString& alias = {}) {
+        if (where.count(name)) return name;
+        if (!alias.isEmpty() && where.count(alias)) return alias;
+        fail(QStringLiteral("%1: the masked-LM head (%2) is only partly stored: %3 is missing "
+                            "(stored: %4%5); transformers would initialize it at random, so give "
+                            "all of the head's tensors or none")
+                 .arg(weightsLabel, marks.join(" / "), name, stored.mid(0, 3).join(", "),
+                      stored.size() > 3 ? ", ..." : ""));
+    };
+    const QString dense = QString::fromStdString(head.dense);
+    const QString norm = QString::fromStdString(head.norm);
+    bindTensor(where, need(dense + ".weight"), {E, d}, w.maskedLmDense);
+    if (head.denseBias) bindTensor(where, need(dense + ".bias"), {E}, w.maskedLmDenseBias);
+    bindTensor(where, need(norm + ".weight", norm + ".gamma"), {E}, w.maskedLmNorm);
+    if (head.normBias)
+        bindTensor(where, need(norm + ".bias", norm + ".beta"), {E}, w.maskedLmNormBias);
+    const QString decoder = QString::fromStdString(head.decoder);
+    const QString decoderWeight = decoder + ".weight", decoderBias = decoder + ".bias";
+    const bool tied = decoder.isEmpty() || c.tieWordEmbeddings;
+    if (tied) {
+        if (!decoder.isEmpty() && where.count(decoderWeight)) {
+            storedCopies_.push_back({});
+            bindTensor(where, decoderWeight, {V, E}, storedCopies_.back(), false);
+            mustMatch_.push_back(
+                {&storedCopies_.back(), &w.tokenEmbedding,
+                 QStringLiteral("%1: %2 differs from the word embeddings although "
+                                "tie_word_embeddings is true (transformers 4 loads both names "
+                                "into one tied parameter, so which values it keeps depends on "
+                                "the file, and 5 may keep them apart): set tie_word_embeddings "
+                                "false or store the same values")
+                     .arg(weightsLabel, decoderWeight)});
+        }
+        w.maskedLmDecoder = w.tokenEmbedding;
+    } else {
+        bindTensor(where, need(decoderWeight), {V, E}, w.maskedLmDecoder);
+    }
+    const QString headBias = QString::fromStdString(head.headBias);
+    switch (head.bias) {
+        case Bias::None:
+            break;
+        case Bias::Decoder:
+            bindTensor(where, need(decoderBias), {V}, w.maskedLmDecoderBias);
+            break;
+        case Bias::Head:
+            bindTensor(where, need(headBias), {V}, w.maskedLmDecoderBias);
+            break;
+        case Bias::Shared: {
+            const bool hasHead = where.count(headBias), hasDecoder = where.count(decoderBias);
+            if (hasHead && hasDecoder) {
+                // Both stored: the one transformers reads (the head's when tied, the decoder's
+                // untied), and the other must hold the same values.
+                const QString read = tied ? headBias : decoderBias;
+                const QString other = tied ? decoderBias : headBias;
+                bindTensor(where, read, {V}, w.maskedLmDecoderBias);
+                storedCopies_.push_back({});
+                bindTensor(where, other, {V}, storedCopies_.back(), false);
+                mustMatch_.push_back(
+                    {&storedCopies_.back(), &w.maskedLmDecoderBias,
+                     QStringLiteral("%1: %2 and %3 differ (transformers 4 holds them as one "
+                                    "parameter, 5 ties or unties them by tie_word_embeddings): "
+                                    "store one of them, or equal values")
+                         .arg(weightsLabel, headBias, decoderBias)});
+            } else if (tied) {
+                bindTensor(where, need(hasHead || !hasDecoder ? headBias : decoderBias), {V},
+                           w.maskedLmDecoderBias);
+            } else if (!hasDecoder && hasHead) {
+                fail(QStringLiteral("%1: tie_word_embeddings is false and %2 is missing: "
+                                    "transformers 5 gives the untied decoder its own bias (then "
+                                    "initialized to 0), 4 used %3; store %2")
+                         .arg(weightsLabel, decoderBias, headBias));
+            } else {
+                bindTensor(where, need(decoderBias), {V}, w.maskedLmDecoderBias);
+            }
+            break;
+        }
+    }
 }
 
 void ModelFolder::checkValues(const std::function<bool(double fraction)>& progress) {
@@ -252,6 +395,19 @@ void ModelFolder::checkValues(const std::function<bool(double fraction)>& progre
         fail(QStringLiteral("%1: tensor %2 %3 has a non-finite value at element %4")
                  .arg(scans_[i].file, scans_[i].name, scans_[i].shape)
                  .arg(firstBad[i]));
+    }
+    // A tied copy stored beside what is read must hold the same values (torch.equal).
+    for (const SameValues& same : mustMatch_) {
+        const long long count = same.read->count(), chunk = 1 << 16;
+        std::vector<double> a, b;
+        for (long long first = 0; first < count; first += chunk) {
+            const long long n = std::min(chunk, count - first);
+            a.resize(static_cast<std::size_t>(n));
+            b.resize(static_cast<std::size_t>(n));
+            convertElements(same.read->data, same.read->dtype, first, n, a.data());
+            convertElements(same.copy->data, same.copy->dtype, first, n, b.data());
+            if (a != b) fail(same.message);
+        }
     }
     valuesChecked_ = true;
 }

@@ -8,7 +8,9 @@
 #include <QByteArray>
 #include <QString>
 #include <atomic>
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -55,6 +57,18 @@ public:
     const QString& directory() const { return directory_; }
 
 private:
+    // `name` (in `where`) into `ref`, refused unless it has `shape` and a float dtype; its values
+    // are scanned by checkValues. readByRuns: it counts in the stored bytes a run reads (a tied
+    // copy, only compared, does not).
+    void bindTensor(const std::map<QString, const SafetensorsFile*>& where, const QString& name,
+                    const std::vector<long long>& shape, model::TensorRef& ref,
+                    bool readByRuns = true);
+    // The masked-LM head, when any of its tensors is stored (model_reference.load_lm_head).
+    void bindMaskedLmHead(const std::map<QString, const SafetensorsFile*>& where,
+                          const model::MaskedLmHeadNames& head, const QString& weightsLabel);
+    // DistilBERT's sinusoidal_pos_embds with no stored table.
+    void computeSinusoidTable();
+
     QString directory_;
     std::vector<std::unique_ptr<SafetensorsFile>> files_;
     model::Model model_;
@@ -62,7 +76,17 @@ private:
         const model::TensorRef* ref;
         QString file, name, shape;
     };
-    std::vector<ValueScan> scans_;  // every tensor read, in the family's order
+    std::vector<ValueScan> scans_;                  // every tensor read, in the family's order
+    std::map<const unsigned char*, bool> counted_;  // a tensor read twice is stored once
+    // Stored tied copies (an MLM decoder's weight beside the token table, a second name of its
+    // bias): never read by a run, but checkValues requires the same values as what is read.
+    std::deque<model::TensorRef> storedCopies_;
+    struct SameValues {
+        const model::TensorRef* copy;
+        const model::TensorRef* read;
+        QString message;
+    };
+    std::vector<SameValues> mustMatch_;
     std::atomic<bool> valuesChecked_{false};
 };
 

@@ -62,6 +62,10 @@ QByteArray modelResultJson(const model::ModelRun<Scalar>& run) {
         out.append(",\"attention_mask\":");
         appendIntegers(out, run.attentionMask);
     }
+    if (!run.options.tokenTypes.empty()) {
+        out.append(",\"token_types\":");
+        appendIntegers(out, run.options.tokenTypes);
+    }
     if (run.options.keptMaps == model::RunOptions::KeptMaps::Chosen) {
         // A run written with `run --layers`: only these layers' heads have scores and weights.
         std::vector<long long> withMaps;
@@ -102,6 +106,10 @@ QByteArray modelResultJson(const model::ModelRun<Scalar>& run) {
     } else {
         out.append("\"last_hidden\":");
         json::appendMatrix(out, run.lastHidden, ",");
+        if (run.maskedLmLogits.size() > 0) {
+            out.append(",\n\"mlm_logits\":");
+            json::appendMatrix(out, run.maskedLmLogits, ",");
+        }
     }
     out.append("}\n");
     return out;
@@ -138,6 +146,7 @@ void writeModelNpyDirectory(const model::ModelRun<Scalar>& run, const QString& d
         write("logits", matrixNpy(run.logits));
     } else {
         write("last_hidden", matrixNpy(run.lastHidden));
+        if (run.maskedLmLogits.size() > 0) write("mlm_logits", matrixNpy(run.maskedLmLogits));
     }
 }
 

@@ -36,6 +36,16 @@ inline std::vector<long long> jsonIds(const QJsonArray& a) {
     return ids;
 }
 
+// The run options a reference result was made with: its attention mask and token types.
+inline model::RunOptions referenceOptions(const QJsonObject& reference) {
+    model::RunOptions options;
+    for (const QJsonValue& v : reference.value("attention_mask").toArray())
+        options.attentionMask.push_back(v.toInt());
+    for (const QJsonValue& v : reference.value("token_types").toArray())
+        options.tokenTypes.push_back(v.toInt());
+    return options;
+}
+
 struct Difference {
     double worst = 0;  // inf when a shape differs
     QString where;
@@ -103,6 +113,13 @@ Difference compareWithReference(const model::ModelRun<Scalar>& run, const QJsonO
         compareMatrix(expected.value("logits"), run.logits, "logits", d);
     } else {
         compareMatrix(expected.value("last_hidden"), run.lastHidden, "last_hidden", d);
+    }
+    // The masked-LM logits exactly when the reference reads the head: a stray one fails too.
+    if (expected.contains("mlm_logits")) {
+        compareMatrix(expected.value("mlm_logits"), run.maskedLmLogits, "mlm_logits", d);
+    } else if (run.maskedLmLogits.size() > 0) {
+        d.worst = INFINITY;
+        d.where = "mlm_logits present, but the reference reads no masked-LM head";
     }
     return d;
 }
@@ -208,7 +225,7 @@ struct GoldenInput {
 };
 
 // A golden model's expected input `expectedFile` (empty: its first expected-ids-*.json): its ids
-// and attention mask.
+// and its options (attention mask, token types).
 inline GoldenInput goldenInput(const QString& name, const QString& expectedFile = {}) {
     const QDir dir(goldenModelDir(name));
     const QStringList files = dir.entryList({"expected-ids-*.json"}, QDir::Files);
@@ -217,8 +234,7 @@ inline GoldenInput goldenInput(const QString& name, const QString& expectedFile 
     const QJsonObject reference =
         readJsonFile(dir.filePath(expectedFile.isEmpty() ? files.front() : expectedFile));
     input.ids = jsonIds(reference.value("tokens").toArray());
-    for (const QJsonValue& v : reference.value("attention_mask").toArray())
-        input.options.attentionMask.push_back(v.toInt());
+    input.options = referenceOptions(reference);
     for (long long id : input.ids)
         input.labels.push_back(std::to_string(id));
     return input;

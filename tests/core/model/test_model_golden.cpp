@@ -21,13 +21,6 @@ namespace {
 
 constexpr double kTolerance = 1e-4;  // the reference's own (model_reference.py TOLERANCE)
 
-model::RunOptions optionsOf(const QJsonObject& expected) {
-    model::RunOptions options;
-    for (const QJsonValue& v : expected.value("attention_mask").toArray())
-        options.attentionMask.push_back(v.toInt());
-    return options;
-}
-
 // The expected result files of a golden model: A, and B for bert (padding).
 QStringList expectedFiles(const QString& dir) {
     return QDir(dir).entryList({"expected-ids-*.json"}, QDir::Files, QDir::Name);
@@ -37,7 +30,7 @@ Difference runAgainst(const QString& dir, const QString& expectedName) {
     const QJsonObject expected = readJsonFile(QDir(dir).filePath(expectedName));
     const io::ModelFolder folder(dir);
     const auto run = model::runModel<double>(
-        folder.model(), jsonIds(expected.value("tokens").toArray()), optionsOf(expected));
+        folder.model(), jsonIds(expected.value("tokens").toArray()), referenceOptions(expected));
     return compareWithReference(run, expected);
 }
 

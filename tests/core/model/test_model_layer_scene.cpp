@@ -45,9 +45,7 @@ private slots:
             readJsonFile(QDir(goldenModelDir(name)).filePath(expectedFile));
         const io::ModelFolder folder(goldenModelDir(name));
         const std::vector<long long> ids = jsonIds(reference.value("tokens").toArray());
-        model::RunOptions options;
-        for (const QJsonValue& v : reference.value("attention_mask").toArray())
-            options.attentionMask.push_back(v.toInt());
+        const model::RunOptions options = referenceOptions(reference);
         const auto run = model::runModel<double>(folder.model(), ids, options);
         std::vector<std::string> labels;
         for (long long id : ids)
