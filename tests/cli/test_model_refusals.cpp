@@ -351,6 +351,39 @@ private slots:
         QVERIFY2(worst <= 1e-4, qPrintable(QString::number(worst)));
     }
 
+    // A sentence pair's token types reach the embeddings, and the result echoes them and holds
+    // the masked-LM logits, as the reference's case P does.
+    void runTakesTokenTypes() {
+        QTemporaryDir temp;
+        const QString out = temp.filePath("result.json");
+        const auto r =
+            test::runBinary({"run", goldenModelDir("bert-tiny-mlm"), "--ids", "7,41,3,59,22,15,36",
+                             "--token-types", "0,0,0,1,1,1,1", "--double", "-o", out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject result = readJsonFile(out);
+        const QJsonObject expected =
+            readJsonFile(goldenModelDir("bert-tiny-mlm") + "/expected-ids-P.json");
+        QCOMPARE(result.value("token_types"), expected.value("token_types"));
+        const QJsonArray got = result.value("mlm_logits").toArray();
+        const QJsonArray want = expected.value("mlm_logits").toArray();
+        QCOMPARE(got.size(), want.size());
+        double worst = 0;
+        for (int i = 0; i < got.size(); ++i)
+            for (int j = 0; j < want[i].toArray().size(); ++j) {
+                const double b = want[i].toArray()[j].toDouble();
+                worst = std::max(
+                    worst, std::fabs(got[i].toArray()[j].toDouble() - b) / (1 + std::fabs(b)));
+            }
+        QVERIFY2(worst <= 1e-12, qPrintable(QString::number(worst)));
+        // Without token types the last four rows read type 0 and come out otherwise.
+        const auto plain = test::runBinary({"run", goldenModelDir("bert-tiny-mlm"), "--ids",
+                                            "7,41,3,59,22,15,36", "--double", "-o", out});
+        QVERIFY2(plain.exitCode == 0, plain.err.constData());
+        const QJsonObject single = readJsonFile(out);
+        QVERIFY(!single.contains("token_types"));
+        QVERIFY(single.value("mlm_logits").toArray()[6] != result.value("mlm_logits").toArray()[6]);
+    }
+
     void runWritesNpyFiles() {
         QTemporaryDir temp;
         const QString out = temp.filePath("npy");
@@ -403,6 +436,12 @@ private slots:
             {{"run", gpt2, "--ids", "1,2", "--format", "csv", "-o", out}, "expected json or npy"},
             {{"run", gpt2, "--ids", "1,2", "--attention-mask", "0,1", "-o", out}, "sees no key"},
             {{"run", gpt2 + "-missing", "--ids", "1", "-o", out}, "not a folder"},
+            {{"run", gpt2, "--ids", "1,2", "--token-types", "0,1", "-o", out},
+             "gpt2-tiny: token types: gpt2 has no token-type embeddings"},
+            {{"run", gpt2, "--ids", "1,2", "--text-pair", "b", "-o", out},
+             "run: --text-pair needs --text (sentence A)"},
+            {{"run", gpt2, "--text", "a", "--text-pair", "b", "--token-types", "0", "-o", out},
+             "run: --text-pair gives the token types itself"},
             {{"run", gpt2, "--text", "hello", "-o", out},
              "gpt2-tiny: no tokenizer.json, vocab.json + merges.txt, or vocab.txt in this folder"},
             {{"scene", gpt2, "--ids", "1,2", "--layer", "2", "-o", out},

@@ -32,6 +32,7 @@ private slots:
     void resumedRunMatchesTheModel();
     void ablationIsAWhatIf();
     void keyValueHeadsWhatIfFlowsForward();
+    void fillMaskPredictionsFollowTheWhatIf();
 };
 
 void TestModelSessionWhatIf::openedHeadIsTheLayer_data() {
@@ -232,6 +233,41 @@ void TestModelSessionWhatIf::keyValueHeadsWhatIfFlowsForward() {
     o.settle();
     QCOMPARE(o.session.currentRun(), o.session.baseRun());
     QVERIFY(sameRun(*o.session.currentRun(), before));
+}
+
+// An encoder whose folder holds its masked-LM head predicts the token at a position (fill-mask):
+// the analysis lists the head's ten most probable tokens there, and a what-if in its layer moves
+// them, with the model's own list as the "before".
+void TestModelSessionWhatIf::fillMaskPredictionsFollowTheWhatIf() {
+    Opened o;
+    QVERIFY(o.open(modelDir("bert-tiny-mlm")));
+    const RunF before = *o.session.currentRun();
+    QCOMPARE(before.maskedLmLogits.rows(), static_cast<Eigen::Index>(before.tokens.size()));
+    const RunAnalysis own = o.session.analysis();
+    // No tokenizer, so no [MASK] to go to: the last token, as a decoder's.
+    QCOMPARE(own.position, static_cast<int>(before.tokens.size()) - 1);
+    QCOMPARE(own.predictions.size(), std::size_t(10));
+    Eigen::Index best = 0;
+    before.maskedLmLogits.row(own.position).maxCoeff(&best);
+    QCOMPARE(own.predictions.front().token, static_cast<long long>(best));
+    QVERIFY(own.basePredictions.empty());
+    o.session.setSelectedPosition(2);
+    o.settle();
+    QCOMPARE(o.session.analysis().position, 2);
+    before.maskedLmLogits.row(2).maxCoeff(&best);
+    QCOMPARE(o.session.analysis().predictions.front().token, static_cast<long long>(best));
+
+    Scene ablated = o.document.scene();
+    ablated.ablation.heads = {0, 1, 2};
+    ablated.ablation.byMean = false;
+    QVERIFY(o.document.replaceScene(ablated, QStringLiteral("Switch heads off")));
+    o.settle();
+    const RunAnalysis& whatIf = o.session.analysis();
+    QVERIFY(largestDifference(o.session.currentRun()->maskedLmLogits, before.maskedLmLogits) >
+            1e-4);
+    QCOMPARE(whatIf.basePredictions.size(), std::size_t(10));
+    QCOMPARE(whatIf.basePredictions.front().token, static_cast<long long>(best));
+    QVERIFY(whatIf.predictions.front().probability != whatIf.basePredictions.front().probability);
 }
 
 QTEST_MAIN(TestModelSessionWhatIf)
