@@ -102,6 +102,9 @@ ModelReference LoadedModel::referenceFor(const ModelInput& input, int layer, int
     r.text = input.text;
     r.ids = input.ids;
     r.attentionMask = input.attentionMask;
+    r.textPair = input.textPair;
+    r.tokenTypes = input.tokenTypes;
+    r.pairStart = input.pairStart;
     r.layer = layer;
     r.head = head;
     return r;

@@ -51,6 +51,10 @@ std::optional<ModelReference> modelReference(const std::string& viewJson) {
         r.ids.push_back(static_cast<long long>(id.toDouble()));
     for (const QJsonValue m : o[QLatin1String("attention_mask")].toArray())
         r.attentionMask.push_back(m.toInt());
+    r.textPair = o[QLatin1String("text_pair")].toString();
+    for (const QJsonValue t : o[QLatin1String("token_types")].toArray())
+        r.tokenTypes.push_back(t.toInt());
+    r.pairStart = o[QLatin1String("pair_start")].toInt(-1);
     r.layer = o[QLatin1String("layer")].toInt();
     r.head = o[QLatin1String("head")].toInt();
     return r;
@@ -70,6 +74,14 @@ std::string withModelReference(const std::string& viewJson, const ModelReference
         mask.append(m);
     o[QLatin1String("ids")] = ids;
     if (!r.attentionMask.empty()) o[QLatin1String("attention_mask")] = mask;
+    if (!r.textPair.isEmpty()) o[QLatin1String("text_pair")] = r.textPair;
+    if (!r.tokenTypes.empty()) {
+        QJsonArray types;
+        for (int t : r.tokenTypes)
+            types.append(t);
+        o[QLatin1String("token_types")] = types;
+    }
+    if (r.pairStart >= 0) o[QLatin1String("pair_start")] = r.pairStart;
     o[QLatin1String("layer")] = r.layer;
     o[QLatin1String("head")] = r.head;
     view[kModelKey] = o;

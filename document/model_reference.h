@@ -15,13 +15,18 @@ struct Model;
 
 namespace ae::document {
 
-// What the model runs on: a text (empty when the ids were typed), its ids, and padding.
+// What the model runs on: a text (empty when the ids were typed), its ids, and padding; and for
+// a sentence pair the second text, the token types and where the second sentence starts.
 struct ModelInput {
     QString text;
     std::vector<long long> ids;
     std::vector<int> attentionMask;  // empty, or one 0/1 a token (bert padding)
+    QString textPair;                // sentence B, or empty
+    std::vector<int> tokenTypes;     // empty, or one sentence id a token
+    int pairStart = -1;              // the first token of sentence B's part, or -1
     bool operator==(const ModelInput& o) const {
-        return text == o.text && ids == o.ids && attentionMask == o.attentionMask;
+        return text == o.text && ids == o.ids && attentionMask == o.attentionMask &&
+               textPair == o.textPair && tokenTypes == o.tokenTypes && pairStart == o.pairStart;
     }
     bool operator!=(const ModelInput& o) const { return !(*this == o); }
 };
@@ -37,12 +42,16 @@ struct ModelReference {
     QString text;         // the sentence; empty when the ids were typed
     std::vector<long long> ids;
     std::vector<int> attentionMask;  // empty, or one 0/1 a token (bert padding)
+    QString textPair;                // a sentence pair's second text, or empty
+    std::vector<int> tokenTypes;     // empty, or one sentence id a token
+    int pairStart = -1;
     int layer = 0;
     int head = 0;
-    ModelInput input() const { return {text, ids, attentionMask}; }
+    ModelInput input() const { return {text, ids, attentionMask, textPair, tokenTypes, pairStart}; }
     bool operator==(const ModelReference& o) const {
         return folder == o.folder && builtIn == o.builtIn && fingerprint == o.fingerprint &&
                text == o.text && ids == o.ids && attentionMask == o.attentionMask &&
+               textPair == o.textPair && tokenTypes == o.tokenTypes && pairStart == o.pairStart &&
                layer == o.layer && head == o.head;
     }
 };

@@ -28,10 +28,28 @@ ModelSession::ModelSession(AttentionDocument* document, QObject* parent)
             fail(tr("%1: no tokenizer in this folder: type ids instead").arg(folder()));
             return;
         }
-        const std::vector<int> encoded = model_.tokenizer->encode(pendingText_);
-        startInput({pendingText_, std::vector<long long>(encoded.begin(), encoded.end()),
-                    input_.attentionMask.size() == encoded.size() ? input_.attentionMask
-                                                                  : std::vector<int>{}});
+        ModelInput input;
+        input.text = pendingText_;
+        if (pendingPair_.isEmpty()) {
+            const std::vector<int> encoded = model_.tokenizer->encode(pendingText_);
+            input.ids.assign(encoded.begin(), encoded.end());
+        } else {
+            io::Tokenizer::Encoded pair;
+            try {
+                pair = model_.tokenizer->encodePair(pendingText_, pendingPair_);
+            } catch (const io::TokenizerError& e) {
+                fail(QString::fromStdString(e.what()));
+                return;
+            }
+            input.ids.assign(pair.ids.begin(), pair.ids.end());
+            input.textPair = pendingPair_;
+            input.pairStart = pair.secondStart;
+            // A family without a token-type table takes the pair's ids alone.
+            if (model_.model()->config.architecture().tokenTypes) input.tokenTypes = pair.typeIds;
+        }
+        if (input_.attentionMask.size() == input.ids.size())
+            input.attentionMask = input_.attentionMask;
+        startInput(std::move(input));
     });
     connect(work_, &ModelWork::busyChanged, this, &ModelSession::busyChanged);
     connect(work_, &ModelWork::progressShown, this, &ModelSession::progressShown);
@@ -217,6 +235,14 @@ std::shared_ptr<const Scene> ModelSession::modelLayerOf(const Scene& scene) cons
 void ModelSession::setText(const QString& text) {
     if (!model_.folder) return;
     pendingText_ = text;
+    pendingPair_ = input_.textPair;
+    textTimer_->start();
+}
+
+void ModelSession::setTextPair(const QString& text, const QString& second) {
+    if (!model_.folder) return;
+    pendingText_ = text;
+    pendingPair_ = second;
     textTimer_->start();
 }
 
@@ -233,7 +259,9 @@ void ModelSession::setPadding(int position, bool padding) {
     if (mask.size() != input_.ids.size()) mask.assign(input_.ids.size(), 1);
     mask[static_cast<std::size_t>(position)] = padding ? 0 : 1;
     if (std::all_of(mask.begin(), mask.end(), [](int m) { return m == 1; })) mask.clear();
-    startInput({input_.text, input_.ids, mask});
+    ModelInput padded = input_;
+    padded.attentionMask = mask;
+    startInput(std::move(padded));
 }
 
 void ModelSession::startInput(const ModelInput& input) {

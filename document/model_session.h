@@ -83,14 +83,19 @@ public:
     QString tokenizerProblem() const { return model_.tokenizerProblem; }
 
     // ---- Input (each an undo step of the document, once the model has run on it) ----
-    // Tokenized 150 ms after the last call (typing), then run.
+    // Tokenized 150 ms after the last call (typing), then run. setText keeps the sentence B of
+    // a pair; setTextPair gives both (an empty `second`: a single text).
     void setText(const QString& text);
+    void setTextPair(const QString& text, const QString& second);
     // Typed ids; `attentionMask` empty or one 0/1 a token.
     void setIds(const std::vector<long long>& ids, const std::vector<int>& attentionMask = {});
     // Marks token `position` as padding or not (bert).
     void setPadding(int position, bool padding);
     // What the document's scene says (or, while a new input is being run, that input).
     QString text() const { return input_.text; }
+    QString textPair() const { return input_.textPair; }
+    // The first token of a pair's sentence B, or -1.
+    int pairStart() const { return input_.pairStart; }
     const std::vector<long long>& ids() const { return input_.ids; }
     const std::vector<int>& attentionMask() const { return input_.attentionMask; }
     // A token's label: the tokenizer's text, or "#id".
@@ -232,6 +237,7 @@ private:
     double mapBudget_ = defaultMapBudget();
     QTimer* textTimer_;
     QString pendingText_;
+    QString pendingPair_;  // sentence B of the pending text, or empty
     QString problem_;
 };
 

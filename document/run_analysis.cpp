@@ -16,6 +16,7 @@ model::RunOptions windowRunOptions(const model::Model& model, const ModelInput& 
     model::RunOptions options;
     options.logitsForEveryPosition = false;  // predictions: logitsAt
     options.attentionMask = input.attentionMask;
+    options.tokenTypes = input.tokenTypes;
     options.keepDigest = true;
     const long long tokens = static_cast<long long>(input.ids.size());
     const double everything = model::runMemory(model, tokens, sizeof(float), -1, true).total();

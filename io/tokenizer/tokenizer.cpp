@@ -249,6 +249,7 @@ Tokenizer::Encoded Tokenizer::encodePair(const QString& first, const QString& se
     appendIds(first, texts[0]);
     appendIds(second, texts[1]);
     Encoded out;
+    out.secondStart = -1;
     auto append = [&](const std::vector<int>& ids, int type) {
         out.ids.insert(out.ids.end(), ids.begin(), ids.end());
         out.typeIds.insert(out.typeIds.end(), ids.size(), type);
@@ -262,6 +263,7 @@ Tokenizer::Encoded Tokenizer::encodePair(const QString& first, const QString& se
         for (const tok::TemplatePiece& piece : p.specials.pair)
             if (piece.sequence >= 0) types[piece.sequence] = piece.typeId;
         append(texts[0], types[0]);
+        out.secondStart = static_cast<int>(out.ids.size());
         append(texts[1], types[1]);
         return out;
     }
@@ -270,8 +272,10 @@ Tokenizer::Encoded Tokenizer::encodePair(const QString& first, const QString& se
             "tokenizer: its post-processor adds special tokens around one text but gives no "
             "form for a pair of texts"));
     }
-    for (const tok::TemplatePiece& piece : p.specials.pair)
+    for (const tok::TemplatePiece& piece : p.specials.pair) {
+        if (piece.sequence == 1) out.secondStart = static_cast<int>(out.ids.size());
         append(piece.sequence < 0 ? piece.ids : texts[piece.sequence], piece.typeId);
+    }
     return out;
 }
 

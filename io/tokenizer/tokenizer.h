@@ -64,6 +64,7 @@ public:
     struct Encoded {
         std::vector<int> ids;
         std::vector<int> typeIds;
+        int secondStart = 0;  // the first id of sentence B's part (the pair's boundary)
     };
     Encoded encodePair(const QString& first, const QString& second,
                        bool addSpecialTokens = true) const;

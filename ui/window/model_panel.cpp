@@ -7,9 +7,11 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMainWindow>
+#include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QStyledItemDelegate>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -18,12 +20,44 @@
 #include "io/tokenizer/tokenizer.h"
 
 namespace ae::ui {
+namespace {
+
+// A chip: a rounded box in the item's background colour (sentence A's or B's) with a grey
+// border, its text centred. Drawn here because a style sheet's item rule paints every item alike.
+class ChipDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter* painter, const QStyleOptionViewItem& option,
+               const QModelIndex& index) const override {
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing);
+        painter->setPen(QColor(0x8a, 0x8a, 0x8a));
+        painter->setBrush(index.data(Qt::BackgroundRole).value<QBrush>());
+        painter->drawRoundedRect(QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
+        const QVariant foreground = index.data(Qt::ForegroundRole);
+        painter->setPen(foreground.isValid() ? foreground.value<QBrush>().color()
+                                             : QColor(Qt::black));
+        const QVariant font = index.data(Qt::FontRole);
+        painter->setFont(font.isValid() ? font.value<QFont>() : option.font);
+        painter->drawText(option.rect, Qt::AlignCenter, index.data(Qt::DisplayRole).toString());
+        painter->restore();
+    }
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+        const QSize text =
+            QFontMetrics(option.font).size(0, index.data(Qt::DisplayRole).toString());
+        return text + QSize(2 * 6, 2 * 2);
+    }
+};
+
+}  // namespace
 
 ModelPanel::ModelPanel(document::ModelSession* session, QWidget* parent)
     : QWidget(parent),
       session_(session),
       title_(new QLabel),
       text_(new QLineEdit),
+      second_(new QLineEdit),
+      secondLabel_(new QLabel(tr("B"))),
       chips_(new QListWidget),
       ids_(new QLineEdit),
       hint_(new QLabel),
@@ -35,6 +69,13 @@ ModelPanel::ModelPanel(document::ModelSession* session, QWidget* parent)
     text_->setObjectName(QStringLiteral("modelText"));
     text_->setClearButtonEnabled(true);
     text_->setToolTip(tr("The sentence; tokenized and run as you type"));
+    // An encoder's sentence B: the pair joined by the tokenizer's template ([CLS] A [SEP] B
+    // [SEP]), each token given its sentence.
+    second_->setObjectName(QStringLiteral("modelTextPair"));
+    second_->setClearButtonEnabled(true);
+    second_->setPlaceholderText(tr("Sentence B (optional)"));
+    second_->setToolTip(tr("A second sentence: the two run as a pair, [CLS] A [SEP] B [SEP]"));
+    secondLabel_->setToolTip(second_->toolTip());
     ids_->setObjectName(QStringLiteral("modelIds"));
     ids_->setToolTip(tr("Token ids, separated by spaces or commas; Enter runs them"));
     // Chips: one per token, its text over its id, wrapping like words.
@@ -47,10 +88,9 @@ ModelPanel::ModelPanel(document::ModelSession* session, QWidget* parent)
     chips_->setSelectionMode(QAbstractItemView::NoSelection);
     chips_->setFixedHeight(chips_->fontMetrics().height() * 2 + 16);  // fitChips() sets it
     chips_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    chips_->setStyleSheet(QStringLiteral(
-        "QListWidget { background: palette(window); border: none; }"
-        "QListWidget::item { border: 1px solid #8a8a8a; border-radius: 6px; padding: 1px 5px; "
-        "background: #eef3fb; color: black; }"));
+    chips_->setStyleSheet(
+        QStringLiteral("QListWidget { background: palette(window); border: none; }"));
+    chips_->setItemDelegate(new ChipDelegate(chips_));
     hint_->setWordWrap(true);
     hint_->setStyleSheet(QStringLiteral("color: palette(mid);"));
     problem_->setObjectName(QStringLiteral("modelProblem"));
@@ -73,6 +113,8 @@ ModelPanel::ModelPanel(document::ModelSession* session, QWidget* parent)
     fields->addSpacing(8);
     fields->addWidget(new QLabel(tr("Text")));
     fields->addWidget(text_, 3);
+    fields->addWidget(secondLabel_);
+    fields->addWidget(second_, 2);
     fields->addWidget(new QLabel(tr("Ids")));
     fields->addWidget(ids_, 2);
     layout->addLayout(fields);
@@ -94,7 +136,9 @@ ModelPanel::ModelPanel(document::ModelSession* session, QWidget* parent)
     cancel_->hide();
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
 
-    connect(text_, &QLineEdit::textEdited, session_, &document::ModelSession::setText);
+    auto typed = [this] { session_->setTextPair(text_->text(), second_->text()); };
+    connect(text_, &QLineEdit::textEdited, this, typed);
+    connect(second_, &QLineEdit::textEdited, this, typed);
     connect(ids_, &QLineEdit::returnPressed, this, [this] {
         std::vector<long long> ids;
         QString error;
@@ -166,6 +210,8 @@ void ModelPanel::showModel() {
     if (!m) {
         title_->setText(tr("No model open (File › Open model…)"));
         text_->setEnabled(false);
+        second_->hide();
+        secondLabel_->hide();
         ids_->setEnabled(false);
         chips_->clear();
         hint_->clear();
@@ -183,6 +229,9 @@ void ModelPanel::showModel() {
     text_->setEnabled(tokenizer);
     text_->setPlaceholderText(tokenizer ? tr("Type a sentence")
                                         : tr("No tokenizer in this folder: type ids below"));
+    // Sentence pairs are for encoders, whose pretraining saw them (next-sentence prediction).
+    second_->setVisible(!c.isDecoder() && tokenizer);
+    secondLabel_->setVisible(second_->isVisible());
     ids_->setEnabled(true);
     QString hint = c.isDecoder() ? tr("Double-click a head in the Model tab to open it.")
                                  : tr("Click a token: padding. Double-click a head in the Model "
@@ -196,6 +245,7 @@ void ModelPanel::showModel() {
 void ModelPanel::showInput() {
     if (!session_->model()) return;
     if (!text_->hasFocus() || text_->text().isEmpty()) text_->setText(session_->text());
+    if (!second_->hasFocus()) second_->setText(session_->textPair());
     QStringList ids;
     for (long long id : session_->ids())
         ids << QString::number(id);
@@ -214,8 +264,13 @@ void ModelPanel::showInput() {
         item->setTextAlignment(Qt::AlignCenter);
         item->setData(Qt::UserRole, static_cast<int>(i));
         const bool padding = i < mask.size() && mask[i] == 0;
-        item->setToolTip(padding ? tr("Padding: no query attends to it (click to undo)")
-                                 : tr("Token %1, id %2").arg(i).arg(id));
+        // Sentence B's tokens in another colour: the pair's boundary at a glance.
+        const int pairStart = session_->pairStart();
+        const bool second = pairStart >= 0 && static_cast<int>(i) >= pairStart;
+        item->setBackground(second ? QColor(0xfd, 0xe4, 0xc4) : QColor(0xee, 0xf3, 0xfb));
+        item->setToolTip(padding  ? tr("Padding: no query attends to it (click to undo)")
+                         : second ? tr("Token %1, id %2, sentence B").arg(i).arg(id)
+                                  : tr("Token %1, id %2").arg(i).arg(id));
         if (padding) {
             item->setForeground(QColor(0x9e, 0x9e, 0x9e));
             QFont font = item->font();

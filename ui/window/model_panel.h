@@ -25,6 +25,7 @@ public:
     explicit ModelPanel(document::ModelSession* session, QWidget* parent = nullptr);
 
     QLineEdit* textField() const { return text_; }
+    QLineEdit* textPairField() const { return second_; }
     QLineEdit* idsField() const { return ids_; }
     QListWidget* chips() const { return chips_; }
     // The shown problem (a refused input), or empty.
@@ -46,6 +47,8 @@ private:
     document::ModelSession* session_;
     QLabel* title_;
     QLineEdit* text_;
+    QLineEdit* second_;
+    QLabel* secondLabel_;
     QListWidget* chips_;
     QLineEdit* ids_;
     QLabel* hint_;

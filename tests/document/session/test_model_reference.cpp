@@ -35,6 +35,14 @@ void TestModelReference::referenceRoundTrips() {
     const std::string far = withFolderRelativeTo(view, QStringLiteral("/home/a/b/c/s.json"));
     QCOMPARE(modelReference(far)->folder, r.folder);
     QVERIFY(!modelReference(R"({"mode":"all_heads"})"));
+    // A sentence pair keeps its second text, token types and boundary.
+    ModelReference pair = r;
+    pair.textPair = QStringLiteral("and a second");
+    pair.tokenTypes = {0, 0, 1};
+    pair.pairStart = 2;
+    QCOMPARE(*modelReference(withModelReference({}, pair)), pair);
+    QCOMPARE(modelReference(withModelReference({}, pair))->input().tokenTypes, pair.tokenTypes);
+    QVERIFY(withModelReference({}, r).find("token_types") == std::string::npos);
 }
 
 void TestModelReference::builtInReferenceKeepsTheNameOnly() {
