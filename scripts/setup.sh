@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ ninja-build qt6-base-dev qt6-svg-dev libqcustomplot-dev libeigen3-dev
-          libgl-dev libgif-dev libopenblas-openmp-dev fonts-dejavu-core xvfb xauth poppler-utils)
+          libgl-dev libgif-dev libopenblas-openmp-dev libsentencepiece-dev fonts-dejavu-core xvfb
+          xauth poppler-utils)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

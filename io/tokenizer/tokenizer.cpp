@@ -138,16 +138,12 @@ void Pipeline::finish() {
     normalizedMatcher.build(addedTokens, true);
 }
 
-namespace {
-
 QByteArray readFile(const QString& path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         throw TokenizerError(path + ": cannot open: " + file.errorString());
     return file.readAll();
 }
-
-}  // namespace
 
 std::unique_ptr<Pipeline> loadGpt2Files(const QString& vocabFile, const QString& mergesFile,
                                         const QString& configFile) {
@@ -201,6 +197,7 @@ Tokenizer Tokenizer::load(const QString& path) {
             const QString file = folder.filePath("tokenizer.json");
             return fromJson(tok::readFile(file), config, file, configName);
         }
+        if (tok::isMarianFolder(path)) return Tokenizer(tok::loadMarian(path));
         if (has("vocab.json") && has("merges.txt"))
             return Tokenizer(tok::loadGpt2Files(folder.filePath("vocab.json"),
                                                 folder.filePath("merges.txt"), configName));
@@ -211,8 +208,9 @@ Tokenizer Tokenizer::load(const QString& path) {
                                  ": only tokenizer.model (SentencePiece), which is not read; write "
                                  "a tokenizer.json with transformers: "
                                  "AutoTokenizer.from_pretrained(DIR).save_pretrained(DIR)");
-        throw TokenizerError(
-            path + ": no tokenizer.json, vocab.json + merges.txt, or vocab.txt in this folder");
+        throw TokenizerError(path +
+                             ": no tokenizer.json, vocab.json + merges.txt, vocab.txt, or Marian's "
+                             "source.spm + vocab.json in this folder");
     }
     const QString name = info.fileName();
     const QDir folder = info.dir();
@@ -317,14 +315,27 @@ int Tokenizer::idCount() const {
     return pipeline_->idCount;
 }
 
-int Tokenizer::maskToken() const {
-    const QStringList names = {QStringLiteral("[MASK]"), QStringLiteral("<mask>")};
-    for (const tok::AddedToken& added : pipeline_->addedTokens)
+namespace {
+
+// The id of the first of `names` an added token has, else the lowest vocabulary id that is one
+// of them, else -1.
+int tokenNamed(const tok::Pipeline& pipeline, const QStringList& names) {
+    for (const tok::AddedToken& added : pipeline.addedTokens)
         if (names.contains(added.content)) return added.id;
     int found = -1;
-    for (auto it = pipeline_->tokenById.begin(); it != pipeline_->tokenById.end(); ++it)
+    for (auto it = pipeline.tokenById.begin(); it != pipeline.tokenById.end(); ++it)
         if (names.contains(it.value()) && (found < 0 || it.key() < found)) found = it.key();
     return found;
+}
+
+}  // namespace
+
+int Tokenizer::separatorToken() const {
+    return tokenNamed(*pipeline_, {QStringLiteral("[SEP]"), QStringLiteral("</s>")});
+}
+
+int Tokenizer::maskToken() const {
+    return tokenNamed(*pipeline_, {QStringLiteral("[MASK]"), QStringLiteral("<mask>")});
 }
 
 QString Tokenizer::tokenText(int id) const {

@@ -80,6 +80,8 @@ public:
     // The id of the token a masked-LM model fills in, BERT's [MASK] or RoBERTa's <mask> (an
     // added token first, else the vocabulary's), or -1 when the tokenizer has neither.
     int maskToken() const;
+    // The separator between sentences, BERT's [SEP] or RoBERTa's </s>, or -1.
+    int separatorToken() const;
     // The token as stored in the vocabulary (`Ġworld`, `▁world`, `##ing`, `<0x0A>`), or an
     // empty string for an id the tokenizer does not know.
     QString tokenText(int id) const;

@@ -73,6 +73,29 @@ private:
     bool left_, right_;
 };
 
+// The reference library's StripAccents: every combining mark (Unicode's M categories) dropped, as
+// they stand; accents come apart from their letters only after an NFD or NFKD before it.
+class StripAccents : public Normalizer {
+public:
+    QString normalize(const QString& text) const override {
+        QString result;
+        result.reserve(text.size());
+        for (const char32_t c : text.toUcs4()) {
+            const QChar::Category category = QChar::category(c);
+            if (category == QChar::Mark_NonSpacing || category == QChar::Mark_SpacingCombining ||
+                category == QChar::Mark_Enclosing)
+                continue;
+            if (QChar::requiresSurrogates(c)) {
+                result += QChar(QChar::highSurrogate(c));
+                result += QChar(QChar::lowSurrogate(c));
+            } else {
+                result += QChar(static_cast<char16_t>(c));
+            }
+        }
+        return result;
+    }
+};
+
 class Sequence : public Normalizer {
 public:
     explicit Sequence(std::vector<std::unique_ptr<Normalizer>> parts) : parts_(std::move(parts)) {}
@@ -178,6 +201,7 @@ std::unique_ptr<Normalizer> parseNormalizer(const JsonReader& json, const QJsonV
     if (type == "NFKC") return std::make_unique<UnicodeForm>(QString::NormalizationForm_KC);
     if (type == "NFKD") return std::make_unique<UnicodeForm>(QString::NormalizationForm_KD);
     if (type == "Lowercase") return std::make_unique<Lowercase>();
+    if (type == "StripAccents") return std::make_unique<StripAccents>();
     if (type == "Prepend") {
         return std::make_unique<Prepend>(json.string(object.value("prepend"), field + ".prepend"));
     }
@@ -209,8 +233,8 @@ std::unique_ptr<Normalizer> parseNormalizer(const JsonReader& json, const QJsonV
         return std::make_unique<Sequence>(std::move(parts));
     }
     json.unsupported(field + ".type", type,
-                     {"NFC", "NFD", "NFKC", "NFKD", "Lowercase", "BertNormalizer", "Prepend",
-                      "Replace", "Strip", "Precompiled", "Sequence"});
+                     {"NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "BertNormalizer",
+                      "Prepend", "Replace", "Strip", "Precompiled", "Sequence"});
 }
 
 }  // namespace ae::io::tok

@@ -206,6 +206,12 @@ std::unique_ptr<Pipeline> parseTokenizerJson(const QByteArray& data, const QByte
 std::unique_ptr<Pipeline> loadGpt2Files(const QString& vocabFile, const QString& mergesFile,
                                         const QString& configFile);
 std::unique_ptr<Pipeline> loadBertVocabulary(const QString& vocabFile, const QString& configFile);
+// The whole file; TokenizerError naming it when it cannot be read.
+QByteArray readFile(const QString& path);
+// A Marian folder: source.spm and vocab.json, no tokenizer.json
+// (io/tokenizer/tokenizer_marian.cpp).
+bool isMarianFolder(const QString& folder);
+std::unique_ptr<Pipeline> loadMarian(const QString& folder);
 // Parsers for the classic formats from memory (for the loaders and the fuzzers).
 std::unique_ptr<Pipeline> parseGpt2Files(const QByteArray& vocab, const QByteArray& merges,
                                          const QByteArray& config, const QString& vocabName,

@@ -1,7 +1,8 @@
 // Pre-tokenizers: Split (regex or string, five behaviours), ByteLevel, Metaspace,
-// BertPreTokenizer, Digits, Sequence. Each splits pieces the way the reference library's
-// `NormalizedString::split` does: the pattern's matches and the gaps between them become
-// segments, the behaviour decides which are kept and which are joined, empty pieces vanish.
+// BertPreTokenizer, Punctuation, WhitespaceSplit, Digits, Sequence. Each splits pieces the way the
+// reference library's `NormalizedString::split` does: the pattern's matches and the gaps between
+// them become segments, the behaviour decides which are kept and which are joined, empty pieces
+// vanish.
 
 #include <QStringList>
 
@@ -270,6 +271,17 @@ std::unique_ptr<PreTokenizer> parsePreTokenizer(const JsonReader& json, const QJ
             Behavior::Removed, false);
     }
     if (type == "BertPreTokenizer") return makeBertPreTokenizer();
+    if (type == "Punctuation") {
+        // Each punctuation character (Unicode's P categories and every ASCII symbol) is a
+        // match; the behaviour, Isolated by default, decides what becomes of them.
+        const Behavior behavior =
+            object.contains("behavior")
+                ? parseBehavior(json, object.value("behavior"), field + ".behavior")
+                : Behavior::Isolated;
+        return std::make_unique<PatternSplit>(
+            unicodeRegex(QStringLiteral("[\\p{P}\\x21-\\x2F\\x3A-\\x40\\x5B-\\x60\\x7B-\\x7E]")),
+            behavior, false);
+    }
     if (type == "Digits") {
         const bool individual = json.optionalBool(object, "individual_digits", field, false);
         return std::make_unique<PatternSplit>(unicodeRegex(individual ? "\\p{N}" : "\\p{N}+"),
@@ -287,7 +299,7 @@ std::unique_ptr<PreTokenizer> parsePreTokenizer(const JsonReader& json, const QJ
     }
     json.unsupported(field + ".type", type,
                      {"Split", "ByteLevel", "Metaspace", "WhitespaceSplit", "BertPreTokenizer",
-                      "Digits", "Sequence"});
+                      "Punctuation", "Digits", "Sequence"});
 }
 
 }  // namespace ae::io::tok

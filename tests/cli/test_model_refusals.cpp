@@ -443,7 +443,8 @@ private slots:
             {{"run", gpt2, "--text", "a", "--text-pair", "b", "--token-types", "0", "-o", out},
              "run: --text-pair gives the token types itself"},
             {{"run", gpt2, "--text", "hello", "-o", out},
-             "gpt2-tiny: no tokenizer.json, vocab.json + merges.txt, or vocab.txt in this folder"},
+             "gpt2-tiny: no tokenizer.json, vocab.json + merges.txt, vocab.txt, or Marian's "
+             "source.spm + vocab.json in this folder"},
             {{"scene", gpt2, "--ids", "1,2", "--layer", "2", "-o", out},
              "scene: --layer: expected 0 to 1, got 2"},
             {{"scene", gpt2, "--ids", "1,2", "-o", out}, "scene: --layer L is required"},

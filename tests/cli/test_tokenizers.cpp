@@ -429,23 +429,23 @@ void TestTokenizers::refusals_data() {
     QTest::addColumn<QString>("expected");
     const QStringList w{"a"};
     const auto type = [](const char* name) { return QJsonObject{{"type", name}}; };
-    QTest::newRow("pre-tokenizer") << tokenizerJson(QJsonValue(), type("Whitespace"), w)
-                                   << "tokenizer.json: pre_tokenizer.type: \"Whitespace\" is not "
-                                      "supported (supported: Split, ByteLevel, Metaspace, "
-                                      "WhitespaceSplit, BertPreTokenizer, Digits, Sequence)";
+    QTest::newRow("pre-tokenizer")
+        << tokenizerJson(QJsonValue(), type("Whitespace"), w)
+        << "tokenizer.json: pre_tokenizer.type: \"Whitespace\" is not "
+           "supported (supported: Split, ByteLevel, Metaspace, "
+           "WhitespaceSplit, BertPreTokenizer, Punctuation, Digits, Sequence)";
     QTest::newRow("normalizer") << tokenizerJson(type("Nmt"), QJsonValue(), w)
                                 << "tokenizer.json: normalizer.type: \"Nmt\" is not "
                                    "supported (supported: NFC, NFD, NFKC, NFKD, Lowercase, "
-                                   "BertNormalizer, Prepend, Replace, Strip, Precompiled, "
-                                   "Sequence)";
+                                   "StripAccents, BertNormalizer, Prepend, Replace, Strip, "
+                                   "Precompiled, Sequence)";
     QTest::newRow("normalizer in a sequence")
-        << tokenizerJson(
-               QJsonObject{{"type", "Sequence"},
-                           {"normalizers", QJsonArray{type("NFC"), type("StripAccents")}}},
-               QJsonValue(), w)
-        << "tokenizer.json: normalizer.normalizers[1].type: \"StripAccents\" is not supported "
-           "(supported: NFC, NFD, NFKC, NFKD, Lowercase, BertNormalizer, Prepend, Replace, Strip, "
-           "Precompiled, Sequence)";
+        << tokenizerJson(QJsonObject{{"type", "Sequence"},
+                                     {"normalizers", QJsonArray{type("NFC"), type("Nmt")}}},
+                         QJsonValue(), w)
+        << "tokenizer.json: normalizer.normalizers[1].type: \"Nmt\" is not supported "
+           "(supported: NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, BertNormalizer, Prepend, "
+           "Replace, Strip, Precompiled, Sequence)";
     QTest::newRow("model") << tokenizerJson(QJsonValue(), QJsonValue(), w, QJsonValue(), {},
                                             QJsonObject{{"type", "WordLevel"}})
                            << "tokenizer.json: model.type: \"WordLevel\" is not supported "
@@ -533,9 +533,10 @@ void TestTokenizers::classicFileRefusals() {
     };
     QCOMPARE(refusal([&] { Tokenizer::load(dir.filePath("missing")); }),
              dir.filePath("missing") + ": no such file or folder");
-    QCOMPARE(
-        refusal([&] { Tokenizer::load(dir.path()); }),
-        dir.path() + ": no tokenizer.json, vocab.json + merges.txt, or vocab.txt in this folder");
+    QCOMPARE(refusal([&] { Tokenizer::load(dir.path()); }),
+             dir.path() +
+                 ": no tokenizer.json, vocab.json + merges.txt, vocab.txt, or Marian's source.spm "
+                 "+ vocab.json in this folder");
     write("tokenizer.model", "\n\x0f");
     QCOMPARE(
         refusal([&] { Tokenizer::load(dir.path()); }),

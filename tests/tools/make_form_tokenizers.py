@@ -17,6 +17,8 @@ their own terms and stay out of the repository; scripts/check-tokenizers.sh chec
   without its regex.
 - old-wordpiece-no-type/, old-bpe-no-type/: files from before `model.type` was written.
 - unigram-no-type/: an old Unigram file (no type, a list vocabulary, unk_id), read as Unigram.
+- accents-punctuation-form/: the WordPiece model behind NFKD, StripAccents, Lowercase, a Replace
+  of runs of spaces and Strip, then WhitespaceSplit and Punctuation.
 
 The expected ids come from Hugging Face's tokenizers library: scripts/check-tokenizers.sh
 --fixtures.
@@ -249,6 +251,21 @@ def old_wordpiece_no_type():
     return tokenizer
 
 
+def accents_punctuation_form():
+    # The wordpiece form's model behind the normalizers and pre-tokenizers of T5's and DeBERTa's
+    # conversions: NFKD, StripAccents, Lowercase, Replace(" {2,}" -> " "), Strip; then
+    # WhitespaceSplit and Punctuation (each mark a word of its own).
+    with open(os.path.join(OUT, "wordpiece", "tokenizer.json"), encoding="utf-8") as f:
+        tokenizer = json.load(f)
+    tokenizer["normalizer"] = {"type": "Sequence", "normalizers": [
+        {"type": "NFKD"}, {"type": "StripAccents"}, {"type": "Lowercase"},
+        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "},
+        {"type": "Strip", "strip_left": True, "strip_right": True}]}
+    tokenizer["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "WhitespaceSplit"}, {"type": "Punctuation", "behavior": "Isolated"}]}
+    return tokenizer
+
+
 def old_bpe_no_type():
     tokenizer, _ = neox_form()
     del tokenizer["model"]["type"]
@@ -269,7 +286,8 @@ def main():
              "tiktoken-split-form": tiktoken_split_form(),
              "old-wordpiece-no-type": (old_wordpiece_no_type(), {}),
              "old-bpe-no-type": (old_bpe_no_type(), {}),
-             "unigram-no-type": (unigram_no_type(), {})}
+             "unigram-no-type": (unigram_no_type(), {}),
+             "accents-punctuation-form": (accents_punctuation_form(), {})}
     for folder, (tokenizer, config) in forms.items():
         os.makedirs(os.path.join(OUT, folder), exist_ok=True)
         write_json(os.path.join(OUT, folder, "tokenizer.json"), tokenizer)

@@ -110,6 +110,8 @@ void TestTokenizerForms::matchesHuggingFace_data() {
     row("NFKC + Metaspace in a Sequence", "metaspace", "metaspace");
     row("WordPiece", "wordpiece", "wordpiece");
     row("WordPiece as a classic vocab.txt", "wordpiece-classic", "wordpiece");
+    row("NFKD, StripAccents, Lowercase, Replace, Strip; WhitespaceSplit, Punctuation",
+        "accents-punctuation-form", "accents-punctuation-form");
 }
 
 void TestTokenizerForms::matchesHuggingFace() {
