@@ -17,6 +17,7 @@
 #include <algorithm>
 
 #include "document/model_session.h"
+#include "io/model/sentence_embedding.h"
 #include "io/tokenizer/tokenizer.h"
 
 namespace ae::ui {
@@ -238,6 +239,8 @@ void ModelPanel::showModel() {
                                       "tab to open it.");
     if (!session_->tokenizerProblem().isEmpty())
         hint += QLatin1Char(' ') + tr("Tokenizer not read: %1").arg(session_->tokenizerProblem());
+    const QString embedding = io::sentenceEmbeddingNote(session_->folder());
+    if (!embedding.isEmpty()) hint += QLatin1Char(' ') + embedding + QLatin1Char('.');
     hint_->setText(hint);
     showInput();
 }
