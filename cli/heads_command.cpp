@@ -11,6 +11,7 @@
 #include "core/model/model_analysis.h"
 #include "io/formats/json_numbers.h"
 #include "io/model/model_folder.h"
+#include "io/tokenizer/tokenizer.h"
 
 namespace ae::cli {
 namespace {
@@ -43,14 +44,23 @@ struct Measured {
 };
 
 template <typename Scalar>
+// `separator`: the tokenizer's [SEP] / </s> (-1: none), whose positions the to-[SEP] score reads.
 Measured measure(const model::Model& model, const std::vector<long long>& ids,
-                 const std::vector<long long>& repeated, int prefix, int period) {
+                 const std::vector<long long>& repeated, int prefix, int period,
+                 long long separator) {
     Measured m;
+    auto optionsFor = [&](const std::vector<long long>& tokens) {
+        model::RunOptions options;
+        for (std::size_t i = 0; i < tokens.size(); ++i)
+            if (separator >= 0 && tokens[i] == separator)
+                options.separators.push_back(static_cast<int>(i));
+        return options;
+    };
     m.tokens = static_cast<long long>(ids.size());
     m.repeatedTokens = static_cast<long long>(repeated.size());
     const model::ModelRun<Scalar> repeatedRun = [&] {
         try {
-            return model::runModel<Scalar>(model, repeated);
+            return model::runModel<Scalar>(model, repeated, optionsFor(repeated));
         } catch (const model::ModelError& error) {
             // The repeated sequence is the command's, not the user's: say why it is that long.
             throw model::ModelError(std::string("the induction score runs the tokens repeated "
@@ -58,8 +68,9 @@ Measured measure(const model::Model& model, const std::vector<long long>& ids,
                                     error.what());
         }
     }();
-    m.heads = ids == repeated ? model::summarizeHeads(repeatedRun)
-                              : model::summarizeHeads(model::runModel<Scalar>(model, ids));
+    m.heads = ids == repeated
+                  ? model::summarizeHeads(repeatedRun)
+                  : model::summarizeHeads(model::runModel<Scalar>(model, ids, optionsFor(ids)));
     model::addRepeatedRunScores(m.heads, repeatedRun, prefix, period);
     return m;
 }
@@ -170,10 +181,17 @@ int headsCommand(const QStringList& arguments) {
         repeated.insert(repeated.end(), body.begin(), body.end());
         const std::vector<long long>& measured = randomText ? repeated : ids;
         const int bodyLength = static_cast<int>(body.size());
+        // The to-[SEP] score needs the tokenizer's separator; a folder without a readable
+        // tokenizer has none, and the score is n/a.
+        long long separator = -1;
+        try {
+            separator = io::Tokenizer::load(directory).separatorToken();
+        } catch (const io::TokenizerError&) {
+        }
         const Measured m =
             parser.isSet("double")
-                ? measure<double>(folder.model(), measured, repeated, prefix, bodyLength)
-                : measure<float>(folder.model(), measured, repeated, prefix, bodyLength);
+                ? measure<double>(folder.model(), measured, repeated, prefix, bodyLength, separator)
+                : measure<float>(folder.model(), measured, repeated, prefix, bodyLength, separator);
 
         if (parser.isSet("json")) {
             for (const model::HeadSummary& s : m.heads)

@@ -206,7 +206,7 @@ OpenedModel openModel(const OpenRequest& request, int selectedPosition,
     if (hasTokenizerFiles(r.folder)) {
         try {
             loaded.tokenizer = std::make_shared<io::Tokenizer>(io::Tokenizer::load(r.folder));
-            loaded.maskToken = loaded.tokenizer->maskToken();
+            loaded.special = {loaded.tokenizer->maskToken(), loaded.tokenizer->separatorToken()};
         } catch (const io::TokenizerError& error) {
             loaded.tokenizerProblem = QString::fromStdString(error.what());
         }
@@ -219,7 +219,7 @@ OpenedModel openModel(const OpenRequest& request, int selectedPosition,
                          static_cast<int>(opened.input.ids.size()));
     loaded.folder->checkValues(reports.checking);
     opened.run = runAndAnalyse(m, opened.input, selectedPosition, request.mapBudget, nullptr,
-                               reports, loaded.maskToken);
+                               reports, loaded.special);
     const model::Config& c = m.config;
     opened.layer = r.layer < c.layers ? r.layer : 0;
     opened.head = r.head < c.heads ? r.head : 0;

@@ -54,7 +54,7 @@ struct LoadedModel {
     std::shared_ptr<io::Tokenizer> tokenizer;  // null: none in the folder, or not readable
     QString tokenizerProblem;                  // why it could not be read, or empty
     QString fingerprint;                       // modelFingerprint()
-    long long maskToken = -1;                  // the tokenizer's [MASK] or <mask>, or -1
+    SpecialTokenIds special;                   // the tokenizer's [MASK] and [SEP], or -1
 
     const model::Model* model() const;  // null when there is none
     QString directory() const;

@@ -7,9 +7,9 @@ namespace ae::document {
 
 ModelRuns::ModelRuns(ModelWork* work, QObject* parent) : QObject(parent), work_(work) {}
 
-void ModelRuns::startModel(std::shared_ptr<io::ModelFolder> folder, long long maskToken) {
+void ModelRuns::startModel(std::shared_ptr<io::ModelFolder> folder, SpecialTokenIds special) {
     folder_ = std::move(folder);
-    maskToken_ = maskToken;
+    special_ = special;
     previousBase_.reset();
     base_.reset();
     currentFromEarlierModel_ = current_ != nullptr;
@@ -166,7 +166,7 @@ bool ModelRuns::predictAtSelectedPosition() {
         tokens == 0)
         return false;
     const int at = selectedPosition_ >= 0 ? selectedPosition_
-                                          : defaultPredictionPosition(*current_, maskToken_);
+                                          : defaultPredictionPosition(*current_, special_.mask);
     return predictAt(at, folder_->model(), *current_, analysis_, *base_, baseAnalysis_);
 }
 

@@ -33,9 +33,9 @@ public:
 
     // A new model, `folder`, whose runs these will be (for the predictions and the induction
     // passes): the base run and the one before are forgotten; the run shown stays until the new
-    // model's is shown. `maskToken`: its tokenizer's [MASK] or <mask> (-1: none), where an
-    // encoder's predictions go by default.
-    void startModel(std::shared_ptr<io::ModelFolder> folder, long long maskToken = -1);
+    // model's is shown. `special`: its tokenizer's [MASK] (where an encoder's predictions go by
+    // default) and [SEP].
+    void startModel(std::shared_ptr<io::ModelFolder> folder, SpecialTokenIds special = {});
     // Forgets the model, every run and every analysis (the model was closed).
     void clear();
 
@@ -72,7 +72,7 @@ public:
     // See ModelSession::setSelectedPosition.
     void setSelectedPosition(int position);
     int selectedPosition() const { return selectedPosition_; }
-    long long maskToken() const { return maskToken_; }
+    const SpecialTokenIds& special() const { return special_; }
     // Heads whose weights differ between the base and the shown run by more than `threshold`.
     std::vector<std::pair<int, int>> changedHeads(double threshold) const;
 
@@ -103,7 +103,7 @@ private:
     bool currentFromEarlierModel_ = false;
     RunAnalysis analysis_;
     int selectedPosition_ = -1;
-    long long maskToken_ = -1;
+    SpecialTokenIds special_;
 };
 
 }  // namespace ae::document

@@ -156,7 +156,7 @@ void ModelSession::install(const OpenedModel& loaded) {
     work_->drop(ModelWork::Running);  // runs of the model open before
     inputJob_ = false;
     model_ = loaded.model;
-    runs_->startModel(model_.folder, model_.maskToken);
+    runs_->startModel(model_.folder, model_.special);
     installBase(loaded.run.run, loaded.input, loaded.run.analysis);
     input_ = loaded.input;
     problem_.clear();
@@ -306,15 +306,15 @@ void ModelSession::runModelOn(const ModelInput& input, std::shared_ptr<const Run
                               std::function<void(const AnalysedRun&)> then) {
     std::shared_ptr<io::ModelFolder> folder = model_.folder;
     const int position = runs_->selectedPosition();
-    const long long maskToken = runs_->maskToken();
+    const SpecialTokenIds special = runs_->special();
     const PassReports reports = startPass(stopRun_);
     const double budget = mapBudget_;
     work_->post(
         ModelWork::Running, tr("Running the model"),
-        [folder, input, previous, position, maskToken, then, reports,
+        [folder, input, previous, position, special, then, reports,
          budget]() -> std::function<void()> {
             auto result = std::make_shared<const AnalysedRun>(runAndAnalyse(
-                folder->model(), input, position, budget, previous.get(), reports, maskToken));
+                folder->model(), input, position, budget, previous.get(), reports, special));
             return [result, then] { then(*result); };
         });
 }
@@ -485,7 +485,7 @@ void ModelSession::computeCurrent() {
         model::editedLayer(scene, document_->engine(), layer, base->config.kvHeads));
     std::shared_ptr<io::ModelFolder> folder = model_.folder;
     const int position = runs_->selectedPosition();
-    const long long maskToken = runs_->maskToken();
+    const long long maskToken = runs_->special().mask;
     const RunAnalysis baseAnalysis = runs_->baseAnalysis();
     work_->post(
         ModelWork::Running,

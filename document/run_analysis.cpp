@@ -12,11 +12,14 @@ double defaultMapBudget() {
 }
 
 model::RunOptions windowRunOptions(const model::Model& model, const ModelInput& input,
-                                   double mapBudget) {
+                                   double mapBudget, long long separatorToken) {
     model::RunOptions options;
     options.logitsForEveryPosition = false;  // predictions: logitsAt
     options.attentionMask = input.attentionMask;
     options.tokenTypes = input.tokenTypes;
+    for (std::size_t i = 0; i < input.ids.size(); ++i)
+        if (separatorToken >= 0 && input.ids[i] == separatorToken)
+            options.separators.push_back(static_cast<int>(i));
     options.keepDigest = true;
     const long long tokens = static_cast<long long>(input.ids.size());
     const double everything = model::runMemory(model, tokens, sizeof(float), -1, true).total();
@@ -45,8 +48,8 @@ int defaultPredictionPosition(const WindowRun& run, long long maskToken) {
 
 AnalysedRun runAndAnalyse(const model::Model& model, const ModelInput& input, int selectedPosition,
                           double mapBudget, const WindowRun* previous, const PassReports& reports,
-                          long long maskToken) {
-    model::RunOptions options = windowRunOptions(model, input, mapBudget);
+                          const SpecialTokenIds& special) {
+    model::RunOptions options = windowRunOptions(model, input, mapBudget, special.separator);
     const int layers = model.config.layers;
     if (reports.afterLayer)
         options.afterLayer = [report = reports.afterLayer, layers](int done) {
@@ -60,7 +63,7 @@ AnalysedRun runAndAnalyse(const model::Model& model, const ModelInput& input, in
     auto run = std::make_shared<const WindowRun>(
         previous ? model::rerunModel<float>(model, *previous, input.ids, options)
                  : model::runModel<float>(model, input.ids, options));
-    RunAnalysis analysis = analyse(*run, model, selectedPosition, nullptr, 0, maskToken);
+    RunAnalysis analysis = analyse(*run, model, selectedPosition, nullptr, 0, special.mask);
     return {std::move(run), std::move(analysis)};
 }
 

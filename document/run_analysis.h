@@ -38,6 +38,14 @@ struct RunAnalysis {
 // The window's runs are in float, as its engine is.
 using WindowRun = model::ModelRun<float>;
 
+// The tokenizer's tokens with a role in the analyses, or -1: the masked-LM's [MASK] / <mask>
+// (where an encoder's predictions go) and the sentence separator [SEP] / </s> (what the
+// to-[SEP] score measures).
+struct SpecialTokenIds {
+    long long mask = -1;
+    long long separator = -1;
+};
+
 // Whether `run` has predictions to show: a decoder's next token, or the masked-LM head of an
 // encoder whose folder holds one.
 bool hasPredictions(const WindowRun& run);
@@ -60,8 +68,9 @@ double defaultMapBudget();
 // maps, needs at most `mapBudget` bytes (model::runMemory), it keeps them all; otherwise it keeps
 // none (planned memory) and a view that needs a layer's maps recomputes them
 // (model::recomputeLayerMaps).
+// The separators are the positions of `separatorToken` in the input (-1: none).
 model::RunOptions windowRunOptions(const model::Model& model, const ModelInput& input,
-                                   double mapBudget);
+                                   double mapBudget, long long separatorToken = -1);
 
 // Whether `run` dropped its maps (windowRunOptions): the status bar says so.
 bool keepsOnlyDigests(const WindowRun& run);
@@ -85,7 +94,7 @@ struct PassReports {
 // at the end runs the new tokens only). `reports` hear the pass as it goes.
 AnalysedRun runAndAnalyse(const model::Model& model, const ModelInput& input, int selectedPosition,
                           double mapBudget, const WindowRun* previous = nullptr,
-                          const PassReports& reports = {}, long long maskToken = -1);
+                          const PassReports& reports = {}, const SpecialTokenIds& special = {});
 
 // `base` with `edited`'s layer in its place and every later layer run again
 // (model::resumeWhatIf), analysed: the heads before the edited layer keep `baseAnalysis`'s

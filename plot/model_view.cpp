@@ -15,6 +15,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "plot/head_grid.h"
@@ -249,6 +250,16 @@ void ModelView::setData(ModelViewData data) {
     grid_->setSummaries(data_.summaries);
     summaryModel_->setSummaries(data_.summaries);
     summaryModel_->setInduction(data_.induction, data_.inductionNote);
+    // A text without separator tokens (every decoder's, mostly) has no to-[SEP] score: its
+    // column would be n/a all the way down, and a 1024-pixel projector has no room for it.
+    const bool anySeparator =
+        std::any_of(data_.summaries.begin(), data_.summaries.end(),
+                    [](const ae::model::HeadSummary& s) { return !std::isnan(s.toSeparator); });
+    const int separatorColumn = HeadSummaryModel::scoreColumn("to_separator");
+    if (table_->isColumnHidden(separatorColumn) == anySeparator) {
+        table_->setColumnHidden(separatorColumn, !anySeparator);
+        fitSummaryColumns();
+    }
     // Enabled while the column is not the run's own: a click measures, or says why it cannot.
     measureInduction_->setEnabled(data_.run &&
                                   data_.induction != ae::model::InductionState::Measured);
@@ -328,7 +339,10 @@ void ModelView::fitSummaryColumns() {
               last = HeadSummaryModel::lastScoreColumn();
     const int fixed = header->sectionSize(HeadSummaryModel::LayerColumn) +
                       header->sectionSize(HeadSummaryModel::HeadColumn);
-    const int room = (table_->viewport()->width() - fixed) / (last - first + 1);
+    int shown = 0;  // the score columns not hidden (to [SEP] on a text without separators)
+    for (int column = first; column <= last; ++column)
+        shown += table_->isColumnHidden(column) ? 0 : 1;
+    const int room = (table_->viewport()->width() - fixed) / std::max(shown, 1);
     const QFontMetrics cells(table_->font());
     const int cellPadding = 8;  // the cell's margins and grid line, with a little to spare
     const auto numberFits = [&](const char* text) {
@@ -345,6 +359,7 @@ void ModelView::fitSummaryColumns() {
     const int sortMark = header->style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header);
     bool fullNamesFit = true;
     for (int column = first; column <= last; ++column) {
+        if (table_->isColumnHidden(column)) continue;
         const int nameRoom =
             room - margin - (header->sortIndicatorSection() == column ? sortMark : 0);
         const QString name = QString::fromUtf8(HeadSummaryModel::scoreOf(column).label);

@@ -64,6 +64,20 @@ double meanSelfWeight(const HeadWeights& w) {
     return meanOf(sum, rows);
 }
 
+// Σ over the separator keys of w[i][s], averaged over the token rows; NaN without separators.
+double meanSeparatorWeight(const HeadWeights& w) {
+    if (w.separators().empty()) return kNaN;
+    double sum = 0;
+    int rows = 0;
+    for (int i = 0; i < w.tokens(); ++i) {
+        if (!w.isToken(i)) continue;
+        ++rows;
+        for (int s : w.separators())
+            sum += w(i, s);
+    }
+    return meanOf(sum, rows);
+}
+
 // With P = prefixLength and N = period: (1/N) Σ_{i=0}^{N−1} w[P+N+i][P+i+1], over the second
 // copy's token rows.
 double meanInductionWeight(const HeadWeights& w) {
@@ -95,6 +109,10 @@ const std::vector<HeadScore>& headScores() {
          "On the text repeated twice: weight on the token after the earlier copy of the current "
          "one",
          true, &HeadSummary::induction, meanInductionWeight},
+        {"to_separator", "To [SEP]", "[SEP]",
+         "Mean total weight on the separator tokens ([SEP], </s>): Clark et al. 2019's no-op "
+         "attention",
+         false, &HeadSummary::toSeparator, meanSeparatorWeight},
     };
     return rows;
 }

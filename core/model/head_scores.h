@@ -24,6 +24,9 @@ struct HeadSummary {
     double firstToken = 0;     // mean over rows of the weight on key 0 (BOS for decoders)
     double previousToken = 0;  // mean over rows i ≥ 1 of the weight on key i − 1
     double self = 0;           // mean over rows of the weight on key i (the diagonal)
+    // Clark et al. (2019), "What does BERT look at?": the mean over rows of the total weight on
+    // the separator tokens ([SEP], </s>). NaN when the text has none.
+    double toSeparator = 0;
     // TransformerLens's induction score, on a text repeated twice (tokens t, then t again, after
     // an optional prefix such as BOS): the mean over the second copy's rows of the weight from
     // the copy of token i to the token after i's first occurrence. NaN until measured.
@@ -43,20 +46,23 @@ struct RepeatedText {
 // outlive it.
 class HeadWeights {
 public:
+    // `separators`: the positions of the separator tokens, or null (none).
     HeadWeights(const ops::RowMajorMatrix<float>& weights, const std::vector<int>& attentionMask,
-                RepeatedText repeated = {})
+                RepeatedText repeated = {}, const std::vector<int>* separators = nullptr)
         : floats_(weights.data()),
           tokens_(static_cast<int>(weights.rows())),
           keys_(static_cast<int>(weights.cols())),
           mask_(&attentionMask),
-          repeated_(repeated) {}
+          repeated_(repeated),
+          separators_(separators) {}
     HeadWeights(const ops::RowMajorMatrix<double>& weights, const std::vector<int>& attentionMask,
-                RepeatedText repeated = {})
+                RepeatedText repeated = {}, const std::vector<int>* separators = nullptr)
         : doubles_(weights.data()),
           tokens_(static_cast<int>(weights.rows())),
           keys_(static_cast<int>(weights.cols())),
           mask_(&attentionMask),
-          repeated_(repeated) {}
+          repeated_(repeated),
+          separators_(separators) {}
 
     int tokens() const { return tokens_; }  // T, the query rows
     int keys() const { return keys_; }      // T, the columns
@@ -70,6 +76,11 @@ public:
         return mask_->empty() || (*mask_)[static_cast<size_t>(position)] != 0;
     }
     const RepeatedText& repeated() const { return repeated_; }
+    // The separator tokens' positions (each in [0, keys)); empty when there are none.
+    const std::vector<int>& separators() const {
+        static const std::vector<int> none;
+        return separators_ ? *separators_ : none;
+    }
 
 private:
     const float* floats_ = nullptr;
@@ -78,6 +89,7 @@ private:
     int keys_ = 0;
     const std::vector<int>* mask_;
     RepeatedText repeated_;
+    const std::vector<int>* separators_ = nullptr;
 };
 
 // One score: how every consumer names it, where a summary keeps it, and how it is measured.
@@ -96,7 +108,7 @@ struct HeadScore {
 };
 
 // The rows, in the order every consumer lists them: entropy, first_token, previous_token, self,
-// induction.
+// induction, to_separator (a new score comes last, so scripts reading the columns keep working).
 const std::vector<HeadScore>& headScores();
 // The row whose key is `key`; throws std::invalid_argument for a key no row has.
 const HeadScore& headScore(std::string_view key);

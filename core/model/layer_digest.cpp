@@ -31,11 +31,11 @@ HeadDigest poolHead(const ops::RowMajorMatrix<Scalar>& weights, bool causal) {
 template <typename Scalar>
 HeadDigest digestHead(const ops::RowMajorMatrix<Scalar>& weights,
                       const std::vector<int>& attentionMask, bool causal, int layer, int head,
-                      RepeatedText repeated) {
+                      RepeatedText repeated, const std::vector<int>* separators) {
     HeadDigest d = poolHead(weights, causal);
     d.summary.layer = layer;
     d.summary.head = head;
-    const HeadWeights view(weights, attentionMask, repeated);
+    const HeadWeights view(weights, attentionMask, repeated, separators);
     for (const HeadScore& score : headScores())
         d.summary.*score.value = score.needsRepeatedRun && repeated.period == 0
                                      ? std::numeric_limits<double>::quiet_NaN()
@@ -46,7 +46,7 @@ HeadDigest digestHead(const ops::RowMajorMatrix<Scalar>& weights,
 template <typename Scalar>
 LayerDigest digestLayer(const std::vector<ops::RowMajorMatrix<Scalar>>& weights,
                         const std::vector<int>& attentionMask, bool causal, int layer,
-                        RepeatedText repeated) {
+                        RepeatedText repeated, const std::vector<int>* separators) {
     LayerDigest digest;
     if (weights.empty()) return digest;
     const int T = static_cast<int>(weights.front().rows());
@@ -55,20 +55,22 @@ LayerDigest digestLayer(const std::vector<ops::RowMajorMatrix<Scalar>>& weights,
     // Summed in the weights' own row-major order, then stored (the pass sums the same way).
     ops::RowMajorMatrix<double> weightSum = ops::RowMajorMatrix<double>::Zero(T, T);
     for (std::size_t h = 0; h < weights.size(); ++h) {
-        digest.heads[h] =
-            digestHead(weights[h], attentionMask, causal, layer, static_cast<int>(h), repeated);
+        digest.heads[h] = digestHead(weights[h], attentionMask, causal, layer, static_cast<int>(h),
+                                     repeated, separators);
         weightSum += weights[h].template cast<double>();
     }
     digest.weightSum = weightSum;
     return digest;
 }
 
-#define AE_INSTANTIATE_LAYER_DIGEST(Scalar)                                                        \
-    template HeadDigest poolHead<Scalar>(const ops::RowMajorMatrix<Scalar>&, bool);                \
-    template HeadDigest digestHead<Scalar>(const ops::RowMajorMatrix<Scalar>&,                     \
-                                           const std::vector<int>&, bool, int, int, RepeatedText); \
-    template LayerDigest digestLayer<Scalar>(const std::vector<ops::RowMajorMatrix<Scalar>>&,      \
-                                             const std::vector<int>&, bool, int, RepeatedText);
+#define AE_INSTANTIATE_LAYER_DIGEST(Scalar)                                                       \
+    template HeadDigest poolHead<Scalar>(const ops::RowMajorMatrix<Scalar>&, bool);               \
+    template HeadDigest digestHead<Scalar>(const ops::RowMajorMatrix<Scalar>&,                    \
+                                           const std::vector<int>&, bool, int, int, RepeatedText, \
+                                           const std::vector<int>*);                              \
+    template LayerDigest digestLayer<Scalar>(const std::vector<ops::RowMajorMatrix<Scalar>>&,     \
+                                             const std::vector<int>&, bool, int, RepeatedText,    \
+                                             const std::vector<int>*);
 AE_INSTANTIATE_LAYER_DIGEST(float)
 AE_INSTANTIATE_LAYER_DIGEST(double)
 #undef AE_INSTANTIATE_LAYER_DIGEST

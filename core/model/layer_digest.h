@@ -38,11 +38,12 @@ struct LayerDigest {
 
 // Head `head` of layer `layer`: weights T x T (a softmax, hidden keys 0), `attentionMask` the
 // run's (empty: every position a token); `causal` for a decoder. On a run of a repeated text
-// (`repeated.period` > 0) the scores that need one are measured too.
+// (`repeated.period` > 0) the scores that need one are measured too; `separators` are the
+// separator tokens' positions (null: none).
 template <typename Scalar>
 HeadDigest digestHead(const ops::RowMajorMatrix<Scalar>& weights,
                       const std::vector<int>& attentionMask, bool causal, int layer, int head,
-                      RepeatedText repeated = {});
+                      RepeatedText repeated = {}, const std::vector<int>* separators = nullptr);
 
 // The same with the pooled map and the largest weight alone (its summary left as constructed).
 template <typename Scalar>
@@ -52,6 +53,6 @@ HeadDigest poolHead(const ops::RowMajorMatrix<Scalar>& weights, bool causal);
 template <typename Scalar>
 LayerDigest digestLayer(const std::vector<ops::RowMajorMatrix<Scalar>>& weights,
                         const std::vector<int>& attentionMask, bool causal, int layer,
-                        RepeatedText repeated = {});
+                        RepeatedText repeated = {}, const std::vector<int>* separators = nullptr);
 
 }  // namespace ae::model

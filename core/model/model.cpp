@@ -193,6 +193,10 @@ void checkInputs(const Config& c, const std::vector<long long>& ids, const RunOp
     }
     checkAttentionMask(c, T, options.attentionMask);
     checkTokenTypes(c, T, options.tokenTypes);
+    for (int s : options.separators)
+        if (s < 0 || s >= T)
+            throw ModelError("separators: position " + std::to_string(s) + " is outside the " +
+                             std::to_string(T) + " tokens");
 }
 
 RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int layersWithMaps,

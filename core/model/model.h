@@ -273,6 +273,9 @@ struct RunOptions {
     // On a text repeated twice (head_scores.h): the digests measure the scores that need it
     // (induction) too.
     RepeatedText repeated;
+    // The positions of the separator tokens ([SEP], </s>; from the tokenizer): what the to-[SEP]
+    // score measures. Empty: none (the score is NaN).
+    std::vector<int> separators;
     bool keepsMapsOf(int layer) const {
         return keptMaps == KeptMaps::Every ||
                std::find(mapLayers.begin(), mapLayers.end(), layer) != mapLayers.end();

@@ -99,7 +99,8 @@ std::vector<HeadSummary> summarizeHeads(const ModelRun<Scalar>& run, int firstLa
                 if (score.needsRepeatedRun) s.*score.value = kNaN;
             continue;
         }
-        const HeadWeights weights(run.layers[layer].weights[head], run.attentionMask);
+        const HeadWeights weights(run.layers[layer].weights[head], run.attentionMask, {},
+                                  &run.options.separators);
         s.layer = layer;
         s.head = head;
         for (const HeadScore& score : scores)

@@ -128,8 +128,9 @@ void attend(const Config& c, int index, const Pass<Scalar>& pass, LayerRecord<Sc
         weightSum.setZero(T, T);
         options.endHead = [&](int h) {
             const std::size_t at = static_cast<std::size_t>(h);
-            HeadDigest head = digestHead(layer.weights[at], pass.options->attentionMask,
-                                         c.isDecoder(), index, h, pass.options->repeated);
+            HeadDigest head =
+                digestHead(layer.weights[at], pass.options->attentionMask, c.isDecoder(), index, h,
+                           pass.options->repeated, &pass.options->separators);
             const std::lock_guard<std::mutex> lock(summing);
             layer.digest.heads[at] = std::move(head);
             finished[at] = 1;
@@ -679,7 +680,7 @@ void resumeAfterAttention(const Model& model, ModelRun<Scalar>& run, int layer,
     edited.hiddenIn = residualIn;
     if (options.keepDigest)
         edited.digest = digestLayer(edited.weights, options.attentionMask, c.isDecoder(), layer,
-                                    options.repeated);
+                                    options.repeated, &options.separators);
     const Pass<Scalar> pass = passFor<Scalar>(c, options, options.positionOffset + T);
     Matrix<Scalar> h = residualIn;
     finishLayer(model, layer, pass, attentionOut, h);

@@ -145,8 +145,11 @@ private slots:
     void csvExportHasAColumnPerRow() {
         const io::ModelFolder folder(testing::goldenModelDir("gpt2-tiny"));
         ModelViewData data;
-        const auto run =
-            std::make_shared<model::ModelRun<float>>(model::runModel<float>(folder.model(), kIds));
+        // The first token stands for a separator, so that every score has a number.
+        model::RunOptions runOptions;
+        runOptions.separators = {0};
+        const auto run = std::make_shared<model::ModelRun<float>>(
+            model::runModel<float>(folder.model(), kIds, runOptions));
         data.run = run;
         for (long long id : kIds)
             data.tokens << QStringLiteral("t%1").arg(id);

@@ -22,7 +22,7 @@ using namespace ae::testing;
 namespace {
 
 const QStringList kKeys = {"entropy", "first_token",    "head", "induction",
-                           "layer",   "previous_token", "self"};
+                           "layer",   "previous_token", "self", "to_separator"};
 
 // Every stdout line as a JSON object; fails the test on a line that is not one.
 std::vector<QJsonObject> jsonLines(const QByteArray& out) {
@@ -240,12 +240,14 @@ private slots:
         QCOMPARE(lines.size(), 2 + 2 * 4);  // what was measured, the column names, 8 heads
         QVERIFY(lines[0].contains("induction on 6 (3 repeated twice)"));
         QCOMPARE(lines[1].simplified(),
-                 QByteArray("layer head entropy first_token previous_token self induction"));
+                 QByteArray("layer head entropy first_token previous_token self induction "
+                            "to_separator"));
         const io::ModelFolder folder(dir);
         const auto s = model::summarizeHeads(model::runModel<float>(folder.model(), {7, 41, 3}));
         for (int n = 0; n < 8; ++n) {
             const QList<QByteArray> cells = lines[2 + n].simplified().split(' ');
-            QCOMPARE(cells.size(), 7);
+            QCOMPARE(cells.size(), 8);
+            QCOMPARE(cells[7], QByteArray("n/a"));  // gpt2-tiny's folder has no tokenizer
             QCOMPARE(cells[0].toInt(), n / 4);
             QCOMPARE(cells[1].toInt(), n % 4);
             QVERIFY(std::fabs(cells[2].toDouble() - s[n].entropy) <= 5e-5);

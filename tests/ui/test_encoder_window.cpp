@@ -13,12 +13,14 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cmath>
 #include <memory>
 #include <random>
 
 #include "document/attention_document.h"
 #include "document/model_session.h"
 #include "io/tokenizer/tokenizer.h"
+#include "plot/head_summary_table.h"
 #include "plot/model_panels.h"
 #include "plot/model_view.h"
 #include "support/safetensors_writer.h"
@@ -178,6 +180,15 @@ void TestEncoderWindow::predictionsTabShowsFillMask() {
              qPrintable(predictions()->heading()));
     QCOMPARE(predictions()->table()->rowCount(), 10);
     QCOMPARE(predictions()->table()->horizontalHeaderItem(0)->text(), QStringLiteral("Token"));
+    // The heads table's to-[SEP] score reads the [SEP] the tokenizer put at the end.
+    const int separator = session()->tokenizer()->separatorToken();
+    QCOMPARE(run->tokens.back(), static_cast<long long>(separator));
+    const model::HeadSummary& first = session()->analysis().summaries.front();
+    const auto& weights = run->layers[0].weights[0];
+    QVERIFY(std::fabs(first.toSeparator - weights.col(weights.cols() - 1).cast<double>().sum() /
+                                              weights.rows()) < 1e-6);
+    QVERIFY(!window_->modelView()->summaryTable()->isColumnHidden(
+        plot::HeadSummaryModel::scoreColumn("to_separator")));
     // The list is the head's: its first row the row's largest logit.
     Eigen::Index best = 0;
     run->maskedLmLogits.row(position).maxCoeff(&best);
@@ -241,6 +252,10 @@ void TestEncoderWindow::screenshots() {
     QTest::qWait(300);
     settle();
     QVERIFY(window_->grab().toImage().save(dir + "/encoder-pair-1024x768.png"));
+    window_->modelView()->findChild<QTabWidget*>()->setCurrentIndex(0);  // Heads
+    QTest::qWait(300);
+    settle();
+    QVERIFY(window_->grab().toImage().save(dir + "/encoder-heads-1024x768.png"));
 }
 
 QTEST_MAIN(TestEncoderWindow)

@@ -289,6 +289,37 @@ private slots:
         QVERIFY((rollout[0] - expected).cwiseAbs().maxCoeff() < kExact);
     }
 
+    // Clark et al.'s to-[SEP]: rows [1 0 0], [¼ ¾ 0], [½ ¼ ¼] with separators at 1 and 2:
+    // (0 + ¾ + ½) / 3; with the last token padding, rows 0 and 1 only, keys 1 and 2 still read.
+    void toSeparatorOnPaper() {
+        model::Matrix<double> w(3, 3);
+        w << 1, 0, 0, 0.25, 0.75, 0, 0.5, 0.25, 0.25;
+        model::ModelRun<double> run = handRun({1, 2, 3}, {w});
+        QVERIFY(std::isnan(model::summarizeHeads(run)[0].toSeparator));  // none given
+        run.options.separators = {1, 2};
+        QVERIFY(std::fabs(model::summarizeHeads(run)[0].toSeparator - 1.25 / 3) < kExact);
+        run.attentionMask = {1, 1, 0};
+        QVERIFY(std::fabs(model::summarizeHeads(run)[0].toSeparator - 0.75 / 2) < kExact);
+        // The pass's digests measure it as summarizeHeads does.
+        const io::ModelFolder folder(goldenModelDir("bert-tiny"));
+        model::RunOptions options;
+        options.separators = {0, 6};
+        const auto withMaps = model::runModel<double>(folder.model(), kIdsA, options);
+        options.keepDigest = true;
+        options.keptMaps = model::RunOptions::KeptMaps::Chosen;
+        const auto digested = model::runModel<double>(folder.model(), kIdsA, options);
+        const auto a = model::summarizeHeads(withMaps), b = model::summarizeHeads(digested);
+        for (std::size_t h = 0; h < a.size(); ++h) {
+            const auto& weights = withMaps.layers[a[h].layer].weights[a[h].head];
+            const double loop = (weights.col(0).sum() + weights.col(6).sum()) / 7;
+            QVERIFY(std::fabs(a[h].toSeparator - loop) < kExact);
+            QVERIFY(std::fabs(b[h].toSeparator - loop) < kExact);
+        }
+        options.separators = {7};
+        QVERIFY_THROWS_EXCEPTION(model::ModelError,
+                                 model::runModel<double>(folder.model(), kIdsA, options));
+    }
+
     void oneTokenHasNoPreviousTokenScore() {
         model::Matrix<double> w(1, 1);
         w << 1;
