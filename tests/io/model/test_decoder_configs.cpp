@@ -199,6 +199,15 @@ private slots:
         QTest::newRow("roberta relative positions")
             << "roberta-tiny" << QJsonObject{{"position_embedding_type", "relative_key"}}
             << "position_embedding_type: only \"absolute\" is supported";
+        QTest::newRow("roberta decoder") << "roberta-tiny-mlm" << QJsonObject{{"is_decoder", true}}
+                                         << "is_decoder / add_cross_attention are not supported";
+        QTest::newRow("distilbert heads") << "distilbert-tiny" << QJsonObject{{"n_heads", 5}}
+                                          << "dim 32 is not a multiple of n_heads 5";
+        QTest::newRow("distilbert activation")
+            << "distilbert-tiny-mlm" << QJsonObject{{"activation", "mish"}}
+            << "activation \"mish\" is not supported";
+        QTest::newRow("distilbert layers") << "distilbert-tiny" << QJsonObject{{"n_layers", "two"}}
+                                           << "n_layers must be a positive integer";
     }
     void refusals() {
         QFETCH(QString, model);
