@@ -1,0 +1,31 @@
+#include "core/model/relative_buckets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace ae::model {
+
+int relativePositionBucket(long long relative, int buckets, int maxDistance, bool bidirectional) {
+    int base = 0;
+    long long distance = 0;
+    if (bidirectional) {
+        buckets /= 2;
+        if (relative > 0) base = buckets;  // a later key: the upper half
+        distance = std::llabs(relative);
+    } else {
+        distance = relative < 0 ? -relative : 0;  // later keys share bucket 0
+    }
+    const int exact = buckets / 2;
+    if (distance < exact) return base + static_cast<int>(distance);
+    // log(distance / exact) / log(maxDistance / exact) · (buckets − exact), each step in float as
+    // torch does it on a float tensor, then truncated toward zero.
+    const float ratio = static_cast<float>(distance) / static_cast<float>(exact);
+    const float span =
+        static_cast<float>(std::log(static_cast<double>(maxDistance) / static_cast<double>(exact)));
+    const float scaled = std::log(ratio) / span * static_cast<float>(buckets - exact);
+    const long long large = exact + static_cast<long long>(scaled);
+    return base + static_cast<int>(std::min<long long>(large, buckets - 1));
+}
+
+}  // namespace ae::model
