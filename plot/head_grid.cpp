@@ -295,6 +295,12 @@ QSize HeadGrid::minimumSizeHint() const {
                  g.headerHeight + g.legendHeight + std::max(layers_, 1) * 8);
 }
 
+void HeadGrid::setPairStart(int position) {
+    if (position == pairStart_) return;
+    pairStart_ = position;
+    update();
+}
+
 void HeadGrid::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.fillRect(rect(), palette().base());
@@ -331,6 +337,23 @@ void HeadGrid::paintEvent(QPaintEvent*) {
                 painter.fillRect(r, palette().window().color().darker(108));
             else
                 painter.drawImage(r, image);
+        }
+    }
+    if (pairStart_ > 0 && pairStart_ < tokenCount_) {
+        // Where sentence B starts, in the pooled image's cells (a pooled cell holding both
+        // sentences gets the line at its start).
+        const int cells = (tokenCount_ + pool_.rowsPerCell - 1) / pool_.rowsPerCell;
+        const double at = static_cast<double>(pairStart_ / pool_.rowsPerCell) / cells;
+        painter.setPen(QPen(QColor(0xf5, 0x7c, 0x00), presentation_ ? 2 : 1));
+        for (int layer = 0; layer < layers_; ++layer) {
+            for (int head = 0; head < heads_; ++head) {
+                const QRect r = mapRect({layer, head});
+                if (images_[static_cast<size_t>(index({layer, head}))].isNull()) continue;
+                const int x = r.left() + static_cast<int>(std::lround(at * r.width()));
+                const int y = r.top() + static_cast<int>(std::lround(at * r.height()));
+                painter.drawLine(x, r.top(), x, r.bottom());
+                painter.drawLine(r.left(), y, r.right(), y);
+            }
         }
     }
     painter.setBrush(Qt::NoBrush);

@@ -61,6 +61,10 @@ public:
     const std::set<HeadId>& highlighted() const { return highlighted_; }
     void setChangedHeads(const std::set<HeadId>& heads);
     void setOpenHead(std::optional<HeadId> head);
+    // A sentence pair's boundary: the first token of sentence B (-1: none). Every map shows it as
+    // a line before that row and that column.
+    void setPairStart(int position);
+    int pairStart() const { return pairStart_; }
     void setRangeMode(RangeMode mode);
     RangeMode rangeMode() const { return rangeMode_; }
     void setColorMap(ColorMap map);
@@ -125,6 +129,7 @@ private:
     std::shared_ptr<const ae::model::ModelRun<float>> run_;
     QStringList tokens_;
     int layers_ = 0, heads_ = 0, tokenCount_ = 0;
+    int pairStart_ = -1;
     int filled_ = -1;
     PoolShape pool_;
     std::vector<std::vector<double>> pooled_;  // per head, shownRows x shownColumns, row-major

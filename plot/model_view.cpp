@@ -267,6 +267,7 @@ void ModelView::setData(ModelViewData data) {
     grid_->setChangedHeads(
         std::set<std::pair<int, int>>(data_.changedHeads.begin(), data_.changedHeads.end()));
     grid_->setOpenHead(data_.openHead);
+    grid_->setPairStart(data_.pairStart);
     // The open head becomes the current one, which the query–key map draws, when it changes
     // and when the first run comes: a head opened before its run found an empty grid.
     if ((newHead || firstRun) && data_.openHead) grid_->setCurrentHead(*data_.openHead);

@@ -45,6 +45,8 @@ struct ModelViewData {
     std::vector<ae::model::Prediction> basePredictions;
     std::vector<std::pair<int, int>> changedHeads;  // (layer, head) whose weights moved
     std::optional<std::pair<int, int>> openHead;    // (layer, head) open in the explorer
+    // A sentence pair's first token of sentence B (the maps mark the boundary), or -1.
+    int pairStart = -1;
     // Every head's weights (T x T each) of a layer the run dropped the maps of
     // (model::RunOptions::keptMaps), recomputed from the model (model::recomputedLayerMaps) for
     // an export that draws them. Null when the run keeps every map.

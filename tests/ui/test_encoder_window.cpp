@@ -20,6 +20,7 @@
 #include "document/attention_document.h"
 #include "document/model_session.h"
 #include "io/tokenizer/tokenizer.h"
+#include "plot/head_grid.h"
 #include "plot/head_summary_table.h"
 #include "plot/model_panels.h"
 #include "plot/model_view.h"
@@ -228,11 +229,16 @@ void TestEncoderWindow::sentencePairRunsWithTokenTypes() {
              qPrintable(chipColour(start - 1).name() + " " + chipColour(start).name()));
     QCOMPARE(chipColour(start), chipColour(start + 1));
     QVERIFY(chips->item(start)->toolTip().contains(QStringLiteral("sentence B")));
+    // The model view's maps mark it too.
+    auto* grid = window_->modelView()->findChild<plot::HeadGrid*>();
+    QVERIFY(grid);
+    QCOMPARE(grid->pairStart(), start);
     // Undo takes the pair back to the single sentence.
     window_->document()->undoStack()->undo();
     settle();
     QCOMPARE(session()->ids().size(), single);
     QCOMPARE(session()->pairStart(), -1);
+    QCOMPARE(grid->pairStart(), -1);
 }
 
 // Not a check: docs/'s pictures, when AE_SHOTS_DIR names a folder.

@@ -440,6 +440,8 @@ void MainWindow::showModelResults() {
     data.predictions = analysis.predictions;
     data.basePredictions = analysis.basePredictions;
     data.changedHeads = session_->changedHeads(0.01);
+    // The boundary of the input shown, when the run is of that input.
+    if (data.run && data.run->tokens == session_->ids()) data.pairStart = session_->pairStart();
     if (data.run && document::keepsOnlyDigests(*data.run)) {
         data.layerWeights = [session = QPointer<document::ModelSession>(session_),
                              run = data.run](int layer) {
