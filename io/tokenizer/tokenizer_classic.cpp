@@ -39,12 +39,10 @@ void addSpecialIfKnown(Pipeline& pipeline, const QString& token) {
 
 }  // namespace
 
-std::unique_ptr<Pipeline> parseGpt2Files(const QByteArray& vocab, const QByteArray& merges,
-                                         const QByteArray& config, const QString& vocabName,
-                                         const QString& mergesName, const QString& configName) {
-    const JsonReader vocabJson(vocabName), configJson(configName);
+QHash<QString, int> parseVocabularyJson(const QByteArray& bytes, const QString& fileName) {
+    const JsonReader vocabJson(fileName);
     QJsonParseError error;
-    const QJsonDocument document = QJsonDocument::fromJson(escapeByteOrderMarks(vocab), &error);
+    const QJsonDocument document = QJsonDocument::fromJson(escapeByteOrderMarks(bytes), &error);
     if (error.error != QJsonParseError::NoError)
         vocabJson.fail({}, QStringLiteral("not valid JSON at byte %1: %2")
                                .arg(error.offset)
@@ -57,6 +55,14 @@ std::unique_ptr<Pipeline> parseGpt2Files(const QByteArray& vocab, const QByteArr
         const QJsonValue id = it.value();
         vocabulary.insert(it.key(), JsonReader::isId(id) ? id.toInt() : vocabJson.id(id, it.key()));
     }
+    return vocabulary;
+}
+
+std::unique_ptr<Pipeline> parseGpt2Files(const QByteArray& vocab, const QByteArray& merges,
+                                         const QByteArray& config, const QString& vocabName,
+                                         const QString& mergesName, const QString& configName) {
+    const JsonReader vocabJson(vocabName), configJson(configName);
+    QHash<QString, int> vocabulary = parseVocabularyJson(vocab, vocabName);
 
     std::vector<std::pair<QString, QString>> pairs;
     QStringList pairLines;

@@ -81,20 +81,7 @@ std::unique_ptr<Pipeline> loadMarian(const QString& folder) {
                                  .arg(modelName, QString::fromStdString(status.ToString())));
     }
     const JsonReader vocabJson(vocabName);
-    QJsonParseError error;
-    const QJsonDocument document =
-        QJsonDocument::fromJson(escapeByteOrderMarks(readFile(vocabName)), &error);
-    if (error.error != QJsonParseError::NoError) {
-        vocabJson.fail({}, QStringLiteral("not valid JSON at byte %1: %2")
-                               .arg(error.offset)
-                               .arg(error.errorString()));
-    }
-    if (!document.isObject()) vocabJson.fail({}, "expected an object of piece: id");
-    const QJsonObject table = document.object();
-    QHash<QString, int> vocabulary;
-    vocabulary.reserve(table.size());
-    for (auto it = table.begin(); it != table.end(); ++it)
-        vocabulary.insert(it.key(), vocabJson.id(it.value(), it.key()));
+    QHash<QString, int> vocabulary = parseVocabularyJson(readFile(vocabName), vocabName);
     for (const char* special : {"</s>", "<unk>"}) {
         if (!vocabulary.contains(QLatin1String(special)))
             vocabJson.fail(QLatin1String(special), "missing (MarianTokenizer needs it)");

@@ -73,6 +73,15 @@ private:
     bool left_, right_;
 };
 
+void appendCodePoint(QString& text, char32_t c) {
+    const QChar pair[2] = {QChar(QChar::highSurrogate(c)), QChar(QChar::lowSurrogate(c))};
+    if (QChar::requiresSurrogates(c)) {
+        text.append(pair, 2);
+    } else {
+        text += QChar(static_cast<char16_t>(c));
+    }
+}
+
 // The reference library's StripAccents: every combining mark (Unicode's M categories) dropped, as
 // they stand; accents come apart from their letters only after an NFD or NFKD before it.
 class StripAccents : public Normalizer {
@@ -85,12 +94,7 @@ public:
             if (category == QChar::Mark_NonSpacing || category == QChar::Mark_SpacingCombining ||
                 category == QChar::Mark_Enclosing)
                 continue;
-            if (QChar::requiresSurrogates(c)) {
-                result += QChar(QChar::highSurrogate(c));
-                result += QChar(QChar::lowSurrogate(c));
-            } else {
-                result += QChar(static_cast<char16_t>(c));
-            }
+            appendCodePoint(result, c);
         }
         return result;
     }
@@ -150,14 +154,6 @@ public:
     }
 
 private:
-    static void appendCodePoint(QString& text, char32_t c) {
-        const QChar pair[2] = {QChar(QChar::highSurrogate(c)), QChar(QChar::lowSurrogate(c))};
-        if (QChar::requiresSurrogates(c)) {
-            text.append(pair, 2);
-        } else {
-            text += QChar(static_cast<char16_t>(c));
-        }
-    }
     // Unicode's "Other" categories, except the tab and line breaks BERT keeps as spaces, and
     // except unassigned code points, which the reference library keeps (so a word holding one
     // becomes the unknown token rather than losing a character).

@@ -206,6 +206,9 @@ std::unique_ptr<Pipeline> parseTokenizerJson(const QByteArray& data, const QByte
 std::unique_ptr<Pipeline> loadGpt2Files(const QString& vocabFile, const QString& mergesFile,
                                         const QString& configFile);
 std::unique_ptr<Pipeline> loadBertVocabulary(const QString& vocabFile, const QString& configFile);
+// A vocab.json (GPT-2's, Marian's): an object of token: id, refused naming `fileName` and the
+// token when it is not.
+QHash<QString, int> parseVocabularyJson(const QByteArray& bytes, const QString& fileName);
 // The whole file; TokenizerError naming it when it cannot be read.
 QByteArray readFile(const QString& path);
 // A Marian folder: source.spm and vocab.json, no tokenizer.json
