@@ -180,6 +180,13 @@ void AttentionEngine<Scalar>::setSoftCap(std::optional<double> cap) {
 }
 
 template <typename Scalar>
+void AttentionEngine<Scalar>::setScoreTerms(const ScoreTerms& terms) {
+    scene_.scoreTerms = terms;
+    convertWeights();
+    invalidateFrom(WorkFrom::Scaling);
+}
+
+template <typename Scalar>
 void AttentionEngine<Scalar>::setLabels(const std::vector<std::string>& tokens,
                                         const std::vector<std::string>& sourceTokens) {
     scene_.tokens = tokens;
@@ -206,6 +213,15 @@ void AttentionEngine<Scalar>::convertWeights() {
     bv_ = p.valueBias.cast<Scalar>();
     wo_ = p.output.cast<Scalar>();
     bo_ = p.outputBias.cast<Scalar>();
+    const auto converted = [](const std::vector<MatrixD>& terms) {
+        std::vector<Matrix> out;
+        out.reserve(terms.size());
+        for (const MatrixD& m : terms)
+            out.push_back(m.cast<Scalar>());
+        return out;
+    };
+    beforeScale_ = converted(scene_.scoreTerms.beforeScale);
+    afterScale_ = converted(scene_.scoreTerms.afterScale);
     if (p.mode != ProjectionMode::Identity) {
         const int dKV = scene_.dKeyValue();
         if (bq_.size() == 0) bq_ = Vector::Zero(dProj_);
@@ -469,6 +485,8 @@ void AttentionEngine<Scalar>::computeHeads(WorkFrom from, const ComputeControl& 
                    : from <= WorkFrom::Softmax ? attention::AttendFrom::Weights
                                                : attention::AttendFrom::Context;
     options.softCap = scene_.softCap.value_or(0.0);
+    if (!beforeScale_.empty()) options.preBias = &beforeScale_;
+    if (!afterScale_.empty()) options.bias = &afterScale_;
     options.checkFinite = true;
     // A cancelled compute skips the heads not yet started (OpenMP cannot break out of a loop).
     options.beginHead = [&](int) {
@@ -510,6 +528,10 @@ typename AttentionEngine<Scalar>::ConstBlock AttentionEngine<Scalar>::stageMatri
             return scaled(head);
         case Stage::Capped:
             return scene_.softCap ? capped(head) : scaled(head);
+        case Stage::PositionTerms:
+            return hasStage(stage) ? positionTerms(head) : scores(head);
+        case Stage::PositionBias:
+            return hasStage(stage) ? positionBias(head) : scaled(head);
         case Stage::Weights:
             return weights(head);
         case Stage::Context:
@@ -542,6 +564,10 @@ double AttentionEngine<Scalar>::heldBytes() const {
                      n(p.query) + n(p.key) + n(p.value) + n(p.output) + n(p.queryBias) +
                      n(p.keyBias) + n(p.valueBias) + n(p.outputBias) +
                      n(scene_.qkNorm.queryWeight) + n(scene_.qkNorm.keyWeight);
+    for (const std::vector<MatrixD>* terms :
+         {&scene_.scoreTerms.beforeScale, &scene_.scoreTerms.afterScale})
+        for (const MatrixD& m : *terms)
+            doubles += n(m);
     double scalars = n(wq_) + n(wk_) + n(wv_) + n(wo_) + n(bq_) + n(bk_) + n(bv_) + n(bo_) +
                      n(queryNormWeight_) + n(keyNormWeight_) + n(x_) + n(xSource_) + n(q_) + n(k_) +
                      n(v_) + n(concat_) + n(output_) + n(mask_.visibleAsOne()) +
@@ -549,6 +575,9 @@ double AttentionEngine<Scalar>::heldBytes() const {
     for (int h = 0; h < scene_.heads; ++h)
         scalars +=
             n(scores_[h]) + n(scaled_[h]) + n(weights_[h]) + (scene_.softCap ? n(capped_[h]) : 0.0);
+    for (const std::vector<Matrix>* terms : {&beforeScale_, &afterScale_})
+        for (const Matrix& m : *terms)
+            scalars += n(m);
     const double bools = n(mask_.visible()) + (scene_.mask.allowed ? n(*scene_.mask.allowed) : 0.0);
     return doubles * sizeof(double) + scalars * sizeof(Scalar) + bools * sizeof(bool);
 }

@@ -9,7 +9,8 @@
 //     q/k norm (RMSNorm over dHead), then rotary positions (row i at position i)
 //   per head h, reading kv head g = h / (heads / kvHeads) of K and V:
 //     scores_h  = Q_h·K_gᵀ                               Lq x Lk
-//     scaled_h  = scores_h / divisor                     Lq x Lk
+//     scaled_h  = (scores_h + before_h) / divisor + after_h   Lq x Lk, the score terms
+//                 (scene.scoreTerms) where the scene has them
 //     capped_h  = cap·tanh(scaled_h / cap)               Lq x Lk, with a soft-cap only
 //     weights_h = softmax(mask(capped_h, fill))          Lq x Lk, row-wise
 //     context_h = weights_h·V_g                          Lq x dHead
@@ -131,6 +132,8 @@ public:
     void setRotary(const std::optional<RopeParameters>& rotary);
     // The logit soft-cap (nullopt: none): the softmax onwards is redone.
     void setSoftCap(std::optional<double> cap);
+    // The score terms (one Lq x Lk matrix a head in each list present): the scaling onwards.
+    void setScoreTerms(const ScoreTerms& terms);
     // What does not change a number: token texts, title, window state. Sizes must stay the same.
     void setLabels(const std::vector<std::string>& tokens,
                    const std::vector<std::string>& sourceTokens);
@@ -172,9 +175,12 @@ public:
     ConstBlock headValue(int h) const {
         return value().middleCols(scene_.keyValueHeadOf(h) * dHead(), dHead());
     }
-    const Matrix& scores(int h) const { return scores_[h]; }    // Lq x Lk
-    const Matrix& scaled(int h) const { return scaled_[h]; }    // Lq x Lk
-    const Matrix& capped(int h) const { return capped_[h]; }    // Lq x Lk, with a soft-cap
+    const Matrix& scores(int h) const { return scores_[h]; }  // Lq x Lk
+    const Matrix& scaled(int h) const { return scaled_[h]; }  // Lq x Lk
+    const Matrix& capped(int h) const { return capped_[h]; }  // Lq x Lk, with a soft-cap
+    // Lq x Lk, with the scene's terms before / after the scale.
+    const Matrix& positionTerms(int h) const { return beforeScale_[h]; }
+    const Matrix& positionBias(int h) const { return afterScale_[h]; }
     const Matrix& weights(int h) const { return weights_[h]; }  // Lq x Lk
     ConstBlock context(int h) const { return concat_.middleCols(h * dHead(), dHead()); }
     const Matrix& concat() const { return concat_; }  // Lq x dProj
@@ -184,10 +190,12 @@ public:
     // not per head): a view, in the stage's shape.
     ConstBlock stageMatrix(Stage stage, int head) const;
     // Whether this layer has the stage (output only with an output projection, capped only with
-    // a soft-cap).
+    // a soft-cap, the position terms and bias only with those score terms).
     bool hasStage(Stage stage) const {
         if (stage == Stage::Output) return hasOutput();
         if (stage == Stage::Capped) return scene_.softCap.has_value();
+        if (stage == Stage::PositionTerms) return !scene_.scoreTerms.beforeScale.empty();
+        if (stage == Stage::PositionBias) return !scene_.scoreTerms.afterScale.empty();
         return true;
     }
 
@@ -233,6 +241,7 @@ private:
     std::vector<double> inverseFrequencies_;  // dHead/2 rotary θ_i, only with rotary positions
     Matrix x_, xSource_, q_, k_, v_;
     std::vector<Matrix> scores_, scaled_, capped_, weights_;
+    std::vector<Matrix> beforeScale_, afterScale_;  // the scene's score terms in Scalar
     Matrix concat_, output_;
     EngineCounters counters_;
 };

@@ -155,7 +155,14 @@ void attendHead(int h, const HeadInputs<Scalar>& in, const HeadBuffers<Scalar>& 
             RowRef target = keepLogits ? RowRef(logits.row(i)) : RowRef(rowLogits.head(seen));
             if (from <= AttendFrom::Scaled) {
                 const auto raw = scores.row(i).head(target.cols());
-                if (options.scale.divide) {
+                if (options.preBias) {
+                    target = raw + (*options.preBias)[index].row(i).head(target.cols());
+                    if (options.scale.divide) {
+                        target /= scale;
+                    } else {
+                        target *= scale;
+                    }
+                } else if (options.scale.divide) {
                     target = raw / scale;
                 } else {
                     target = raw * scale;

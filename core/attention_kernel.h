@@ -11,7 +11,7 @@
 //
 //   per query head h (in parallel, OpenMP):
 //     scores_h  = q_h·k_gᵀ                                    Tq x Tk
-//     scaled_h  = softCap(scale(scores_h) + bias_h)           Tq x Tk
+//     scaled_h  = softCap(scale(scores_h + preBias_h) + bias_h)  Tq x Tk
 //                 scale: ·factor or /divisor; softCap(x) = cap·tanh(x/cap), when a cap is given
 //     weights_h = softmax(mask(scaled_h, fill))               Tq x Tk, row by row
 //     context_h = weights_h·v_g                               Tq x hd, columns h·hd .. of context
@@ -143,8 +143,11 @@ template <typename Scalar>
 struct HeadOptions {
     ScoreScale scale;
     const SoftmaxMask<Scalar>* mask = nullptr;  // null: every key visible
-    // Added to the scaled scores, one Tq x Tk matrix per query head (relative position biases);
-    // null: none.
+    // Added to the raw scores before the scale, one Tq x Tk matrix per query head (DeBERTa's
+    // disentangled position terms); null: none. `scores` keeps q·kᵀ without them.
+    const std::vector<Matrix<Scalar>>* preBias = nullptr;
+    // Added to the scaled scores, one Tq x Tk matrix per query head (MPNet's and T5's relative
+    // position biases); null: none.
     const std::vector<Matrix<Scalar>>* bias = nullptr;
     double softCap = 0.0;  // > 0: logits become cap·tanh(logit/cap) after the bias
     AttendFrom from = AttendFrom::Scores;

@@ -28,7 +28,8 @@ double Scene::divisor() const {
 
 bool Scene::usesVersion2() const {
     return (norm.enabled && norm.kind == NormKind::Rms) || kvHeads.has_value() || qkNorm.enabled ||
-           rotary.has_value() || !ablation.heads.empty() || softCap.has_value();
+           rotary.has_value() || !ablation.heads.empty() || softCap.has_value() ||
+           !scoreTerms.empty();
 }
 
 void checkHeadCount(const Scene& scene, int heads) {
@@ -53,6 +54,9 @@ void checkHeadCount(const Scene& scene, int heads) {
     if (scene.qkNorm.enabled && !scene.qkNorm.fullWidth) {
         throw SceneError("qk_norm", "its weights have head_dim = " + std::to_string(scene.dHead()) +
                                         " values, so the layer keeps its " + now);
+    }
+    if (!scene.scoreTerms.empty()) {
+        throw SceneError("score_terms", "one matrix a head, so the layer keeps its " + now);
     }
     if (scene.rotary && (dProj / heads) % 2 != 0) {
         throw SceneError("rotary", "needs an even head_dim: " + std::to_string(heads) +
@@ -102,13 +106,19 @@ double size(const Eigen::EigenBase<MatrixD>& m) {
 
 double sceneBytes(const Scene& scene) {
     const Projections& p = scene.projections;
-    const double doubles =
+    double doubles =
         size(scene.embeddings) + size(scene.sourceEmbeddings) + size(scene.positional.table) +
         static_cast<double>(scene.norm.weight.size() + scene.norm.bias.size()) + size(p.query) +
         size(p.key) + size(p.value) + size(p.output) +
         static_cast<double>(p.queryBias.size() + p.keyBias.size() + p.valueBias.size() +
                             p.outputBias.size()) +
         static_cast<double>(scene.qkNorm.queryWeight.size() + scene.qkNorm.keyWeight.size());
+    double terms = 0;
+    for (const std::vector<MatrixD>* list :
+         {&scene.scoreTerms.beforeScale, &scene.scoreTerms.afterScale})
+        for (const MatrixD& m : *list)
+            terms += size(m);
+    doubles += terms;
     const double maskCells =
         scene.mask.allowed ? static_cast<double>(scene.mask.allowed->size()) : 0.0;
     return doubles * sizeof(double) + maskCells;
@@ -131,8 +141,11 @@ double engineBytes(const Scene& scene, int scalarSize) {
     }
     if (p.hasOutput && p.outputBias.size() == 0) weights += dOut;
     if (scene.qkNorm.enabled) weights += scene.qkNorm.fullWidth ? dp + dkv : 2.0 * scene.dHead();
-    // The capped scores: one more Lq x Lk map a head.
-    const double stageMaps = scene.softCap ? 4.0 : 3.0;
+    // The capped scores: one more Lq x Lk map a head; each list of score terms, converted to
+    // Scalar, one more.
+    const double stageMaps = (scene.softCap ? 4.0 : 3.0) +
+                             (scene.scoreTerms.beforeScale.empty() ? 0.0 : 1.0) +
+                             (scene.scoreTerms.afterScale.empty() ? 0.0 : 1.0);
     // K is its own matrix with a source, separate weights or its own norm; otherwise the keys
     // are Q.
     const bool ownKeys =

@@ -117,6 +117,23 @@ struct Mask {
     std::optional<BoolMatrix> allowed;  // Lq x Lk, true where the query may see the key
 };
 
+// Version 2: terms added to each head's scores, one Lq x Lk matrix per head in each list present
+// (empty: none). They carry what a model computes from relative positions:
+//   beforeScale: added to q·kᵀ before the scale (DeBERTa's c2p + p2c):
+//                scaled = (scores + beforeScale) / divisor
+//   afterScale:  added after it (MPNet's relative position bias):
+//                scaled = scores / divisor + afterScale
+// Both are numbers of the scene, not recomputed from its positions or content: a model layer's
+// scene holds the terms its run computed.
+struct ScoreTerms {
+    std::vector<MatrixD> beforeScale;
+    std::vector<MatrixD> afterScale;
+    bool empty() const { return beforeScale.empty() && afterScale.empty(); }
+    bool operator==(const ScoreTerms& o) const {
+        return beforeScale == o.beforeScale && afterScale == o.afterScale;
+    }
+};
+
 struct Scale {
     ScaleKind kind = ScaleKind::SqrtDk;
     double divisor = 1.0;  // only for ScaleKind::Divisor
@@ -141,6 +158,7 @@ struct Scene {
     // Version 2: a logit soft-cap (Gemma 2): the scaled scores become cap·tanh(x/cap) before the
     // mask; the engine keeps both (the capped stage).
     std::optional<double> softCap;
+    ScoreTerms scoreTerms;                 // version 2: relative-position terms on the scores
     std::optional<RopeParameters> rotary;  // version 2: rotary positions on each head's Q and K
     // Version 2: heads switched off (issue 16). Each listed head's context (weights·V, Lq x dHead)
     // is replaced before the output projection, by zeros or by its mean over the query rows.
@@ -167,7 +185,7 @@ struct Scene {
     // The kv head query head h reads (Hugging Face's repeat_kv).
     int keyValueHeadOf(int h) const { return h / (heads / keyValueHeads()); }
     // Whether the scene needs format version 2 (an RMSNorm, kv heads, q/k norm, rotary, ablated
-    // heads or a soft-cap).
+    // heads, a soft-cap or score terms).
     bool usesVersion2() const;
     int dOut() const {
         return projections.hasOutput ? static_cast<int>(projections.output.cols()) : 0;

@@ -204,6 +204,24 @@ void retokenize(Scene& scene, Stream stream, const std::vector<std::string>& tok
         }
         mask.allowed = std::move(allowed);
     }
+    // Score terms follow their tokens; a new token's cells get none (0): the scene holds the
+    // terms as numbers, with nothing to compute a new cell's from.
+    for (std::vector<MatrixD>* terms :
+         {&scene.scoreTerms.beforeScale, &scene.scoreTerms.afterScale}) {
+        for (MatrixD& old : *terms) {
+            const Eigen::Index rows = queries ? n : old.rows();
+            const Eigen::Index cols = keys ? n : old.cols();
+            MatrixD moved = MatrixD::Zero(rows, cols);
+            for (Eigen::Index r = 0; r < rows; ++r) {
+                for (Eigen::Index c = 0; c < cols; ++c) {
+                    const int oldRow = queries ? fromOld[r] : static_cast<int>(r);
+                    const int oldCol = keys ? fromOld[c] : static_cast<int>(c);
+                    if (oldRow >= 0 && oldCol >= 0) moved(r, c) = old(oldRow, oldCol);
+                }
+            }
+            old = std::move(moved);
+        }
+    }
     embeddings = std::move(next);
     (source ? scene.sourceTokens : scene.tokens) = tokens;
     ensureLearnedRows(scene);
@@ -293,6 +311,11 @@ void setSourceEnabled(Scene& scene, bool enabled) {
         const Eigen::Index c = std::min<Eigen::Index>(lk, mask.allowed->cols());
         allowed.leftCols(c) = mask.allowed->leftCols(c);
         mask.allowed = std::move(allowed);
+    }
+    for (std::vector<MatrixD>* terms :
+         {&scene.scoreTerms.beforeScale, &scene.scoreTerms.afterScale}) {
+        for (MatrixD& m : *terms)
+            m = resized(m, lq, lk, MatrixD::Zero(lq, lk));
     }
     ensureLearnedRows(scene);
     // A drawn source is drawn between the embeddings and the projections: with it gone or new,

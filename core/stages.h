@@ -13,10 +13,25 @@
 
 namespace ae {
 
-// Capped: the scaled scores after a logit soft-cap, cap·tanh(x/cap) (Gemma 2); only a layer with
-// a soft-cap has it.
-enum class Stage { Query, Key, Value, Scores, Scaled, Capped, Weights, Context, Concat, Output };
-constexpr int kStageCount = 10;
+// PositionTerms: the terms added to the scores before the scale (DeBERTa's c2p + p2c);
+// PositionBias: the bias added after it (MPNet's relative position bias); only a layer with such
+// score terms has them (Scene::scoreTerms). Capped: the scaled scores after a logit soft-cap,
+// cap·tanh(x/cap) (Gemma 2); only a layer with a soft-cap has it.
+enum class Stage {
+    Query,
+    Key,
+    Value,
+    Scores,
+    PositionTerms,
+    PositionBias,
+    Scaled,
+    Capped,
+    Weights,
+    Context,
+    Concat,
+    Output
+};
+constexpr int kStageCount = 12;
 
 // What a stage's rows or columns run over.
 enum class StageAxis { Queries, Keys, HeadWidth, ProjectionWidth, OutputWidth };
@@ -37,6 +52,10 @@ inline constexpr std::array<StageInfo, kStageCount> kStages = {{
     {Stage::Key, "k", "K", true, StageAxis::Keys, StageAxis::HeadWidth, "Lk x dHead"},
     {Stage::Value, "v", "V", true, StageAxis::Keys, StageAxis::HeadWidth, "Lk x dHead"},
     {Stage::Scores, "scores", "raw scores", true, StageAxis::Queries, StageAxis::Keys, "Lq x Lk"},
+    {Stage::PositionTerms, "position_terms", "position terms", true, StageAxis::Queries,
+     StageAxis::Keys, "Lq x Lk"},
+    {Stage::PositionBias, "position_bias", "position bias", true, StageAxis::Queries,
+     StageAxis::Keys, "Lq x Lk"},
     {Stage::Scaled, "scaled", "scaled scores", true, StageAxis::Queries, StageAxis::Keys,
      "Lq x Lk"},
     {Stage::Capped, "capped", "capped scores", true, StageAxis::Queries, StageAxis::Keys,

@@ -112,6 +112,23 @@ RowSoftmax rowSoftmax(const EngineF& engine, int head, int row) {
     return s;
 }
 
+bool hasScoreTerms(const EngineF& engine) {
+    return engine.hasStage(Stage::PositionTerms) || engine.hasStage(Stage::PositionBias);
+}
+
+// The scaling of one score with the layer's score terms, as "(1.2 + 0.3) ÷ 4 + 0.5".
+QString scalingText(const EngineF& engine, int head, int row, int column) {
+    const double raw = engine.scores(head)(row, column);
+    QString text = shortNumber(raw);
+    if (engine.hasStage(Stage::PositionTerms)) {
+        text = tr("(%1 + %2)").arg(text, shortNumber(engine.positionTerms(head)(row, column)));
+    }
+    text = tr("%1 ÷ %2").arg(text, shortNumber(engine.divisor()));
+    if (engine.hasStage(Stage::PositionBias))
+        text = tr("%1 + %2").arg(text, shortNumber(engine.positionBias(head)(row, column)));
+    return text;
+}
+
 void explainWeight(const EngineF& engine, int head, int row, int column, QStringList& lines) {
     const Scene& scene = engine.scene();
     const double raw = engine.scores(head)(row, column);
@@ -122,11 +139,13 @@ void explainWeight(const EngineF& engine, int head, int row, int column, QString
     if (!reasons.isEmpty()) lines << tr("masked by %1").arg(reasons.join(tr(", ")));
     if (reasons.isEmpty() || !infiniteFill || !s.anyVisible) {
         const double divided = engine.scaled(head)(row, column);
-        QString chain = tr("q_%1·k_%2 = %3, ÷ %4 = %5")
+        QString chain = tr("q_%1·k_%2 = %3, %4 = %5")
                             .arg(row)
                             .arg(column)
                             .arg(shortNumber(raw))
-                            .arg(shortNumber(engine.divisor()))
+                            .arg(hasScoreTerms(engine)
+                                     ? scalingText(engine, head, row, column)
+                                     : tr("÷ %1").arg(shortNumber(engine.divisor())))
                             .arg(shortNumber(divided));
         if (scene.softCap) chain += tr(", capped %1").arg(capText(*scene.softCap, divided, scaled));
         lines << chain;
@@ -242,12 +261,25 @@ QString explainCell(const EngineF& engine, Stage stage, int head, int row, int c
             }
             break;
         }
+        case Stage::PositionTerms:
+        case Stage::PositionBias: {
+            const bool before = stage == Stage::PositionTerms;
+            lines << (before ? tr("added to q_%1·k_%2 before the scale: the model's relative-"
+                                  "position terms (DeBERTa: content→position + position→content)")
+                             : tr("added to the scaled score of query %1 and key %2: the model's "
+                                  "relative position bias"))
+                         .arg(row)
+                         .arg(column);
+            lines << tr("distance key − query = %1").arg(column - row);
+            lines << tr("scaled = %1").arg(scalingText(engine, head, row, column));
+            break;
+        }
         case Stage::Scaled: {
-            lines << tr("%1 ÷ %2 (%3) = %4")
-                         .arg(shortNumber(engine.scores(head)(row, column)))
+            lines << tr("%1 = %2 (÷ %3: %4)")
+                         .arg(scalingText(engine, head, row, column))
+                         .arg(shortNumber(value))
                          .arg(shortNumber(engine.divisor()))
-                         .arg(divisorText(scene))
-                         .arg(shortNumber(value));
+                         .arg(divisorText(scene));
             const QStringList reasons = maskReasons(scene.mask, row, column);
             if (!reasons.isEmpty()) {
                 lines << tr("masked by %1: replaced by the fill before the softmax")

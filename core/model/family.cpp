@@ -138,6 +138,65 @@ std::vector<TensorSpec> distilbertNames(const Config& c, ModelWeights& w) {
     return list.take();
 }
 
+// MPNetModel (mpnet.*): BERT's post-norm layers under MPNet's names (attention.attn.q, ...,
+// attention.LayerNorm), no token types, and one relative-position bias table for every layer.
+std::vector<TensorSpec> mpnetNames(const Config& c, ModelWeights& w) {
+    TensorList list(c, w);
+    const long long d = c.hidden, I = c.intermediate;
+    list.add("embeddings.word_embeddings.weight", {c.vocab, d}, &w.tokenEmbedding);
+    list.add("embeddings.position_embeddings.weight", {c.positions, d}, &w.positionEmbedding);
+    list.add("embeddings.LayerNorm.weight", {d}, &w.embeddingNorm);
+    list.add("embeddings.LayerNorm.bias", {d}, &w.embeddingNormBias);
+    list.add("encoder.relative_attention_bias.weight", {c.relativeBuckets, c.heads},
+             &w.relativeBias);
+    for (int i = 0; i < c.layers; ++i) {
+        const std::string p = "encoder.layer." + std::to_string(i) + ".";
+        LayerWeights& l = list.layer(i);
+        list.linear(p + "attention.attn.q", d, d, &l.query, &l.queryBias);
+        list.linear(p + "attention.attn.k", d, d, &l.key, &l.keyBias);
+        list.linear(p + "attention.attn.v", d, d, &l.value, &l.valueBias);
+        list.linear(p + "attention.attn.o", d, d, &l.output, &l.outputBias);
+        list.linear(p + "intermediate.dense", I, d, &l.up, &l.upBias);
+        list.linear(p + "output.dense", d, I, &l.down, &l.downBias);
+        list.add(p + "attention.LayerNorm.weight", {d}, &l.norm1);
+        list.add(p + "attention.LayerNorm.bias", {d}, &l.norm1Bias);
+        list.add(p + "output.LayerNorm.weight", {d}, &l.norm2);
+        list.add(p + "output.LayerNorm.bias", {d}, &l.norm2Bias);
+    }
+    return list.take();
+}
+
+// ModernBertModel (model.*): a fused Wqkv and Wi (GeGLU's [input | gate]), no attention norm in
+// layer 0, biases only where the config asks for them, a final norm.
+std::vector<TensorSpec> modernbertNames(const Config& c, ModelWeights& w) {
+    TensorList list(c, w);
+    const long long d = c.hidden, I = c.intermediate;
+    const bool normBias = c.architecture().norm == NormType::LayerNorm;
+    const auto norm = [&](const std::string& name, TensorRef* weight, TensorRef* bias) {
+        list.add(name + ".weight", {d}, weight);
+        if (normBias) list.add(name + ".bias", {d}, bias);
+    };
+    const auto linear = [&](const std::string& name, long long out, long long in, bool bias,
+                            TensorRef* weight, TensorRef* biasSlot) {
+        list.add(name + ".weight", {out, in}, weight);
+        if (bias) list.add(name + ".bias", {out}, biasSlot);
+    };
+    list.add("embeddings.tok_embeddings.weight", {c.vocab, d}, &w.tokenEmbedding);
+    norm("embeddings.norm", &w.embeddingNorm, &w.embeddingNormBias);
+    for (int i = 0; i < c.layers; ++i) {
+        const std::string p = "layers." + std::to_string(i) + ".";
+        LayerWeights& l = list.layer(i);
+        if (i > 0) norm(p + "attn_norm", &l.norm1, &l.norm1Bias);
+        linear(p + "attn.Wqkv", 3 * d, d, c.attentionBias, &l.qkv, &l.qkvBias);
+        linear(p + "attn.Wo", d, d, c.attentionBias, &l.output, &l.outputBias);
+        norm(p + "mlp_norm", &l.norm2, &l.norm2Bias);
+        linear(p + "mlp.Wi", 2 * I, d, c.mlpBias, &l.gateUp, &l.gateUpBias);
+        linear(p + "mlp.Wo", d, I, c.mlpBias, &l.down, &l.downBias);
+    }
+    norm("final_norm", &w.finalNorm, &w.finalNormBias);
+    return list.take();
+}
+
 // ---- Masked-LM heads ----
 
 // BertForMaskedLM: cls.predictions (BertLMPredictionHead: transform.dense, the hidden_act,
@@ -154,8 +213,8 @@ MaskedLmHeadNames bertMaskedLmHead(const Config& c) {
     return h;
 }
 
-// RobertaLMHead (XLMRobertaLMHead is a copy): lm_head.dense, gelu, lm_head.layer_norm, the
-// decoder, lm_head.bias.
+// RobertaLMHead (XLMRobertaLMHead and MPNetLMHead are copies): lm_head.dense, gelu,
+// lm_head.layer_norm, the decoder, lm_head.bias.
 MaskedLmHeadNames robertaMaskedLmHead(const Config& c) {
     MaskedLmHeadNames h;
     h.marks = {"lm_head."};
@@ -178,6 +237,25 @@ MaskedLmHeadNames distilbertMaskedLmHead(const Config& c) {
     h.norm = "vocab_layer_norm";
     h.decoder = "vocab_projector";
     h.bias = MaskedLmHeadNames::Bias::Decoder;
+    return h;
+}
+
+// ModernBertForMaskedLM: head.dense (its bias with classifier_bias), classifier_activation,
+// head.norm (its bias with norm_bias), the decoder tied, decoder.bias with decoder_bias.
+// ModernBertFor{Sequence,Token}Classification store head.* beside classifier.*: no MLM head.
+MaskedLmHeadNames modernbertMaskedLmHead(const Config& c) {
+    MaskedLmHeadNames h;
+    h.marks = {"decoder."};
+    h.marksUnlessClassifier = {"head."};
+    h.classifierMark = "classifier.";
+    h.dense = "head.dense";
+    h.denseOut = c.hidden;
+    h.denseBias = c.maskedLm.denseBias;
+    h.norm = "head.norm";
+    h.normBias = c.maskedLm.normBias;
+    h.decoder = "decoder";
+    h.bias =
+        c.maskedLm.decoderBias ? MaskedLmHeadNames::Bias::Decoder : MaskedLmHeadNames::Bias::None;
     return h;
 }
 
@@ -309,6 +387,30 @@ Architecture robertaArchitecture() {
 Architecture distilbertArchitecture() {
     Architecture a = bertArchitecture();
     a.tokenTypes = false;
+    return a;
+}
+
+// Pre-norm LayerNorm without biases (with them when norm_bias), rotary positions, fused q k v,
+// GeGLU from one fused product, no attention norm in layer 0, a norm on the embeddings.
+Architecture modernbertArchitecture() {
+    Architecture a;
+    a.decoder = false;
+    a.norm = NormType::LayerNormNoBias;
+    a.placement = NormPlacement::Pre;
+    a.qkv = QkvStorage::Fused;
+    a.positions = PositionKind::Rotary;
+    a.mlp = MlpKind::Gated;
+    a.mlpStorage = MlpStorage::Fused;
+    a.embeddingNorm = true;
+    a.firstLayerAttentionNorm = false;
+    return a;
+}
+
+// RoBERTa's positions without token types, and a relative-position bias on the scores.
+Architecture mpnetArchitecture() {
+    Architecture a = robertaArchitecture();
+    a.tokenTypes = false;
+    a.scoreTerms = ScoreTermKind::BucketBias;
     return a;
 }
 
@@ -523,6 +625,28 @@ const std::vector<FamilyRow>& familyTable() {
          0,
          distilbertNames,
          distilbertMaskedLmHead},
+        // MPNetModel saves no prefix; MPNetForMaskedLM and MPNetFor* save "mpnet.".
+        {Family::Mpnet,
+         "mpnet",
+         mpnetArchitecture(),
+         {"mpnet.", ""},
+         "embeddings.word_embeddings.weight",
+         "max_position_embeddings",
+         0,
+         0,
+         mpnetNames,
+         robertaMaskedLmHead},
+        // ModernBertModel saves no prefix; ModernBertForMaskedLM and ModernBertFor* save "model.".
+        {Family::ModernBert,
+         "modernbert",
+         modernbertArchitecture(),
+         {"model.", ""},
+         "embeddings.tok_embeddings.weight",
+         "max_position_embeddings",
+         50281,
+         0,
+         modernbertNames,
+         modernbertMaskedLmHead},
     };
     return table;
 }
@@ -574,7 +698,6 @@ std::string unimplementedAxes(const Architecture& a) {
     // Each axis is implemented on its own (core/model/model_forward.cpp combines them freely);
     // these values are not implemented yet.
     std::vector<std::string> missing;
-    if (a.norm == NormType::LayerNormNoBias) missing.push_back("norm: LayerNorm without bias");
     if (a.positions == PositionKind::Sinusoid) missing.push_back("positions: sinusoid");
     if (a.positions == PositionKind::RelativeBias) missing.push_back("positions: relative bias");
     std::string text;

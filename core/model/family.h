@@ -33,7 +33,9 @@ enum class Family {
     SmolLm3,
     Roberta,
     XlmRoberta,
-    DistilBert
+    DistilBert,
+    Mpnet,
+    ModernBert
 };
 
 enum class NormType {
@@ -77,6 +79,13 @@ enum class MlpStorage {
     Separate,  // gate and up each their own tensor
     Fused      // one tensor [gate | up] (Phi-3's gate_up_proj)
 };
+// Terms on each head's scores from relative positions, beside the PositionKind.
+enum class ScoreTermKind {
+    None,
+    // One bias per head and relative-position bucket (T5's buckets, bidirectional), from one
+    // table shared by every layer, added to the scaled scores (MPNet).
+    BucketBias
+};
 enum class QkNormKind {
     None,
     PerHead,   // each head's q and k RMS-normed over hd (Qwen3)
@@ -93,8 +102,12 @@ struct Architecture {
     MlpKind mlp = MlpKind::Plain;
     MlpStorage mlpStorage = MlpStorage::Separate;
     QkNormKind qkNorm = QkNormKind::None;  // in the architecture's norm type
-    bool tokenTypes = false;               // a token-type table added to the embeddings (BERT)
-    bool embeddingNorm = false;            // a norm on the embeddings before the first layer (BERT)
+    ScoreTermKind scoreTerms = ScoreTermKind::None;
+    bool tokenTypes = false;     // a token-type table added to the embeddings (BERT)
+    bool embeddingNorm = false;  // a norm on the embeddings before the first layer (BERT)
+    // Pre-norm: layer 0's attention reads the embeddings' (already normed) output itself, with no
+    // norm of its own (ModernBERT's nn.Identity attn_norm).
+    bool firstLayerAttentionNorm = true;
 };
 
 struct Config;

@@ -246,6 +246,11 @@ void applyNorm(const Architecture& a, Matrix<Scalar>& x, const TensorRef& weight
         // GemmaRMSNorm: x / √(mean(x²) + eps) · (1 + w)
         const WeightView<Scalar> w(weight);
         ops::rmsNormRows<Scalar>(x, normMultiplier(a.norm, w), eps);
+    } else if (a.norm == NormType::LayerNormNoBias) {
+        const WeightView<Scalar> w(weight);
+        ops::layerNormRows<Scalar>(x, w.vector(), ops::ColumnVector<Scalar>::Zero(x.cols()), eps,
+                                   kept ? &kept->normalised : nullptr,
+                                   kept ? &kept->inverseDeviation : nullptr);
     } else {
         const WeightView<Scalar> w(weight), b(bias);
         ops::layerNormRows<Scalar>(x, w.vector(), b.vector(), eps,

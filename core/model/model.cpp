@@ -109,12 +109,17 @@ void checkAttentionMask(const Config& c, long long T, const std::vector<int>& ma
             continue;
         checked.push_back(window);
         for (long long i = 0; i < T; ++i) {
+            // A decoder's window reaches back W − 1 keys, an encoder's W − 1 either way.
             const long long first = std::max(0LL, i - window + 1);
-            if (attended[static_cast<std::size_t>(i + 1)] ==
+            const long long last = c.isDecoder() ? i : std::min(T - 1, i + window - 1);
+            if (attended[static_cast<std::size_t>(last + 1)] ==
                 attended[static_cast<std::size_t>(first)]) {
-                throw ModelError("attention mask: query position " + std::to_string(i) +
-                                 " sees no key inside its sliding window (layer " +
-                                 std::to_string(layer) + ", W = " + std::to_string(window) + ")");
+                throw ModelError(
+                    "attention mask: query position " + std::to_string(i) +
+                    " sees no key inside its sliding window (layer " + std::to_string(layer) +
+                    (c.isDecoder() ? ", W = " + std::to_string(window)
+                                   : ", |query − key| <= " + std::to_string(window - 1)) +
+                    ")");
             }
         }
     }
@@ -229,12 +234,11 @@ RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int la
     for (const LayerWeights& l : model.weights.layers) {
         double layer = 0;
         for (const TensorRef* t :
-             {&l.norm1,        &l.norm1Bias,  &l.norm2,     &l.norm2Bias,
-              &l.qkv,          &l.qkvBias,    &l.query,     &l.queryBias,
-              &l.key,          &l.keyBias,    &l.value,     &l.valueBias,
-              &l.output,       &l.outputBias, &l.queryNorm, &l.keyNorm,
-              &l.gate,         &l.gateBias,   &l.up,        &l.upBias,
-              &l.down,         &l.downBias,   &l.gateUp,    &l.attentionOutputNorm,
+             {&l.norm1,        &l.norm1Bias, &l.norm2,     &l.norm2Bias,  &l.qkv,
+              &l.qkvBias,      &l.query,     &l.queryBias, &l.key,        &l.keyBias,
+              &l.value,        &l.valueBias, &l.output,    &l.outputBias, &l.queryNorm,
+              &l.keyNorm,      &l.gate,      &l.gateBias,  &l.up,         &l.upBias,
+              &l.down,         &l.downBias,  &l.gateUp,    &l.gateUpBias, &l.attentionOutputNorm,
               &l.mlpOutputNorm})
             layer += converted(*t);
         largest = std::max(largest, layer);
@@ -242,9 +246,12 @@ RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int la
     m.convertedLayer = largest;
     const double mapLayers = layersWithMaps < 0 ? c.layers : std::min(layersWithMaps, c.layers);
     const double perLayer = T * d + T * H * hd + 2 * T * KV * hd;
-    m.keptNumbers = c.layers * perLayer + mapLayers * 2 * H * T * T +
+    // MPNet's position bias: kept once, written with every layer that has maps.
+    const double biasNumbers =
+        c.architecture().scoreTerms == ScoreTermKind::BucketBias ? H * T * T : 0;
+    m.keptNumbers = c.layers * perLayer + mapLayers * (2 * H * T * T + biasNumbers) +
                     (c.isDecoder() ? T * V : T * d) + (model.weights.hasMaskedLmHead() ? T * V : 0);
-    m.kept = m.keptNumbers * s;
+    m.kept = (m.keptNumbers - mapLayers * biasNumbers + biasNumbers) * s;
     if (withDigests) {
         // Per layer: the weights' sum over heads (T x T doubles) and every head's pooled map.
         const double cells = std::min<double>(T, kDigestCells);

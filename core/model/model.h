@@ -83,8 +83,9 @@ struct Config {
     // LongRope (Phi-3): a run whose last position + 1 exceeds rope.originalMaxPositions turns by
     // the long factors, any other by the short ones; rotaryDim/2 values each.
     std::vector<double> shortRopeFactors, longRopeFactors;
-    // Sliding windows by layer: key j is visible to query i when i − j < W (and j <= i); 0: the
-    // whole causal prefix. Empty: no layer slides.
+    // Sliding windows by layer: in a decoder key j is visible to query i when i − j < W (and
+    // j <= i), in an encoder when |i − j| < W (ModernBERT's local layers: W = local_attention / 2
+    // + 1); 0: no window. Empty: no layer slides.
     std::vector<int> slidingWindows;
     double attentionSoftCap = 0;  // scaled scores become cap·tanh(x/cap) (Gemma 2); 0: none
     double finalSoftCap = 0;      // the same on the logits; 0: none
@@ -93,6 +94,8 @@ struct Config {
     // Where the norms sit when the config decides it (GPT-NeoX's use_parallel_residual), over the
     // row's placement.
     std::optional<NormPlacement> placement;
+    // Which norm, when the config decides it (ModernBERT's norm_bias), over the row's.
+    std::optional<NormType> norm;
     // The masked-LM head (encoders), when the folder holds one: its activation and norm's eps,
     // which biases it stores, and DeBERTa's `legacy` choice of head. activationProblem: why the
     // config's activation for the head cannot run, refused only when the head is stored.
@@ -106,6 +109,11 @@ struct Config {
         bool legacy = true;
     };
     MaskedLmHeadConfig maskedLm;
+    // ScoreTermKind::BucketBias: the buckets of relative positions (of which HF reads the first
+    // relativeBucketsUsed, however many the table has) and the distance the last one starts at.
+    int relativeBuckets = 0;
+    int relativeBucketsUsed = 0;
+    int relativeMaxDistance = 0;
     // DistilBERT's sinusoidal_pos_embds: a folder that stores no position table gets the fixed
     // sinusoids HF's init computes (a stored table is used as it is).
     bool sinusoidalPositionTable = false;
@@ -116,6 +124,7 @@ struct Config {
     Architecture architecture() const {
         Architecture a = familyRow(family).architecture;
         if (placement) a.placement = *placement;
+        if (norm) a.norm = *norm;
         return a;
     }
     bool isDecoder() const { return architecture().decoder; }
@@ -159,8 +168,8 @@ struct LayerWeights {
     // post_feedforward_layernorm (norm2 is then pre_feedforward_layernorm), OLMo 2's.
     TensorRef attentionOutputNorm, mlpOutputNorm;
     // gpt2: up = c_fc [d, I], down = c_proj [I, d]. bert: up = intermediate, down = output.dense.
-    // llama: gate, up, down. phi3: gateUp [2I, d], gate rows first.
-    TensorRef gate, gateBias, up, upBias, down, downBias, gateUp;
+    // llama: gate, up, down. phi3: gateUp [2I, d], gate rows first (ModernBERT's Wi, with a bias).
+    TensorRef gate, gateBias, up, upBias, down, downBias, gateUp, gateUpBias;
 };
 struct ModelWeights {
     TensorRef tokenEmbedding;                    // V x d
@@ -169,6 +178,7 @@ struct ModelWeights {
     TensorRef embeddingNorm, embeddingNormBias;  // bert
     TensorRef finalNorm, finalNormBias;          // gpt2 ln_f, llama norm
     TensorRef lmHead;                            // decoders, V x d (= tokenEmbedding when tied)
+    TensorRef relativeBias;  // ScoreTermKind::BucketBias: buckets x H, shared by every layer
     std::vector<LayerWeights> layers;
     // Encoders' masked-LM head, when the folder holds it (MaskedLmHeadNames): logits =
     // norm(act(dense(lastHidden)))·decoderᵀ + decoderBias. dense [E, d], norm [E], decoder
@@ -199,6 +209,11 @@ struct MaskedLmHeadNames {
     enum class Bias { None, Shared, Decoder, Head };
     Bias bias = Bias::Shared;
     std::string headBias;
+    // Names that are the masked-LM head's unless the folder holds a stored name starting with
+    // classifierMark: ModernBERT's head.* is also the head of its sequence and token classifiers
+    // (with classifier.*), which have no decoder.
+    std::vector<std::string> marksUnlessClassifier;
+    std::string classifierMark;
 };
 
 // A tensor the family needs: its name after the prefix (or at the top level), an older name it
@@ -293,7 +308,7 @@ struct LayerRecord {
     // config's.
     int keyValueHeads = 0;
     // Empty when the run did not keep this layer's maps (RunOptions::keptMaps; recomputeLayerMaps).
-    std::vector<Matrix<Scalar>> scores;   // per head, T x T: q·kᵀ before scaling and masking
+    std::vector<Matrix<Scalar>> scores;   // per head, T x T: q·kᵀ before scaling, terms, masking
     std::vector<Matrix<Scalar>> weights;  // per head, T x T: the softmax; hidden keys exactly 0
     bool hasMaps() const { return !weights.empty(); }
     LayerDigest digest;  // empty unless RunOptions::keepDigest
@@ -318,6 +333,9 @@ struct ModelRun {
     Matrix<Scalar> lastHidden;  // bert: T x d
     // Encoders whose folder holds the masked-LM head: T x V, every position.
     Matrix<Scalar> maskedLmLogits;
+    // ScoreTermKind::BucketBias (MPNet): per head, T x T, the relative position bias every layer
+    // adds to its scaled scores. Empty for other families.
+    std::vector<Matrix<Scalar>> positionBias;
 
     // Head h's views (k and v: of the kv head it reads), T x hd.
     auto q(int layer, int head) const {

@@ -14,6 +14,7 @@
 #include "core/model/forward_tape.h"
 #include "core/model/layer_mask.h"
 #include "core/model/model.h"
+#include "core/model/relative_buckets.h"
 #include "core/parallel_product.h"
 
 namespace ae::model {
@@ -51,7 +52,31 @@ struct Pass {
     int threads = 1;                      // at most, for any step
     ForwardTape<Scalar>* tape = nullptr;  // a trainer's pass: sized to the layers
     bool skipMlp = false;                 // every MLP adds exactly 0 (all its weights are 0)
+    // ScoreTermKind::BucketBias: per head, T x T, added to every layer's scaled scores.
+    std::vector<Matrix<Scalar>> scoreBias;
 };
+
+// MPNetEncoder.compute_position_bias: per head h, T x T, bias(i, j) = table[bucket(j − i), h],
+// the positions 0..T−1 whatever the padding (not the ids-based ones of the embeddings).
+template <typename Scalar>
+std::vector<Matrix<Scalar>> bucketBias(const Model& model, Eigen::Index T) {
+    const Config& c = model.config;
+    const WeightView<Scalar> table(model.weights.relativeBias);
+    const auto stored = table.matrix();  // buckets x H
+    std::vector<int> bucketOf(static_cast<std::size_t>(2 * T - 1));
+    for (Eigen::Index r = -(T - 1); r <= T - 1; ++r)
+        bucketOf[static_cast<std::size_t>(r + T - 1)] =
+            relativePositionBucket(r, c.relativeBucketsUsed, c.relativeMaxDistance, true);
+    std::vector<Matrix<Scalar>> bias(static_cast<std::size_t>(c.heads));
+    for (int h = 0; h < c.heads; ++h) {
+        Matrix<Scalar>& b = bias[static_cast<std::size_t>(h)];
+        b.resize(T, T);
+        for (Eigen::Index i = 0; i < T; ++i)
+            for (Eigen::Index j = 0; j < T; ++j)
+                b(i, j) = stored(bucketOf[static_cast<std::size_t>(j - i + T - 1)], h);
+    }
+    return bias;
+}
 
 // Every head of one layer on query rows firstRow..T−1: scores_h = q_h·k_hᵀ, weights_h =
 // softmax(scale·scores_h, hidden keys −∞), context rows = weights_h·v_h. q: T x (H·hd), k, v:
@@ -84,6 +109,7 @@ void attend(const Config& c, int index, const Pass<Scalar>& pass, LayerRecord<Sc
     attention::HeadOptions<Scalar> options;
     options.scale = attention::ScoreScale::times(c.attentionScale(index));
     options.softCap = c.attentionSoftCap;
+    if (!pass.scoreBias.empty()) options.bias = &pass.scoreBias;
     options.mask = &softmaxMask;
     options.firstRow = firstRow;
     options.threads = static_cast<double>(count) * T * hd * c.heads > 2e5 ? pass.threads : 1;
@@ -166,11 +192,15 @@ void requireFinite(const Model& model, const Matrix<Scalar>& m, const std::strin
     }
 }
 
-// `positionsEnd`: one past the last position of the run (its offset plus its T), which picks
-// longrope's factors.
+// A pass over T tokens: the positions end at the options' offset + T, which picks longrope's
+// factors.
 template <typename Scalar>
-Pass<Scalar> passFor(const Config& c, const RunOptions& options, long long positionsEnd) {
+Pass<Scalar> passFor(const Model& model, const RunOptions& options, long long T) {
+    const Config& c = model.config;
+    const long long positionsEnd = options.positionOffset + T;
     Pass<Scalar> pass;
+    if (c.architecture().scoreTerms == ScoreTermKind::BucketBias)
+        pass.scoreBias = bucketBias<Scalar>(model, T);
     pass.visibility = Visibility{options.attentionMask};
     // A mask of all ones hides nothing: the plain path computes the same weights.
     const std::vector<int>& mask = pass.visibility.mask;
@@ -230,9 +260,10 @@ void attentionSubBlock(const Model& model, int index, const Pass<Scalar>& pass,
     // A block with a norm before it reads the normed stream (GPT2Attention's ln_1, LlamaAttention's
     // RMS input_layernorm, Gemma 2's, GPT-NeoX's); a post-norm one (BertSelfAttention, OLMo 2's)
     // the stream itself.
-    const bool normedInput = a.placement == NormPlacement::Pre ||
-                             a.placement == NormPlacement::Sandwich ||
-                             a.placement == NormPlacement::Parallel;
+    const bool normedInput =
+        (a.placement == NormPlacement::Pre || a.placement == NormPlacement::Sandwich ||
+         a.placement == NormPlacement::Parallel) &&
+        (index > 0 || a.firstLayerAttentionNorm);
     Matrix<Scalar> ownNormed;
     Matrix<Scalar>& normed = tape ? tape->attentionNormed : ownNormed;
     if (normedInput) {
@@ -335,7 +366,7 @@ void finishLayer(const Model& model, int index, const Pass<Scalar>& pass,
             Matrix<Scalar> up;
             if (a.mlpStorage == MlpStorage::Fused) {
                 Matrix<Scalar> both;  // T x 2I: [gate | up]
-                linear(x, lw.gateUp, TensorRef{}, xw, both, threads);
+                linear(x, lw.gateUp, lw.gateUpBias, xw, both, threads);
                 inner = both.leftCols(c.intermediate);
                 up = both.rightCols(c.intermediate);
             } else {
@@ -485,6 +516,9 @@ void runLayersFrom(const Model& model, const Pass<Scalar>& pass, int first, Matr
     }
     const Architecture& a = c.architecture();
     if (!a.decoder) {
+        // A pre-norm encoder ends with its final norm (ModernBERT's final_norm).
+        if (a.placement != NormPlacement::Post)
+            applyNorm(a, h, model.weights.finalNorm, model.weights.finalNormBias, c.normEps);
         run.logits.resize(0, 0);
         run.maskedLmLogits.resize(0, 0);
         if (model.weights.hasMaskedLmHead() && !pass.tape) {
@@ -591,8 +625,9 @@ ModelRun<Scalar> runFrom(const Model& model, const std::vector<long long>& ids,
     run.options.digestReady = nullptr;
     Matrix<Scalar> h = embed<Scalar>(model, ids, options, firstRow);
     run.layers.resize(static_cast<std::size_t>(c.layers));
-    runLayersFrom(model, passFor<Scalar>(c, options, options.positionOffset + T), 0, std::move(h),
-                  run, firstRow, previous);
+    Pass<Scalar> pass = passFor<Scalar>(model, options, T);
+    run.positionBias = pass.scoreBias;
+    runLayersFrom(model, pass, 0, std::move(h), run, firstRow, previous);
     return run;
 }
 
@@ -681,7 +716,7 @@ void resumeAfterAttention(const Model& model, ModelRun<Scalar>& run, int layer,
     if (options.keepDigest)
         edited.digest = digestLayer(edited.weights, options.attentionMask, c.isDecoder(), layer,
                                     options.repeated, &options.separators);
-    const Pass<Scalar> pass = passFor<Scalar>(c, options, options.positionOffset + T);
+    const Pass<Scalar> pass = passFor<Scalar>(model, options, T);
     Matrix<Scalar> h = residualIn;
     finishLayer(model, layer, pass, attentionOut, h);
     requireFinite(model, h, "the output of layer " + std::to_string(layer));
@@ -706,8 +741,7 @@ ModelRun<double> runModelForTraining(const Model& model, const std::vector<long 
     run.layers.resize(static_cast<std::size_t>(c.layers));
     tape = ForwardTape<double>();
     tape.layers.resize(static_cast<std::size_t>(c.layers));
-    Pass<double> pass =
-        passFor<double>(c, options, options.positionOffset + static_cast<long long>(ids.size()));
+    Pass<double> pass = passFor<double>(model, options, static_cast<long long>(ids.size()));
     pass.threads = 1;
     pass.tape = &tape;
     pass.skipMlp = mlpAddsZero;
@@ -731,7 +765,7 @@ LayerMaps<Scalar> recomputedLayerMaps(const Model& model, const ModelRun<Scalar>
     RunOptions options = run.options;
     options.keptMaps = RunOptions::KeptMaps::Every;
     options.keepDigest = false;  // the layer's digest is the run's already
-    const Pass<Scalar> pass = passFor<Scalar>(c, options, options.positionOffset + T);
+    const Pass<Scalar> pass = passFor<Scalar>(model, options, T);
     const LayerRotation& rotation = pass.rotations[static_cast<std::size_t>(layer)];
     ops::RotaryAngles angles;
     if (!rotation.inverseFrequencies.empty())

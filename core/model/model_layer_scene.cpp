@@ -50,6 +50,11 @@ VectorD normMultiplier(const Architecture& a, const TensorRef& weight) {
     return w;
 }
 
+// The run's relative-position terms on the scores (MPNet's bias, after the scale).
+void putScoreTerms(Scene& scene, const ModelRun<double>& run) {
+    scene.scoreTerms.afterScale.assign(run.positionBias.begin(), run.positionBias.end());
+}
+
 }  // namespace
 
 Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
@@ -120,13 +125,16 @@ Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
     // The scene is the attention sub-block: its pre-norm when a norm comes before it (with
     // post-norms, as BERT's and OLMo 2's, the block reads the stream itself). A norm after the
     // block (Gemma 2's, OLMo 2's) belongs to the rest of the layer.
-    if (a.placement == NormPlacement::Pre || a.placement == NormPlacement::Sandwich ||
-        a.placement == NormPlacement::Parallel) {
-        const bool rms = a.norm != NormType::LayerNorm;
+    // ModernBERT's layer 0 has none.
+    if ((a.placement == NormPlacement::Pre || a.placement == NormPlacement::Sandwich ||
+         a.placement == NormPlacement::Parallel) &&
+        (layer > 0 || a.firstLayerAttentionNorm)) {
+        const bool rms = a.norm == NormType::RmsNorm || a.norm == NormType::RmsNormPlusOneWeight;
         scene.norm.enabled = true;
         scene.norm.kind = rms ? NormKind::Rms : NormKind::Layer;
         scene.norm.weight = normMultiplier(a, w.norm1);
-        scene.norm.bias = rms ? VectorD::Zero(d) : storedVector(w.norm1Bias);
+        scene.norm.bias =
+            a.norm == NormType::LayerNorm ? storedVector(w.norm1Bias) : VectorD::Zero(d);
         scene.norm.eps = c.normEps;
     }
     const long long positionsEnd =
@@ -143,6 +151,7 @@ Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
     scene.scale.kind = ScaleKind::Divisor;
     scene.scale.divisor = 1.0 / c.attentionScale(layer);
     scene.mask = layerMask(c, layer, run.attentionMask);
+    putScoreTerms(scene, run);
     return scene;
 }
 
@@ -160,6 +169,7 @@ void putLayerInput(Scene& scene, const ModelRun<double>& run, int layer,
     scene.tokens = tokens;
     scene.embeddings = run.layers[static_cast<std::size_t>(layer)].hiddenIn;
     scene.mask.padding = layerMask(run.config, layer, run.attentionMask).padding;
+    putScoreTerms(scene, run);
 }
 
 }  // namespace ae::model

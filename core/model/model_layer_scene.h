@@ -16,15 +16,16 @@ namespace ae::model {
 // embeddings are run.layers[layer].hiddenIn (T x d); the pre-norm (gpt2 LayerNorm, llama/qwen3
 // RMSNorm; bert's norms come after attention, so none), Q, K and V in X·W orientation (d x
 // heads·hd, d x kvHeads·hd) with their biases, the output projection (heads·hd x d), kv heads,
-// Qwen3's q/k norm, the rotary parameters, the scale as a divisor (1 / attentionScale) and the
-// mask (causal for decoders; padding from the run's attention mask). `tokens`: one label a token.
+// Qwen3's q/k norm, the rotary parameters, the scale as a divisor (1 / attentionScale), the
+// score terms (MPNet's position bias after the scale) and the mask (causal for decoders; padding
+// from the run's attention mask). `tokens`: one label a token.
 Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
                  const std::vector<std::string>& tokens);
 
 // Puts `run`'s input to layer `layer` into `scene`, a layerScene of the same model and layer made
-// for another run: the tokens, the embeddings and the padding, the only parts that depend on the
-// run. Converting the weights again (from the file's type, transposed for nn.Linear) is most of
-// layerScene's cost; a copy of a scene that has them is several times cheaper.
+// for another run: the tokens, the embeddings, the padding and the score terms, the only parts that
+// depend on the run. Converting the weights again (from the file's type, transposed for nn.Linear)
+// is most of layerScene's cost; a copy of a scene that has them is several times cheaper.
 void putLayerInput(Scene& scene, const ModelRun<double>& run, int layer,
                    const std::vector<std::string>& tokens);
 

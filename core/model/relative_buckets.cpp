@@ -28,4 +28,18 @@ int relativePositionBucket(long long relative, int buckets, int maxDistance, boo
     return base + static_cast<int>(std::min<long long>(large, buckets - 1));
 }
 
+long long logBucketPosition(long long relative, int bucketSize, int maxPosition) {
+    const long long mid = bucketSize / 2;
+    if (relative < mid && relative > -mid) return relative;
+    const long long distance = std::llabs(relative);
+    if (distance <= mid) return relative;
+    // Each step in float, in HF's order: the ratio, the two logs, the product, the ceiling.
+    const float ratio = static_cast<float>(distance) / static_cast<float>(mid);
+    const float span = std::log(
+        static_cast<float>(static_cast<double>(maxPosition - 1) / static_cast<double>(mid)));
+    const float position =
+        std::ceil(std::log(ratio) / span * static_cast<float>(mid - 1)) + static_cast<float>(mid);
+    return relative < 0 ? -static_cast<long long>(position) : static_cast<long long>(position);
+}
+
 }  // namespace ae::model

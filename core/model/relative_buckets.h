@@ -12,4 +12,10 @@ namespace ae::model {
 // bidirectional true.)
 int relativePositionBucket(long long relative, int buckets, int maxDistance, bool bidirectional);
 
+// DeBERTa's log-bucketed relative position of `relative` = query − key: itself within
+// bucketSize / 2 of 0, beyond that sign · (mid + ⌈log(|r| / mid) / log((maxPosition − 1) / mid) ·
+// (mid − 1)⌉), mid = bucketSize / 2, in float as HF takes it
+// (modeling_deberta_v2.make_log_bucket_position). Needs (maxPosition − 1) / mid > 1.
+long long logBucketPosition(long long relative, int bucketSize, int maxPosition);
+
 }  // namespace ae::model

@@ -51,21 +51,29 @@ void readGpt2(const ConfigReader& r, Config& c) {
     c.activation = activationNamed(act, file, "activation_function");
 }
 
-// BertConfig's fields, with a family's vocabulary size by default.
-void readBertLike(const ConfigReader& r, Config& c, int vocabDefault) {
+// BertConfig's fields with a family's defaults; MPNetConfig has no token types and no
+// position_embedding_type.
+struct BertLikeDefaults {
+    int vocab = 30522;
+    int positions = 512;
+    bool tokenTypes = true;
+};
+void readBertLike(const ConfigReader& r, Config& c, BertLikeDefaults defaults) {
     const QString& file = r.file();
     // configuration_bert.BertConfig defaults
     c.hidden = r.integer({"hidden_size"}, 768);
     c.layers = r.integer({"num_hidden_layers"}, 12);
     c.heads = r.integer({"num_attention_heads"}, 12);
-    c.positions = r.integer({"max_position_embeddings"}, 512);
-    c.vocab = r.integer({"vocab_size"}, vocabDefault);
-    c.tokenTypes = r.integer({"type_vocab_size"}, 2);
+    c.positions = r.integer({"max_position_embeddings"}, defaults.positions);
+    c.vocab = r.integer({"vocab_size"}, defaults.vocab);
     c.intermediate = r.integer({"intermediate_size"}, 3072);
     const QString act = r.string({"hidden_act"}, "gelu");
     c.normEps = r.number({"layer_norm_eps"}, 1e-12);
-    if (r.string({"position_embedding_type"}, "absolute") != "absolute")
-        failConfig(file + ": position_embedding_type: only \"absolute\" is supported");
+    if (defaults.tokenTypes) {
+        c.tokenTypes = r.integer({"type_vocab_size"}, 2);
+        if (r.string({"position_embedding_type"}, "absolute") != "absolute")
+            failConfig(file + ": position_embedding_type: only \"absolute\" is supported");
+    }
     if (r.boolean({"is_decoder"}, false) || r.boolean({"add_cross_attention"}, false))
         failConfig(file + ": is_decoder / add_cross_attention are not supported");
     requireWholeHeads(file, c, "hidden_size", "num_attention_heads");
@@ -79,7 +87,7 @@ void readBertLike(const ConfigReader& r, Config& c, int vocabDefault) {
 
 // BertForMaskedLM's transform runs the model's hidden_act.
 void readBert(const ConfigReader& r, Config& c) {
-    readBertLike(r, c, 30522);
+    readBertLike(r, c, {});
     c.maskedLm.activation = c.activation;
 }
 
@@ -97,7 +105,7 @@ long long nonNegativeInteger(const ConfigReader& r, const char* name, long long 
 // configuration_roberta.RobertaConfig / configuration_xlm_roberta.XLMRobertaConfig: BERT's fields;
 // the positions are numbered after pad_token_id.
 void readRobertaLike(const ConfigReader& r, Config& c, int vocabDefault) {
-    readBertLike(r, c, vocabDefault);
+    readBertLike(r, c, {vocabDefault});
     if (r.object().value("pad_token_id").isNull())
         failConfig(r.file() + ": pad_token_id is null, but roberta numbers its positions from it");
     c.paddingIdx = nonNegativeInteger(r, "pad_token_id", 1);
@@ -111,6 +119,26 @@ void readRoberta(const ConfigReader& r, Config& c) {
 
 void readXlmRoberta(const ConfigReader& r, Config& c) {
     readRobertaLike(r, c, 30522);
+}
+
+// configuration_mpnet.MPNetConfig: BERT's fields without token types; positions numbered from
+// the ids after padding_idx 1 (MPNetEmbeddings hard-codes it, whatever pad_token_id says); the
+// relative-position bias of MPNetEncoder.compute_position_bias, which always makes 32 buckets up
+// to distance 128 and so indexes past a smaller table.
+void readMpnet(const ConfigReader& r, Config& c) {
+    readBertLike(r, c, {30527, 514, false});
+    c.paddingIdx = 1;
+    c.relativeBuckets = r.integer({"relative_attention_num_buckets"}, 32);
+    c.relativeBucketsUsed = 32;
+    c.relativeMaxDistance = 128;
+    if (c.relativeBuckets < c.relativeBucketsUsed)
+        failConfig(QStringLiteral("%1: relative_attention_num_buckets %2 is not supported: HF "
+                                  "computes %3 buckets and indexes past a smaller table")
+                       .arg(r.file())
+                       .arg(c.relativeBuckets)
+                       .arg(c.relativeBucketsUsed));
+    // MPNetLMHead: gelu (exact) whatever hidden_act says.
+    c.maskedLm.activation = Activation::GeluExact;
 }
 
 // configuration_distilbert.DistilBertConfig: its own field names (attribute_map gives BERT's
@@ -772,6 +800,88 @@ void readGptNeox(const ConfigReader& r, Config& c) {
     c.mlpBias = true;
 }
 
+// configuration_modernbert.ModernBertConfig: pre-norm LayerNorms with biases only with
+// norm_bias, every global_attn_every_n_layers-th layer global (transformers 5: layer_types), the
+// others a bidirectional window |i − j| <= local_attention / 2, each kind with its own RoPE θ.
+void readModernBert(const ConfigReader& r, Config& c) {
+    const QString& file = r.file();
+    c.hidden = r.integer({"hidden_size"}, 768);
+    c.layers = r.integer({"num_hidden_layers"}, 22);
+    c.heads = r.integer({"num_attention_heads"}, 12);
+    c.vocab = r.integer({"vocab_size"}, 50368);
+    c.intermediate = r.integer({"intermediate_size"}, 1152);
+    c.normEps = r.number({"norm_eps"}, 1e-5);
+    requireWholeHeads(file, c, "hidden_size", "num_attention_heads");
+    c.kvHeads = c.heads;
+    c.headDim = c.hidden / c.heads;
+    c.activation =
+        activationNamed(r.string({"hidden_activation"}, "gelu"), file, "hidden_activation");
+    const bool normBias = r.boolean({"norm_bias"}, false);
+    if (normBias) c.norm = model::NormType::LayerNorm;
+    c.attentionBias = c.outputBias = r.boolean({"attention_bias"}, false);
+    c.mlpBias = r.boolean({"mlp_bias"}, false);
+    const QJsonValue causal = r.object().value("is_causal");
+    if (!causal.isUndefined() && !causal.isNull() && causal != QJsonValue(false))
+        failConfig(QStringLiteral("%1: is_causal %2 is not supported (the causal ModernBERT "
+                                  "variant)")
+                       .arg(file, jsonText(causal)));
+    const QJsonValue scaling = r.object().value("rope_scaling");
+    if (!scaling.isUndefined() && !scaling.isNull())
+        failConfig(QStringLiteral("%1: rope_scaling %2 is not supported (ModernBERT uses plain "
+                                  "RoPE)")
+                       .arg(file, jsonText(scaling)));
+    const int local = r.integer({"local_attention"}, 128);
+    const int every = r.integer({"global_attn_every_n_layers"}, 3);
+    std::vector<bool> fallback;
+    for (int i = 0; i < c.layers; ++i)
+        fallback.push_back(i % every != 0);
+    const std::vector<bool> sliding = slidingLayers(r, c.layers, fallback);
+    setWindows(c, sliding, local / 2 + 1);
+    // ModernBertAttention: global_rope_theta for global layers; local_rope_theta for local ones,
+    // the global θ when it is null, 10000 when it is absent.
+    double global = r.number({"global_rope_theta"}, 160000.0);
+    double localTheta = 10000.0;
+    if (r.object().contains("local_rope_theta"))
+        localTheta = r.number({"local_rope_theta"}, global);
+    const QJsonValue parameters = r.object().value("rope_parameters");
+    if (!parameters.isUndefined() && !parameters.isNull()) {
+        if (!parameters.isObject()) failConfig(file + ": rope_parameters must be an object");
+        for (const char* kind : {"full_attention", "sliding_attention"}) {
+            const QJsonValue value = parameters.toObject().value(QLatin1String(kind));
+            const QJsonObject o = value.toObject();
+            const QJsonValue type = o.value("rope_type");
+            if ((!falsy(value) && !value.isObject()) ||
+                (!type.isUndefined() && type != QJsonValue("default")))
+                failConfig(QStringLiteral("%1: rope_parameters.%2 %3 is not supported (default "
+                                          "RoPE only)")
+                               .arg(file, kind, jsonText(value)));
+            const ConfigReader sr(o, file + ": rope_parameters." + kind);
+            double& theta =
+                QLatin1String(kind) == QLatin1String("full_attention") ? global : localTheta;
+            theta = sr.number({"rope_theta"}, theta);
+        }
+    }
+    c.rope = ropeFrom(file, {}, global, "default", c.headDim, {"default"});
+    c.localRope = ropeFrom(file, {}, localTheta, "default", c.headDim, {"default"});
+    c.layerRotary.clear();
+    for (int i = 0; i < c.layers; ++i)
+        c.layerRotary.push_back(sliding[static_cast<std::size_t>(i)] ? LayerRotary::Local
+                                                                     : LayerRotary::Global);
+    c.tieWordEmbeddings = r.boolean({"tie_word_embeddings"}, true);
+    // ModernBertPredictionHead: dense (bias with classifier_bias), classifier_activation, norm;
+    // the decoder's bias with decoder_bias.
+    c.maskedLm.denseBias = r.boolean({"classifier_bias"}, false);
+    c.maskedLm.normBias = normBias;
+    c.maskedLm.decoderBias = r.boolean({"decoder_bias"}, true);
+    c.maskedLm.normEps = c.normEps;
+    try {
+        c.maskedLm.activation = activationNamed(r.string({"classifier_activation"}, "gelu"), file,
+                                                "classifier_activation (the masked-LM head's)");
+    } catch (const model::ModelError& e) {
+        c.maskedLm.activationProblem = e.what();
+    }
+}
+
 // Each family's config reader, beside its row in the family table (core/model/family.h).
 struct FamilyConfigReader {
     Family family;
@@ -795,6 +905,8 @@ constexpr FamilyConfigReader kConfigReaders[] = {
     {Family::Roberta, readRoberta},
     {Family::XlmRoberta, readXlmRoberta},
     {Family::DistilBert, readDistilbert},
+    {Family::Mpnet, readMpnet},
+    {Family::ModernBert, readModernBert},
 };
 
 }  // namespace

@@ -270,9 +270,19 @@ void ModelFolder::bindMaskedLmHead(const std::map<QString, const SafetensorsFile
                                    const model::MaskedLmHeadNames& head,
                                    const QString& weightsLabel) {
     using Bias = model::MaskedLmHeadNames::Bias;
+    // head.marks, and marksUnlessClassifier when no classifier is stored.
+    std::vector<std::string> headMarks = head.marks;
+    const bool classifier =
+        !head.classifierMark.empty() &&
+        std::any_of(where.begin(), where.end(), [&](const auto& entry) {
+            return entry.first.startsWith(QString::fromStdString(head.classifierMark));
+        });
+    if (!classifier)
+        headMarks.insert(headMarks.end(), head.marksUnlessClassifier.begin(),
+                         head.marksUnlessClassifier.end());
     QStringList stored;
     for (const auto& entry : where) {
-        for (const std::string& mark : head.marks) {
+        for (const std::string& mark : headMarks) {
             if (entry.first.startsWith(QString::fromStdString(mark))) {
                 stored << entry.first;
                 break;
@@ -284,7 +294,7 @@ void ModelFolder::bindMaskedLmHead(const std::map<QString, const SafetensorsFile
     const model::Config& c = model_.config;
     model::ModelWeights& w = model_.weights;
     QStringList marks;
-    for (const std::string& mark : head.marks)
+    for (const std::string& mark : headMarks)
         marks << QString::fromStdString(mark) + "*";
     if (!c.maskedLm.activationProblem.empty())
         fail(QString::fromStdString(c.maskedLm.activationProblem));

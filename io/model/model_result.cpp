@@ -94,6 +94,10 @@ QByteArray modelResultJson(const model::ModelRun<Scalar>& run) {
                 json::appendMatrix(out, run.layers[l].scores[static_cast<std::size_t>(h)], ",");
                 out.append(",\"weights\":");
                 json::appendMatrix(out, run.layers[l].weights[static_cast<std::size_t>(h)], ",");
+                if (!run.positionBias.empty()) {
+                    out.append(",\"position_bias\":");
+                    json::appendMatrix(out, run.positionBias[static_cast<std::size_t>(h)], ",");
+                }
             }
             out.append('}');
         }
@@ -140,6 +144,9 @@ void writeModelNpyDirectory(const model::ModelRun<Scalar>& run, const QString& d
             if (!run.layers[l].hasMaps()) continue;  // run --layers: not one of its layers
             write(ph + "scores", matrixNpy(run.layers[l].scores[static_cast<std::size_t>(h)]));
             write(ph + "weights", matrixNpy(run.layers[l].weights[static_cast<std::size_t>(h)]));
+            if (!run.positionBias.empty())
+                write(ph + "position_bias",
+                      matrixNpy(run.positionBias[static_cast<std::size_t>(h)]));
         }
     }
     if (run.config.isDecoder()) {

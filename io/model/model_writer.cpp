@@ -34,15 +34,16 @@ template <typename Weights, typename Ref>
 std::vector<Ref*> allTensors(Weights& w) {
     std::vector<Ref*> refs{
         &w.tokenEmbedding,    &w.positionEmbedding, &w.tokenTypeEmbedding, &w.embeddingNorm,
-        &w.embeddingNormBias, &w.finalNorm,         &w.finalNormBias,      &w.lmHead};
+        &w.embeddingNormBias, &w.finalNorm,         &w.finalNormBias,      &w.lmHead,
+        &w.relativeBias};
     for (auto& l : w.layers) {
-        for (Ref* r : {&l.norm1,        &l.norm1Bias,  &l.norm2,     &l.norm2Bias,
-                       &l.qkv,          &l.qkvBias,    &l.query,     &l.queryBias,
-                       &l.key,          &l.keyBias,    &l.value,     &l.valueBias,
-                       &l.output,       &l.outputBias, &l.queryNorm, &l.keyNorm,
-                       &l.gate,         &l.gateBias,   &l.up,        &l.upBias,
-                       &l.down,         &l.downBias,   &l.gateUp,    &l.attentionOutputNorm,
-                       &l.mlpOutputNorm})
+        for (Ref* r : {&l.norm1,         &l.norm1Bias,  &l.norm2,     &l.norm2Bias,
+                       &l.qkv,           &l.qkvBias,    &l.query,     &l.queryBias,
+                       &l.key,           &l.keyBias,    &l.value,     &l.valueBias,
+                       &l.output,        &l.outputBias, &l.queryNorm, &l.keyNorm,
+                       &l.gate,          &l.gateBias,   &l.up,        &l.upBias,
+                       &l.down,          &l.downBias,   &l.gateUp,    &l.attentionOutputNorm,
+                       &l.mlpOutputNorm, &l.gateUpBias})
             refs.push_back(r);
     }
     return refs;

@@ -23,6 +23,10 @@ FieldView viewOf(const VectorD& v) {
     return FieldView(v.data(), v.size(), 1);
 }
 
+QString scoreTermPath(const char* list, int head) {
+    return QStringLiteral("score_terms.%1[%2]").arg(QLatin1String(list)).arg(head);
+}
+
 Fields fieldsOf(const Scene& s) {
     Fields fields;
     const auto put = [&fields](const char* path, const auto& numbers) {
@@ -52,6 +56,12 @@ Fields fieldsOf(const Scene& s) {
         put("qk_norm.query_weight", s.qkNorm.queryWeight);
         put("qk_norm.key_weight", s.qkNorm.keyWeight);
     }
+    for (std::size_t h = 0; h < s.scoreTerms.beforeScale.size(); ++h)
+        fields.emplace(scoreTermPath("before_scale", static_cast<int>(h)),
+                       viewOf(s.scoreTerms.beforeScale[h]));
+    for (std::size_t h = 0; h < s.scoreTerms.afterScale.size(); ++h)
+        fields.emplace(scoreTermPath("after_scale", static_cast<int>(h)),
+                       viewOf(s.scoreTerms.afterScale[h]));
     return fields;
 }
 

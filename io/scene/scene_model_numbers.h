@@ -21,6 +21,10 @@ using Fields = std::map<QString, FieldView>;
 FieldView viewOf(const MatrixD& m);
 FieldView viewOf(const VectorD& v);
 
+// The path of head h's matrix in score_terms' list `list` ("before_scale", "after_scale"):
+// "score_terms.after_scale[3]".
+QString scoreTermPath(const char* list, int head);
+
 // Every matrix and vector of `layer` that a file may take from the model, by the path the file
 // gives it ("embeddings", "projections.query", "norm.weight", ...), as views into `layer`, which
 // must outlive them.

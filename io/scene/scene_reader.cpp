@@ -410,6 +410,31 @@ Scene::Ablation readAblation(const QJsonValue& value, const Scene& s) {
     return ablation;
 }
 
+// Per-head terms on the scores: each list present holds one Lq x Lk matrix a head.
+ScoreTerms readScoreTerms(const QJsonValue& value, const Scene& s) {
+    const QJsonObject o = onlyKeys(value, "score_terms", {"before_scale", "after_scale"});
+    ScoreTerms terms;
+    const auto list = [&](const char* key, std::vector<MatrixD>& perHead) {
+        if (!o.contains(QLatin1String(key)) || o[QLatin1String(key)].isNull()) return;
+        const QString path = QStringLiteral("score_terms.%1").arg(QLatin1String(key));
+        const QJsonValue heads = o[QLatin1String(key)];
+        if (!heads.isArray() || heads.toArray().size() != s.heads) {
+            fail(path, QStringLiteral("expected one %1 x %2 matrix for each of the %3 heads")
+                           .arg(s.queryCount())
+                           .arg(s.keyCount())
+                           .arg(s.heads));
+        }
+        const QJsonArray array = heads.toArray();
+        for (int h = 0; h < s.heads; ++h) {
+            const QString at = model_numbers::scoreTermPath(key, h);
+            perHead.push_back(matrix(array[h], at, s.queryCount(), s.keyCount()));
+        }
+    };
+    list("before_scale", terms.beforeScale);
+    list("after_scale", terms.afterScale);
+    return terms;
+}
+
 RopeParameters readRotary(const QJsonValue& value, const Scene& s) {
     const QJsonObject o =
         onlyKeys(value, "rotary",
@@ -541,10 +566,10 @@ Scene parseScene(const QByteArray& json) {
     const QJsonObject scene =
         version2
             ? onlyKeys(doc.object(), "",
-                       {"format", "version",    "title",  "view",        "tokens",   "embeddings",
-                        "source", "positional", "norm",   "projections", "init",     "heads",
-                        "mask",   "mask_fill",  "scale",  "head_dim",    "kv_heads", "qk_norm",
-                        "rotary", "ablation",   "softcap"})
+                       {"format", "version",    "title",   "view",        "tokens",   "embeddings",
+                        "source", "positional", "norm",    "projections", "init",     "heads",
+                        "mask",   "mask_fill",  "scale",   "head_dim",    "kv_heads", "qk_norm",
+                        "rotary", "ablation",   "softcap", "score_terms"})
             : onlyKeys(doc.object(), "",
                        {"format", "version", "title", "view", "tokens", "embeddings", "source",
                         "positional", "norm", "projections", "init", "heads", "mask", "mask_fill",
@@ -680,6 +705,8 @@ Scene parseScene(const QByteArray& json) {
     }
 
     s.mask = readMask(scene.contains("mask") ? scene["mask"] : QJsonValue(QJsonObject()), lq, lk);
+    if (version2 && scene.contains("score_terms") && !scene["score_terms"].isNull())
+        s.scoreTerms = readScoreTerms(scene["score_terms"], s);
 
     const QJsonValue fill = scene.contains("mask_fill") ? scene["mask_fill"] : QJsonValue("-inf");
     if (fill == QJsonValue("-inf")) {

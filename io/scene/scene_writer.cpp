@@ -130,9 +130,9 @@ namespace {
 QByteArray writeScene(const Scene& s, const model_numbers::Fields* modelFields,
                       const std::string& viewJson) {
     // A matrix or vector at `path`: the model's marker when the model gives it, else explicit.
-    auto field = [modelFields](const char* path, const auto& m) -> QJsonValue {
+    auto field = [modelFields](const QString& path, const auto& m) -> QJsonValue {
         if (modelFields) {
-            const auto found = modelFields->find(QString::fromLatin1(path));
+            const auto found = modelFields->find(path);
             constexpr bool isVector = !std::is_same_v<std::decay_t<decltype(m)>, MatrixD>;
             const QJsonValue compact = model_numbers::compactForm(
                 model_numbers::viewOf(m), found == modelFields->end() ? nullptr : &found->second,
@@ -215,6 +215,20 @@ QByteArray writeScene(const Scene& s, const model_numbers::Fields* modelFields,
     }
     if (s.rotary) o["rotary"] = rotaryToJson(*s.rotary);
     if (s.softCap) o["softcap"] = *s.softCap;
+    if (!s.scoreTerms.empty()) {
+        QJsonObject terms;
+        const auto list = [&](const char* key, const std::vector<MatrixD>& perHead) {
+            if (perHead.empty()) return;
+            QJsonArray heads;
+            for (std::size_t h = 0; h < perHead.size(); ++h)
+                heads.append(
+                    field(model_numbers::scoreTermPath(key, static_cast<int>(h)), perHead[h]));
+            terms[QLatin1String(key)] = heads;
+        };
+        list("before_scale", s.scoreTerms.beforeScale);
+        list("after_scale", s.scoreTerms.afterScale);
+        o["score_terms"] = terms;
+    }
     if (!s.ablation.heads.empty()) {
         QJsonArray heads;
         for (int h : s.ablation.heads)

@@ -49,7 +49,8 @@ private slots:
         QVERIFY_MESSAGE(
             openError(m.dir), "config.json: model_type \"t5\" is not supported",
             "(gpt2, bert, llama, qwen3, qwen2, mistral, gemma, gemma2, gemma3_text, "
-            "gemma3, phi3, gpt_neox, olmo2, smollm3, roberta, xlm-roberta, distilbert)");
+            "gemma3, phi3, gpt_neox, olmo2, smollm3, roberta, xlm-roberta, distilbert, mpnet, "
+            "modernbert)");
         m.editConfig([](QJsonObject& c) { c.remove("model_type"); });
         QVERIFY_MESSAGE(openError(m.dir), "model_type null is not supported");
     }

@@ -82,6 +82,7 @@ private slots:
     void finiteFillTooltipUsesTheFill();
     void slidingWindowIsItsOwnPartOfTheMask();
     void softCapTooltipsShowTheCap();
+    void positionBiasTooltipsShowTheSum();
     void rotaryTooltipSaysWhichDimensionsTurn();
     void largeMapIsPooledToItsPixels();
     void tokenLabelsTurnUprightBeforeTheyThin();
@@ -471,6 +472,30 @@ void TestHeatmap::slidingWindowIsItsOwnPartOfTheMask() {
     QCOMPARE(windowCell, windowCell2);
     QVERIFY(plain.copy(causalCell) == split.copy(causalCell));  // causal: unchanged
     QVERIFY(plain.copy(windowCell) != split.copy(windowCell));  // window: the other hatch
+}
+
+// MPNet's bias joins the scaled score after the division; its own stage names what it is.
+void TestHeatmap::positionBiasTooltipsShowTheSum() {
+    const Scene scene = familyLayer("mpnet-layer1");
+    QCOMPARE(scene.scoreTerms.afterScale.size(), std::size_t{4});
+    const EngineF engine = computed(scene);
+    QVERIFY(engine.hasStage(Stage::PositionBias));
+    QVERIFY(!engine.hasStage(Stage::PositionTerms));
+    const int h = 1, q = 5, k = 2;
+    const auto g5 = [](double v) { return QString::number(v, 'g', 5); };
+    const double raw = engine.scores(h)(q, k), bias = engine.positionBias(h)(q, k);
+    const double scaled = engine.scaled(h)(q, k);
+    QVERIFY(std::abs(scaled - (raw / engine.divisor() + bias)) < 1e-6);
+    const QStringList lines = explainCell(engine, Stage::Scaled, h, q, k).split('\n');
+    QCOMPARE(lines[2], QStringLiteral("%1 ÷ %2 + %3 = %4 (÷ %2: chosen divisor)")
+                           .arg(g5(raw), g5(engine.divisor()), g5(bias), g5(scaled)));
+    const QStringList biasLines = explainCell(engine, Stage::PositionBias, h, q, k).split('\n');
+    QVERIFY2(biasLines[2].contains("relative position bias"), qPrintable(biasLines[2]));
+    QCOMPARE(biasLines[3], QStringLiteral("distance key − query = -3"));
+    const QStringList weightLines = explainCell(engine, Stage::Weights, h, q, k).split('\n');
+    QVERIFY2(
+        weightLines[2].contains(QStringLiteral("÷ %1 + %2").arg(g5(engine.divisor()), g5(bias))),
+        qPrintable(weightLines[2]));
 }
 
 void TestHeatmap::softCapTooltipsShowTheCap() {

@@ -107,6 +107,15 @@ Difference compareWithReference(const model::ModelRun<Scalar>& run, const QJsonO
             compareMatrix(head.value("v"), run.v(l, h), ph + "v", d);
             compareMatrix(head.value("scores"), run.layers[l].scores[h], ph + "scores", d);
             compareMatrix(head.value("weights"), run.layers[l].weights[h], ph + "weights", d);
+            // MPNet's position bias exactly when the reference has one.
+            if (head.contains("position_bias") != !run.positionBias.empty()) {
+                d.worst = INFINITY;
+                d.where = ph + "position_bias: in one result only";
+                return d;
+            }
+            if (head.contains("position_bias"))
+                compareMatrix(head.value("position_bias"), run.positionBias[h],
+                              ph + "position_bias", d);
         }
     }
     if (expected.contains("logits")) {

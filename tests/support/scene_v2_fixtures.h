@@ -84,6 +84,7 @@ inline bool sameScene(const ae::Scene& a, const ae::Scene& b, QString& why) {
         return differ("qk_norm");
     if (!(a.rotary == b.rotary)) return differ("rotary");
     if (!(a.ablation == b.ablation)) return differ("ablation");
+    if (!(a.scoreTerms == b.scoreTerms)) return differ("score_terms");
     if (a.scale.kind != b.scale.kind || a.scale.divisor != b.scale.divisor) return differ("scale");
     if (a.mask.causal != b.mask.causal || a.mask.padding != b.mask.padding) return differ("mask");
     return true;

@@ -80,9 +80,11 @@ private slots:
     void axesTheForwardLacksAreRefusedByName() {
         model::Architecture a = model::familyRow(model::Family::Llama).architecture;
         a.positions = model::PositionKind::Sinusoid;
-        a.norm = model::NormType::LayerNormNoBias;
         QCOMPARE(QString::fromStdString(model::unimplementedAxes(a)),
-                 QStringLiteral("norm: LayerNorm without bias; positions: sinusoid"));
+                 QStringLiteral("positions: sinusoid"));
+        a.positions = model::PositionKind::RelativeBias;
+        QCOMPARE(QString::fromStdString(model::unimplementedAxes(a)),
+                 QStringLiteral("positions: relative bias"));
     }
 
     // RoBERTa numbers its positions from the ids, never from the mask: padding_idx + the

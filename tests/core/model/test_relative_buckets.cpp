@@ -38,6 +38,39 @@ private slots:
         QVERIFY2(mismatches == 0, qPrintable(QString::number(mismatches) + " differ; " + first));
     }
 
+    // DeBERTa's log buckets against encoder_families.log_bucket (torch, float32) for every
+    // relative position from −4096 to 4096, at deberta-v3's 256 / 512 and two small settings
+    // (tests/data/models/deberta-log-buckets.json).
+    void logBucketsMatchTheReference() {
+        QFile file(QStringLiteral(AE_TEST_DATA_DIR "/models/deberta-log-buckets.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject o = QJsonDocument::fromJson(file.readAll()).object();
+        const long long from = o.value("relative_from").toInteger();
+        const QJsonArray cases = o.value("cases").toArray();
+        QCOMPARE(cases.size(), 3);
+        for (const QJsonValue& value : cases) {
+            const QJsonObject c = value.toObject();
+            const int buckets = c.value("position_buckets").toInt();
+            const int maxPosition = c.value("max_relative_positions").toInt();
+            const QJsonArray expected = c.value("position").toArray();
+            QCOMPARE(expected.size(), 8193);
+            for (int k = 0; k < expected.size(); ++k) {
+                const long long relative = from + k;
+                const long long got = ae::model::logBucketPosition(relative, buckets, maxPosition);
+                if (got != expected[k].toInteger())
+                    QFAIL(qPrintable(
+                        QStringLiteral("buckets %1, max %2, relative %3: %4, expected %5")
+                            .arg(buckets)
+                            .arg(maxPosition)
+                            .arg(relative)
+                            .arg(got)
+                            .arg(expected[k].toInteger())));
+            }
+        }
+        QCOMPARE(ae::model::logBucketPosition(-3, 8, 32), -3LL);
+        QCOMPARE(ae::model::logBucketPosition(4, 8, 32), 4LL);
+    }
+
     // The exact and log-spaced ranges by hand: distances 0..7 are their own buckets, a later key
     // adds 16, 8 is the first log bucket, and 128 and beyond share the last.
     void bucketsByHand() {

@@ -208,6 +208,29 @@ private slots:
             << "activation \"mish\" is not supported";
         QTest::newRow("distilbert layers") << "distilbert-tiny" << QJsonObject{{"n_layers", "two"}}
                                            << "n_layers must be a positive integer";
+        QTest::newRow("mpnet buckets")
+            << "mpnet-tiny" << QJsonObject{{"relative_attention_num_buckets", 16}}
+            << "relative_attention_num_buckets 16 is not supported: HF computes 32 buckets";
+        QTest::newRow("modernbert causal") << "modernbert-tiny" << QJsonObject{{"is_causal", true}}
+                                           << "is_causal true is not supported";
+        QTest::newRow("modernbert rope scaling")
+            << "modernbert-tiny"
+            << QJsonObject{{"rope_scaling", QJsonObject{{"rope_type", "linear"}, {"factor", 2}}}}
+            << "rope_scaling {";
+        QTest::newRow("modernbert rope parameters")
+            << "modernbert-tiny"
+            << QJsonObject{{"rope_parameters",
+                            QJsonObject{{"sliding_attention", QJsonObject{{"rope_type", "yarn"}}}}}}
+            << "rope_parameters.sliding_attention {";
+        QTest::newRow("modernbert layer types")
+            << "modernbert-tiny" << QJsonObject{{"layer_types", QJsonArray{"full_attention"}}}
+            << "layer_types";
+        QTest::newRow("modernbert odd head")
+            << "modernbert-tiny" << QJsonObject{{"num_attention_heads", 32}}
+            << "rotary dimension 1 must be even";
+        QTest::newRow("modernbert head activation")
+            << "modernbert-tiny-mlm" << QJsonObject{{"classifier_activation", "mish"}}
+            << "classifier_activation (the masked-LM head's) \"mish\" is not supported";
     }
     void refusals() {
         QFETCH(QString, model);
@@ -233,6 +256,49 @@ private slots:
         QCOMPARE(
             runError(goldenModelDir("mistral-tiny-window"), {7, 41, 3, 59, 22, 15, 36}, options),
             QString());
+    }
+
+    // ModernBERT's local layers see |i − j| <= local_attention / 2 either way: a padded query
+    // with only padding that near is refused, naming the layer.
+    void encoderWindowLeavesAPaddedQueryNoKey() {
+        model::RunOptions options;
+        options.attentionMask = {1, 1, 1, 1, 0, 0, 0};
+        QVERIFY_MESSAGE(
+            runError(goldenModelDir("modernbert-tiny"), {7, 41, 3, 59, 22, 15, 36}, options),
+            "attention mask: query position 6 sees no key inside its sliding window (layer 1",
+            "|query − key| <= 2");
+        options.attentionMask = {1, 1, 1, 1, 1, 0, 0};
+        QCOMPARE(runError(goldenModelDir("modernbert-tiny"), {7, 41, 3, 59, 22, 15, 36}, options),
+                 QString());
+    }
+
+    // ModernBERT's layer kinds, windows and RoPE bases as the reference reads them, in both
+    // transformers' spellings.
+    void modernbertLayers() {
+        using LayerRotary = model::Config::LayerRotary;
+        const model::Config c = configOf("modernbert-tiny");
+        QCOMPARE(c.slidingWindows, (std::vector<int>{0, 3, 0}));
+        QCOMPARE(c.layerRotary, (std::vector<LayerRotary>{LayerRotary::Global, LayerRotary::Local,
+                                                          LayerRotary::Global}));
+        QCOMPARE(c.rope.theta, 160000.0);
+        QCOMPARE(c.localRope.theta, 10000.0);
+        QCOMPARE(c.architecture().norm, model::NormType::LayerNormNoBias);
+        QCOMPARE(configOf("modernbert-tiny-mlm").architecture().norm, model::NormType::LayerNorm);
+        ModelCopy v5("modernbert-tiny");
+        v5.editConfig([](QJsonObject& o) {
+            o.remove("global_attn_every_n_layers");
+            o.remove("global_rope_theta");
+            o["local_rope_theta"] = QJsonValue::Null;
+            o["layer_types"] = QJsonArray{"sliding_attention", "full_attention", "full_attention"};
+            o["rope_parameters"] =
+                QJsonObject{{"full_attention", QJsonObject{{"rope_theta", 5000.0}}},
+                            {"sliding_attention", QJsonObject{{"rope_type", "default"}}}};
+        });
+        const io::ModelFolder folder(v5.dir);
+        const model::Config read = folder.model().config;
+        QCOMPARE(read.slidingWindows, (std::vector<int>{3, 0, 0}));
+        QCOMPARE(read.rope.theta, 5000.0);
+        QCOMPARE(read.localRope.theta, 160000.0);  // null: the global θ before rope_parameters
     }
 
     // gelu_fast is a newer decoder's activation only, as in the reference.

@@ -90,6 +90,29 @@ private slots:
             "vocab_projector.*) is only partly stored: vocab_projector.bias is missing");
     }
 
+    // ModernBERT's head.* is also its classifiers' head: beside classifier.* and without a
+    // decoder it is no masked-LM head; without a classifier it is one, stored in part.
+    void modernbertClassifierHeadGivesNoMaskedLmLogits() {
+        const auto removeDecoderBias = [](std::vector<TestTensor>& t) {
+            t.erase(t.begin() + (find(t, "decoder.bias") - t.data()));
+        };
+        ModelCopy classifier("modernbert-tiny-mlm");
+        classifier.editTensors([&](std::vector<TestTensor>& t) {
+            removeDecoderBias(t);
+            t.push_back(tensor("classifier.weight", MatrixD::Constant(2, 32, 0.5)));
+            t.push_back(tensor("classifier.bias", MatrixD::Zero(1, 2), "F32", {2}));
+        });
+        QCOMPARE(runOn(classifier.dir).maskedLmLogits.size(), 0);
+        ModelCopy partial("modernbert-tiny-mlm");
+        partial.editTensors(removeDecoderBias);
+        QVERIFY_MESSAGE(openError(partial.dir),
+                        "the masked-LM head (decoder.* / head.*) is only partly stored: "
+                        "decoder.bias is missing");
+        // decoder_bias false: the head has no bias, and a stored one is not read.
+        partial.editConfig([](QJsonObject& c) { c["decoder_bias"] = false; });
+        QCOMPARE(runOn(partial.dir).maskedLmLogits.cols(), 64);
+    }
+
     void storedTiedDecoderMustEqualTheTokenTable() {
         ModelCopy same("bert-tiny-mlm");
         same.editTensors([](std::vector<TestTensor>& t) {
