@@ -41,7 +41,7 @@ Scene modelLayerScene(const model::Model& model, const WindowRun& run, int layer
     Scene scene;
     if (sameLayer) {
         scene = *sameLayer;
-        model::putLayerInput(scene, inDouble, layer, labels);
+        model::putLayerInput(scene, model, inDouble, layer, labels);
     } else {
         scene = model::layerScene(model, inDouble, layer, labels);
     }

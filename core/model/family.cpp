@@ -197,6 +197,55 @@ std::vector<TensorSpec> modernbertNames(const Config& c, ModelWeights& w) {
     return list.take();
 }
 
+// DebertaV2Model (deberta.*): embeddings of width E (projected to d by embed_proj when E ≠ d), a
+// position table only with position_biased_input, token types only when type_vocab_size > 0;
+// BERT's post-norm layers with query_proj / key_proj / value_proj; the shared relative-position
+// embeddings (LayerNorm'ed with norm_rel_ebd), each layer's own position projections unless
+// share_att_key; deberta-v2-xlarge's ConvLayer.
+std::vector<TensorSpec> debertaNames(const Config& c, ModelWeights& w) {
+    TensorList list(c, w);
+    const long long d = c.hidden, I = c.intermediate, E = c.embeddingWidth();
+    const Config::DisentangledAttention& da = c.disentangled;
+    list.add("embeddings.word_embeddings.weight", {c.vocab, E}, &w.tokenEmbedding);
+    if (c.architecture().positions == PositionKind::Learned)
+        list.add("embeddings.position_embeddings.weight", {c.positions, E}, &w.positionEmbedding);
+    if (c.tokenTypes > 0)
+        list.add("embeddings.token_type_embeddings.weight", {c.tokenTypes, E},
+                 &w.tokenTypeEmbedding);
+    if (E != d) list.add("embeddings.embed_proj.weight", {d, E}, &w.embeddingProjection);
+    list.layerNorm("embeddings.LayerNorm", d, &w.embeddingNorm, &w.embeddingNormBias);
+    if (c.convKernel > 0) {
+        list.add("encoder.conv.conv.weight", {d, d / c.convGroups, c.convKernel}, &w.conv);
+        list.add("encoder.conv.conv.bias", {d}, &w.convBias);
+        list.layerNorm("encoder.conv.LayerNorm", d, &w.convNorm, &w.convNormBias);
+    }
+    if (da.any()) {
+        list.add("encoder.rel_embeddings.weight", {2LL * da.span, d}, &w.relativeEmbeddings);
+        if (da.normEmbeddings)
+            list.layerNorm("encoder.LayerNorm", d, &w.relativeEmbeddingsNorm,
+                           &w.relativeEmbeddingsNormBias);
+    }
+    for (int i = 0; i < c.layers; ++i) {
+        const std::string p = "encoder.layer." + std::to_string(i) + ".";
+        LayerWeights& l = list.layer(i);
+        list.linear(p + "attention.self.query_proj", d, d, &l.query, &l.queryBias);
+        list.linear(p + "attention.self.key_proj", d, d, &l.key, &l.keyBias);
+        list.linear(p + "attention.self.value_proj", d, d, &l.value, &l.valueBias);
+        if (!da.shareKeys && da.contentToPosition)
+            list.linear(p + "attention.self.pos_key_proj", d, d, &l.positionKey,
+                        &l.positionKeyBias);
+        if (!da.shareKeys && da.positionToContent)
+            list.linear(p + "attention.self.pos_query_proj", d, d, &l.positionQuery,
+                        &l.positionQueryBias);
+        list.linear(p + "attention.output.dense", d, d, &l.output, &l.outputBias);
+        list.layerNorm(p + "attention.output.LayerNorm", d, &l.norm1, &l.norm1Bias);
+        list.linear(p + "intermediate.dense", I, d, &l.up, &l.upBias);
+        list.linear(p + "output.dense", d, I, &l.down, &l.downBias);
+        list.layerNorm(p + "output.LayerNorm", d, &l.norm2, &l.norm2Bias);
+    }
+    return list.take();
+}
+
 // ---- Masked-LM heads ----
 
 // BertForMaskedLM: cls.predictions (BertLMPredictionHead: transform.dense, the hidden_act,
@@ -256,6 +305,32 @@ MaskedLmHeadNames modernbertMaskedLmHead(const Config& c) {
     h.decoder = "decoder";
     h.bias =
         c.maskedLm.decoderBias ? MaskedLmHeadNames::Bias::Decoder : MaskedLmHeadNames::Bias::None;
+    return h;
+}
+
+// DebertaV2ForMaskedLM, as config.json's `legacy` picks it. Legacy (the default):
+// LegacyDebertaV2OnlyMLMHead, cls.predictions.transform.dense [E, d], the hidden_act, its
+// LayerNorm [E], the decoder tied to the [V, E] word embeddings, its bias shared with
+// cls.predictions.bias. Otherwise DebertaV2OnlyMLMHead: lm_predictions.lm_head.dense [d, d],
+// LayerNorm, always the word embeddings, lm_predictions.lm_head.bias.
+MaskedLmHeadNames debertaMaskedLmHead(const Config& c) {
+    MaskedLmHeadNames h;
+    if (c.maskedLm.legacy) {
+        h.marks = {"cls.predictions."};
+        h.dense = "cls.predictions.transform.dense";
+        h.denseOut = c.embeddingWidth();
+        h.norm = "cls.predictions.transform.LayerNorm";
+        h.decoder = "cls.predictions.decoder";
+        h.bias = MaskedLmHeadNames::Bias::Shared;
+        h.headBias = "cls.predictions.bias";
+    } else {
+        h.marks = {"lm_predictions.lm_head."};
+        h.dense = "lm_predictions.lm_head.dense";
+        h.denseOut = c.hidden;
+        h.norm = "lm_predictions.lm_head.LayerNorm";
+        h.bias = MaskedLmHeadNames::Bias::Head;
+        h.headBias = "lm_predictions.lm_head.bias";
+    }
     return h;
 }
 
@@ -403,6 +478,15 @@ Architecture modernbertArchitecture() {
     a.mlpStorage = MlpStorage::Fused;
     a.embeddingNorm = true;
     a.firstLayerAttentionNorm = false;
+    return a;
+}
+
+// BERT's post-norm layers with disentangled attention; learned positions unless the config says
+// otherwise; DeBERTa's padding.
+Architecture debertaArchitecture() {
+    Architecture a = bertArchitecture();
+    a.scoreTerms = ScoreTermKind::Disentangled;
+    a.maskedPadding = true;
     return a;
 }
 
@@ -647,6 +731,17 @@ const std::vector<FamilyRow>& familyTable() {
          0,
          modernbertNames,
          modernbertMaskedLmHead},
+        // DebertaV2Model saves no prefix; DebertaV2ForMaskedLM and DebertaV2For* save "deberta.".
+        {Family::DebertaV2,
+         "deberta-v2",
+         debertaArchitecture(),
+         {"deberta.", ""},
+         "embeddings.word_embeddings.weight",
+         "max_position_embeddings",
+         -1,
+         0,
+         debertaNames,
+         debertaMaskedLmHead},
     };
     return table;
 }

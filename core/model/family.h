@@ -35,7 +35,8 @@ enum class Family {
     XlmRoberta,
     DistilBert,
     Mpnet,
-    ModernBert
+    ModernBert,
+    DebertaV2
 };
 
 enum class NormType {
@@ -84,7 +85,11 @@ enum class ScoreTermKind {
     None,
     // One bias per head and relative-position bucket (T5's buckets, bidirectional), from one
     // table shared by every layer, added to the scaled scores (MPNet).
-    BucketBias
+    BucketBias,
+    // DeBERTa's disentangled attention: content-to-position and position-to-content scores,
+    // from each layer's projections of one shared table of relative-position embeddings, added
+    // to q·kᵀ before the scale.
+    Disentangled
 };
 enum class QkNormKind {
     None,
@@ -108,6 +113,9 @@ struct Architecture {
     // Pre-norm: layer 0's attention reads the embeddings' (already normed) output itself, with no
     // norm of its own (ModernBERT's nn.Identity attn_norm).
     bool firstLayerAttentionNorm = true;
+    // DeBERTa's padding: the embeddings' output times the attention mask (padding rows 0), and a
+    // padding query's logits all filled alike, so its softmax is uniform over every key.
+    bool maskedPadding = false;
 };
 
 struct Config;

@@ -275,6 +275,9 @@ void activate(Activation activation, Matrix<Scalar>& x) {
         case Activation::Silu:
             ops::silu(a);
             break;
+        case Activation::Tanh:
+            a = a.tanh();
+            break;
         case Activation::Relu:
             ops::relu(a);
             break;

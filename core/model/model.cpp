@@ -19,6 +19,8 @@ double Config::attentionScale(int layer) const {
     const double root = queryScalar > 0 ? std::pow(queryScalar, -0.5)
                                         : 1.0 / std::sqrt(static_cast<double>(headDim));
     double scale = scaleAttentionWeights ? root : 1.0;
+    if (attentionScaleFactor != 1.0)
+        scale = 1.0 / std::sqrt(static_cast<double>(headDim) * attentionScaleFactor);
     if (scaleByInverseLayer) scale /= static_cast<double>(layer + 1);
     return scale;
 }
@@ -249,7 +251,10 @@ RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int la
     // MPNet's position bias: kept once, written with every layer that has maps.
     const double biasNumbers =
         c.architecture().scoreTerms == ScoreTermKind::BucketBias ? H * T * T : 0;
-    m.keptNumbers = c.layers * perLayer + mapLayers * (2 * H * T * T + biasNumbers) +
+    // DeBERTa's c2p and p2c, per head and layer with maps.
+    const double termMaps = (c.disentangled.contentToPosition ? 1.0 : 0.0) +
+                            (c.disentangled.positionToContent ? 1.0 : 0.0);
+    m.keptNumbers = c.layers * perLayer + mapLayers * ((2 + termMaps) * H * T * T + biasNumbers) +
                     (c.isDecoder() ? T * V : T * d) + (model.weights.hasMaskedLmHead() ? T * V : 0);
     m.kept = (m.keptNumbers - mapLayers * biasNumbers + biasNumbers) * s;
     if (withDigests) {

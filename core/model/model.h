@@ -50,7 +50,8 @@ const char* familyName(Family family);
 
 // GeluFast: FastGELUActivation, the tanh form with the constant 0.7978845608 (GPT-NeoX-20B's
 // "gelu_fast").
-enum class Activation { GeluExact, GeluTanh, GeluFast, Silu, Relu };
+// Tanh: DeBERTa's ConvLayer only (conv_act's default).
+enum class Activation { GeluExact, GeluTanh, GeluFast, Silu, Relu, Tanh };
 
 // What config.json says, with Hugging Face's defaults filled in (io/model/model_folder.cpp).
 struct Config {
@@ -96,6 +97,34 @@ struct Config {
     std::optional<NormPlacement> placement;
     // Which norm, when the config decides it (ModernBERT's norm_bias), over the row's.
     std::optional<NormType> norm;
+    // Which positions, when the config decides it (DeBERTa's position_biased_input), over the
+    // row's.
+    std::optional<PositionKind> positionKind;
+    // ScoreTermKind::Disentangled (DeBERTa-v2): which terms (pos_att_type with
+    // relative_attention), where the position keys and queries come from (share_att_key: the
+    // layer's own key and query projections), how relative positions are bucketed (log buckets
+    // when position_buckets > 0) and how far they reach: the table has 2·span rows.
+    struct DisentangledAttention {
+        bool contentToPosition = false;
+        bool positionToContent = false;
+        bool shareKeys = false;
+        int buckets = 0;
+        int maxRelative = 0;
+        int span = 0;
+        bool normEmbeddings = false;  // norm_rel_ebd "layer_norm": the table LayerNorm'ed
+        bool any() const { return contentToPosition || positionToContent; }
+    };
+    DisentangledAttention disentangled;
+    // Scores scaled by 1/√(hd·factor) (DeBERTa's scale_factor: 1 + the number of terms).
+    double attentionScaleFactor = 1.0;
+    // The embeddings' width when it is not d (DeBERTa's embedding_size: projected by embed_proj).
+    int embeddingSize = 0;
+    int embeddingWidth() const { return embeddingSize > 0 ? embeddingSize : hidden; }
+    // DeBERTa-v2-xlarge's ConvLayer after layer 0 (conv_kernel_size > 0): its kernel, groups and
+    // activation.
+    int convKernel = 0;
+    int convGroups = 1;
+    Activation convActivation = Activation::Tanh;
     // The masked-LM head (encoders), when the folder holds one: its activation and norm's eps,
     // which biases it stores, and DeBERTa's `legacy` choice of head. activationProblem: why the
     // config's activation for the head cannot run, refused only when the head is stored.
@@ -125,6 +154,7 @@ struct Config {
         Architecture a = familyRow(family).architecture;
         if (placement) a.placement = *placement;
         if (norm) a.norm = *norm;
+        if (positionKind) a.positions = *positionKind;
         return a;
     }
     bool isDecoder() const { return architecture().decoder; }
@@ -170,6 +200,8 @@ struct LayerWeights {
     // gpt2: up = c_fc [d, I], down = c_proj [I, d]. bert: up = intermediate, down = output.dense.
     // llama: gate, up, down. phi3: gateUp [2I, d], gate rows first (ModernBERT's Wi, with a bias).
     TensorRef gate, gateBias, up, upBias, down, downBias, gateUp, gateUpBias;
+    // DeBERTa without share_att_key: pos_key_proj and pos_query_proj [d, d] with biases.
+    TensorRef positionKey, positionKeyBias, positionQuery, positionQueryBias;
 };
 struct ModelWeights {
     TensorRef tokenEmbedding;                    // V x d
@@ -179,6 +211,10 @@ struct ModelWeights {
     TensorRef finalNorm, finalNormBias;          // gpt2 ln_f, llama norm
     TensorRef lmHead;                            // decoders, V x d (= tokenEmbedding when tied)
     TensorRef relativeBias;  // ScoreTermKind::BucketBias: buckets x H, shared by every layer
+    // DeBERTa: embed_proj [d, E]; rel_embeddings [2·span, d] and its LayerNorm; the ConvLayer's
+    // Conv1d [d, d/groups · kernel] (stored [d, d/groups, kernel]), its bias and LayerNorm.
+    TensorRef embeddingProjection, relativeEmbeddings, relativeEmbeddingsNorm,
+        relativeEmbeddingsNormBias, conv, convBias, convNorm, convNormBias;
     std::vector<LayerWeights> layers;
     // Encoders' masked-LM head, when the folder holds it (MaskedLmHeadNames): logits =
     // norm(act(dense(lastHidden)))·decoderᵀ + decoderBias. dense [E, d], norm [E], decoder
@@ -310,6 +346,9 @@ struct LayerRecord {
     // Empty when the run did not keep this layer's maps (RunOptions::keptMaps; recomputeLayerMaps).
     std::vector<Matrix<Scalar>> scores;   // per head, T x T: q·kᵀ before scaling, terms, masking
     std::vector<Matrix<Scalar>> weights;  // per head, T x T: the softmax; hidden keys exactly 0
+    // DeBERTa, with the maps: per head, T x T, the content-to-position and position-to-content
+    // scores added to q·kᵀ before the scale (empty when the model has no such term).
+    std::vector<Matrix<Scalar>> contentToPosition, positionToContent;
     bool hasMaps() const { return !weights.empty(); }
     LayerDigest digest;  // empty unless RunOptions::keepDigest
 };
@@ -445,6 +484,8 @@ template <typename Scalar>
 struct LayerMaps {
     std::vector<Matrix<Scalar>> scores;
     std::vector<Matrix<Scalar>> weights;
+    std::vector<Matrix<Scalar>> contentToPosition, positionToContent;  // DeBERTa's, else empty
+    std::vector<Matrix<Scalar>> positionBias;                          // MPNet's, else empty
 };
 template <typename Scalar>
 LayerMaps<Scalar> recomputedLayerMaps(const Model& model, const ModelRun<Scalar>& run, int layer);

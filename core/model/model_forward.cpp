@@ -43,6 +43,8 @@ struct LayerRotation {
     }
 };
 
+using IndexMatrix = Eigen::Matrix<int, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
 template <typename Scalar>
 struct Pass {
     Visibility visibility;
@@ -54,7 +56,40 @@ struct Pass {
     bool skipMlp = false;                 // every MLP adds exactly 0 (all its weights are 0)
     // ScoreTermKind::BucketBias: per head, T x T, added to every layer's scaled scores.
     std::vector<Matrix<Scalar>> scoreBias;
+    // ScoreTermKind::Disentangled: the relative-position embeddings (LayerNorm'ed when the model
+    // says so), 2·span x d, and for each query i and key j the row of the position keys its c2p
+    // term reads and the row of the position queries its p2c term reads, T x T each.
+    Matrix<Scalar> relativeEmbeddings;
+    IndexMatrix contentToPositionRow, positionToContentRow;
 };
+
+// DisentangledSelfAttention.disentangled_attention_bias with build_relative_position: the
+// relative position r(i, j) = i − j, log-bucketed with position_buckets; c2p reads position key
+// clamp(r(i, j) + span) for query i, p2c position query clamp(−r(j, i) + span) for key j.
+template <typename Scalar>
+void placeRelativePositions(const Config& c, Eigen::Index T, Pass<Scalar>& pass) {
+    const Config::DisentangledAttention& da = c.disentangled;
+    const auto relative = [&](long long r) {
+        return da.buckets > 0 && da.maxRelative > 0
+                   ? logBucketPosition(r, da.buckets, da.maxRelative)
+                   : r;
+    };
+    const long long last = 2LL * da.span - 1;
+    std::vector<long long> byDistance(static_cast<std::size_t>(2 * T - 1));
+    for (Eigen::Index r = -(T - 1); r <= T - 1; ++r)
+        byDistance[static_cast<std::size_t>(r + T - 1)] = relative(r);
+    const auto at = [&](Eigen::Index r) { return byDistance[static_cast<std::size_t>(r + T - 1)]; };
+    pass.contentToPositionRow.resize(T, T);
+    pass.positionToContentRow.resize(T, T);
+    for (Eigen::Index i = 0; i < T; ++i) {
+        for (Eigen::Index j = 0; j < T; ++j) {
+            pass.contentToPositionRow(i, j) =
+                static_cast<int>(std::clamp<long long>(at(i - j) + da.span, 0, last));
+            pass.positionToContentRow(i, j) =
+                static_cast<int>(std::clamp<long long>(-at(j - i) + da.span, 0, last));
+        }
+    }
+}
 
 // MPNetEncoder.compute_position_bias: per head h, T x T, bias(i, j) = table[bucket(j − i), h],
 // the positions 0..T−1 whatever the padding (not the ids-based ones of the embeddings).
@@ -78,6 +113,57 @@ std::vector<Matrix<Scalar>> bucketBias(const Model& model, Eigen::Index T) {
     return bias;
 }
 
+// Layer `index`'s DeBERTa terms, per head (T x T each, into c2p and p2c, left empty when the
+// model has no such term): c2p_h(i, j) = q_h(i)·posKey_h(row c2p(i, j)), p2c_h(i, j) =
+// k_h(j)·posQuery_h(row p2c(i, j)), the position keys and queries the layer's projections (its
+// own key and query ones with share_att_key) of the relative-position embeddings.
+template <typename Scalar>
+void disentangledTerms(const Model& model, int index, const Pass<Scalar>& pass,
+                       const LayerRecord<Scalar>& layer, std::vector<Matrix<Scalar>>& c2p,
+                       std::vector<Matrix<Scalar>>& p2c) {
+    const Config& c = model.config;
+    const Config::DisentangledAttention& da = c.disentangled;
+    const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(index)];
+    const Eigen::Index T = layer.query.rows(), hd = c.headDim;
+    c2p.clear();
+    p2c.clear();
+    Matrix<Scalar> positionKeys, positionQueries;  // 2·span x H·hd
+    if (da.contentToPosition) {
+        const WeightView<Scalar> w(da.shareKeys ? lw.key : lw.positionKey);
+        const WeightView<Scalar> b(da.shareKeys ? lw.keyBias : lw.positionKeyBias);
+        project(pass.relativeEmbeddings, w, false, b, positionKeys, pass.threads);
+        c2p.resize(static_cast<std::size_t>(c.heads));
+    }
+    if (da.positionToContent) {
+        const WeightView<Scalar> w(da.shareKeys ? lw.query : lw.positionQuery);
+        const WeightView<Scalar> b(da.shareKeys ? lw.queryBias : lw.positionQueryBias);
+        project(pass.relativeEmbeddings, w, false, b, positionQueries, pass.threads);
+        p2c.resize(static_cast<std::size_t>(c.heads));
+    }
+#pragma omp parallel for schedule(static) num_threads(pass.threads) if (c.heads > 1 && T > 64)
+    for (int h = 0; h < c.heads; ++h) {
+        const auto at = static_cast<std::size_t>(h);
+        if (da.contentToPosition) {
+            const Matrix<Scalar> byRow = layer.query.middleCols(h * hd, hd) *
+                                         positionKeys.middleCols(h * hd, hd).transpose();
+            Matrix<Scalar>& term = c2p[at];
+            term.resize(T, T);
+            for (Eigen::Index i = 0; i < T; ++i)
+                for (Eigen::Index j = 0; j < T; ++j)
+                    term(i, j) = byRow(i, pass.contentToPositionRow(i, j));
+        }
+        if (da.positionToContent) {
+            const Matrix<Scalar> byRow = layer.key.middleCols(h * hd, hd) *
+                                         positionQueries.middleCols(h * hd, hd).transpose();
+            Matrix<Scalar>& term = p2c[at];
+            term.resize(T, T);
+            for (Eigen::Index i = 0; i < T; ++i)
+                for (Eigen::Index j = 0; j < T; ++j)
+                    term(i, j) = byRow(j, pass.positionToContentRow(i, j));
+        }
+    }
+}
+
 // Every head of one layer on query rows firstRow..T−1: scores_h = q_h·k_hᵀ, weights_h =
 // softmax(scale·scores_h, hidden keys −∞), context rows = weights_h·v_h. q: T x (H·hd), k, v:
 // T x (KV·hd), every row present; context: (T − firstRow) x (H·hd). Rows before firstRow come from
@@ -87,10 +173,13 @@ std::vector<Matrix<Scalar>> bucketBias(const Model& model, Eigen::Index T) {
 //
 // Layer `index`'s sliding window hides keys j <= i − W (a scene's window W − 1 with the causal
 // part), and its soft-cap turns the scaled scores into cap·tanh(x/cap) before the mask.
+//
+// `preBias`: per head, T x T, added to q·kᵀ before the scale (DeBERTa's terms); null: none.
 template <typename Scalar>
 void attend(const Config& c, int index, const Pass<Scalar>& pass, LayerRecord<Scalar>& layer,
             Matrix<Scalar>& context, Eigen::Index firstRow = 0,
-            const LayerRecord<Scalar>* previous = nullptr) {
+            const LayerRecord<Scalar>* previous = nullptr,
+            const std::vector<Matrix<Scalar>>* preBias = nullptr) {
     const Visibility& visibility = pass.visibility;
     // The first firstRow rows' maps come from `previous` when it kept them; a run that dropped
     // them (planned memory) lends its q, k and v rows only, and every query row is attended
@@ -103,13 +192,13 @@ void attend(const Config& c, int index, const Pass<Scalar>& pass, LayerRecord<Sc
     layer.weights.assign(static_cast<std::size_t>(c.heads), Matrix<Scalar>());
     // Without padding, a decoder's row i is the plain softmax of its first i + 1 keys.
     const attention::SoftmaxMask<Scalar> softmaxMask(
-        layerMask(c, index, visibility.mask), -std::numeric_limits<double>::infinity(),
-        static_cast<int>(T), static_cast<int>(T),
-        attention::SoftmaxMask<Scalar>::Rows::VisiblePrefix);
+        layerMask(c, index, visibility.mask), layerMaskFill(c), static_cast<int>(T),
+        static_cast<int>(T), attention::SoftmaxMask<Scalar>::Rows::VisiblePrefix);
     attention::HeadOptions<Scalar> options;
     options.scale = attention::ScoreScale::times(c.attentionScale(index));
     options.softCap = c.attentionSoftCap;
     if (!pass.scoreBias.empty()) options.bias = &pass.scoreBias;
+    options.preBias = preBias;
     options.mask = &softmaxMask;
     options.firstRow = firstRow;
     options.threads = static_cast<double>(count) * T * hd * c.heads > 2e5 ? pass.threads : 1;
@@ -201,6 +290,16 @@ Pass<Scalar> passFor(const Model& model, const RunOptions& options, long long T)
     Pass<Scalar> pass;
     if (c.architecture().scoreTerms == ScoreTermKind::BucketBias)
         pass.scoreBias = bucketBias<Scalar>(model, T);
+    if (c.architecture().scoreTerms == ScoreTermKind::Disentangled && c.disentangled.any()) {
+        const ModelWeights& w = model.weights;
+        pass.relativeEmbeddings = WeightView<Scalar>(w.relativeEmbeddings).matrix();
+        if (c.disentangled.normEmbeddings) {
+            const Architecture a = c.architecture();
+            applyNorm(a, pass.relativeEmbeddings, w.relativeEmbeddingsNorm,
+                      w.relativeEmbeddingsNormBias, c.normEps);
+        }
+        placeRelativePositions(c, static_cast<Eigen::Index>(T), pass);
+    }
     pass.visibility = Visibility{options.attentionMask};
     // A mask of all ones hides nothing: the plain path computes the same weights.
     const std::vector<int>& mask = pass.visibility.mask;
@@ -327,9 +426,27 @@ void attentionSubBlock(const Model& model, int index, const Pass<Scalar>& pass,
         prependRows(&previous->key, firstRow, layer.key);
         prependRows(&previous->value, firstRow, layer.value);
     }
+    // DeBERTa's terms on the scores, kept with the maps.
+    std::vector<Matrix<Scalar>> contentToPosition, positionToContent, preBias;
+    if (c.architecture().scoreTerms == ScoreTermKind::Disentangled && c.disentangled.any()) {
+        disentangledTerms(model, index, pass, layer, contentToPosition, positionToContent);
+        preBias = contentToPosition.empty() ? positionToContent : contentToPosition;
+        if (!contentToPosition.empty() && !positionToContent.empty())
+            for (int h = 0; h < c.heads; ++h)
+                preBias[static_cast<std::size_t>(h)] +=
+                    positionToContent[static_cast<std::size_t>(h)];
+    }
     Matrix<Scalar> ownContext;
     Matrix<Scalar>& context = tape ? tape->context : ownContext;
-    attend(c, index, pass, layer, context, firstRow, previous);
+    attend(c, index, pass, layer, context, firstRow, previous,
+           preBias.empty() ? nullptr : &preBias);
+    if (layer.hasMaps()) {
+        layer.contentToPosition = std::move(contentToPosition);
+        layer.positionToContent = std::move(positionToContent);
+    } else {
+        layer.contentToPosition.clear();
+        layer.positionToContent.clear();
+    }
     if (pass.options) {
         const bool byMean = pass.options->ablationMode == AblationMode::Mean;
         for (const HeadAblation& a : pass.options->ablations) {
@@ -437,6 +554,45 @@ void finishLayer(const Model& model, int index, const Pass<Scalar>& pass,
     }
 }
 
+// DeBERTa-v2-xlarge's ConvLayer, after layer 0 (conv_kernel_size > 0): layer 0's output `out`
+// (T x d) becomes LayerNorm(out + act(Conv1d(embeddings) with padding rows 0)) · mask, the
+// Conv1d running along the sequence over `embeddings` (T x d, layer 0's input), zero-padded by
+// (k − 1) / 2 at both ends, in conv_groups groups.
+template <typename Scalar>
+void convolveAfterFirstLayer(const Model& model, const Matrix<Scalar>& embeddings,
+                             const std::vector<int>& attentionMask, Matrix<Scalar>& out) {
+    const Config& c = model.config;
+    const ModelWeights& w = model.weights;
+    const Eigen::Index T = embeddings.rows(), d = c.hidden, k = c.convKernel;
+    const Eigen::Index perGroup = d / c.convGroups, pad = (k - 1) / 2;
+    const WeightView<Scalar> weight(w.conv), bias(w.convBias);
+    const auto kernel = weight.matrix();  // d·perGroup x k: row o·perGroup + i is W[o, i, :]
+    Matrix<Scalar> y(T, d);
+    for (Eigen::Index t = 0; t < T; ++t) {
+        for (Eigen::Index o = 0; o < d; ++o) {
+            const Eigen::Index first = (o / perGroup) * perGroup;
+            Scalar sum = bias.vector()(o);
+            for (Eigen::Index tap = 0; tap < k; ++tap) {
+                const Eigen::Index from = t + tap - pad;
+                if (from < 0 || from >= T) continue;
+                for (Eigen::Index i = 0; i < perGroup; ++i)
+                    sum += kernel(o * perGroup + i, tap) * embeddings(from, first + i);
+            }
+            y(t, o) = sum;
+        }
+    }
+    const auto masked = [&](Matrix<Scalar>& m) {
+        if (attentionMask.empty()) return;
+        for (Eigen::Index t = 0; t < T; ++t)
+            if (attentionMask[static_cast<std::size_t>(t)] == 0) m.row(t).setZero();
+    };
+    masked(y);
+    activate(c.convActivation, y);
+    out += y;
+    applyNorm(c.architecture(), out, w.convNorm, w.convNormBias, c.normEps);
+    masked(out);
+}
+
 // Gemma 2 and 3's final soft-cap on the logits, in place: cap·tanh(x/cap).
 template <typename Scalar>
 void capLogits(const Config& c, Matrix<Scalar>& logits) {
@@ -508,6 +664,8 @@ void runLayersFrom(const Model& model, const Pass<Scalar>& pass, int first, Matr
         if (before) prependRows(&before->hiddenIn, firstRow, layer.hiddenIn);
         attentionSubBlock(model, i, pass, anglesOf(i), h, layer, attentionOut, firstRow, before);
         finishLayer(model, i, pass, attentionOut, h);
+        if (i == 0 && c.convKernel > 0)
+            convolveAfterFirstLayer(model, layer.hiddenIn, pass.visibility.mask, h);
         if (!pass.tape) requireFinite(model, h, "the output of layer " + std::to_string(i));
         if (pass.options && pass.options->digestReady && !layer.digest.empty())
             pass.options->digestReady(i, layer.digest);
@@ -575,7 +733,7 @@ Matrix<Scalar> embed(const Model& model, const std::vector<long long>& ids,
     // token_type (row 0 unless given) + position, then LayerNorm; RobertaEmbeddings numbers the
     // positions from the ids.
     const Architecture& a = c.architecture();
-    if (a.tokenTypes) {
+    if (a.tokenTypes && c.tokenTypes > 0) {
         std::vector<long long> types(static_cast<std::size_t>(count), 0);
         if (!options.tokenTypes.empty())
             std::copy(options.tokenTypes.begin() + firstRow, options.tokenTypes.end(),
@@ -585,7 +743,20 @@ Matrix<Scalar> embed(const Model& model, const std::vector<long long>& ids,
     if (a.positions == PositionKind::Learned || a.positions == PositionKind::LearnedAfterPadding)
         h += gatherRows<Scalar>(w.positionEmbedding,
                                 learnedPositions(c, ids, options.positionOffset, firstRow));
+    // DebertaV2Embeddings: embeddings narrower than d are projected (embed_proj, no bias).
+    if (w.embeddingProjection.present()) {
+        Matrix<Scalar> projected;
+        project(h, WeightView<Scalar>(w.embeddingProjection), false, WeightView<Scalar>(),
+                projected, threadCount());
+        h = std::move(projected);
+    }
     if (a.embeddingNorm) applyNorm(a, h, w.embeddingNorm, w.embeddingNormBias, c.normEps);
+    // ... and then times the attention mask: padding rows are 0.
+    if (a.maskedPadding && !options.attentionMask.empty()) {
+        for (Eigen::Index t = 0; t < h.rows(); ++t)
+            if (options.attentionMask[static_cast<std::size_t>(firstRow + t)] == 0)
+                h.row(t).setZero();
+    }
     return h;
 }
 
@@ -719,6 +890,8 @@ void resumeAfterAttention(const Model& model, ModelRun<Scalar>& run, int layer,
     const Pass<Scalar> pass = passFor<Scalar>(model, options, T);
     Matrix<Scalar> h = residualIn;
     finishLayer(model, layer, pass, attentionOut, h);
+    if (layer == 0 && c.convKernel > 0)
+        convolveAfterFirstLayer(model, residualIn, pass.visibility.mask, h);
     requireFinite(model, h, "the output of layer " + std::to_string(layer));
     runLayersFrom(model, pass, layer + 1, std::move(h), run);
 }
@@ -759,7 +932,9 @@ LayerMaps<Scalar> recomputedLayerMaps(const Model& model, const ModelRun<Scalar>
     // A layer that kept its maps has them; a what-if's edited layer always does (they are the
     // caller's). Every other layer, a what-if's included, was made by the model from its kept
     // input with the run's options.
-    if (kept.hasMaps()) return {kept.scores, kept.weights};
+    if (kept.hasMaps())
+        return {kept.scores, kept.weights, kept.contentToPosition, kept.positionToContent,
+                run.positionBias};
     const long long T = kept.hiddenIn.rows();
     // The pass as the run made it, keeping this layer's maps.
     RunOptions options = run.options;
@@ -775,7 +950,8 @@ LayerMaps<Scalar> recomputedLayerMaps(const Model& model, const ModelRun<Scalar>
     Matrix<Scalar> attentionOut;
     attentionSubBlock(model, layer, pass, rotation.inverseFrequencies.empty() ? nullptr : &angles,
                       kept.hiddenIn, again, attentionOut);
-    return {std::move(again.scores), std::move(again.weights)};
+    return {std::move(again.scores), std::move(again.weights), std::move(again.contentToPosition),
+            std::move(again.positionToContent), pass.scoreBias};
 }
 
 template <typename Scalar>
@@ -784,6 +960,8 @@ void recomputeLayerMaps(const Model& model, ModelRun<Scalar>& run, int layer) {
     LayerRecord<Scalar>& kept = run.layers[static_cast<std::size_t>(layer)];
     kept.scores = std::move(maps.scores);
     kept.weights = std::move(maps.weights);
+    kept.contentToPosition = std::move(maps.contentToPosition);
+    kept.positionToContent = std::move(maps.positionToContent);
 }
 
 template <typename Scalar>

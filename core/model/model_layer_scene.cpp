@@ -50,9 +50,41 @@ VectorD normMultiplier(const Architecture& a, const TensorRef& weight) {
     return w;
 }
 
-// The run's relative-position terms on the scores (MPNet's bias, after the scale).
-void putScoreTerms(Scene& scene, const ModelRun<double>& run) {
-    scene.scoreTerms.afterScale.assign(run.positionBias.begin(), run.positionBias.end());
+// The relative-position terms on layer `layer`'s scores: MPNet's bias after the scale, DeBERTa's
+// c2p + p2c before it. The run's when it kept them; otherwise (a run without this layer's maps,
+// or the window's run, which lends its residual input alone) the layer computes them again from
+// its input, as the pass does.
+void putScoreTerms(Scene& scene, const Model& model, const ModelRun<double>& run, int layer) {
+    scene.scoreTerms = {};
+    const Config& c = model.config;
+    const ScoreTermKind kind = c.architecture().scoreTerms;
+    if (kind == ScoreTermKind::None) return;
+    const LayerRecord<double>& record = run.layers[static_cast<std::size_t>(layer)];
+    const bool missing = kind == ScoreTermKind::BucketBias
+                             ? run.positionBias.empty()
+                             : c.disentangled.any() && record.contentToPosition.empty() &&
+                                   record.positionToContent.empty();
+    LayerMaps<double> again;
+    if (missing) {
+        ModelRun<double> input;
+        input.config = c;
+        input.tokens = run.tokens;
+        input.attentionMask = run.attentionMask;
+        input.options = run.options;
+        input.options.attentionMask = run.attentionMask;
+        input.layers.resize(run.layers.size());
+        input.layers[static_cast<std::size_t>(layer)].hiddenIn = record.hiddenIn;
+        again = recomputedLayerMaps(model, input, layer);
+    }
+    const std::vector<MatrixD>& bias = missing ? again.positionBias : run.positionBias;
+    scene.scoreTerms.afterScale.assign(bias.begin(), bias.end());
+    const std::vector<MatrixD>& c2p = missing ? again.contentToPosition : record.contentToPosition;
+    const std::vector<MatrixD>& p2c = missing ? again.positionToContent : record.positionToContent;
+    std::vector<MatrixD>& before = scene.scoreTerms.beforeScale;
+    before.assign(c2p.empty() ? p2c.begin() : c2p.begin(), c2p.empty() ? p2c.end() : c2p.end());
+    if (!c2p.empty() && !p2c.empty())
+        for (std::size_t h = 0; h < before.size(); ++h)
+            before[h] += p2c[h];
 }
 
 }  // namespace
@@ -69,7 +101,8 @@ Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
                     kvWidth = static_cast<long long>(c.kvHeads) * c.headDim;
     Scene scene;
     scene.title = std::string(familyName(c.family)) + " layer " + std::to_string(layer);
-    putLayerInput(scene, run, layer, tokens);
+    scene.tokens = tokens;
+    scene.embeddings = run.layers[static_cast<std::size_t>(layer)].hiddenIn;
     scene.heads = c.heads;
     if (c.kvHeads != c.heads) scene.kvHeads = c.kvHeads;
 
@@ -151,11 +184,12 @@ Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
     scene.scale.kind = ScaleKind::Divisor;
     scene.scale.divisor = 1.0 / c.attentionScale(layer);
     scene.mask = layerMask(c, layer, run.attentionMask);
-    putScoreTerms(scene, run);
+    scene.maskFill = layerMaskFill(c);
+    putScoreTerms(scene, model, run, layer);
     return scene;
 }
 
-void putLayerInput(Scene& scene, const ModelRun<double>& run, int layer,
+void putLayerInput(Scene& scene, const Model& model, const ModelRun<double>& run, int layer,
                    const std::vector<std::string>& tokens) {
     // Longrope's factors depend on the text's length: a scene given another input takes the set
     // that input picks (any other rotary setting stays as the scene has it).
@@ -168,8 +202,10 @@ void putLayerInput(Scene& scene, const ModelRun<double>& run, int layer,
     }
     scene.tokens = tokens;
     scene.embeddings = run.layers[static_cast<std::size_t>(layer)].hiddenIn;
-    scene.mask.padding = layerMask(run.config, layer, run.attentionMask).padding;
-    putScoreTerms(scene, run);
+    const Mask mask = layerMask(run.config, layer, run.attentionMask);
+    scene.mask.padding = mask.padding;
+    scene.mask.allowed = mask.allowed;
+    putScoreTerms(scene, model, run, layer);
 }
 
 }  // namespace ae::model

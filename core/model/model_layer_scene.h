@@ -26,7 +26,7 @@ Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
 // for another run: the tokens, the embeddings, the padding and the score terms, the only parts that
 // depend on the run. Converting the weights again (from the file's type, transposed for nn.Linear)
 // is most of layerScene's cost; a copy of a scene that has them is several times cheaper.
-void putLayerInput(Scene& scene, const ModelRun<double>& run, int layer,
+void putLayerInput(Scene& scene, const Model& model, const ModelRun<double>& run, int layer,
                    const std::vector<std::string>& tokens);
 
 }  // namespace ae::model

@@ -882,6 +882,136 @@ void readModernBert(const ConfigReader& r, Config& c) {
     }
 }
 
+// The reference's int_value: an integer field that may be 0 or negative (a -1 sentinel), its
+// default when absent or null.
+long long integerAtLeast(const ConfigReader& r, const char* name, long long fallback,
+                         long long low) {
+    const QJsonValue v = r.object().value(QLatin1String(name));
+    if (v.isUndefined() || v.isNull()) return fallback;
+    if (!isJsonInteger(v, {}, name) || v.toInteger() < low)
+        failConfig(QStringLiteral("%1: %2 must be an integer >= %3, got %4")
+                       .arg(r.file(), QLatin1String(name))
+                       .arg(low)
+                       .arg(jsonText(v)));
+    return v.toInteger();
+}
+
+// A list of names, or the old "a|b" spelling of one (DebertaV2Config's pos_att_type and
+// norm_rel_ebd), each one of `allowed`; absent or null: `fallback`.
+QStringList nameList(const ConfigReader& r, const char* name, const QStringList& fallback,
+                     const QStringList& allowed, const QString& expected) {
+    const QJsonValue v = r.object().value(QLatin1String(name));
+    if (v.isUndefined() || v.isNull()) return fallback;
+    QStringList names;
+    bool ok = v.isString() || v.isArray();
+    if (v.isString()) {
+        for (const QString& part : v.toString().toLower().split('|'))
+            names << part.trimmed();
+    } else if (v.isArray()) {
+        for (const QJsonValue& item : v.toArray()) {
+            ok = ok && item.isString();
+            names << item.toString();
+        }
+    }
+    for (const QString& n : names)
+        ok = ok && allowed.contains(n);
+    if (!ok)
+        failConfig(QStringLiteral("%1: %2 %3 is not supported (%4)")
+                       .arg(r.file(), QLatin1String(name), jsonText(v), expected));
+    return names;
+}
+
+// configuration_deberta_v2.DebertaV2Config and the modeling code's getattr defaults: BERT's
+// fields (DeBERTa's defaults), disentangled attention with pos_att_type's terms when
+// relative_attention, log buckets with position_buckets, embeddings of embedding_size, positions
+// only with position_biased_input, token types only when type_vocab_size > 0, the ConvLayer with
+// conv_kernel_size, the legacy MLM head by default.
+void readDebertaV2(const ConfigReader& r, Config& c) {
+    const QString& file = r.file();
+    c.hidden = r.integer({"hidden_size"}, 1536);
+    c.layers = r.integer({"num_hidden_layers"}, 24);
+    c.heads = r.integer({"num_attention_heads"}, 24);
+    c.intermediate = r.integer({"intermediate_size"}, 6144);
+    c.vocab = r.integer({"vocab_size"}, 128100);
+    c.normEps = r.number({"layer_norm_eps"}, 1e-7);
+    requireWholeHeads(file, c, "hidden_size", "num_attention_heads");
+    c.kvHeads = c.heads;
+    c.headDim = c.hidden / c.heads;
+    c.activation = activationNamed(r.string({"hidden_act"}, "gelu"), file, "hidden_act");
+    if (r.boolean({"is_decoder"}, false) || r.boolean({"add_cross_attention"}, false))
+        failConfig(file + ": is_decoder / add_cross_attention are not supported");
+    const QJsonValue headSize = r.object().value("attention_head_size");
+    if (!headSize.isUndefined() && !headSize.isNull() && headSize != QJsonValue(c.headDim))
+        failConfig(QStringLiteral("%1: attention_head_size %2 is not supported (only hidden_size "
+                                  "/ num_attention_heads = %3)")
+                       .arg(file, jsonText(headSize))
+                       .arg(c.headDim));
+    const QJsonValue positionType = r.object().value("position_embedding_type");
+    if (!positionType.isUndefined() && !positionType.isNull() &&
+        positionType != QJsonValue("absolute"))
+        failConfig(QStringLiteral("%1: position_embedding_type %2 is not supported (only "
+                                  "\"absolute\")")
+                       .arg(file, jsonText(positionType)));
+    const int maxPositions = r.integer({"max_position_embeddings"}, 512);
+    c.tokenTypes = static_cast<int>(integerAtLeast(r, "type_vocab_size", 0, 0));
+    c.embeddingSize = r.integer({"embedding_size"}, c.hidden);
+    if (r.boolean({"position_biased_input"}, true)) {
+        c.positions = maxPositions;
+    } else {
+        c.positionKind = model::PositionKind::None;
+        c.positions = 0;
+    }
+    const bool relative = r.boolean({"relative_attention"}, false);
+    const QStringList terms =
+        nameList(r, "pos_att_type", {}, {"c2p", "p2c"}, "a list of \"c2p\", \"p2c\"");
+    const QStringList norms =
+        nameList(r, "norm_rel_ebd", {"none"}, {"none", "layer_norm"}, "\"none\", \"layer_norm\"");
+    // DisentangledSelfAttention: the scale counts the terms even without relative_attention.
+    c.attentionScaleFactor = 1.0 + terms.contains("c2p") + terms.contains("p2c");
+    Config::DisentangledAttention& da = c.disentangled;
+    da.contentToPosition = relative && terms.contains("c2p");
+    da.positionToContent = relative && terms.contains("p2c");
+    da.shareKeys = r.boolean({"share_att_key"}, false);
+    da.normEmbeddings = norms.contains("layer_norm");
+    const long long buckets = integerAtLeast(r, "position_buckets", -1, -1000000);
+    long long maxRelative = integerAtLeast(r, "max_relative_positions", -1, -1000000);
+    if (maxRelative < 1) maxRelative = maxPositions;
+    if (buckets > 0 &&
+        !(buckets >= 2 &&
+          static_cast<double>(maxRelative - 1) / static_cast<double>(buckets / 2) > 1))
+        failConfig(QStringLiteral("%1: position_buckets %2 with max_relative_positions %3: "
+                                  "make_log_bucket_position needs (max_relative_positions - 1) / "
+                                  "(position_buckets // 2) > 1")
+                       .arg(file)
+                       .arg(buckets)
+                       .arg(maxRelative));
+    da.buckets = static_cast<int>(std::max(0LL, buckets));
+    da.maxRelative = static_cast<int>(std::min<long long>(maxRelative, 1'000'000'000));
+    da.span = buckets > 0 ? da.buckets : da.maxRelative;
+    c.convKernel = static_cast<int>(integerAtLeast(r, "conv_kernel_size", 0, 0));
+    c.convGroups = r.integer({"conv_groups"}, 1);
+    const QString convAct = r.string({"conv_act"}, "tanh");
+    if (c.convKernel > 0) {
+        if (c.convKernel % 2 == 0)
+            failConfig(QStringLiteral("%1: conv_kernel_size %2 is not supported: with padding "
+                                      "(k - 1) // 2 an even kernel shortens the sequence and HF's "
+                                      "ConvLayer fails")
+                           .arg(file)
+                           .arg(c.convKernel));
+        if (c.hidden % c.convGroups)
+            failConfig(QStringLiteral("%1: conv_groups %2 does not divide hidden_size %3")
+                           .arg(file)
+                           .arg(c.convGroups)
+                           .arg(c.hidden));
+        c.convActivation =
+            convAct == "tanh" ? Activation::Tanh : activationNamed(convAct, file, "conv_act");
+    }
+    c.tieWordEmbeddings = r.boolean({"tie_word_embeddings"}, true);
+    c.maskedLm.legacy = r.boolean({"legacy"}, true);
+    c.maskedLm.activation = c.activation;
+    c.maskedLm.normEps = c.normEps;
+}
+
 // Each family's config reader, beside its row in the family table (core/model/family.h).
 struct FamilyConfigReader {
     Family family;
@@ -907,6 +1037,7 @@ constexpr FamilyConfigReader kConfigReaders[] = {
     {Family::DistilBert, readDistilbert},
     {Family::Mpnet, readMpnet},
     {Family::ModernBert, readModernBert},
+    {Family::DebertaV2, readDebertaV2},
 };
 
 }  // namespace

@@ -224,7 +224,11 @@ void ModelFolder::bindTensor(const std::map<QString, const SafetensorsFile*>& wh
     ref.name = name.toStdString();
     ref.file = file.fileName().toStdString();
     ref.dtype = dtype;
-    ref.rows = shape.size() == 2 ? shape[0] : 1;
+    // A vector is 1 x n; a tensor of more dimensions (DeBERTa's Conv1d weight) is its leading
+    // dimensions' product x its last.
+    ref.rows = 1;
+    for (std::size_t i = 0; i + 1 < shape.size(); ++i)
+        ref.rows *= shape[i];
     ref.cols = shape.back();
     ref.data = file.tensorData(info);
     scans_.push_back({&ref, file.fileName(), name, shapeText(info.shape)});
@@ -299,6 +303,16 @@ void ModelFolder::bindMaskedLmHead(const std::map<QString, const SafetensorsFile
     if (!c.maskedLm.activationProblem.empty())
         fail(QString::fromStdString(c.maskedLm.activationProblem));
     const long long V = c.vocab, d = c.hidden, E = head.denseOut;
+    if (head.decoder.empty() && E != w.tokenEmbedding.cols) {
+        // DebertaV2LMPredictionHead multiplies its [T, E] output by the word embeddings.
+        fail(QStringLiteral("%1: embedding_size %2 != hidden_size %3 with legacy false: the "
+                            "masked-LM head (%4) multiplies its hidden_size output by the [vocab, "
+                            "embedding_size] word embeddings, which fails in Hugging Face")
+                 .arg(QDir(directory_).filePath("config.json"))
+                 .arg(w.tokenEmbedding.cols)
+                 .arg(E)
+                 .arg(marks.join(" / ")));
+    }
     // model_reference.load_lm_head's get: the name (or its legacy alias), all of it or refused.
     auto need = [&](const QString& name, const QString& alias = {}) {
         if (where.count(name)) return name;

@@ -98,6 +98,17 @@ QByteArray modelResultJson(const model::ModelRun<Scalar>& run) {
                     out.append(",\"position_bias\":");
                     json::appendMatrix(out, run.positionBias[static_cast<std::size_t>(h)], ",");
                 }
+                const auto& layer = run.layers[l];
+                if (!layer.contentToPosition.empty()) {
+                    out.append(",\"c2p\":");
+                    json::appendMatrix(out, layer.contentToPosition[static_cast<std::size_t>(h)],
+                                       ",");
+                }
+                if (!layer.positionToContent.empty()) {
+                    out.append(",\"p2c\":");
+                    json::appendMatrix(out, layer.positionToContent[static_cast<std::size_t>(h)],
+                                       ",");
+                }
             }
             out.append('}');
         }
@@ -147,6 +158,11 @@ void writeModelNpyDirectory(const model::ModelRun<Scalar>& run, const QString& d
             if (!run.positionBias.empty())
                 write(ph + "position_bias",
                       matrixNpy(run.positionBias[static_cast<std::size_t>(h)]));
+            const auto& layer = run.layers[l];
+            if (!layer.contentToPosition.empty())
+                write(ph + "c2p", matrixNpy(layer.contentToPosition[static_cast<std::size_t>(h)]));
+            if (!layer.positionToContent.empty())
+                write(ph + "p2c", matrixNpy(layer.positionToContent[static_cast<std::size_t>(h)]));
         }
     }
     if (run.config.isDecoder()) {

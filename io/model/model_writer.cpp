@@ -24,6 +24,8 @@ const char* activationName(model::Activation a) {
             return "silu";
         case model::Activation::Relu:
             return "relu";
+        case model::Activation::Tanh:
+            return "tanh";
     }
     return "?";
 }

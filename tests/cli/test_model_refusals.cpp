@@ -50,7 +50,7 @@ private slots:
             openError(m.dir), "config.json: model_type \"t5\" is not supported",
             "(gpt2, bert, llama, qwen3, qwen2, mistral, gemma, gemma2, gemma3_text, "
             "gemma3, phi3, gpt_neox, olmo2, smollm3, roberta, xlm-roberta, distilbert, mpnet, "
-            "modernbert)");
+            "modernbert, deberta-v2)");
         m.editConfig([](QJsonObject& c) { c.remove("model_type"); });
         QVERIFY_MESSAGE(openError(m.dir), "model_type null is not supported");
     }

@@ -116,6 +116,19 @@ Difference compareWithReference(const model::ModelRun<Scalar>& run, const QJsonO
             if (head.contains("position_bias"))
                 compareMatrix(head.value("position_bias"), run.positionBias[h],
                               ph + "position_bias", d);
+            // DeBERTa's terms, each exactly when the reference has it.
+            for (const auto& [key, terms] :
+                 {std::pair{QStringLiteral("c2p"), &run.layers[l].contentToPosition},
+                  std::pair{QStringLiteral("p2c"), &run.layers[l].positionToContent}}) {
+                if (head.contains(key) != !terms->empty()) {
+                    d.worst = INFINITY;
+                    d.where = ph + key + ": in one result only";
+                    return d;
+                }
+                if (head.contains(key))
+                    compareMatrix(head.value(key), (*terms)[static_cast<std::size_t>(h)], ph + key,
+                                  d);
+            }
         }
     }
     if (expected.contains("logits")) {

@@ -64,6 +64,16 @@ QStringList layerFeatureLines(const Scene& scene, const model::Model* model, int
     } else {
         lines << QObject::tr("Positions: <b>none</b>");
     }
+    if (!scene.scoreTerms.afterScale.empty()) {
+        lines << QObject::tr(
+            "Relative positions: a learned <b>position bias</b> for each distance key − query, "
+            "added to the scaled scores (the position bias stage)");
+    }
+    if (!scene.scoreTerms.beforeScale.empty()) {
+        lines << QObject::tr(
+            "Relative positions: <b>disentangled</b> content→position and position→content "
+            "scores, added to q·k before the scale (the position terms stage)");
+    }
     if (scene.softCap) {
         lines << QObject::tr(
                      "Soft-cap: <b>%1</b>·tanh(x / %1) squashes the scaled scores "

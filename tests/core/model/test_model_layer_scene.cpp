@@ -117,12 +117,12 @@ private slots:
             const auto runB = model::runModel<double>(m, idsB, {});
             for (int layer = 0; layer < m.config.layers; ++layer) {
                 Scene reused = model::layerScene(m, runA, layer, {"a", "b", "c", "d", "e"});
-                model::putLayerInput(reused, runB, layer, {"x", "y", "z"});
+                model::putLayerInput(reused, m, runB, layer, {"x", "y", "z"});
                 const Scene fresh = model::layerScene(m, runB, layer, {"x", "y", "z"});
                 QVERIFY2(io::sceneToJson(reused) == io::sceneToJson(fresh),
                          qPrintable(name + QStringLiteral(" layer %1").arg(layer)));
                 // And back to the padded input: the padding comes back with it.
-                model::putLayerInput(reused, runA, layer, {"a", "b", "c", "d", "e"});
+                model::putLayerInput(reused, m, runA, layer, {"a", "b", "c", "d", "e"});
                 QVERIFY(io::sceneToJson(reused) == io::sceneToJson(model::layerScene(
                                                        m, runA, layer, {"a", "b", "c", "d", "e"})));
                 QCOMPARE(reused.mask.padding.empty(), !bert);

@@ -228,6 +228,32 @@ private slots:
         QTest::newRow("modernbert odd head")
             << "modernbert-tiny" << QJsonObject{{"num_attention_heads", 32}}
             << "rotary dimension 1 must be even";
+        QTest::newRow("deberta terms")
+            << "deberta-v2-tiny" << QJsonObject{{"pos_att_type", "c2p|p2p"}}
+            << "pos_att_type \"c2p|p2p\" is not supported (a list of \"c2p\", \"p2c\")";
+        QTest::newRow("deberta rel norm")
+            << "deberta-v2-tiny" << QJsonObject{{"norm_rel_ebd", QJsonArray{"batch_norm"}}}
+            << "norm_rel_ebd [\"batch_norm\"] is not supported";
+        QTest::newRow("deberta buckets")
+            << "deberta-v2-tiny"
+            << QJsonObject{{"position_buckets", 4}, {"max_relative_positions", 3}}
+            << "position_buckets 4 with max_relative_positions 3: make_log_bucket_position needs";
+        QTest::newRow("deberta even kernel")
+            << "deberta-v2-tiny-conv" << QJsonObject{{"conv_kernel_size", 2}}
+            << "conv_kernel_size 2 is not supported: with padding (k - 1) // 2 an even kernel";
+        QTest::newRow("deberta conv groups")
+            << "deberta-v2-tiny-conv" << QJsonObject{{"conv_groups", 3}}
+            << "conv_groups 3 does not divide hidden_size 32";
+        QTest::newRow("deberta head size")
+            << "deberta-v2-tiny-conv" << QJsonObject{{"attention_head_size", 4}}
+            << "attention_head_size 4 is not supported (only hidden_size / num_attention_heads = "
+               "8)";
+        QTest::newRow("deberta token types")
+            << "deberta-v2-tiny" << QJsonObject{{"type_vocab_size", -1}}
+            << "type_vocab_size must be an integer >= 0, got -1";
+        QTest::newRow("deberta position type")
+            << "deberta-v2-tiny" << QJsonObject{{"position_embedding_type", "relative_key"}}
+            << "position_embedding_type \"relative_key\" is not supported (only \"absolute\")";
         QTest::newRow("modernbert head activation")
             << "modernbert-tiny-mlm" << QJsonObject{{"classifier_activation", "mish"}}
             << "classifier_activation (the masked-LM head's) \"mish\" is not supported";

@@ -113,6 +113,28 @@ private slots:
         QCOMPARE(runOn(partial.dir).maskedLmLogits.cols(), 64);
     }
 
+    // DeBERTa's `legacy` picks the head: the stored other one is not read. legacy false
+    // multiplies by the word embeddings, so embeddings narrower than d are refused with it.
+    void debertaLegacyPicksTheHead() {
+        QCOMPARE(runOn(goldenModelDir("deberta-v2-tiny")).maskedLmLogits.size(), 0);
+        QCOMPARE(runOn(goldenModelDir("deberta-v2-tiny-mlm")).maskedLmLogits.cols(), 64);
+        ModelCopy narrow("deberta-v2-tiny-mlm-legacy");  // embedding_size 16, hidden 32
+        narrow.editConfig([](QJsonObject& c) { c["legacy"] = false; });
+        QCOMPARE(runOn(narrow.dir).maskedLmLogits.size(), 0);  // no lm_predictions.* stored
+        narrow.editTensors([](std::vector<TestTensor>& t) {
+            t.push_back(tensor("lm_predictions.lm_head.dense.weight", MatrixD::Zero(32, 32)));
+            t.push_back(
+                tensor("lm_predictions.lm_head.dense.bias", MatrixD::Zero(1, 32), "F32", {32}));
+            t.push_back(tensor("lm_predictions.lm_head.LayerNorm.weight", MatrixD::Ones(1, 32),
+                               "F32", {32}));
+            t.push_back(
+                tensor("lm_predictions.lm_head.LayerNorm.bias", MatrixD::Zero(1, 32), "F32", {32}));
+            t.push_back(tensor("lm_predictions.lm_head.bias", MatrixD::Zero(1, 64), "F32", {64}));
+        });
+        QVERIFY_MESSAGE(openError(narrow.dir),
+                        "config.json: embedding_size 16 != hidden_size 32 with legacy false");
+    }
+
     void storedTiedDecoderMustEqualTheTokenTable() {
         ModelCopy same("bert-tiny-mlm");
         same.editTensors([](std::vector<TestTensor>& t) {

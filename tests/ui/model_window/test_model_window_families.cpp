@@ -90,6 +90,11 @@ void TestModelWindowFamilies::everyFamilysLayerOpens_data() {
     QTest::newRow("olmo2") << "olmo2-tiny" << 1 << false << 0 << "Positions: <b>rotary</b>";
     QTest::newRow("smollm3 rotary layer")
         << "smollm3-tiny" << 0 << false << 0 << "Positions: <b>rotary</b>";
+    QTest::newRow("mpnet") << "mpnet-tiny" << 1 << false << 0
+                           << "Positions: added to the tokens before layer 0, already in X";
+    QTest::newRow("modernbert local layer")
+        << "modernbert-tiny" << 1 << false << 3 << "Positions: <b>rotary</b>, all 8 dimensions";
+    QTest::newRow("deberta") << "deberta-v2-tiny" << 0 << false << 0 << "Positions: <b>none</b>";
     QTest::newRow("smollm3 NoPE layer") << "smollm3-tiny" << 1 << false << 0
                                         << "Positions: <b>none in this layer</b>: it has no "
                                            "rotary positions (NoPE)";
@@ -111,6 +116,17 @@ void TestModelWindowFamilies::everyFamilysLayerOpens() {
                  .cwiseAbs()
                  .maxCoeff(),
              0.0f);
+    // ... and its weights: the explorer's engine reproduces the model's softmax, so whatever the
+    // layer adds to its scores (MPNet's bias, DeBERTa's terms) reached the scene.
+    const auto& record = session()->baseRun()->layers[static_cast<size_t>(layer)];
+    QVERIFY(record.hasMaps());
+    for (int h = 0; h < scene.heads; ++h) {
+        const float apart =
+            (window_->document()->engine().weights(h) - record.weights[static_cast<size_t>(h)])
+                .cwiseAbs()
+                .maxCoeff();
+        QVERIFY2(apart < 1e-5f, qPrintable(QStringLiteral("head %1: %2").arg(h).arg(apart)));
+    }
     QVERIFY2(features().startsWith(positions), qPrintable(features()));
     QCOMPARE(features().contains(QStringLiteral("Soft-cap")), capped);
     // One head, every stage: the capped stage is there exactly when the layer has a soft-cap.
