@@ -139,14 +139,14 @@ void explainWeight(const EngineF& engine, int head, int row, int column, QString
     if (!reasons.isEmpty()) lines << tr("masked by %1").arg(reasons.join(tr(", ")));
     if (reasons.isEmpty() || !infiniteFill || !s.anyVisible) {
         const double divided = engine.scaled(head)(row, column);
-        QString chain = tr("q_%1·k_%2 = %3, %4 = %5")
-                            .arg(row)
-                            .arg(column)
-                            .arg(shortNumber(raw))
-                            .arg(hasScoreTerms(engine)
-                                     ? scalingText(engine, head, row, column)
-                                     : tr("÷ %1").arg(shortNumber(engine.divisor())))
-                            .arg(shortNumber(divided));
+        QString chain =
+            tr("q_%1·k_%2 = %3, %4 = %5")
+                .arg(row)
+                .arg(column)
+                .arg(shortNumber(raw))
+                .arg(hasScoreTerms(engine) ? scalingText(engine, head, row, column)
+                                           : tr("÷ %1").arg(shortNumber(engine.divisor())))
+                .arg(shortNumber(divided));
         if (scene.softCap) chain += tr(", capped %1").arg(capText(*scene.softCap, divided, scaled));
         lines << chain;
     }

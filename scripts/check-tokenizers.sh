@@ -65,7 +65,8 @@ if [ "$fixtures" = 1 ]; then
             >"$data/$name/expected.json"
     done
     # Hugging Face's own ids (and decoded text) for every committed tokenizer, on both string
-    # files. Unigram files are only there to be refused.
+    # files. The Unigram folders keep the shared kit's expected ids (Hugging Face's, made with
+    # their own strings), which this script does not regenerate.
     strings=("$data/strings.jsonl" "$data/strings-forms.jsonl")
     reference hf-expected "$work/gpt2.json" "${strings[@]}" >"$data/gpt2/expected-hf.jsonl"
     for file in "$data"/*/tokenizer.json; do

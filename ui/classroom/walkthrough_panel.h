@@ -60,6 +60,8 @@ std::optional<Stage> walkStepStage(WalkStep step, bool softCap = false);
 // Every grid stage the step involves, marked while it is shown; with a soft-cap the divide step
 // shows the scaled scores beside the capped ones.
 QList<Stage> walkStepStages(WalkStep step, bool softCap = false);
+// The same for `scene`: its divide step also shows the position terms and bias it adds.
+QList<Stage> walkStepStages(WalkStep step, const Scene& scene);
 QString walkStepTitle(WalkStep step);
 // The title for `scene`: the norm step is "RMS norm" on a Llama- or Qwen-style layer.
 QString walkStepTitle(WalkStep step, const Scene& scene);

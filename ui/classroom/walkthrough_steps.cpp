@@ -99,6 +99,16 @@ QList<Stage> walkStepStages(WalkStep step, bool softCap) {
     }
 }
 
+QList<Stage> walkStepStages(WalkStep step, const Scene& scene) {
+    QList<Stage> stages = walkStepStages(step, scene.softCap.has_value());
+    if (step == WalkStep::Divide) {
+        // In pipeline order, after the raw scores.
+        if (!scene.scoreTerms.afterScale.empty()) stages.insert(1, Stage::PositionBias);
+        if (!scene.scoreTerms.beforeScale.empty()) stages.insert(1, Stage::PositionTerms);
+    }
+    return stages;
+}
+
 QString walkStepTitle(WalkStep step) {
     const char* titles[kWalkStepCount] = {"Inputs: embeddings + positions",
                                           "Layer norm",
@@ -120,6 +130,8 @@ QString walkStepTitle(WalkStep step, const Scene& scene) {
         return QCoreApplication::translate("Walkthrough", "RMS norm");
     if (step == WalkStep::Divide && scene.softCap)
         return QCoreApplication::translate("Walkthrough", "Divide, then soft-cap");
+    if (step == WalkStep::Divide && !scene.scoreTerms.empty())
+        return QCoreApplication::translate("Walkthrough", "Add the positions, divide");
     return walkStepTitle(step);
 }
 
@@ -405,7 +417,13 @@ void WalkthroughPanel::refresh() {
             break;
         }
         case WalkStep::Divide: {
-            formula = QStringLiteral("scaled = scores / %1").arg(num(engine.divisor()));
+            const bool before = !scene.scoreTerms.beforeScale.empty();
+            const bool after = !scene.scoreTerms.afterScale.empty();
+            formula = QStringLiteral("scaled = %1 / %2%3")
+                          .arg(before ? QStringLiteral("(scores + position terms)")
+                                      : QStringLiteral("scores"),
+                               num(engine.divisor()),
+                               after ? QStringLiteral(" + position bias") : QString());
             QString why;
             switch (scene.scale.kind) {
                 case ScaleKind::SqrtDk:
@@ -431,6 +449,25 @@ void WalkthroughPanel::refresh() {
                        .arg(i)
                        .arg(num(raw.minCoeff()), num(raw.maxCoeff()), num(scaled.minCoeff()),
                             num(scaled.maxCoeff()));
+            if (before || after) {
+                // DeBERTa's disentangled terms and MPNet's relative bias: how far apart two
+                // tokens are enters the score itself, not the embeddings.
+                const Eigen::Index near = std::min<Eigen::Index>(i + 1, scene.keyCount() - 1);
+                const double term =
+                    before ? engine.positionTerms(h)(i, near) : engine.positionBias(h)(i, near);
+                text += tr(" <b>This model adds where the tokens are to the scores themselves</b>"
+                           ": %1 for each query and key, %2. Query "
+                           "%3 and key %4 get %5. See the %6 map.")
+                            .arg(before ? tr("a content→position and a position→content term "
+                                             "before the division")
+                                        : tr("a learned bias after the division"),
+                                 before ? tr("from their distance and what they hold")
+                                        : tr("from their distance alone"))
+                            .arg(i)
+                            .arg(near)
+                            .arg(num(term))
+                            .arg(before ? tr("position terms") : tr("position bias"));
+            }
             if (scene.softCap) {
                 // Gemma 2's logit soft-cap: the classroom's clearest look at a bounded score.
                 const double cap = *scene.softCap;
@@ -558,8 +595,7 @@ void WalkthroughPanel::refresh() {
     formula_->setText(formula);
     explanation_->setText(text);
     fillMatrixMap();
-    if (active_)
-        grid_->setHighlightedStages(walkStepStages(currentStep(), scene.softCap.has_value()));
+    if (active_) grid_->setHighlightedStages(walkStepStages(currentStep(), scene));
 }
 
 // Inputs and weight matrices are not grid stages: the panel shows the one the step uses.

@@ -423,7 +423,8 @@ private slots:
         QVERIFY(!ae::stageWithKey("Weights"));
         QCOMPARE(
             ae::stageKeyList(),
-            std::string("q, k, v, scores, scaled, capped, weights, context, concat or output"));
+            std::string("q, k, v, scores, position_terms, position_bias, scaled, capped, weights, "
+                        "context, concat or output"));
     }
 };
 
