@@ -14,6 +14,7 @@
 #include "bench/benchmark.h"
 #include "bench/model_window_benchmark.h"
 #include "bench/window_benchmark.h"
+#include "cli/analyse_command.h"
 #include "cli/command_support.h"
 #include "cli/export_command.h"
 #include "cli/heads_command.h"
@@ -64,6 +65,11 @@ constexpr const char* kUsage =
     "                          [--no-special]\n"
     "       attention-explorer heads MODEL_DIR (--text TEXT | --ids 1,2,3 | --induction-random N\n"
     "                          [--seed S]) [--json] [--double]\n"
+    "       attention-explorer analyse (lens | dla | value_norms) MODEL_DIR (--text TEXT | --ids "
+    "1,2,3)\n"
+    "                          [--target A[,B...]] [--foil B] [--position P] [--top K] [--double] "
+    "-o OUT.json\n"
+    "       attention-explorer analyse composition MODEL_DIR [--double] -o OUT.json\n"
     "       attention-explorer rotary (SCENE.json | --preset NAME) [--head H] [--query I] [--key "
     "J]\n"
     "                          [--distances FROM:TO] [--starts 0,50] [--theta T] [--scaling KIND]\n"
@@ -107,7 +113,7 @@ const std::map<QString, std::function<int(const QStringList&)>>& commands() {
         {"export", exportCommand}, {"presets", presetsCommand},   {"bench", benchWithWindow},
         {"train", trainCommand},   {"render", renderCommand},     {"import", importCommand},
         {"run", runModelCommand},  {"tokenize", tokenizeCommand}, {"scene", modelSceneCommand},
-        {"heads", headsCommand},   {"rotary", rotaryCommand},
+        {"heads", headsCommand},   {"rotary", rotaryCommand},     {"analyse", analyseCommand},
 
     };
     return table;

@@ -14,6 +14,7 @@
 #include "core/model/forward_tape.h"
 #include "core/model/layer_mask.h"
 #include "core/model/model.h"
+#include "core/model/model_steps.h"
 #include "core/model/relative_buckets.h"
 #include "core/parallel_product.h"
 
@@ -988,6 +989,89 @@ Eigen::VectorXd logitsAt(const Model& model, const ModelRun<Scalar>& run, int po
     capLogits(run.config, logits);
     return logits.row(0).transpose().template cast<double>();
 }
+
+namespace {
+
+// The angles layer `layer` turns the rows of a T-token pass by (empty when it turns none).
+template <typename Scalar>
+ops::RotaryAngles layerAngles(const Pass<Scalar>& pass, int layer, long long T) {
+    const LayerRotation& rotation = pass.rotations[static_cast<std::size_t>(layer)];
+    if (rotation.inverseFrequencies.empty()) return {};
+    return ops::rotaryAngles(pass.positionOffset, T, rotation.inverseFrequencies, rotation.factor);
+}
+
+template <typename Scalar>
+void checkStep(const Model& model, int layer, const Matrix<Scalar>& input) {
+    const Config& c = model.config;
+    if (layer < 0 || layer >= c.layers)
+        throw ModelError("layer " + std::to_string(layer) + " is outside 0 to " +
+                         std::to_string(c.layers - 1));
+    if (input.cols() != c.hidden || input.rows() == 0)
+        throw ModelError("the residual input is " + std::to_string(input.rows()) + " x " +
+                         std::to_string(input.cols()) + ", expected T x " +
+                         std::to_string(c.hidden));
+}
+
+}  // namespace
+
+template <typename Scalar>
+Matrix<Scalar> attentionOutput(const Model& model, int layer, const Matrix<Scalar>& input,
+                               const RunOptions& options, Matrix<Scalar>* contexts) {
+    checkStep(model, layer, input);
+    RunOptions keep = options;
+    keep.keptMaps = RunOptions::KeptMaps::Chosen;
+    keep.mapLayers.clear();
+    keep.keepDigest = false;
+    Pass<Scalar> pass = passFor<Scalar>(model, keep, input.rows());
+    const ops::RotaryAngles angles = layerAngles(pass, layer, input.rows());
+    const bool turns = !pass.rotations[static_cast<std::size_t>(layer)].inverseFrequencies.empty();
+    LayerRecord<Scalar> record;
+    Matrix<Scalar> out;
+    // The heads' contexts are the tape's: a pass with a tape keeps them. Its other parts stay
+    // unused here.
+    ForwardTape<Scalar> tape;
+    tape.layers.resize(static_cast<std::size_t>(model.config.layers));
+    if (contexts) pass.tape = &tape;
+    attentionSubBlock(model, layer, pass, turns ? &angles : nullptr, input, record, out);
+    if (contexts) *contexts = std::move(tape.layers[static_cast<std::size_t>(layer)].context);
+    return out;
+}
+
+template <typename Scalar>
+Matrix<Scalar> layerOutput(const Model& model, int layer, const Matrix<Scalar>& input,
+                           const RunOptions& options) {
+    const Matrix<Scalar> attended = attentionOutput(model, layer, input, options);
+    const Pass<Scalar> pass = passFor<Scalar>(model, options, input.rows());
+    Matrix<Scalar> h = input;
+    finishLayer(model, layer, pass, attended, h);
+    if (layer == 0 && model.config.convKernel > 0)
+        convolveAfterFirstLayer(model, input, pass.visibility.mask, h);
+    return h;
+}
+
+template <typename Scalar>
+Matrix<Scalar> finalHeadLogits(const Model& model, const Matrix<Scalar>& residual) {
+    const Config& c = model.config;
+    if (!c.isDecoder())
+        throw ModelError(std::string(familyName(c.family)) + " has no causal LM head");
+    Matrix<Scalar> h = residual;
+    applyNorm(c.architecture(), h, model.weights.finalNorm, model.weights.finalNormBias, c.normEps);
+    Matrix<Scalar> logits;
+    projectByWeightRows(h, model.weights.lmHead, logits, threadCount());
+    capLogits(c, logits);
+    return logits;
+}
+
+template Matrix<float> attentionOutput<float>(const Model&, int, const Matrix<float>&,
+                                              const RunOptions&, Matrix<float>*);
+template Matrix<double> attentionOutput<double>(const Model&, int, const Matrix<double>&,
+                                                const RunOptions&, Matrix<double>*);
+template Matrix<float> layerOutput<float>(const Model&, int, const Matrix<float>&,
+                                          const RunOptions&);
+template Matrix<double> layerOutput<double>(const Model&, int, const Matrix<double>&,
+                                            const RunOptions&);
+template Matrix<float> finalHeadLogits<float>(const Model&, const Matrix<float>&);
+template Matrix<double> finalHeadLogits<double>(const Model&, const Matrix<double>&);
 
 template ModelRun<float> runModel<float>(const Model&, const std::vector<long long>&,
                                          const RunOptions&);

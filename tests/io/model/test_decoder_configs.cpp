@@ -244,6 +244,12 @@ private slots:
         QTest::newRow("deberta conv groups")
             << "deberta-v2-tiny-conv" << QJsonObject{{"conv_groups", 3}}
             << "conv_groups 3 does not divide hidden_size 32";
+        QTest::newRow("deberta conv activation")
+            << "deberta-v2-tiny-conv" << QJsonObject{{"conv_act", "mish"}}
+            << "conv_act \"mish\" is not supported";
+        QTest::newRow("modernbert rope parameters list")
+            << "modernbert-tiny" << QJsonObject{{"rope_parameters", QJsonArray{1}}}
+            << "rope_parameters must be an object";
         QTest::newRow("deberta head size")
             << "deberta-v2-tiny-conv" << QJsonObject{{"attention_head_size", 4}}
             << "attention_head_size 4 is not supported (only hidden_size / num_attention_heads = "

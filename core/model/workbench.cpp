@@ -1,0 +1,473 @@
+// The workbench's analyses (core/model/workbench.h), after shared/reference/analysis_reference.py:
+// the same decomposition in the same order, on the pass's own steps (core/model/model_steps.h).
+#include "core/model/workbench.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/model/forward_ops.h"
+#include "core/model/model_steps.h"
+
+namespace ae::model {
+namespace {
+
+using MatrixD = Matrix<double>;
+using VectorD = Eigen::VectorXd;
+using RowD = Eigen::RowVectorXd;
+
+// A stored weight in the x·W orientation: GPT-2's Conv1D [in, out] as stored, nn.Linear's
+// [out, in] transposed.
+MatrixD asXW(const Architecture& a, const TensorRef& tensor) {
+    const forward::WeightView<double> view(tensor);
+    if (a.layout == WeightLayout::Conv1D) return view.matrix();
+    return view.matrix().transpose();
+}
+
+// Layer l's attention weights per query head, x·W: W_Q^h, and W_K^h, W_V^h of the kv head it
+// reads (d x hd each); W_O^h (hd x d); b_O (d, zeros where the family has none).
+struct HeadMatrices {
+    std::vector<MatrixD> query, key, value, output;
+    VectorD outputBias;
+};
+
+HeadMatrices headMatrices(const Model& model, int layer) {
+    const Config& c = model.config;
+    const Architecture a = c.architecture();
+    const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(layer)];
+    const Eigen::Index hd = c.headDim, width = static_cast<Eigen::Index>(c.heads) * hd,
+                       kvWidth = static_cast<Eigen::Index>(c.kvHeads) * hd;
+    MatrixD q, k, v;  // d x H·hd, d x KV·hd, d x KV·hd
+    if (a.qkv == QkvStorage::Separate) {
+        q = asXW(a, lw.query);
+        k = asXW(a, lw.key);
+        v = asXW(a, lw.value);
+    } else if (a.qkv == QkvStorage::Fused) {
+        const MatrixD all = asXW(a, lw.qkv);  // [Q | K | V]
+        q = all.leftCols(width);
+        k = all.middleCols(width, kvWidth);
+        v = all.rightCols(kvWidth);
+    } else {
+        const MatrixD all = asXW(a, lw.qkv);  // per head [q_h | k_h | v_h]
+        q.resize(all.rows(), width);
+        k.resize(all.rows(), width);
+        v.resize(all.rows(), width);
+        for (Eigen::Index h = 0; h < c.heads; ++h) {
+            q.middleCols(h * hd, hd) = all.middleCols(3 * hd * h, hd);
+            k.middleCols(h * hd, hd) = all.middleCols(3 * hd * h + hd, hd);
+            v.middleCols(h * hd, hd) = all.middleCols(3 * hd * h + 2 * hd, hd);
+        }
+    }
+    const MatrixD o = asXW(a, lw.output);  // H·hd x d
+    HeadMatrices m;
+    for (int h = 0; h < c.heads; ++h) {
+        const Eigen::Index g = c.kvHeadOf(h);
+        m.query.push_back(q.middleCols(h * hd, hd));
+        m.key.push_back(k.middleCols(g * hd, hd));
+        m.value.push_back(v.middleCols(g * hd, hd));
+        m.output.push_back(o.middleRows(h * hd, hd));
+    }
+    m.outputBias = lw.outputBias.present()
+                       ? VectorD(forward::WeightView<double>(lw.outputBias).vector())
+                       : VectorD::Zero(c.hidden);
+    return m;
+}
+
+const char* normKindName(NormType norm) {
+    switch (norm) {
+        case NormType::LayerNorm:
+        case NormType::LayerNormNoBias:
+            return "layernorm";
+        case NormType::RmsNorm:
+            return "rmsnorm";
+        case NormType::RmsNormPlusOneWeight:
+            return "gemma";
+    }
+    return "rmsnorm";
+}
+
+bool isLayerNorm(NormType norm) {
+    return norm == NormType::LayerNorm || norm == NormType::LayerNormNoBias;
+}
+
+// A norm's weight as the multiplier it applies (Gemma's 1 + w).
+VectorD normGain(NormType norm, const TensorRef& weight) {
+    VectorD g = forward::WeightView<double>(weight).vector();
+    if (norm == NormType::RmsNormPlusOneWeight) g.array() += 1.0;
+    return g;
+}
+
+double rmsScale(const RowD& x, double eps) {
+    return 1.0 / std::sqrt(x.squaredNorm() / static_cast<double>(x.size()) + eps);
+}
+
+// The norm between layer l's attention output and its residual add (Gemma 2's and 3's
+// post_attention_layernorm, OLMo 2's), if any.
+const TensorRef* postAttentionNorm(const Model& model, int layer) {
+    const NormPlacement p = model.config.architecture().placement;
+    if (p != NormPlacement::Sandwich && p != NormPlacement::PostOnly) return nullptr;
+    return &model.weights.layers[static_cast<std::size_t>(layer)].attentionOutputNorm;
+}
+
+// resid_0 .. resid_L of a run (T x d each): the layers' inputs, and the last layer's output.
+template <typename Scalar>
+std::vector<Matrix<Scalar>> residualStream(const Model& model, const ModelRun<Scalar>& run) {
+    const int L = model.config.layers;
+    std::vector<Matrix<Scalar>> resid;
+    for (int b = 0; b < L; ++b)
+        resid.push_back(run.layers[static_cast<std::size_t>(b)].hiddenIn);
+    resid.push_back(layerOutput(model, L - 1, resid.back(), run.options));
+    return resid;
+}
+
+template <typename Scalar>
+void requireMaps(const ModelRun<Scalar>& run, const char* what) {
+    for (const LayerRecord<Scalar>& layer : run.layers)
+        if (!layer.hasMaps())
+            throw ModelError(std::string(what) + ": the run must keep every layer's maps");
+}
+
+void checkToken(const Config& c, long long token, const char* what) {
+    if (token < 0 || token >= c.vocab)
+        throw ModelError(std::string(what) + " " + std::to_string(token) +
+                         " is not a token id in [0, " + std::to_string(c.vocab) + ")");
+}
+
+int resolvePosition(int position, long long T) {
+    if (position < -T || position >= T)
+        throw ModelError("position " + std::to_string(position) + " is outside the " +
+                         std::to_string(T) + " tokens");
+    return static_cast<int>((position + T) % T);
+}
+
+// z^l_h of a run that kept its maps: weights^l_h · v of the kv head it reads, T x hd.
+template <typename Scalar>
+MatrixD headContext(const ModelRun<Scalar>& run, int layer, int head) {
+    return (run.layers[static_cast<std::size_t>(layer)]
+                .weights[static_cast<std::size_t>(head)]
+                .template cast<double>() *
+            run.v(layer, head).template cast<double>())
+        .eval();
+}
+
+}  // namespace
+
+const char* analysisName(Analysis analysis) {
+    switch (analysis) {
+        case Analysis::Lens:
+            return "lens";
+        case Analysis::Attribution:
+            return "dla";
+        case Analysis::Patching:
+            return "patch";
+        case Analysis::ValueNorms:
+            return "value_norms";
+        case Analysis::Composition:
+            return "composition";
+    }
+    return "?";
+}
+
+void requireAnalysis(const Config& c, Analysis analysis) {
+    const Architecture a = c.architecture();
+    const std::string family = familyName(c.family);
+    const bool readsLogits = analysis == Analysis::Lens || analysis == Analysis::Attribution ||
+                             analysis == Analysis::Patching;
+    if (!readsLogits || a.decoder) return;
+    if (analysis == Analysis::Attribution && a.placement == NormPlacement::Post) {
+        throw ModelError("dla is not defined for " + family +
+                         ": it is post-norm (a LayerNorm follows every residual add and rescales "
+                         "all earlier components together), so no component reaches the output "
+                         "through one frozen norm");
+    }
+    throw ModelError(std::string(analysisName(analysis)) + " is not defined for " + family +
+                     ": it reads a causal LM head's logits, and " + family +
+                     " is an encoder (its result ends in last_hidden; masked-LM heads are not "
+                     "covered by the analyses yet)");
+}
+
+template <typename Scalar>
+LensResult logitLens(const Model& model, const ModelRun<Scalar>& run,
+                     const std::vector<long long>& targets, int top) {
+    const Config& c = model.config;
+    requireAnalysis(c, Analysis::Lens);
+    for (long long t : targets)
+        checkToken(c, t, "target");
+    if (top < 1) throw ModelError("top " + std::to_string(top) + " must be a positive integer");
+    LensResult out;
+    out.topK = static_cast<int>(std::min<long long>(top, c.vocab));
+    out.targets = targets;
+    const std::vector<Matrix<Scalar>> resid = residualStream(model, run);
+    std::vector<long long> order(static_cast<std::size_t>(c.vocab));
+    for (const Matrix<Scalar>& boundary : resid) {
+        const MatrixD logits = finalHeadLogits(model, boundary).template cast<double>();
+        auto& ids = out.topIds.emplace_back();
+        auto& probabilities = out.topProbabilities.emplace_back();
+        auto& targetProbabilities = out.targetProbabilities.emplace_back();
+        auto& ranks = out.targetRanks.emplace_back();
+        for (Eigen::Index t = 0; t < logits.rows(); ++t) {
+            const RowD row = logits.row(t);
+            const RowD e = (row.array() - row.maxCoeff()).exp().matrix();
+            const double sum = e.sum();
+            std::iota(order.begin(), order.end(), 0LL);
+            std::partial_sort(order.begin(), order.begin() + out.topK, order.end(),
+                              [&](long long a, long long b) {
+                                  return row(a) > row(b) || (row(a) == row(b) && a < b);
+                              });
+            ids.emplace_back(order.begin(), order.begin() + out.topK);
+            auto& p = probabilities.emplace_back();
+            for (int k = 0; k < out.topK; ++k)
+                p.push_back(e(order[static_cast<std::size_t>(k)]) / sum);
+            auto& tp = targetProbabilities.emplace_back();
+            auto& tr = ranks.emplace_back();
+            for (long long a : targets) {
+                tp.push_back(e(a) / sum);
+                tr.push_back(1 + (row.array() > row(a)).count());
+            }
+        }
+    }
+    return out;
+}
+
+template <typename Scalar>
+AttributionResult directLogitAttribution(const Model& model, const ModelRun<Scalar>& run,
+                                         int position, long long target, long long foil) {
+    const Config& c = model.config;
+    requireAnalysis(c, Analysis::Attribution);
+    checkToken(c, target, "target");
+    if (foil >= 0) {
+        checkToken(c, foil, "foil");
+        if (foil == target)
+            throw ModelError("foil equals target: the logit difference is 0 by construction");
+    }
+    requireMaps(run, "dla");
+    const long long T = static_cast<long long>(run.tokens.size());
+    const int p = resolvePosition(position, T);
+    const Architecture a = c.architecture();
+    const int L = c.layers, H = c.heads;
+    const std::vector<Matrix<Scalar>> stream = residualStream(model, run);
+    std::vector<RowD> resid;  // row p of each boundary
+    for (const Matrix<Scalar>& m : stream)
+        resid.push_back(m.row(p).template cast<double>());
+    const RowD logits = finalHeadLogits(model, stream.back()).row(p).template cast<double>();
+
+    AttributionResult out;
+    out.position = p;
+    out.target = target;
+    out.foil = foil;
+    out.logitDifference = logits(target) - (foil >= 0 ? logits(foil) : 0.0);
+    // The final norm frozen at x = resid_L[p]: N(v) = (v − mean v) / s(x) · g (LayerNorm), or
+    // v · r(x) · g (RMS; Gemma's (1 + w)).
+    const RowD& x = resid.back();
+    const VectorD gain = normGain(a.norm, model.weights.finalNorm);
+    const bool layerNorm = isLayerNorm(a.norm);
+    double scale = 0;
+    if (layerNorm) {
+        const double mean = x.mean();
+        scale = 1.0 / std::sqrt((x.array() - mean).square().mean() + c.normEps);
+    } else {
+        scale = rmsScale(x, c.normEps);
+    }
+    out.finalNormKind = normKindName(a.norm);
+    out.finalNormScale = scale;
+    const auto normed = [&](const RowD& v) -> RowD {
+        const RowD centred = layerNorm ? RowD(v.array() - v.mean()) : v;
+        return (centred.array() * scale * gain.transpose().array()).matrix();
+    };
+    // The unembedding direction u = s_A·W_U[A] − s_B·W_U[B], the final soft-cap frozen per logit
+    // as s_v = logit_v / raw_v.
+    const forward::WeightView<double> unembed(model.weights.lmHead);
+    const auto W = unembed.matrix();
+    std::vector<long long> read{target};
+    if (foil >= 0) read.push_back(foil);
+    std::vector<double> factors(read.size(), 1.0);
+    if (c.finalSoftCap > 0) {
+        RowD rawInput = normed(x);
+        if (layerNorm && model.weights.finalNormBias.present())
+            rawInput +=
+                forward::WeightView<double>(model.weights.finalNormBias).vector().transpose();
+        for (std::size_t i = 0; i < read.size(); ++i) {
+            const double raw = rawInput.dot(W.row(read[i]));
+            factors[i] = raw != 0.0 ? logits(read[i]) / raw : 1.0;
+        }
+        out.softCapFactors = factors;
+    }
+    RowD u = factors[0] * W.row(target);
+    if (foil >= 0) u -= factors[1] * W.row(foil);
+    const auto part = [&](const RowD& v) { return normed(v).dot(u); };
+
+    out.embed = part(resid[0]);
+    out.heads.assign(static_cast<std::size_t>(L), std::vector<double>(static_cast<std::size_t>(H)));
+    for (int l = 0; l < L; ++l) {
+        const HeadMatrices w = headMatrices(model, l);
+        std::vector<RowD> outs;
+        RowD attended = w.outputBias.transpose();
+        for (int h = 0; h < H; ++h) {
+            outs.push_back(headContext(run, l, h).row(p) * w.output[static_cast<std::size_t>(h)]);
+            attended += outs.back();
+        }
+        RowD bias = w.outputBias.transpose(), added = attended;
+        if (const TensorRef* post = postAttentionNorm(model, l)) {
+            const double r = rmsScale(attended, c.normEps);
+            const RowD g = normGain(a.norm, *post).transpose();
+            for (RowD& o : outs)
+                o = (o.array() * r * g.array()).matrix();
+            bias = (bias.array() * r * g.array()).matrix();
+            added = (attended.array() * r * g.array()).matrix();
+            out.postAttentionScales.push_back(r);
+        }
+        for (int h = 0; h < H; ++h)
+            out.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)] =
+                part(outs[static_cast<std::size_t>(h)]);
+        out.attentionBias.push_back(part(bias));
+        out.mlp.push_back(part(resid[static_cast<std::size_t>(l + 1)] -
+                               resid[static_cast<std::size_t>(l)] - added));
+    }
+    if (layerNorm && model.weights.finalNormBias.present())
+        out.finalNormBias =
+            forward::WeightView<double>(model.weights.finalNormBias).vector().dot(u.transpose());
+    double total = out.embed + out.finalNormBias;
+    for (const auto& layer : out.heads)
+        total = std::accumulate(layer.begin(), layer.end(), total);
+    total = std::accumulate(out.attentionBias.begin(), out.attentionBias.end(), total);
+    total = std::accumulate(out.mlp.begin(), out.mlp.end(), total);
+    out.sum = total;
+    return out;
+}
+
+template <typename Scalar>
+ValueNormsResult valueNorms(const Model& model, const ModelRun<Scalar>& run) {
+    const Config& c = model.config;
+    requireAnalysis(c, Analysis::ValueNorms);
+    requireMaps(run, "value_norms");
+    ValueNormsResult out;
+    for (int l = 0; l < c.layers; ++l) {
+        const HeadMatrices w = headMatrices(model, l);
+        auto& norms = out.norms.emplace_back();
+        auto& sinkWeight = out.sinkWeight.emplace_back();
+        auto& sinkNorm = out.sinkNorm.emplace_back();
+        for (int h = 0; h < c.heads; ++h) {
+            const MatrixD alpha = run.layers[static_cast<std::size_t>(l)]
+                                      .weights[static_cast<std::size_t>(h)]
+                                      .template cast<double>();
+            const MatrixD moved =
+                run.v(l, h).template cast<double>() * w.output[static_cast<std::size_t>(h)];
+            const RowD f = moved.rowwise().norm().transpose();  // ‖v_j·W_O^h‖, T
+            MatrixD n = alpha.array().rowwise() * f.array();
+            double share = 0;
+            for (Eigen::Index i = 0; i < n.rows(); ++i) {
+                const double row = n.row(i).sum();
+                if (row > 0) share += n(i, 0) / row;
+            }
+            sinkWeight.push_back(alpha.col(0).mean());
+            sinkNorm.push_back(share / static_cast<double>(n.rows()));
+            norms.push_back(std::move(n));
+        }
+    }
+    return out;
+}
+
+CompositionResult compositionScores(const Model& model) {
+    const Config& c = model.config;
+    requireAnalysis(c, Analysis::Composition);
+    const Architecture a = c.architecture();
+    const int L = c.layers, H = c.heads, N = L * H;
+    CompositionResult out;
+    // TransformerLens's writers are centred in LayerNorm models whose heads' outputs every
+    // reader sees through a LayerNorm (not the post-norm encoders).
+    out.centeredWriting = isLayerNorm(a.norm) && a.placement != NormPlacement::Post;
+    std::vector<MatrixD> wq, wk, wv, wo;  // per (l, h): d x hd, d x hd, d x hd, hd x d
+    for (int l = 0; l < L; ++l) {
+        HeadMatrices w = headMatrices(model, l);
+        const bool reads =
+            (a.placement == NormPlacement::Pre || a.placement == NormPlacement::Sandwich ||
+             a.placement == NormPlacement::Parallel) &&
+            (l > 0 || a.firstLayerAttentionNorm);
+        out.readingFold.push_back(reads ? normKindName(a.norm) : "none");
+        const VectorD g =
+            reads ? normGain(a.norm, model.weights.layers[static_cast<std::size_t>(l)].norm1)
+                  : VectorD();
+        for (int h = 0; h < H; ++h) {
+            const auto at = static_cast<std::size_t>(h);
+            for (MatrixD* m : {&w.query[at], &w.key[at], &w.value[at]}) {
+                if (!reads) continue;
+                *m = g.asDiagonal() * *m;  // diag(g)·W
+                if (isLayerNorm(a.norm))   // P·diag(g)·W: each column's mean over d removed
+                    m->rowwise() -= m->colwise().mean();
+            }
+            if (out.centeredWriting) {  // W_O·P: each row's mean over d removed
+                MatrixD& o = w.output[at];
+                o.colwise() -= o.rowwise().mean();
+            }
+            wq.push_back(w.query[at]);
+            wk.push_back(w.key[at]);
+            wv.push_back(w.value[at]);
+            wo.push_back(w.output[at]);
+        }
+    }
+    // ‖A·B·E·F‖²_F = Σ (Kᵀ·G_A·K) ⊙ G_F with K = B·E, G_A = AᵀA, G_F = F·Fᵀ (hd x hd each).
+    std::vector<MatrixD> gramA, gramB;
+    std::vector<double> leftNorm;
+    for (int i = 0; i < N; ++i) {
+        gramA.push_back(wv[static_cast<std::size_t>(i)].transpose() *
+                        wv[static_cast<std::size_t>(i)]);
+        gramB.push_back(wo[static_cast<std::size_t>(i)] *
+                        wo[static_cast<std::size_t>(i)].transpose());
+        leftNorm.push_back(std::sqrt(std::max(0.0, gramA.back().cwiseProduct(gramB.back()).sum())));
+    }
+    const auto scores = [&](const std::vector<MatrixD>& E, const std::vector<MatrixD>& F,
+                            bool transposeE, bool transposeF) {
+        // Right factor j: E_j (d x hd) and F_j (hd x d), each given or as a transpose.
+        const auto e = [&](int j) -> MatrixD {
+            return transposeE ? MatrixD(E[static_cast<std::size_t>(j)].transpose())
+                              : E[static_cast<std::size_t>(j)];
+        };
+        const auto f = [&](int j) -> MatrixD {
+            return transposeF ? MatrixD(F[static_cast<std::size_t>(j)].transpose())
+                              : F[static_cast<std::size_t>(j)];
+        };
+        std::vector<MatrixD> rightE, gramF;
+        std::vector<double> rightNorm;
+        for (int j = 0; j < N; ++j) {
+            rightE.push_back(e(j));
+            gramF.push_back(f(j) * f(j).transpose());
+            rightNorm.push_back(std::sqrt(std::max(
+                0.0,
+                (rightE.back().transpose() * rightE.back()).cwiseProduct(gramF.back()).sum())));
+        }
+        MatrixD s = MatrixD::Zero(N, N);
+        for (int i = 0; i < N; ++i) {
+            for (int j = 0; j < N; ++j) {
+                if (i / H >= j / H) continue;  // l1 < l2 only
+                const MatrixD K =
+                    wo[static_cast<std::size_t>(i)] * rightE[static_cast<std::size_t>(j)];
+                const double product =
+                    std::sqrt(std::max(0.0, (K.transpose() * gramA[static_cast<std::size_t>(i)] * K)
+                                                .cwiseProduct(gramF[static_cast<std::size_t>(j)])
+                                                .sum()));
+                const double denominator =
+                    leftNorm[static_cast<std::size_t>(i)] * rightNorm[static_cast<std::size_t>(j)];
+                s(i, j) = denominator > 0 ? product / denominator : 0.0;
+            }
+        }
+        return s;
+    };
+    // Q: OV1·QK2 with QK = W_Q·W_Kᵀ; K: OV1·QK2ᵀ = OV1·W_K·W_Qᵀ; V: OV1·OV2.
+    out.q = scores(wq, wk, false, true);
+    out.k = scores(wk, wq, false, true);
+    out.v = scores(wv, wo, false, false);
+    return out;
+}
+
+template LensResult logitLens<float>(const Model&, const ModelRun<float>&,
+                                     const std::vector<long long>&, int);
+template LensResult logitLens<double>(const Model&, const ModelRun<double>&,
+                                      const std::vector<long long>&, int);
+template AttributionResult directLogitAttribution<float>(const Model&, const ModelRun<float>&, int,
+                                                         long long, long long);
+template AttributionResult directLogitAttribution<double>(const Model&, const ModelRun<double>&,
+                                                          int, long long, long long);
+template ValueNormsResult valueNorms<float>(const Model&, const ModelRun<float>&);
+template ValueNormsResult valueNorms<double>(const Model&, const ModelRun<double>&);
+
+}  // namespace ae::model

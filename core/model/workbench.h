@@ -1,0 +1,97 @@
+#pragma once
+// The interpretability workbench's analyses of a whole model, after
+// shared/reference/analysis_reference.py (its header has the math and the conventions, which this
+// follows): the logit lens, direct logit attribution, activation patching, value-weighted
+// attention norms with attention sinks, and Q-, K- and V-composition scores.
+//
+// Shapes: T tokens, d hidden size, L layers, H query heads, KV kv heads, hd head size, V the
+// vocabulary. Every matrix acts on row vectors (x·W): nn.Linear weights are used transposed.
+// The residual stream resid_b (T x d), b = 0..L, is what enters layer b; resid_L is what the
+// final norm reads. z^l_h (T x hd) = weights^l_h · v^l_kv(h), head h's input to the output
+// projection.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/model/model.h"
+
+namespace ae::model {
+
+// The analyses, as the command line and the result files name them.
+enum class Analysis { Lens, Attribution, Patching, ValueNorms, Composition };
+const char* analysisName(Analysis analysis);  // "lens", "dla", "patch", "value_norms", ...
+
+// Refuses, by name, an analysis the family does not define (analysis_reference.require): lens,
+// dla and patch read a causal LM head, so every encoder is refused them; dla is undefined for the
+// post-norm encoders besides.
+void requireAnalysis(const Config& config, Analysis analysis);
+
+// ---- 1. The logit lens ----
+// For every boundary b and position t: the family's final norm, head and soft-cap on resid_b[t]
+// (at b = L the model's own logits), the top K tokens (equal logits: the lower id first) with
+// their probabilities, and each target's probability and rank (1 + the number of larger logits).
+struct LensResult {
+    int topK = 0;
+    std::vector<long long> targets;
+    // Indexed [b][t][k] (top) or [b][t][target].
+    std::vector<std::vector<std::vector<long long>>> topIds;
+    std::vector<std::vector<std::vector<double>>> topProbabilities;
+    std::vector<std::vector<std::vector<double>>> targetProbabilities;
+    std::vector<std::vector<std::vector<long long>>> targetRanks;
+};
+// `run`: a run of `model` on its tokens (runModel, no attention mask).
+template <typename Scalar>
+LensResult logitLens(const Model& model, const ModelRun<Scalar>& run,
+                     const std::vector<long long>& targets, int top);
+
+// ---- 2. Direct logit attribution ----
+// D = logit[p][A] − logit[p][B] (logit[p][A] without a foil), split into the parts of resid_L[p]
+// with every norm's scale frozen at its value in the run: the embeddings, each head's z·W_O^h,
+// each layer's output-projection bias, each MLP, and the final norm's bias. They sum to D.
+struct AttributionResult {
+    int position = 0;
+    long long target = 0;
+    long long foil = -1;  // −1: none
+    double logitDifference = 0;
+    double embed = 0;
+    std::vector<std::vector<double>> heads;  // L x H
+    std::vector<double> attentionBias;       // L
+    std::vector<double> mlp;                 // L
+    double finalNormBias = 0;
+    double sum = 0;
+    std::string finalNormKind;                // "layernorm", "rmsnorm" or "gemma"
+    double finalNormScale = 0;                // 1 / s(x) or r(x)
+    std::vector<double> postAttentionScales;  // L: r(a^l[p]); empty without such norms
+    std::vector<double> softCapFactors;       // [s_A] or [s_A, s_B]; empty without a final cap
+};
+// `run` must keep every layer's maps. `position` may count from the end (−1: the last).
+template <typename Scalar>
+AttributionResult directLogitAttribution(const Model& model, const ModelRun<Scalar>& run,
+                                         int position, long long target, long long foil);
+
+// ---- 4. Value-weighted attention and sinks ----
+// norms[l][h](i, j) = α_ij · ‖v_j·W_O^h‖ (Kobayashi et al. 2020); sinkWeight[l][h] the mean over
+// queries of α_i0, sinkNorm[l][h] the mean of norms_i0 / Σ_j norms_ij (0 for a row summing to 0)
+// (Xiao et al. 2023).
+struct ValueNormsResult {
+    std::vector<std::vector<Matrix<double>>> norms;  // L x H, T x T each
+    std::vector<std::vector<double>> sinkWeight;     // L x H
+    std::vector<std::vector<double>> sinkNorm;       // L x H
+};
+template <typename Scalar>
+ValueNormsResult valueNorms(const Model& model, const ModelRun<Scalar>& run);
+
+// ---- 5. Composition scores ----
+// Q-, K- and V-composition between heads (l1, h1) and (l2, h2), l1 < l2 (Elhage et al. 2021), on
+// the weights as TransformerLens's from_pretrained processes them (the reading norm folded into
+// W_Q, W_K, W_V; W_O centred for LayerNorm models). Indexed [l1·H + h1][l2·H + h2]; 0 where
+// l1 >= l2 or a norm is 0.
+struct CompositionResult {
+    Matrix<double> q, k, v;                // (L·H) x (L·H)
+    std::vector<std::string> readingFold;  // L: "layernorm", "rmsnorm", "gemma" or "none"
+    bool centeredWriting = false;
+};
+CompositionResult compositionScores(const Model& model);
+
+}  // namespace ae::model
