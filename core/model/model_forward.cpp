@@ -1038,15 +1038,36 @@ Matrix<Scalar> attentionOutput(const Model& model, int layer, const Matrix<Scala
 }
 
 template <typename Scalar>
-Matrix<Scalar> layerOutput(const Model& model, int layer, const Matrix<Scalar>& input,
-                           const RunOptions& options) {
-    const Matrix<Scalar> attended = attentionOutput(model, layer, input, options);
+Matrix<Scalar> outputProjection(const Model& model, int layer, const Matrix<Scalar>& contexts) {
+    const Config& c = model.config;
+    if (layer < 0 || layer >= c.layers ||
+        contexts.cols() != static_cast<Eigen::Index>(c.heads) * c.headDim)
+        throw ModelError("output projection: layer " + std::to_string(layer) + ", contexts " +
+                         std::to_string(contexts.rows()) + " x " + std::to_string(contexts.cols()));
+    const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(layer)];
+    Matrix<Scalar> out;
+    linear(contexts, lw.output, lw.outputBias, c.architecture().layout == WeightLayout::Conv1D, out,
+           threadCount());
+    return out;
+}
+
+template <typename Scalar>
+Matrix<Scalar> finishLayerOutput(const Model& model, int layer, const Matrix<Scalar>& input,
+                                 const Matrix<Scalar>& attention, const RunOptions& options) {
+    checkStep(model, layer, input);
     const Pass<Scalar> pass = passFor<Scalar>(model, options, input.rows());
     Matrix<Scalar> h = input;
-    finishLayer(model, layer, pass, attended, h);
+    finishLayer(model, layer, pass, attention, h);
     if (layer == 0 && model.config.convKernel > 0)
         convolveAfterFirstLayer(model, input, pass.visibility.mask, h);
     return h;
+}
+
+template <typename Scalar>
+Matrix<Scalar> layerOutput(const Model& model, int layer, const Matrix<Scalar>& input,
+                           const RunOptions& options) {
+    return finishLayerOutput(model, layer, input, attentionOutput(model, layer, input, options),
+                             options);
 }
 
 template <typename Scalar>
@@ -1066,6 +1087,12 @@ template Matrix<float> attentionOutput<float>(const Model&, int, const Matrix<fl
                                               const RunOptions&, Matrix<float>*);
 template Matrix<double> attentionOutput<double>(const Model&, int, const Matrix<double>&,
                                                 const RunOptions&, Matrix<double>*);
+template Matrix<float> outputProjection<float>(const Model&, int, const Matrix<float>&);
+template Matrix<double> outputProjection<double>(const Model&, int, const Matrix<double>&);
+template Matrix<float> finishLayerOutput<float>(const Model&, int, const Matrix<float>&,
+                                                const Matrix<float>&, const RunOptions&);
+template Matrix<double> finishLayerOutput<double>(const Model&, int, const Matrix<double>&,
+                                                  const Matrix<double>&, const RunOptions&);
 template Matrix<float> layerOutput<float>(const Model&, int, const Matrix<float>&,
                                           const RunOptions&);
 template Matrix<double> layerOutput<double>(const Model&, int, const Matrix<double>&,

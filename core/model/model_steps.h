@@ -18,6 +18,17 @@ template <typename Scalar>
 Matrix<Scalar> attentionOutput(const Model& model, int layer, const Matrix<Scalar>& input,
                                const RunOptions& options, Matrix<Scalar>* contexts = nullptr);
 
+// Layer `layer`'s output projection and its bias on the heads' contexts (T x H·hd): T x d.
+template <typename Scalar>
+Matrix<Scalar> outputProjection(const Model& model, int layer, const Matrix<Scalar>& contexts);
+
+// The rest of layer `layer` after its attention: `input` (T x d, the residual that entered the
+// layer) and the attention output (T x d, as attentionOutput gives it) make the layer's output,
+// as the pass makes it (residual adds, norms, the MLP; DeBERTa's ConvLayer after layer 0).
+template <typename Scalar>
+Matrix<Scalar> finishLayerOutput(const Model& model, int layer, const Matrix<Scalar>& input,
+                                 const Matrix<Scalar>& attention, const RunOptions& options);
+
 // The whole of layer `layer` on `input`: its output, the residual entering the next layer (or,
 // for the last, what the final norm reads), T x d.
 template <typename Scalar>

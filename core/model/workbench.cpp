@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "core/model/forward_ops.h"
@@ -335,6 +336,120 @@ AttributionResult directLogitAttribution(const Model& model, const ModelRun<Scal
     return out;
 }
 
+namespace {
+
+// The corrupted run continued from layer `layer` with `input` entering it and, when given, its
+// attention output replaced: the metric at `position`.
+template <typename Scalar>
+double metricFrom(const Model& model, int layer, Matrix<Scalar> h, const Matrix<Scalar>* attention,
+                  const RunOptions& options, int position, long long target, long long foil) {
+    const int L = model.config.layers;
+    h = attention ? finishLayerOutput(model, layer, h, *attention, options)
+                  : layerOutput(model, layer, h, options);
+    for (int l = layer + 1; l < L; ++l)
+        h = layerOutput(model, l, h, options);
+    const Matrix<Scalar> row = h.row(position);
+    const Matrix<Scalar> logits = finalHeadLogits(model, row);
+    return static_cast<double>(logits(0, target)) -
+           (foil >= 0 ? static_cast<double>(logits(0, foil)) : 0.0);
+}
+
+}  // namespace
+
+template <typename Scalar>
+double metricAfter(const Model& model, int layer, const Matrix<Scalar>& input, int position,
+                   long long target, long long foil) {
+    const Config& c = model.config;
+    requireAnalysis(c, Analysis::Patching);
+    checkToken(c, target, "target");
+    if (foil >= 0) checkToken(c, foil, "foil");
+    return metricFrom<Scalar>(model, layer, input, nullptr, RunOptions{},
+                              resolvePosition(position, input.rows()), target, foil);
+}
+
+template <typename Scalar>
+PatchingResult activationPatching(const Model& model, const std::vector<long long>& clean,
+                                  const std::vector<long long>& corrupt, int position,
+                                  long long target, long long foil,
+                                  const std::function<bool(double)>& progress) {
+    const Config& c = model.config;
+    requireAnalysis(c, Analysis::Patching);
+    if (clean.size() != corrupt.size())
+        throw ModelError("clean ids (" + std::to_string(clean.size()) +
+                         " tokens) and corrupted ids (" + std::to_string(corrupt.size()) +
+                         " tokens) differ in length");
+    checkToken(c, target, "target");
+    if (foil >= 0) {
+        checkToken(c, foil, "foil");
+        if (foil == target) throw ModelError("foil equals target: the metric is 0 in every run");
+    }
+    const long long T = static_cast<long long>(clean.size());
+    const int p = resolvePosition(position, T);
+    const RunOptions options;
+    const ModelRun<Scalar> cleanRun = runModel<Scalar>(model, clean, options);
+    const ModelRun<Scalar> corruptRun = runModel<Scalar>(model, corrupt, options);
+    const auto metric = [&](const ModelRun<Scalar>& run) {
+        return static_cast<double>(run.logits(p, target)) -
+               (foil >= 0 ? static_cast<double>(run.logits(p, foil)) : 0.0);
+    };
+    PatchingResult out;
+    out.position = p;
+    out.target = target;
+    out.foil = foil;
+    out.cleanMetric = metric(cleanRun);
+    out.corruptMetric = metric(corruptRun);
+    const double span = out.cleanMetric - out.corruptMetric;
+    if (std::abs(span) <= 1e-9 * (1.0 + std::abs(out.cleanMetric))) {
+        char value[32];
+        std::snprintf(value, sizeof value, "%.17g", out.cleanMetric);
+        throw ModelError(std::string("the clean and corrupted metrics are equal (") + value +
+                         "): the normalised effect (patched - corrupted) / (clean - corrupted) "
+                         "would divide by zero");
+    }
+    const int L = c.layers, H = c.heads;
+    const Eigen::Index hd = c.headDim;
+    const double total = static_cast<double>(L) * (2.0 * H + static_cast<double>(T));
+    double done = 0;
+    const auto effect = [&](double patched) {
+        if (progress && !progress(++done / total)) throw RunCancelled();
+        return (patched - out.corruptMetric) / span + 0.0;  // + 0.0: no −0
+    };
+    out.heads.assign(static_cast<std::size_t>(L), {});
+    out.pattern.assign(static_cast<std::size_t>(L), {});
+    out.residual.assign(static_cast<std::size_t>(L), {});
+    for (int l = 0; l < L; ++l) {
+        const auto at = static_cast<std::size_t>(l);
+        const Matrix<Scalar>& input = corruptRun.layers[at].hiddenIn;
+        Matrix<Scalar> contexts;  // the corrupted run's, T x H·hd
+        attentionOutput(model, l, input, options, &contexts);
+        for (int h = 0; h < H; ++h) {
+            // Head h's output from the clean run.
+            Matrix<Scalar> patched = contexts;
+            patched.middleCols(h * hd, hd) =
+                cleanRun.layers[at].weights[static_cast<std::size_t>(h)] * cleanRun.v(l, h);
+            const Matrix<Scalar> attention = outputProjection(model, l, patched);
+            out.heads[at].push_back(
+                effect(metricFrom(model, l, input, &attention, options, p, target, foil)));
+        }
+        for (int h = 0; h < H; ++h) {
+            // Its pattern from the clean run, its values this run's.
+            Matrix<Scalar> patched = contexts;
+            patched.middleCols(h * hd, hd) =
+                cleanRun.layers[at].weights[static_cast<std::size_t>(h)] * corruptRun.v(l, h);
+            const Matrix<Scalar> attention = outputProjection(model, l, patched);
+            out.pattern[at].push_back(
+                effect(metricFrom(model, l, input, &attention, options, p, target, foil)));
+        }
+        for (long long t = 0; t < T; ++t) {
+            Matrix<Scalar> patched = input;
+            patched.row(t) = cleanRun.layers[at].hiddenIn.row(t);
+            out.residual[at].push_back(
+                effect(metricFrom<Scalar>(model, l, patched, nullptr, options, p, target, foil)));
+        }
+    }
+    return out;
+}
+
 template <typename Scalar>
 ValueNormsResult valueNorms(const Model& model, const ModelRun<Scalar>& run) {
     const Config& c = model.config;
@@ -467,6 +582,16 @@ template AttributionResult directLogitAttribution<float>(const Model&, const Mod
                                                          long long, long long);
 template AttributionResult directLogitAttribution<double>(const Model&, const ModelRun<double>&,
                                                           int, long long, long long);
+template PatchingResult activationPatching<float>(const Model&, const std::vector<long long>&,
+                                                  const std::vector<long long>&, int, long long,
+                                                  long long, const std::function<bool(double)>&);
+template PatchingResult activationPatching<double>(const Model&, const std::vector<long long>&,
+                                                   const std::vector<long long>&, int, long long,
+                                                   long long, const std::function<bool(double)>&);
+template double metricAfter<float>(const Model&, int, const Matrix<float>&, int, long long,
+                                   long long);
+template double metricAfter<double>(const Model&, int, const Matrix<double>&, int, long long,
+                                    long long);
 template ValueNormsResult valueNorms<float>(const Model&, const ModelRun<float>&);
 template ValueNormsResult valueNorms<double>(const Model&, const ModelRun<double>&);
 

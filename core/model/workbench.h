@@ -70,6 +70,38 @@ template <typename Scalar>
 AttributionResult directLogitAttribution(const Model& model, const ModelRun<Scalar>& run,
                                          int position, long long target, long long foil);
 
+// ---- 3. Activation patching ----
+// A clean and a corrupted text of the same length; the metric M = logit[p][A] − logit[p][B]
+// (logit[p][A] without a foil). Each patched run is the corrupted run with one thing taken from
+// the clean run, its effect (M_patched − M_corrupt) / (M_clean − M_corrupt): 0 no effect, 1 as
+// clean.
+//   heads[l][h]     z^l_h, every row, from the clean run (the layers after recomputed);
+//   residual[l][t]  row t of resid_l, l = 0..L−1;
+//   pattern[l][h]   the head's weights from the clean run, its values the corrupted run's.
+struct PatchingResult {
+    int position = 0;
+    long long target = 0;
+    long long foil = -1;
+    double cleanMetric = 0, corruptMetric = 0;
+    std::vector<std::vector<double>> heads;     // L x H
+    std::vector<std::vector<double>> residual;  // L x T
+    std::vector<std::vector<double>> pattern;   // L x H
+};
+// `progress` (optional) is called after each patched run with the fraction done; returning false
+// stops the sweep (RunCancelled).
+template <typename Scalar>
+PatchingResult activationPatching(const Model& model, const std::vector<long long>& clean,
+                                  const std::vector<long long>& corrupt, int position,
+                                  long long target, long long foil,
+                                  const std::function<bool(double)>& progress = {});
+
+// What every patch measures: the metric at `position` of a run continued from layer `layer` with
+// `input` (T x d) entering it. With the corrupted run's own input it is M_corrupt; with the clean
+// run's at layer 0, M_clean.
+template <typename Scalar>
+double metricAfter(const Model& model, int layer, const Matrix<Scalar>& input, int position,
+                   long long target, long long foil);
+
 // ---- 4. Value-weighted attention and sinks ----
 // norms[l][h](i, j) = α_ij · ‖v_j·W_O^h‖ (Kobayashi et al. 2020); sinkWeight[l][h] the mean over
 // queries of α_i0, sinkNorm[l][h] the mean of norms_i0 / Σ_j norms_ij (0 for a row summing to 0)

@@ -128,6 +128,26 @@ QByteArray attributionJson(const model::Config& config, const std::vector<long l
     return out;
 }
 
+QByteArray patchingJson(const model::Config& config, const std::vector<long long>& clean,
+                        const std::vector<long long>& corrupt, const model::PatchingResult& p) {
+    QByteArray out = header(config, model::Analysis::Patching, &clean);
+    field(out, "corrupt_tokens", corrupt);
+    field(out, "position", p.position);
+    field(out, "target", p.target);
+    if (p.foil >= 0) {
+        field(out, "foil", p.foil);
+    } else {
+        out.append(",\"foil\":null");
+    }
+    field(out, "clean_metric", p.cleanMetric);
+    field(out, "corrupt_metric", p.corruptMetric);
+    field(out, "heads", p.heads);
+    field(out, "resid", p.residual);
+    field(out, "pattern", p.pattern);
+    out.append("}\n");
+    return out;
+}
+
 QByteArray valueNormsJson(const model::Config& config, const std::vector<long long>& tokens,
                           const model::ValueNormsResult& v) {
     QByteArray out = header(config, model::Analysis::ValueNorms, &tokens);

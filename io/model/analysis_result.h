@@ -15,6 +15,9 @@ QByteArray lensJson(const model::Config& config, const std::vector<long long>& t
                     const model::LensResult& lens);
 QByteArray attributionJson(const model::Config& config, const std::vector<long long>& tokens,
                            const model::AttributionResult& attribution);
+QByteArray patchingJson(const model::Config& config, const std::vector<long long>& clean,
+                        const std::vector<long long>& corrupt,
+                        const model::PatchingResult& patching);
 QByteArray valueNormsJson(const model::Config& config, const std::vector<long long>& tokens,
                           const model::ValueNormsResult& norms);
 QByteArray compositionJson(const model::Config& config,

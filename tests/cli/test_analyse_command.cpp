@@ -55,6 +55,10 @@ private slots:
         QTest::newRow("lens") << "lens" << QStringList{"--ids", ids, "--target", "5,9"};
         QTest::newRow("dla") << "dla" << QStringList{"--ids", ids, "--target", "5", "--foil", "9"};
         QTest::newRow("value_norms") << "value_norms" << QStringList{"--ids", ids};
+        QTest::newRow("patch") << "patch" << QStringList{"--ids",         ids,
+                                                         "--corrupt-ids", "7,41,3,12,22,15,36",
+                                                         "--target",      "5",
+                                                         "--foil",        "9"};
         QTest::newRow("composition") << "composition" << QStringList{};
     }
     void writesTheGoldenAnalyses() {
@@ -75,8 +79,9 @@ private slots:
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("message");
         const QString gpt2 = goldenModelDir("gpt2-tiny");
-        QTest::newRow("mode") << QStringList{"analyse", "lenz", gpt2, "--ids", "1", "-o", "x"}
-                              << "analyse: MODE must be lens, dla, value_norms or composition";
+        QTest::newRow("mode")
+            << QStringList{"analyse", "lenz", gpt2, "--ids", "1", "-o", "x"}
+            << "analyse: MODE must be lens, dla, patch, value_norms or composition";
         QTest::newRow("no ids") << QStringList{"analyse", "lens", gpt2, "-o", "x"}
                                 << "analyse: give --ids 1,2,3 or --text TEXT";
         QTest::newRow("dla target")
@@ -84,7 +89,14 @@ private slots:
             << "analyse: dla needs one --target token";
         QTest::newRow("foil for lens")
             << QStringList{"analyse", "lens", gpt2, "--ids", "1,2", "--foil", "3", "-o", "x"}
-            << "analyse: --foil is for dla";
+            << "analyse: --foil is for dla and patch";
+        QTest::newRow("patch corrupt")
+            << QStringList{"analyse", "patch", gpt2, "--ids", "1,2", "--target", "5", "-o", "x"}
+            << "analyse: patch needs --corrupt-ids 1,2,3 or --corrupt-text TEXT";
+        QTest::newRow("patch equal")
+            << QStringList{"analyse", "patch",    gpt2, "--ids", "1,2", "--corrupt-ids",
+                           "1,2",     "--target", "5",  "-o",    "x"}
+            << "the clean and corrupted metrics are equal";
         QTest::newRow("composition ids")
             << QStringList{"analyse", "composition", gpt2, "--ids", "1", "-o", "x"}
             << "analyse: composition reads the weights alone";

@@ -22,6 +22,7 @@ using namespace ae::testing;
 namespace {
 
 const std::vector<long long> kIds{7, 41, 3, 59, 22, 15, 36};
+const std::vector<long long> kCorrupt{7, 41, 3, 12, 22, 15, 36};  // position 3 differs
 const QStringList kAnalysedModels{"gpt2-tiny", "llama-tiny-gqa", "qwen3-tiny", "gemma2-tiny",
                                   "pythia-tiny"};
 
@@ -81,6 +82,9 @@ QByteArray analysed(const QString& name, const QString& mode) {
     if (mode == "lens") return io::lensJson(m.config, kIds, model::logitLens(m, run, {5, 9}, 5));
     if (mode == "dla")
         return io::attributionJson(m.config, kIds, model::directLogitAttribution(m, run, -1, 5, 9));
+    if (mode == "patch")
+        return io::patchingJson(m.config, kIds, kCorrupt,
+                                model::activationPatching<double>(m, kIds, kCorrupt, -1, 5, 9));
     return io::valueNormsJson(m.config, kIds, model::valueNorms(m, run));
 }
 
@@ -104,7 +108,7 @@ private slots:
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("mode");
         for (const QString& name : kAnalysedModels)
-            for (const char* mode : {"lens", "dla", "value_norms", "composition"})
+            for (const char* mode : {"lens", "dla", "patch", "value_norms", "composition"})
                 QTest::newRow(qPrintable(name + "/" + mode)) << name << QString(mode);
     }
     void goldenAnalysesMatch() {
@@ -154,6 +158,34 @@ private slots:
             QVERIFY2((again - run.logits).cwiseAbs().maxCoeff() <= 1e-12, qPrintable(name));
         }
         QVERIFY(decoders >= 10);
+    }
+
+    // Patching every row entering layer 0 restores the clean metric (effect 1), patching nothing
+    // leaves the corrupted one (0); a row the two texts share, at layer 0, changes nothing; equal
+    // texts and texts of different lengths are refused.
+    void patchingIdentities() {
+        const io::ModelFolder folder(goldenModelDir("llama-tiny-gqa"));
+        const model::Model& m = folder.model();
+        const model::PatchingResult p =
+            model::activationPatching<double>(m, kIds, kCorrupt, -1, 5, 9);
+        const auto clean = model::runModel<double>(m, kIds);
+        const auto corrupt = model::runModel<double>(m, kCorrupt);
+        const double all = model::metricAfter(m, 0, clean.layers[0].hiddenIn, -1, 5, 9);
+        const double none = model::metricAfter(m, 0, corrupt.layers[0].hiddenIn, -1, 5, 9);
+        const double span = p.cleanMetric - p.corruptMetric;
+        QVERIFY(std::abs((all - p.corruptMetric) / span - 1.0) <= 1e-12);
+        QVERIFY(std::abs((none - p.corruptMetric) / span) <= 1e-12);
+        for (int t = 0; t < 7; ++t) {
+            if (t == 3) continue;
+            QCOMPARE(p.residual[0][static_cast<std::size_t>(t)], 0.0);
+        }
+        QVERIFY(p.residual[0][3] != 0.0);
+        QVERIFY_THROWS_EXCEPTION(model::ModelError,
+                                 model::activationPatching<double>(m, kIds, kIds, -1, 5, 9));
+        QVERIFY_THROWS_EXCEPTION(model::ModelError,
+                                 model::activationPatching<double>(m, kIds, {7, 41}, -1, 5, 9));
+        QVERIFY_THROWS_EXCEPTION(model::ModelError,
+                                 model::activationPatching<double>(m, kIds, kCorrupt, -1, 5, 5));
     }
 
     // Scores lie in [0, 1], and a head composes only with the later layers' heads.
