@@ -122,6 +122,9 @@ int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measu
                       "Measure a whole model instead (random weights in a real checkpoint's "
                       "shape, written once to the cache folder): the forward pass keeping every "
                       "head."});
+    parser.addOption({"workbench",
+                      "Time a per-head activation patching sweep (outputs and patterns) on the "
+                      "GPT-2-small-shaped model of --model, against one full rerun per patch."});
     parser.addOption(
         {"shape", "With --model: the checkpoint's shape, " + modelBenchShapes().join(", ") + ".",
          "name", QStringLiteral("gpt2-small")});
@@ -156,6 +159,12 @@ int benchCommand(const QStringList& arguments, const WindowLatencyMeasure& measu
                                     : defaultModelBenchFolder(parser.value("shape"));
     if (parser.isSet("shape") && !parser.isSet("model"))
         throw std::invalid_argument("bench: --shape is for --model");
+    if (parser.isSet("workbench")) {
+        if (parser.isSet("ui") || parser.isSet("shape"))
+            throw std::invalid_argument("bench: --workbench takes --sizes, --reps and --cache-dir");
+        return workbenchBenchmark(parser.isSet("sizes") ? sizes : std::vector<int>{16, 64},
+                                  parser.isSet("reps") ? reps : 5, modelFolder);
+    }
     if (parser.isSet("model") && !parser.isSet("ui")) {
         std::vector<int> modelSizes{128, 512, 1024};
         if (parser.isSet("sizes")) modelSizes = sizes;

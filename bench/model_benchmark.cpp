@@ -24,6 +24,7 @@
 
 #include "core/model/family.h"
 #include "core/model/model.h"
+#include "core/model/workbench.h"
 #include "core/scene.h"
 #include "io/formats/safetensors_writer.h"
 #include "io/model/model_folder.h"
@@ -426,6 +427,54 @@ void ensureModelBenchFolder(const QString& cacheFolder, const QString& shapeName
                                              {"write_ms", rounded(elapsedMs(start), 0.1)}})
                             .constData());
     std::fflush(stdout);
+}
+
+int workbenchBenchmark(const std::vector<int>& sizes, int reps, const QString& cacheFolder) {
+    ensureModelBenchFolder(cacheFolder);
+    const io::ModelFolder folder(cacheFolder);
+    const model::Model& m = folder.model();
+    const model::Config& c = m.config;
+    for (int length : sizes) {
+        if (length < 2 || (c.positions > 0 && length > c.positions))
+            throw std::invalid_argument("bench --workbench: --sizes " + std::to_string(length) +
+                                        ": expected 2 to " + std::to_string(c.positions));
+        // Clean and corrupted texts differing at one position, the metric logit 0 − logit 1 at
+        // the last.
+        std::vector<long long> clean(static_cast<size_t>(length)), corrupt;
+        for (int i = 0; i < length; ++i)
+            clean[static_cast<size_t>(i)] = (i * 7919 + 13) % c.vocab;
+        corrupt = clean;
+        corrupt[static_cast<size_t>(length / 2)] =
+            (clean[static_cast<size_t>(length / 2)] + 1) % c.vocab;
+        std::vector<double> full;
+        for (int r = 0; r <= reps; ++r) {
+            const auto start = std::chrono::steady_clock::now();
+            const model::ModelRun<float> run = model::runModel<float>(m, corrupt);
+            if (r > 0) full.push_back(elapsedMs(start));  // the first is the warm-up
+        }
+        std::sort(full.begin(), full.end());
+        const int patchedRuns = 2 * c.layers * c.heads;
+        const double naiveMs = patchedRuns * full[full.size() / 2];
+        std::vector<double> sweeps;
+        for (int r = 0; r < std::max(1, reps / 3); ++r) {
+            const auto start = std::chrono::steady_clock::now();
+            model::activationPatching<float>(m, clean, corrupt, -1, 0, 1, {},
+                                             model::PatchingSweeps{true, true, false});
+            sweeps.push_back(elapsedMs(start));
+        }
+        std::sort(sweeps.begin(), sweeps.end());
+        const double sweepMs = sweeps[sweeps.size() / 2];
+        const QJsonObject line{{"L", length},
+                               {"patched_runs", patchedRuns},
+                               {"sweep_ms", rounded(sweepMs, 0.1)},
+                               {"full_run_ms", rounded(full[full.size() / 2], 0.01)},
+                               {"naive_ms", rounded(naiveMs, 0.1)},
+                               {"speedup", rounded(naiveMs / sweepMs, 0.01)}};
+        std::printf("%s\n", jsonLine(line).constData());
+        std::fflush(stdout);
+    }
+    std::printf("%s\n", jsonLine(sgemmRates(reps)).constData());
+    return 0;
 }
 
 int modelBenchmark(const std::vector<int>& sizes, int reps, const QString& cacheFolder,

@@ -18,6 +18,12 @@ namespace ae::cli {
 int modelBenchmark(const std::vector<int>& sizes, int reps, const QString& cacheFolder,
                    const QString& shape = QStringLiteral("gpt2-small"));
 
+// `bench --workbench`: a per-head activation patching sweep (head outputs and patterns, 2·L·H
+// patched runs, core/model/workbench.h) on the GPT-2-small shape at each length, against the
+// naive way, one full rerun per patched run (2·L·H times the median of `reps` full runs, timed in
+// the same process): one JSON line per length, then the same-run SGEMM rate.
+int workbenchBenchmark(const std::vector<int>& sizes, int reps, const QString& cacheFolder);
+
 // The shapes --shape takes: gpt2-small (the default), qwen2.5-0.5b, pythia-410m.
 QStringList modelBenchShapes();
 

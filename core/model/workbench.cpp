@@ -371,7 +371,8 @@ template <typename Scalar>
 PatchingResult activationPatching(const Model& model, const std::vector<long long>& clean,
                                   const std::vector<long long>& corrupt, int position,
                                   long long target, long long foil,
-                                  const std::function<bool(double)>& progress) {
+                                  const std::function<bool(double)>& progress,
+                                  PatchingSweeps sweeps) {
     const Config& c = model.config;
     requireAnalysis(c, Analysis::Patching);
     if (clean.size() != corrupt.size())
@@ -408,7 +409,9 @@ PatchingResult activationPatching(const Model& model, const std::vector<long lon
     }
     const int L = c.layers, H = c.heads;
     const Eigen::Index hd = c.headDim;
-    const double total = static_cast<double>(L) * (2.0 * H + static_cast<double>(T));
+    const double total =
+        static_cast<double>(L) * ((sweeps.heads ? H : 0) + (sweeps.pattern ? H : 0) +
+                                  (sweeps.residual ? static_cast<double>(T) : 0.0));
     double done = 0;
     const auto effect = [&](double patched) {
         if (progress && !progress(++done / total)) throw RunCancelled();
@@ -421,8 +424,8 @@ PatchingResult activationPatching(const Model& model, const std::vector<long lon
         const auto at = static_cast<std::size_t>(l);
         const Matrix<Scalar>& input = corruptRun.layers[at].hiddenIn;
         Matrix<Scalar> contexts;  // the corrupted run's, T x H·hd
-        attentionOutput(model, l, input, options, &contexts);
-        for (int h = 0; h < H; ++h) {
+        if (sweeps.heads || sweeps.pattern) attentionOutput(model, l, input, options, &contexts);
+        for (int h = 0; h < (sweeps.heads ? H : 0); ++h) {
             // Head h's output from the clean run.
             Matrix<Scalar> patched = contexts;
             patched.middleCols(h * hd, hd) =
@@ -431,7 +434,7 @@ PatchingResult activationPatching(const Model& model, const std::vector<long lon
             out.heads[at].push_back(
                 effect(metricFrom(model, l, input, &attention, options, p, target, foil)));
         }
-        for (int h = 0; h < H; ++h) {
+        for (int h = 0; h < (sweeps.pattern ? H : 0); ++h) {
             // Its pattern from the clean run, its values this run's.
             Matrix<Scalar> patched = contexts;
             patched.middleCols(h * hd, hd) =
@@ -440,7 +443,7 @@ PatchingResult activationPatching(const Model& model, const std::vector<long lon
             out.pattern[at].push_back(
                 effect(metricFrom(model, l, input, &attention, options, p, target, foil)));
         }
-        for (long long t = 0; t < T; ++t) {
+        for (long long t = 0; t < (sweeps.residual ? T : 0); ++t) {
             Matrix<Scalar> patched = input;
             patched.row(t) = cleanRun.layers[at].hiddenIn.row(t);
             out.residual[at].push_back(
@@ -584,10 +587,12 @@ template AttributionResult directLogitAttribution<double>(const Model&, const Mo
                                                           int, long long, long long);
 template PatchingResult activationPatching<float>(const Model&, const std::vector<long long>&,
                                                   const std::vector<long long>&, int, long long,
-                                                  long long, const std::function<bool(double)>&);
+                                                  long long, const std::function<bool(double)>&,
+                                                  PatchingSweeps);
 template PatchingResult activationPatching<double>(const Model&, const std::vector<long long>&,
                                                    const std::vector<long long>&, int, long long,
-                                                   long long, const std::function<bool(double)>&);
+                                                   long long, const std::function<bool(double)>&,
+                                                   PatchingSweeps);
 template double metricAfter<float>(const Model&, int, const Matrix<float>&, int, long long,
                                    long long);
 template double metricAfter<double>(const Model&, int, const Matrix<double>&, int, long long,

@@ -87,13 +87,20 @@ struct PatchingResult {
     std::vector<std::vector<double>> residual;  // L x T
     std::vector<std::vector<double>> pattern;   // L x H
 };
+// Which sweeps to run (the others' lists stay empty).
+struct PatchingSweeps {
+    bool heads = true;
+    bool pattern = true;
+    bool residual = true;
+};
 // `progress` (optional) is called after each patched run with the fraction done; returning false
 // stops the sweep (RunCancelled).
 template <typename Scalar>
 PatchingResult activationPatching(const Model& model, const std::vector<long long>& clean,
                                   const std::vector<long long>& corrupt, int position,
                                   long long target, long long foil,
-                                  const std::function<bool(double)>& progress = {});
+                                  const std::function<bool(double)>& progress = {},
+                                  PatchingSweeps sweeps = {});
 
 // What every patch measures: the metric at `position` of a run continued from layer `layer` with
 // `input` (T x d) entering it. With the corrupted run's own input it is M_corrupt; with the clean
