@@ -1071,6 +1071,35 @@ Matrix<Scalar> layerOutput(const Model& model, int layer, const Matrix<Scalar>& 
 }
 
 template <typename Scalar>
+Matrix<Scalar> stackedLayerOutput(const Model& model, int layer, const Matrix<Scalar>& inputs,
+                                  Eigen::Index T, const RunOptions& options) {
+    const Config& c = model.config;
+    if (T < 1 || inputs.rows() % T != 0 || !c.isDecoder())
+        throw ModelError("stacked layer: " + std::to_string(inputs.rows()) +
+                         " rows are not whole sequences of " + std::to_string(T) +
+                         " (decoders only)");
+    checkStep(model, layer, inputs);
+    RunOptions keep = options;
+    keep.keptMaps = RunOptions::KeptMaps::Chosen;
+    keep.mapLayers.clear();
+    keep.keepDigest = false;
+    const Pass<Scalar> pass = passFor<Scalar>(model, keep, T);
+    const ops::RotaryAngles angles = layerAngles(pass, layer, T);
+    const bool turns = !pass.rotations[static_cast<std::size_t>(layer)].inverseFrequencies.empty();
+    Matrix<Scalar> attention(inputs.rows(), c.hidden);
+    for (Eigen::Index first = 0; first < inputs.rows(); first += T) {
+        const Matrix<Scalar> block = inputs.middleRows(first, T);
+        LayerRecord<Scalar> record;
+        Matrix<Scalar> out;
+        attentionSubBlock(model, layer, pass, turns ? &angles : nullptr, block, record, out);
+        attention.middleRows(first, T) = out;
+    }
+    Matrix<Scalar> h = inputs;
+    finishLayer(model, layer, pass, attention, h);
+    return h;
+}
+
+template <typename Scalar>
 Matrix<Scalar> finalHeadLogits(const Model& model, const Matrix<Scalar>& residual) {
     const Config& c = model.config;
     if (!c.isDecoder())
@@ -1097,6 +1126,10 @@ template Matrix<float> layerOutput<float>(const Model&, int, const Matrix<float>
                                           const RunOptions&);
 template Matrix<double> layerOutput<double>(const Model&, int, const Matrix<double>&,
                                             const RunOptions&);
+template Matrix<float> stackedLayerOutput<float>(const Model&, int, const Matrix<float>&,
+                                                 Eigen::Index, const RunOptions&);
+template Matrix<double> stackedLayerOutput<double>(const Model&, int, const Matrix<double>&,
+                                                   Eigen::Index, const RunOptions&);
 template Matrix<float> finalHeadLogits<float>(const Model&, const Matrix<float>&);
 template Matrix<double> finalHeadLogits<double>(const Model&, const Matrix<double>&);
 

@@ -24,7 +24,8 @@ Matrix<Scalar> outputProjection(const Model& model, int layer, const Matrix<Scal
 
 // The rest of layer `layer` after its attention: `input` (T x d, the residual that entered the
 // layer) and the attention output (T x d, as attentionOutput gives it) make the layer's output,
-// as the pass makes it (residual adds, norms, the MLP; DeBERTa's ConvLayer after layer 0).
+// as the pass makes it (residual adds, norms, the MLP; DeBERTa's ConvLayer after layer 0). Row
+// by row but for that ConvLayer: a decoder's rows may be several sequences stacked.
 template <typename Scalar>
 Matrix<Scalar> finishLayerOutput(const Model& model, int layer, const Matrix<Scalar>& input,
                                  const Matrix<Scalar>& attention, const RunOptions& options);
@@ -34,6 +35,13 @@ Matrix<Scalar> finishLayerOutput(const Model& model, int layer, const Matrix<Sca
 template <typename Scalar>
 Matrix<Scalar> layerOutput(const Model& model, int layer, const Matrix<Scalar>& input,
                            const RunOptions& options);
+
+// layerOutput on B sequences of T rows each, stacked (B·T x d): every sequence's attention on its
+// own rows, the rest of the layer (row by row: residual adds, norms, the MLP) on all of them at
+// once, so the layer's MLP weights are read once for the B sequences. For decoders (no ConvLayer).
+template <typename Scalar>
+Matrix<Scalar> stackedLayerOutput(const Model& model, int layer, const Matrix<Scalar>& inputs,
+                                  Eigen::Index T, const RunOptions& options);
 
 // A decoder's last steps on residual rows (n x d): the final norm, the LM head and the final
 // soft-cap, n x V, as a pass ends.

@@ -354,6 +354,26 @@ double metricFrom(const Model& model, int layer, Matrix<Scalar> h, const Matrix<
            (foil >= 0 ? static_cast<double>(logits(0, foil)) : 0.0);
 }
 
+// B patched runs stacked (B·T x d, the residual entering layer `layer`), continued to the end:
+// each run's metric at `position`.
+template <typename Scalar>
+std::vector<double> stackedMetrics(const Model& model, int layer, Matrix<Scalar> h, Eigen::Index T,
+                                   const RunOptions& options, int position, long long target,
+                                   long long foil) {
+    for (int l = layer; l < model.config.layers; ++l)
+        h = stackedLayerOutput(model, l, h, T, options);
+    const Eigen::Index runs = h.rows() / T;
+    Matrix<Scalar> rows(runs, h.cols());
+    for (Eigen::Index b = 0; b < runs; ++b)
+        rows.row(b) = h.row(b * T + position);
+    const Matrix<Scalar> logits = finalHeadLogits(model, rows);
+    std::vector<double> metrics;
+    for (Eigen::Index b = 0; b < runs; ++b)
+        metrics.push_back(static_cast<double>(logits(b, target)) -
+                          (foil >= 0 ? static_cast<double>(logits(b, foil)) : 0.0));
+    return metrics;
+}
+
 }  // namespace
 
 template <typename Scalar>
@@ -417,6 +437,15 @@ PatchingResult activationPatching(const Model& model, const std::vector<long lon
         if (progress && !progress(++done / total)) throw RunCancelled();
         return (patched - out.corruptMetric) / span + 0.0;  // + 0.0: no −0
     };
+    // Patched runs go through the later layers in batches, stacked: the layers' MLPs and the LM
+    // head are read once for a batch instead of once a run (a short text's pass is bound by
+    // reading the weights). A batch's activations stay under 256 MiB.
+    const double perRun = static_cast<double>(T) *
+                          (4.0 * c.hidden + 3.0 * c.intermediate +
+                           3.0 * static_cast<double>(c.heads + c.kvHeads) * c.headDim) *
+                          sizeof(Scalar);
+    const std::size_t batch = static_cast<std::size_t>(
+        std::clamp(256.0 * 1024 * 1024 / std::max(perRun, 1.0), 1.0, 64.0));
     out.heads.assign(static_cast<std::size_t>(L), {});
     out.pattern.assign(static_cast<std::size_t>(L), {});
     out.residual.assign(static_cast<std::size_t>(L), {});
@@ -425,29 +454,53 @@ PatchingResult activationPatching(const Model& model, const std::vector<long lon
         const Matrix<Scalar>& input = corruptRun.layers[at].hiddenIn;
         Matrix<Scalar> contexts;  // the corrupted run's, T x H·hd
         if (sweeps.heads || sweeps.pattern) attentionOutput(model, l, input, options, &contexts);
-        for (int h = 0; h < (sweeps.heads ? H : 0); ++h) {
-            // Head h's output from the clean run.
+        // Head patches: items 0..H−1 take head h's output from the clean run, items H..2H−1 its
+        // pattern alone (the values stay the corrupted run's). Each is layer l's attention output.
+        std::vector<int> items;
+        for (int h = 0; h < (sweeps.heads ? H : 0); ++h)
+            items.push_back(h);
+        for (int h = 0; h < (sweeps.pattern ? H : 0); ++h)
+            items.push_back(H + h);
+        const auto attentionOf = [&](int item) {
+            const int h = item % H;
+            const Matrix<Scalar>& weights =
+                cleanRun.layers[at].weights[static_cast<std::size_t>(h)];
             Matrix<Scalar> patched = contexts;
             patched.middleCols(h * hd, hd) =
-                cleanRun.layers[at].weights[static_cast<std::size_t>(h)] * cleanRun.v(l, h);
-            const Matrix<Scalar> attention = outputProjection(model, l, patched);
-            out.heads[at].push_back(
-                effect(metricFrom(model, l, input, &attention, options, p, target, foil)));
+                weights * (item < H ? cleanRun.v(l, h) : corruptRun.v(l, h));
+            return outputProjection(model, l, patched);
+        };
+        for (std::size_t first = 0; first < items.size(); first += batch) {
+            const std::size_t n = std::min(batch, items.size() - first);
+            Matrix<Scalar> inputs(static_cast<Eigen::Index>(n) * T, c.hidden);
+            Matrix<Scalar> attention(inputs.rows(), c.hidden);
+            for (std::size_t j = 0; j < n; ++j) {
+                inputs.middleRows(static_cast<Eigen::Index>(j) * T, T) = input;
+                attention.middleRows(static_cast<Eigen::Index>(j) * T, T) =
+                    attentionOf(items[first + j]);
+            }
+            const std::vector<double> metrics = stackedMetrics(
+                model, l + 1, finishLayerOutput(model, l, inputs, attention, options), T, options,
+                p, target, foil);
+            for (std::size_t j = 0; j < n; ++j) {
+                const int item = items[first + j];
+                (item < H ? out.heads : out.pattern)[at].push_back(effect(metrics[j]));
+            }
         }
-        for (int h = 0; h < (sweeps.pattern ? H : 0); ++h) {
-            // Its pattern from the clean run, its values this run's.
-            Matrix<Scalar> patched = contexts;
-            patched.middleCols(h * hd, hd) =
-                cleanRun.layers[at].weights[static_cast<std::size_t>(h)] * corruptRun.v(l, h);
-            const Matrix<Scalar> attention = outputProjection(model, l, patched);
-            out.pattern[at].push_back(
-                effect(metricFrom(model, l, input, &attention, options, p, target, foil)));
-        }
-        for (long long t = 0; t < (sweeps.residual ? T : 0); ++t) {
-            Matrix<Scalar> patched = input;
-            patched.row(t) = cleanRun.layers[at].hiddenIn.row(t);
-            out.residual[at].push_back(
-                effect(metricFrom<Scalar>(model, l, patched, nullptr, options, p, target, foil)));
+        // Residual rows: row t of the input to layer l from the clean run.
+        for (long long first = 0; first < (sweeps.residual ? T : 0);
+             first += static_cast<long long>(batch)) {
+            const long long n = std::min<long long>(static_cast<long long>(batch), T - first);
+            Matrix<Scalar> inputs(n * T, c.hidden);
+            for (long long j = 0; j < n; ++j) {
+                inputs.middleRows(j * T, T) = input;
+                inputs.row(j * T + first + j) = cleanRun.layers[at].hiddenIn.row(first + j);
+            }
+            const std::vector<double> metrics =
+                stackedMetrics(model, l + 1, stackedLayerOutput(model, l, inputs, T, options), T,
+                               options, p, target, foil);
+            for (double m : metrics)
+                out.residual[at].push_back(effect(m));
         }
     }
     return out;
