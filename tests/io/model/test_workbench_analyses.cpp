@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 
 #include "core/model/model_steps.h"
@@ -192,6 +193,34 @@ private slots:
                                  model::activationPatching<double>(m, kIds, {7, 41}, -1, 5, 9));
         QVERIFY_THROWS_EXCEPTION(model::ModelError,
                                  model::activationPatching<double>(m, kIds, kCorrupt, -1, 5, 5));
+    }
+
+    // The sweep reports its progress after every patched run, ending at 1, and stops when asked;
+    // a sweep of the head outputs alone leaves the other lists empty and gives the same numbers.
+    void patchingProgressAndCancel() {
+        const io::ModelFolder folder(goldenModelDir("gpt2-tiny"));
+        const model::Model& m = folder.model();
+        std::vector<double> seen;
+        const model::PatchingResult all =
+            model::activationPatching<double>(m, kIds, kCorrupt, -1, 5, 9, [&](double done) {
+                seen.push_back(done);
+                return true;
+            });
+        const std::size_t runs = 2 * 2 * 4 + 2 * 7;  // L·H heads, L·H patterns, L·T rows
+        QCOMPARE(seen.size(), runs);
+        QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+        QCOMPARE(seen.back(), 1.0);
+        int calls = 0;
+        QVERIFY_THROWS_EXCEPTION(model::RunCancelled, model::activationPatching<double>(
+                                                          m, kIds, kCorrupt, -1, 5, 9,
+                                                          [&](double) { return ++calls < 3; }));
+        QCOMPARE(calls, 3);
+        const model::PatchingResult heads = model::activationPatching<double>(
+            m, kIds, kCorrupt, -1, 5, 9, {}, model::PatchingSweeps{true, false, false});
+        for (std::size_t l = 0; l < all.heads.size(); ++l)
+            for (std::size_t h = 0; h < all.heads[l].size(); ++h)
+                QVERIFY(std::abs(heads.heads[l][h] - all.heads[l][h]) <= 1e-12);
+        QVERIFY(heads.pattern[0].empty() && heads.residual[0].empty());
     }
 
     // Scores lie in [0, 1], and a head composes only with the later layers' heads.
