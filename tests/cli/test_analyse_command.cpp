@@ -75,6 +75,39 @@ private slots:
         QVERIFY2(worst <= 1e-4, qPrintable(QString::number(worst)));
     }
 
+    // The built-in model that learned induction: its previous-token head (layer 0 head 1)
+    // K-composes with both induction heads (layer 1 heads 2 and 3) more than any other layer-0
+    // head does, as Elhage et al. describe the circuit. And texts go through its tokenizer.
+    void inductionCircuitComposes() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("composition.json");
+        auto r = runBinary({"analyse", "composition", "builtin:tiny-induction", "-o", out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray k = readJsonFile(out).value("k").toArray();
+        for (int induction : {2, 3}) {
+            int best = -1;
+            double most = -1;
+            for (int h = 0; h < 4; ++h) {
+                const double score = k[0].toArray()[h].toArray()[1].toArray()[induction].toDouble();
+                if (score > most) {
+                    most = score;
+                    best = h;
+                }
+            }
+            QCOMPARE(best, 1);
+        }
+        const QString lens = dir.filePath("lens.json");
+        r = runBinary(
+            {"analyse", "lens", "builtin:tiny-induction", "--text", "a b c a b", "-o", lens});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(!readJsonFile(lens).value("tokens").toArray().isEmpty());
+        r = runBinary({"analyse", "patch", "builtin:tiny-induction", "--text", "a b c a b",
+                       "--corrupt-text", "a b c a", "--target", "5", "-o",
+                       dir.filePath("patch.json")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("differ in length"), r.err.constData());
+    }
+
     void refusals_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("message");
