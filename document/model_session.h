@@ -72,6 +72,9 @@ public:
     void close();
     bool isOpen() const { return static_cast<bool>(model_.folder); }
     const model::Model* model() const { return model_.model(); }
+    // The open folder itself, for work that must keep the model alive while it runs elsewhere
+    // (the workbench's sweeps); null when no model is open.
+    std::shared_ptr<const io::ModelFolder> folderHandle() const { return model_.folder; }
     QString folder() const { return model_.directory(); }
     // The built-in model's name when the open model is one, else empty.
     QString builtInName() const { return model_.builtIn; }

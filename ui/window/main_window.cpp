@@ -1,4 +1,5 @@
 #include "ui/window/main_window.h"
+#include "ui/window/workbench_panel.h"
 
 #include <QActionGroup>
 #include <QApplication>
@@ -336,6 +337,8 @@ void MainWindow::createModelViews() {
     modelView_ = new plot::ModelView(centre_);
     modelView_->setObjectName(QStringLiteral("modelView"));
     centre_->addTab(modelView_, tr("Model"));
+    workbench_ = new WorkbenchPanel(session_, centre_);
+    centre_->addTab(workbench_, tr("Workbench"));
 
     modelPanel_ = new ModelPanel(session_);
     modelDock_ = new QDockWidget(tr("Model input"), this);

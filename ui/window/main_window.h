@@ -34,6 +34,7 @@ class Classroom;
 class ControlsPanel;
 class FileActions;
 class ModelPanel;
+class WorkbenchPanel;
 class StaleClickGuard;
 
 class MainWindow : public QMainWindow {
@@ -53,6 +54,7 @@ public:
     document::ModelSession* modelSession() const { return session_; }
     ModelPanel* modelPanel() const { return modelPanel_; }
     plot::ModelView* modelView() const { return modelView_; }
+    WorkbenchPanel* workbench() const { return workbench_; }
     StaleClickGuard* clickGuard() const { return clickGuard_; }
     // While a model is open, the middle of the window: the explorer's maps (tab 0) and the model
     // view (tab 1). Without a model the maps alone are the middle.
@@ -133,6 +135,7 @@ private:
     Classroom* classroom_ = nullptr;
     ModelPanel* modelPanel_ = nullptr;
     plot::ModelView* modelView_ = nullptr;
+    WorkbenchPanel* workbench_ = nullptr;
     StaleClickGuard* clickGuard_ = nullptr;
     QDockWidget* modelDock_ = nullptr;
     QTabWidget* centre_ = nullptr;
