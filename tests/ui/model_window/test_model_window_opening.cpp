@@ -38,6 +38,7 @@
 #include "ui/files/file_actions.h"
 #include "ui/window/main_window.h"
 #include "ui/window/model_panel.h"
+#include "ui/window/workbench_panel.h"
 
 using namespace ae;
 using namespace ae::ui;
@@ -153,7 +154,8 @@ void TestModelWindowOpening::openModelAsksAboutUnsavedChanges() {
 void TestModelWindowOpening::openedModelShowsItsInput() {
     openModel();
     QCOMPARE(window_->centralWidget(), window_->centralTabs());
-    QCOMPARE(window_->centralTabs()->count(), 2);
+    QCOMPARE(window_->centralTabs()->count(), 3);  // Explorer, Model, Workbench
+    QCOMPARE(window_->centralTabs()->indexOf(window_->workbench()), 2);
     QCOMPARE(window_->centralTabs()->currentWidget(), window_->modelView());
     ModelPanel* panel = window_->modelPanel();
     QVERIFY(panel->isVisible());
