@@ -18,6 +18,7 @@
 #include <QPointer>
 #include <QProgressBar>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -337,8 +338,14 @@ void MainWindow::createModelViews() {
     modelView_ = new plot::ModelView(centre_);
     modelView_->setObjectName(QStringLiteral("modelView"));
     centre_->addTab(modelView_, tr("Model"));
-    workbench_ = new WorkbenchPanel(session_, centre_);
-    centre_->addTab(workbench_, tr("Workbench"));
+    // In a scroll area: the tab never widens the window (every dock must fit 1024 pixels).
+    workbench_ = new WorkbenchPanel(session_);
+    auto* workbenchScroll = new QScrollArea(centre_);
+    workbenchScroll->setObjectName(QStringLiteral("workbenchScroll"));
+    workbenchScroll->setWidgetResizable(true);
+    workbenchScroll->setFrameShape(QFrame::NoFrame);
+    workbenchScroll->setWidget(workbench_);
+    centre_->addTab(workbenchScroll, tr("Workbench"));
 
     modelPanel_ = new ModelPanel(session_);
     modelDock_ = new QDockWidget(tr("Model input"), this);

@@ -33,7 +33,7 @@ private slots:
         settle();
         ui::WorkbenchPanel* bench = window_->workbench();
         auto* tabs = window_->findChild<QTabWidget*>(QStringLiteral("centralTabs"));
-        tabs->setCurrentWidget(bench);
+        tabs->setCurrentIndex(2);  // Explorer, Model, Workbench
         bench->corruptedField()->setText(QStringLiteral("7 41 3 12 22 15 36"));
         const QString changes = bench->findChild<QLabel*>(QStringLiteral("patchChanges"))->text();
         QVERIFY2(changes.contains(QStringLiteral("3: #59 → <b>#12</b>")), qPrintable(changes));
