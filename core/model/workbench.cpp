@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <random>
 
 #include "core/model/forward_ops.h"
 #include "core/model/model_steps.h"
@@ -392,9 +393,15 @@ PatchingResult activationPatching(const Model& model, const std::vector<long lon
                                   const std::vector<long long>& corrupt, int position,
                                   long long target, long long foil,
                                   const std::function<bool(double)>& progress,
-                                  PatchingSweeps sweeps) {
+                                  PatchingSweeps sweeps,
+                                  const std::vector<HeadAblation>& headsOff) {
     const Config& c = model.config;
     requireAnalysis(c, Analysis::Patching);
+    for (const HeadAblation& off : headsOff)
+        if (off.layer < 0 || off.layer >= c.layers || off.head < 0 || off.head >= c.heads)
+            throw ModelError("head L" + std::to_string(off.layer) + "H" + std::to_string(off.head) +
+                             " switched off is not in the model (" + std::to_string(c.layers) +
+                             " layers of " + std::to_string(c.heads) + " heads)");
     if (clean.size() != corrupt.size())
         throw ModelError("clean ids (" + std::to_string(clean.size()) +
                          " tokens) and corrupted ids (" + std::to_string(corrupt.size()) +
@@ -406,7 +413,8 @@ PatchingResult activationPatching(const Model& model, const std::vector<long lon
     }
     const long long T = static_cast<long long>(clean.size());
     const int p = resolvePosition(position, T);
-    const RunOptions options;
+    RunOptions options;
+    options.ablations = headsOff;  // by zeros, in both runs and every patched one
     const ModelRun<Scalar> cleanRun = runModel<Scalar>(model, clean, options);
     const ModelRun<Scalar> corruptRun = runModel<Scalar>(model, corrupt, options);
     const auto metric = [&](const ModelRun<Scalar>& run) {
@@ -463,6 +471,9 @@ PatchingResult activationPatching(const Model& model, const std::vector<long lon
             items.push_back(H + h);
         const auto attentionOf = [&](int item) {
             const int h = item % H;
+            // A head switched off outputs zeros in both runs: patching it changes nothing.
+            if (std::find(headsOff.begin(), headsOff.end(), HeadAblation{l, h}) != headsOff.end())
+                return outputProjection(model, l, contexts);
             const Matrix<Scalar>& weights =
                 cleanRun.layers[at].weights[static_cast<std::size_t>(h)];
             Matrix<Scalar> patched = contexts;
@@ -630,6 +641,35 @@ CompositionResult compositionScores(const Model& model) {
     return out;
 }
 
+double randomCompositionBaseline(int hidden, int headDim, int samples, unsigned seed) {
+    if (hidden < 1 || headDim < 1 || samples < 1)
+        throw ModelError(
+            "composition baseline: hidden size, head size and samples must be "
+            "positive");
+    std::mt19937 engine(seed);
+    std::normal_distribution<double> normal;
+    const auto draw = [&](int rows, int cols) {
+        MatrixD m(rows, cols);
+        for (Eigen::Index i = 0; i < m.size(); ++i)
+            m.data()[i] = normal(engine);
+        return m;
+    };
+    double total = 0;
+    for (int s = 0; s < samples; ++s) {
+        const MatrixD v = draw(hidden, headDim), o = draw(headDim, hidden);
+        const MatrixD q = draw(hidden, headDim), k = draw(hidden, headDim);
+        // ‖V·O·Q·Kᵀ‖²_F = Σ (Mᵀ·VᵀV·M) ⊙ KᵀK with M = O·Q (hd x hd); likewise each factor's norm.
+        const MatrixD gramV = v.transpose() * v, gramO = o * o.transpose();
+        const MatrixD gramQ = q.transpose() * q, gramK = k.transpose() * k;
+        const MatrixD m = o * q;
+        const double product = std::sqrt((m.transpose() * gramV * m).cwiseProduct(gramK).sum());
+        const double left = std::sqrt(gramV.cwiseProduct(gramO).sum());
+        const double right = std::sqrt(gramQ.cwiseProduct(gramK).sum());
+        total += product / (left * right);
+    }
+    return total / samples;
+}
+
 template LensResult logitLens<float>(const Model&, const ModelRun<float>&,
                                      const std::vector<long long>&, int);
 template LensResult logitLens<double>(const Model&, const ModelRun<double>&,
@@ -641,11 +681,12 @@ template AttributionResult directLogitAttribution<double>(const Model&, const Mo
 template PatchingResult activationPatching<float>(const Model&, const std::vector<long long>&,
                                                   const std::vector<long long>&, int, long long,
                                                   long long, const std::function<bool(double)>&,
-                                                  PatchingSweeps);
+                                                  PatchingSweeps, const std::vector<HeadAblation>&);
 template PatchingResult activationPatching<double>(const Model&, const std::vector<long long>&,
                                                    const std::vector<long long>&, int, long long,
                                                    long long, const std::function<bool(double)>&,
-                                                   PatchingSweeps);
+                                                   PatchingSweeps,
+                                                   const std::vector<HeadAblation>&);
 template double metricAfter<float>(const Model&, int, const Matrix<float>&, int, long long,
                                    long long);
 template double metricAfter<double>(const Model&, int, const Matrix<double>&, int, long long,

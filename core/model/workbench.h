@@ -94,13 +94,15 @@ struct PatchingSweeps {
     bool residual = true;
 };
 // `progress` (optional) is called after each patched run with the fraction done; returning false
-// stops the sweep (RunCancelled).
+// stops the sweep (RunCancelled). `headsOff`: heads switched off (zeros) in every run, the edited
+// model a what-if makes; patching one of them changes nothing.
 template <typename Scalar>
 PatchingResult activationPatching(const Model& model, const std::vector<long long>& clean,
                                   const std::vector<long long>& corrupt, int position,
                                   long long target, long long foil,
                                   const std::function<bool(double)>& progress = {},
-                                  PatchingSweeps sweeps = {});
+                                  PatchingSweeps sweeps = {},
+                                  const std::vector<HeadAblation>& headsOff = {});
 
 // What every patch measures: the metric at `position` of a run continued from layer `layer` with
 // `input` (T x d) entering it. With the corrupted run's own input it is M_corrupt; with the clean
@@ -132,5 +134,11 @@ struct CompositionResult {
     bool centeredWriting = false;
 };
 CompositionResult compositionScores(const Model& model);
+
+// What the scores are for heads of random weights, the line a real score is read against: the
+// mean over `samples` draws of independent Gaussian W_V, W_Q, W_K (d x hd) and W_O (hd x d) of
+// ‖OV₁·QK₂‖_F / (‖OV₁‖_F·‖QK₂‖_F), OV = W_V·W_O and QK = W_Q·W_Kᵀ. The scale of the draws cancels;
+// Q-, K- and V-composition share it, their factors being alike in distribution.
+double randomCompositionBaseline(int hidden, int headDim, int samples = 16, unsigned seed = 1);
 
 }  // namespace ae::model

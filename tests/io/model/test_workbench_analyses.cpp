@@ -237,6 +237,43 @@ private slots:
         }
     }
 
+    // Heads switched off (the edited model of a what-if) are off in both runs: the metrics are
+    // the ablated runs', and patching such a head changes nothing.
+    void patchingAnEditedModel() {
+        const io::ModelFolder folder(goldenModelDir("gpt2-tiny"));
+        const model::Model& m = folder.model();
+        const std::vector<model::HeadAblation> off{{0, 1}, {1, 3}};
+        const model::PatchingResult p =
+            model::activationPatching<double>(m, kIds, kCorrupt, -1, 5, 9, {}, {}, off);
+        model::RunOptions options;
+        options.ablations = off;
+        const auto clean = model::runModel<double>(m, kIds, options);
+        const auto corrupt = model::runModel<double>(m, kCorrupt, options);
+        QVERIFY(std::abs(p.cleanMetric - (clean.logits(6, 5) - clean.logits(6, 9))) <= 1e-12);
+        QVERIFY(std::abs(p.corruptMetric - (corrupt.logits(6, 5) - corrupt.logits(6, 9))) <= 1e-12);
+        QVERIFY(std::abs(p.heads[0][1]) <= 1e-12 && std::abs(p.pattern[1][3]) <= 1e-12);
+        QVERIFY(std::abs(p.heads[0][0]) > 1e-6);
+        const model::PatchingResult unedited =
+            model::activationPatching<double>(m, kIds, kCorrupt, -1, 5, 9);
+        QVERIFY(std::abs(unedited.heads[0][1]) > 1e-6);
+        QVERIFY_THROWS_EXCEPTION(
+            model::ModelError,
+            model::activationPatching<double>(m, kIds, kCorrupt, -1, 5, 9, {}, {}, {{2, 0}}));
+    }
+
+    // Random heads' composition is about 1/sqrt(d) (a rotation-invariant factor keeps about 1/d
+    // of the squared norm of a product), the same for the same seed, and refused for no shape.
+    void compositionBaselineOfRandomWeights() {
+        for (const auto& [d, hd] : {std::pair{64, 16}, std::pair{256, 32}}) {
+            const double baseline = model::randomCompositionBaseline(d, hd);
+            QVERIFY2(baseline > 0.8 / std::sqrt(d) && baseline < 1.25 / std::sqrt(d),
+                     qPrintable(QString::number(baseline)));
+            QCOMPARE(model::randomCompositionBaseline(d, hd), baseline);
+            QVERIFY(model::randomCompositionBaseline(d, hd, 16, 2) != baseline);
+        }
+        QVERIFY_THROWS_EXCEPTION(model::ModelError, model::randomCompositionBaseline(0, 8));
+    }
+
     void refusedAsTheReferenceRefuses() {
         QCOMPARE(refusal("bert-tiny", model::Analysis::Attribution),
                  QStringLiteral("dla is not defined for bert: it is post-norm (a LayerNorm follows "
