@@ -171,6 +171,8 @@ void ModelSession::close() {
     model_ = {};
     runs_->clear();
     layerOpen_ = false;
+    whatIfLayer_ = -1;
+    whatIfHeadsOff_.clear();
     pristine_.reset();
     emit closed();
 }
@@ -428,6 +430,8 @@ void ModelSession::followDocument() {
     const int oldLayer = layer(), oldHead = head();
     layerOpen_ = r && model_.isReferredToBy(*r);
     if (!layerOpen_) {
+        whatIfLayer_ = -1;
+        whatIfHeadsOff_.clear();
         if (wasOpen) emit openHeadChanged(-1, -1);
         if (runs_->current() != runs_->base()) runs_->showBase();
         return;
@@ -469,6 +473,8 @@ void ModelSession::computeCurrent() {
     }
     const LayerEdit edit = judgeLayerEdit(scene, *pristine_, document_->hasWeightsOf(pristine_),
                                           scheduler.errorText(), *base);
+    whatIfLayer_ = edit.kind == LayerEdit::WhatIf ? layer : -1;
+    whatIfHeadsOff_ = edit.kind == LayerEdit::WhatIf ? edit.headsOff : std::vector<int>();
     if (edit.kind != LayerEdit::WhatIf) {
         if (!edit.problem.isEmpty()) fail(edit.problem);
         // The model's own run is shown: a what-if still on the worker (an undo pressed twice

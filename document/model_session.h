@@ -58,6 +58,8 @@ public:
     explicit ModelSession(AttentionDocument* document, QObject* parent = nullptr);
     ~ModelSession() override;
 
+    AttentionDocument* document() const { return document_; }
+
     // ---- Opening ----
     // Opens `folder` in the background; once it is open and has run, the document's scene is
     // replaced (resetScene: no undo across it; the caller asks about unsaved changes first) by
@@ -134,6 +136,11 @@ public:
     std::vector<std::pair<int, int>> changedHeads(double threshold = 0.01) const {
         return runs_->changedHeads(threshold);
     }
+    // The document's what-if as the workbench carries it to texts of its own: the layer it edits
+    // (-1: none), and the heads it switches off there by zeros when that is all it does (else
+    // empty: it edits this text's numbers, which another text does not have).
+    int whatIfLayer() const { return whatIfLayer_; }
+    const std::vector<int>& whatIfHeadsOff() const { return whatIfHeadsOff_; }
     // Asks for the induction scores: measured if they can be and are not yet, else problem()
     // says why not.
     void measureInduction();
@@ -198,6 +205,8 @@ signals:
 
 private:
     void fail(const QString& message);
+    int whatIfLayer_ = -1;
+    std::vector<int> whatIfHeadsOff_;
     void refuse(const QString& message);  // fail() and openRefused()
 
     // Opens the model `request` names (checkOpenRequest, then openModel on the worker), installs

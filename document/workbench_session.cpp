@@ -1,17 +1,93 @@
 #include "document/workbench_session.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMetaObject>
 #include <QPointer>
 #include <QRegularExpression>
 
+#include "document/attention_document.h"
 #include "document/model_session.h"
 #include "io/model/model_folder.h"
 #include "io/tokenizer/tokenizer.h"
 
 namespace ae::document {
 
+namespace {
+
+const QLatin1String kWorkbenchKey("workbench");
+
+model::Analysis analysisOf(WorkbenchMode mode) {
+    switch (mode) {
+        case WorkbenchMode::Patching:
+            return model::Analysis::Patching;
+        case WorkbenchMode::Lens:
+            return model::Analysis::Lens;
+        case WorkbenchMode::Attribution:
+            return model::Analysis::Attribution;
+        case WorkbenchMode::Composition:
+            return model::Analysis::Composition;
+    }
+    return model::Analysis::Patching;
+}
+
+QJsonObject viewObject(const std::string& viewJson) {
+    return QJsonDocument::fromJson(QByteArray::fromStdString(viewJson)).object();
+}
+
+}  // namespace
+
+QString workbenchModeKey(WorkbenchMode mode) {
+    return QLatin1String(model::analysisName(analysisOf(mode)));
+}
+
+std::optional<WorkbenchMode> workbenchModeFromKey(const QString& key) {
+    for (WorkbenchMode mode : {WorkbenchMode::Patching, WorkbenchMode::Lens,
+                               WorkbenchMode::Attribution, WorkbenchMode::Composition})
+        if (workbenchModeKey(mode) == key) return mode;
+    return std::nullopt;
+}
+
+std::optional<WorkbenchSettings> workbenchSettings(const std::string& viewJson) {
+    const QJsonValue value = viewObject(viewJson).value(kWorkbenchKey);
+    if (!value.isObject()) return std::nullopt;
+    const QJsonObject o = value.toObject();
+    WorkbenchSettings s;
+    if (const auto mode = workbenchModeFromKey(o.value(QLatin1String("mode")).toString()))
+        s.mode = *mode;
+    s.corrupted = o.value(QLatin1String("corrupted")).toString();
+    s.target = o.value(QLatin1String("target")).toString();
+    s.foil = o.value(QLatin1String("foil")).toString();
+    const QJsonValue position = o.value(QLatin1String("position"));
+    if (position.isDouble() && position.toDouble() == position.toInt() && position.toInt() >= -1)
+        s.position = position.toInt();
+    const QString composition = o.value(QLatin1String("composition")).toString();
+    if (composition == QLatin1String("q") || composition == QLatin1String("k") ||
+        composition == QLatin1String("v"))
+        s.composition = composition.front().toLatin1();
+    return s;
+}
+
+std::string withWorkbenchSettings(const std::string& viewJson, const WorkbenchSettings& s) {
+    QJsonObject view = viewObject(viewJson);
+    QJsonObject o;
+    o[QLatin1String("mode")] = workbenchModeKey(s.mode);
+    o[QLatin1String("corrupted")] = s.corrupted;
+    o[QLatin1String("target")] = s.target;
+    o[QLatin1String("foil")] = s.foil;
+    o[QLatin1String("position")] = s.position;
+    o[QLatin1String("composition")] = QString(QLatin1Char(s.composition));
+    view[kWorkbenchKey] = o;
+    return QJsonDocument(view).toJson(QJsonDocument::Compact).toStdString();
+}
+
 WorkbenchSession::WorkbenchSession(ModelSession* session, QObject* parent)
-    : QObject(parent), session_(session) {}
+    : QObject(parent), session_(session) {
+    AttentionDocument* document = session_->document();
+    connect(document, &AttentionDocument::resultsChanged, this, &WorkbenchSession::followDocument);
+    connect(document, &AttentionDocument::sceneReset, this, &WorkbenchSession::followDocument);
+    followDocument();
+}
 
 WorkbenchSession::~WorkbenchSession() {
     cancel();
@@ -26,11 +102,35 @@ void WorkbenchSession::cancel() {
     if (cancel_) cancel_->store(true);
 }
 
+void WorkbenchSession::followDocument() {
+    const std::optional<WorkbenchSettings> held =
+        workbenchSettings(session_->document()->scene().viewJson);
+    if (!held || *held == committed_) return;
+    committed_ = *held;
+    settings_ = *held;
+    emit settingsChanged();
+}
+
+void WorkbenchSession::commitSettings(const QString& description) {
+    if (settings_ == committed_ || session_->layer() < 0) return;
+    AttentionDocument* document = session_->document();
+    Scene scene = document->scene();
+    scene.viewJson = withWorkbenchSettings(scene.viewJson, settings_);
+    committed_ = settings_;
+    QString error;
+    if (!document->replaceScene(scene, description, &error)) emit problem(error);
+}
+
+const std::vector<long long>& WorkbenchSession::cleanIds() const {
+    static const std::vector<long long> none;
+    return result_ ? result_->cleanIds : none;
+}
+
 long long WorkbenchSession::tokenId(const QString& token, const char* what,
                                     QString* problem) const {
     const model::Model* model = session_->model();
     const io::Tokenizer* tokenizer = session_->tokenizer();
-    QString text = token;
+    const QString& text = token;
     bool number = false;
     long long id = -1;
     if (text.startsWith('#')) {
@@ -71,13 +171,13 @@ std::vector<long long> WorkbenchSession::corruptedIds(QString* problem) const {
         *problem = tr("Open a model first");
         return {};
     }
-    if (corrupted_.trimmed().isEmpty()) {
+    if (settings_.corrupted.trimmed().isEmpty()) {
         *problem = tr("Type the corrupted prompt: the model's text with a few tokens changed");
         return {};
     }
     if (const io::Tokenizer* tokenizer = session_->tokenizer()) {
         try {
-            const std::vector<int> ids = tokenizer->encode(corrupted_, true);
+            const std::vector<int> ids = tokenizer->encode(settings_.corrupted, true);
             return {ids.begin(), ids.end()};
         } catch (const std::exception& e) {
             *problem = QString::fromStdString(e.what());
@@ -85,8 +185,8 @@ std::vector<long long> WorkbenchSession::corruptedIds(QString* problem) const {
         }
     }
     std::vector<long long> ids;
-    for (const QString& part :
-         corrupted_.split(QRegularExpression(QStringLiteral("[\\s,]+")), Qt::SkipEmptyParts)) {
+    for (const QString& part : settings_.corrupted.split(
+             QRegularExpression(QStringLiteral("[\\s,]+")), Qt::SkipEmptyParts)) {
         bool ok = false;
         const long long id = part.toLongLong(&ok);
         if (!ok) {
@@ -111,59 +211,149 @@ std::vector<int> WorkbenchSession::changedPositions() const {
     return changed;
 }
 
+std::vector<model::HeadAblation> WorkbenchSession::headsOff() const {
+    std::vector<model::HeadAblation> off;
+    for (int head : session_->whatIfHeadsOff())
+        off.push_back({session_->whatIfLayer(), head});
+    return off;
+}
+
+QString WorkbenchSession::editedModelNote() const {
+    const int layer = session_->whatIfLayer();
+    if (layer < 0) return {};
+    const std::vector<int>& heads = session_->whatIfHeadsOff();
+    if (heads.empty())
+        return tr("The what-if in layer %1 edits this text's numbers, which another text does "
+                  "not have: the workbench shows the model without it")
+            .arg(layer);
+    QStringList names;
+    for (int h : heads)
+        names << QStringLiteral("L%1 H%2").arg(layer).arg(h);
+    return tr("Edited model: %1 switched off").arg(names.join(QStringLiteral(", ")));
+}
+
 void WorkbenchSession::run() {
     cancel();
     join();
-    QString problem;
-    const std::vector<long long> corrupt = corruptedIds(&problem);
-    const std::vector<long long> clean = session_->ids();
-    long long target = -1, foil = -1;
-    if (problem.isEmpty() && corrupt.size() != clean.size())
-        problem = tr("The corrupted prompt is %1 tokens, the model's text %2: patching needs "
-                     "texts of the same length")
-                      .arg(corrupt.size())
-                      .arg(clean.size());
-    if (problem.isEmpty()) target = tokenId(target_, "answer", &problem);
-    if (problem.isEmpty() && !foil_.trimmed().isEmpty()) foil = tokenId(foil_, "foil", &problem);
+    const WorkbenchSettings s = settings_;
     const std::shared_ptr<const io::ModelFolder> folder = session_->folderHandle();
-    if (problem.isEmpty() && !folder) problem = tr("Open a model first");
-    if (!problem.isEmpty()) {
-        emit this->problem(problem);
+    if (!folder) {
+        emit problem(tr("Open a model first"));
         return;
     }
+    auto job = std::make_shared<WorkbenchResult>();
+    job->mode = s.mode;
+    job->cleanIds = session_->ids();
+    job->edited = editedModelNote();
+    const long long T = static_cast<long long>(job->cleanIds.size());
+    QString why;
+    try {
+        model::requireAnalysis(folder->model().config, analysisOf(s.mode));
+    } catch (const model::ModelError& e) {
+        why = QString::fromStdString(e.what());
+    }
+    const bool readsText = s.mode != WorkbenchMode::Composition;
+    if (why.isEmpty() && readsText && T == 0) why = tr("Type a text first");
+    if (why.isEmpty() && readsText && s.position >= T)
+        why = tr("Position %1 is past the text's %2 tokens").arg(s.position).arg(T);
+    if (why.isEmpty() && s.mode == WorkbenchMode::Patching) {
+        job->corruptIds = corruptedIds(&why);
+        if (why.isEmpty() && static_cast<long long>(job->corruptIds.size()) != T)
+            why = tr("The corrupted prompt is %1 tokens, the model's text %2: patching needs "
+                     "texts of the same length")
+                      .arg(job->corruptIds.size())
+                      .arg(T);
+    }
+    const bool needsTarget =
+        s.mode == WorkbenchMode::Patching || s.mode == WorkbenchMode::Attribution;
+    if (why.isEmpty() && readsText && (needsTarget || !s.target.trimmed().isEmpty())) {
+        if (s.target.trimmed().isEmpty())
+            why = tr("Pick the answer: a token from the predictions, or type it");
+        else
+            job->target = tokenId(s.target, "answer", &why);
+    }
+    if (why.isEmpty() && readsText && !s.foil.trimmed().isEmpty()) {
+        job->foil = tokenId(s.foil, "foil", &why);
+        if (why.isEmpty() && job->foil == job->target)
+            why = tr("The foil is the answer: the metric would be 0 in every run");
+    }
+    if (!why.isEmpty()) {
+        emit problem(why);
+        return;
+    }
+    job->position = readsText ? (s.position < 0 ? static_cast<int>(T) - 1 : s.position) : 0;
     cancel_ = std::make_shared<std::atomic<bool>>(false);
     running_ = true;
     const unsigned generation = ++generation_;
     const std::shared_ptr<std::atomic<bool>> stop = cancel_;
     const QPointer<WorkbenchSession> self(this);
+    const std::vector<model::HeadAblation> off = headsOff();
     worker_ = std::thread([=] {
-        std::optional<model::PatchingResult> result;
+        const model::Model& model = folder->model();
+        const auto report = [&](double done) {
+            QMetaObject::invokeMethod(self, [self, generation, done] {
+                if (self && self->generation_ == generation) emit self->progress(done);
+            });
+            return !stop->load();
+        };
+        model::RunOptions options;
+        options.ablations = off;
         QString failure;
         try {
-            result = model::activationPatching<float>(
-                folder->model(), clean, corrupt, -1, target, foil, [&](double done) {
-                    QMetaObject::invokeMethod(self, [self, generation, done] {
-                        if (self && self->generation_ == generation) emit self->progress(done);
-                    });
-                    return !stop->load();
-                });
+            const auto runOn = [&](const std::vector<long long>& ids, double from, double span) {
+                model::RunOptions withProgress = options;
+                withProgress.afterLayer = [&](int done) {
+                    return report(from + span * done / std::max(model.config.layers, 1));
+                };
+                return std::make_shared<const model::ModelRun<float>>(
+                    model::runModel<float>(model, ids, withProgress));
+            };
+            switch (job->mode) {
+                case WorkbenchMode::Patching:
+                    job->patching = model::activationPatching<float>(
+                        model, job->cleanIds, job->corruptIds, job->position, job->target,
+                        job->foil, [&](double done) { return report(0.9 * done); }, {}, off);
+                    job->cleanRun = runOn(job->cleanIds, 0.9, 0.05);
+                    job->corruptRun = runOn(job->corruptIds, 0.95, 0.05);
+                    break;
+                case WorkbenchMode::Lens: {
+                    std::vector<long long> targets;
+                    if (job->target >= 0) targets.push_back(job->target);
+                    if (job->foil >= 0) targets.push_back(job->foil);
+                    job->cleanRun = runOn(job->cleanIds, 0, 0.8);
+                    job->lens = model::logitLens(model, *job->cleanRun, targets, 5);
+                    break;
+                }
+                case WorkbenchMode::Attribution:
+                    job->cleanRun = runOn(job->cleanIds, 0, 0.9);
+                    job->attribution = model::directLogitAttribution(
+                        model, *job->cleanRun, job->position, job->target, job->foil);
+                    break;
+                case WorkbenchMode::Composition:
+                    report(0.1);
+                    job->composition = model::compositionScores(model);
+                    job->compositionBaseline =
+                        model::randomCompositionBaseline(model.config.hidden, model.config.headDim);
+                    break;
+            }
         } catch (const model::RunCancelled&) {
             failure = QStringLiteral("cancelled");
         } catch (const model::ModelError& e) {
             failure = QString::fromStdString(e.what());
+        } catch (const std::bad_alloc&) {
+            failure = tr("Not enough memory for this analysis of a model this size");
         }
-        QMetaObject::invokeMethod(self, [self, generation, result, failure, clean, corrupt] {
+        const std::shared_ptr<const WorkbenchResult> result =
+            failure.isEmpty() ? std::shared_ptr<const WorkbenchResult>(job) : nullptr;
+        QMetaObject::invokeMethod(self, [self, generation, result, failure] {
             if (!self || self->generation_ != generation) return;
             self->running_ = false;
             if (result) {
                 self->result_ = result;
-                self->cleanIds_ = clean;
-                self->resultCorrupt_ = corrupt;
                 emit self->finished();
-            } else if (failure != QLatin1String("cancelled")) {
-                emit self->problem(failure);
             } else {
-                emit self->finished();
+                emit self->problem(failure == QLatin1String("cancelled") ? tr("Cancelled")
+                                                                         : failure);
             }
         });
     });
