@@ -1,46 +1,87 @@
 #include "plot/effect_map.h"
 
 #include <qcustomplot.h>
+#include <QBuffer>
+#include <QImageWriter>
+#include <QPdfWriter>
+#include <QSvgGenerator>
 #include <algorithm>
 #include <cmath>
 
+#include "io/formats/result_export.h"
 #include "plot/color_maps.h"
 
 namespace ae::plot {
 
-EffectMap::EffectMap(const QString& title, QWidget* parent) : Chart(parent) {
+namespace {
+
+// Cell texts are drawn only while they can be read: at most this many cells.
+constexpr int kMostTextCells = 600;
+
+}  // namespace
+
+EffectMap::EffectMap(const QString& title, QWidget* parent, Scale scale, const QString& colourLabel)
+    : Chart(parent), kind_(scale), title_(title) {
     plot_->plotLayout()->insertRow(0);
-    plot_->plotLayout()->addElement(
-        0, 0, new QCPTextElement(plot_, title, QFont("sans", 10, QFont::Bold)));
+    titleElement_ = new QCPTextElement(plot_, title, QFont("sans", 10, QFont::Bold));
+    plot_->plotLayout()->addElement(0, 0, titleElement_);
     map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
     scale_ = new QCPColorScale(plot_);
     plot_->plotLayout()->addElement(1, 1, scale_);
     scale_->setType(QCPAxis::atRight);
-    scale_->axis()->setLabel(tr("1 = clean answer restored"));
+    scale_->axis()->setLabel(colourLabel);
     map_->setColorScale(scale_);
-    map_->setGradient(divergingGradient());
+    map_->setGradient(scale == Scale::Diverging ? divergingGradient()
+                                                : colorGradient(ColorMap::Viridis));
     map_->setInterpolate(false);
     auto* margins = new QCPMarginGroup(plot_);
     plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     plot_->yAxis->setRangeReversed(true);
+    connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+        if (rows_ == 0 || event->button() != Qt::LeftButton) return;
+        if (!plot_->axisRect()->rect().contains(event->pos())) return;
+        const int column =
+            static_cast<int>(std::lround(plot_->xAxis->pixelToCoord(event->pos().x())));
+        const int row = static_cast<int>(std::lround(plot_->yAxis->pixelToCoord(event->pos().y())));
+        if (row >= 0 && row < rows_ && column >= 0 && column < columns_)
+            emit cellClicked(row, column);
+    });
+}
+
+void EffectMap::setTitle(const QString& title) {
+    title_ = title;
+    titleElement_->setText(title);
+    replot();
 }
 
 void EffectMap::clear() {
     rows_ = columns_ = 0;
+    texts_.clear();
     map_->data()->clear();
+    plot_->clearItems();
     replot();
 }
 
+void EffectMap::setValues(const MatrixD& values, const QStringList& rowLabels,
+                          const QStringList& columnLabels) {
+    std::vector<std::vector<double>> rows(static_cast<std::size_t>(values.rows()));
+    for (Eigen::Index r = 0; r < values.rows(); ++r)
+        rows[static_cast<std::size_t>(r)].assign(values.row(r).data(),
+                                                 values.row(r).data() + values.cols());
+    setValues(rows, rowLabels, columnLabels);
+}
+
 void EffectMap::setValues(const std::vector<std::vector<double>>& values,
-                          const QStringList& rowLabels, const QStringList& columnLabels) {
+                          const QStringList& rowLabels, const QStringList& columnLabels,
+                          const std::vector<std::vector<QString>>& texts) {
     rows_ = static_cast<int>(values.size());
     columns_ = rows_ ? static_cast<int>(values.front().size()) : 0;
-    double largest = 1.0;
+    double largest = freeRange_ ? 0.0 : 1.0;
     for (const auto& row : values)
         for (double v : row)
             if (std::isfinite(v)) largest = std::max(largest, std::abs(v));
-    range_ = largest;
+    range_ = largest > 0 ? largest : 1.0;
     map_->data()->setSize(std::max(columns_, 1), std::max(rows_, 1));
     map_->data()->setRange(QCPRange(0, std::max(columns_ - 1, 0)),
                            QCPRange(0, std::max(rows_ - 1, 0)));
@@ -48,7 +89,8 @@ void EffectMap::setValues(const std::vector<std::vector<double>>& values,
         for (int c = 0; c < columns_; ++c)
             map_->data()->setCell(c, r,
                                   values[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)]);
-    map_->setDataRange(QCPRange(-range_, range_));
+    const double low = kind_ == Scale::Diverging ? -range_ : 0.0;
+    map_->setDataRange(QCPRange(low, range_));
     const auto ticks = [](QCPAxis* axis, const QStringList& labels, int count) {
         QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
         // At most about 16 labels along an axis: every n-th.
@@ -60,11 +102,77 @@ void EffectMap::setValues(const std::vector<std::vector<double>>& values,
     };
     ticks(plot_->xAxis, columnLabels, columns_);
     ticks(plot_->yAxis, rowLabels, rows_);
+    texts_ = texts;
+    plot_->clearItems();
+    if (!texts.empty() && rows_ * columns_ <= kMostTextCells) {
+        const ColorMap colours = kind_ == Scale::Diverging ? ColorMap::RdBu : ColorMap::Viridis;
+        for (int r = 0; r < rows_ && r < static_cast<int>(texts.size()); ++r) {
+            const auto& line = texts[static_cast<std::size_t>(r)];
+            for (int c = 0; c < columns_ && c < static_cast<int>(line.size()); ++c) {
+                auto* item = new QCPItemText(plot_);
+                item->position->setCoords(c, r);
+                item->setText(line[static_cast<std::size_t>(c)]);
+                item->setFont(QFont("sans", 8));
+                item->setClipToAxisRect(true);
+                // Dark text on light cells, light on dark, by the cell's own colour.
+                const QColor fill = gradientColor(colours, value(r, c), low, range_);
+                item->setColor(fill.lightnessF() > 0.55 ? Qt::black : Qt::white);
+            }
+        }
+    }
     replot();
 }
 
 double EffectMap::value(int row, int column) const {
     return map_->data()->cell(column, row);
+}
+
+MatrixD EffectMap::values() const {
+    MatrixD m(rows_, columns_);
+    for (int r = 0; r < rows_; ++r)
+        for (int c = 0; c < columns_; ++c)
+            m(r, c) = value(r, c);
+    return m;
+}
+
+QString EffectMap::text(int row, int column) const {
+    if (row < 0 || row >= static_cast<int>(texts_.size())) return {};
+    const auto& line = texts_[static_cast<std::size_t>(row)];
+    return column >= 0 && column < static_cast<int>(line.size())
+               ? line[static_cast<std::size_t>(column)]
+               : QString();
+}
+
+QByteArray EffectMap::image(ImageFormat format, QSize size, double scale) const {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (format == ImageFormat::Pdf) {
+        QPdfWriter pdf(&buffer);
+        pdf.setResolution(96);
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setPageSize(QPageSize(QSizeF(size.width() * 0.75, size.height() * 0.75),
+                                  QPageSize::Point, QString(), QPageSize::ExactMatch));
+        QCPPainter painter(&pdf);
+        plot_->toPainter(&painter, size.width(), size.height());
+        painter.end();
+    } else if (format == ImageFormat::Svg) {
+        QSvgGenerator svg;
+        svg.setOutputDevice(&buffer);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setResolution(96);
+        svg.setTitle(title_);
+        QCPPainter painter(&svg);
+        plot_->toPainter(&painter, size.width(), size.height());
+        painter.end();
+    } else {
+        QImage image = plot_->toPixmap(size.width(), size.height(), scale).toImage();
+        if (format == ImageFormat::Jpg) image = image.convertToFormat(QImage::Format_RGB32);
+        QImageWriter writer(&buffer, format == ImageFormat::Jpg ? "jpg" : "png");
+        if (!writer.write(image)) throw io::WriteError(writer.errorString().toStdString());
+    }
+    return bytes;
 }
 
 }  // namespace ae::plot

@@ -1,38 +1,75 @@
 #pragma once
-// A map of patching effects (core/model/workbench.h): rows x columns of numbers read around 0,
-// on the diverging colour map centred at 0 and symmetric (at least −1..1), its colour scale
-// marking 1 as "restores the clean answer". Row 0 is drawn at the top.
+// A labelled map of a workbench analysis (core/model/workbench.h): rows x columns of numbers.
+// Diverging maps (patching effects, attributions) are read around 0 on a colour range symmetric
+// about it; sequential ones (probabilities, composition scores, attention weights) from 0 up. Row
+// 0 is drawn at the top. A cell may carry a short text (the logit lens's top token). Clicking a
+// cell reports it; the map exports as an image (PNG/PDF/SVG) and its numbers as CSV or NPY.
 
+#include <QByteArray>
+#include <QSize>
 #include <QStringList>
 #include <vector>
 
+#include "core/scene.h"
 #include "plot/chart.h"
+#include "plot/image_export.h"
 
 class QCPColorMap;
 class QCPColorScale;
+class QCPTextElement;
 
 namespace ae::plot {
 
 class EffectMap : public Chart {
     Q_OBJECT
 public:
-    explicit EffectMap(const QString& title, QWidget* parent = nullptr);
-    // values[row][column]; labels along the rows (left) and the columns (bottom).
+    enum class Scale {
+        Diverging,  // symmetric about 0, at least −1..1 unless freeRange
+        Sequential  // 0..1 unless freeRange (then 0..the largest value)
+    };
+    // `colourLabel` names what the colour scale measures.
+    explicit EffectMap(const QString& title, QWidget* parent = nullptr,
+                       Scale scale = Scale::Diverging,
+                       const QString& colourLabel = QStringLiteral("1 = clean answer restored"));
+    // The colour range follows the values alone (attributions in logits, composition scores)
+    // rather than including the unit range.
+    void setFreeRange(bool free) { freeRange_ = free; }
+    void setTitle(const QString& title);
+    // values[row][column]; labels along the rows (left) and the columns (bottom). `texts`, when
+    // given, holds one short text a cell (same shape), drawn in the cell when it fits.
     void setValues(const std::vector<std::vector<double>>& values, const QStringList& rowLabels,
+                   const QStringList& columnLabels,
+                   const std::vector<std::vector<QString>>& texts = {});
+    void setValues(const MatrixD& values, const QStringList& rowLabels,
                    const QStringList& columnLabels);
     void clear();
-    // What the map holds (tests).
+    // What the map holds (tests, exports).
     double value(int row, int column) const;
     int rows() const { return rows_; }
     int columns() const { return columns_; }
-    // The colour range's upper end (the lower is its negative).
+    MatrixD values() const;
+    QString text(int row, int column) const;
+    QString title() const { return title_; }
+    // The colour range: −range..range (diverging) or 0..range (sequential).
     double range() const { return range_; }
+
+    // The map as an image file's bytes at `size` (logical pixels; raster: times `scale`).
+    // Throws io::WriteError when the encoder fails.
+    QByteArray image(ImageFormat format, QSize size, double scale = 1.0) const;
+
+signals:
+    void cellClicked(int row, int column);
 
 private:
     QCPColorMap* map_;
     QCPColorScale* scale_;
+    QCPTextElement* titleElement_;
+    Scale kind_;
+    QString title_;
+    bool freeRange_ = false;
     int rows_ = 0, columns_ = 0;
     double range_ = 1;
+    std::vector<std::vector<QString>> texts_;
 };
 
 }  // namespace ae::plot

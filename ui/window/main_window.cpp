@@ -346,6 +346,8 @@ void MainWindow::createModelViews() {
     workbenchScroll->setFrameShape(QFrame::NoFrame);
     workbenchScroll->setWidget(workbench_);
     centre_->addTab(workbenchScroll, tr("Workbench"));
+    connect(workbench_, &WorkbenchPanel::explorerRequested, this,
+            [this] { centre_->setCurrentWidget(grid_); });
 
     modelPanel_ = new ModelPanel(session_);
     modelDock_ = new QDockWidget(tr("Model input"), this);

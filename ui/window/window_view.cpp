@@ -20,7 +20,7 @@ namespace ae::ui {
 namespace {
 
 const QLatin1String kAllHeads("all_heads"), kAllStages("all_stages");
-const QLatin1String kModelTab("model"), kExplorerTab("explorer");
+const QLatin1String kModelTab("model"), kExplorerTab("explorer"), kWorkbenchTab("workbench");
 
 // Through the panel's own toggle action, so the View menu's check marks stay true.
 void showPanel(QAction* toggle, bool shown) {
@@ -47,8 +47,9 @@ QJsonObject MainWindow::viewState() const {
     view[QLatin1String("panels")] = panels;
     // With a model open: which of the two tabs is in front.
     if (centralWidget() == centre_)
-        view[QLatin1String("tab")] =
-            centre_->currentWidget() == modelView_ ? kModelTab : kExplorerTab;
+        view[QLatin1String("tab")] = centre_->currentWidget() == modelView_ ? kModelTab
+                                     : centre_->currentWidget() == grid_    ? kExplorerTab
+                                                                            : kWorkbenchTab;
     return view;
 }
 
@@ -83,7 +84,7 @@ void MainWindow::applyViewState(const QJsonObject& view) {
     }
     // The tab shows once the model has opened (in the background), or now if it is open.
     const QString tab = view[QLatin1String("tab")].toString();
-    if (tab == kModelTab || tab == kExplorerTab) {
+    if (tab == kModelTab || tab == kExplorerTab || tab == kWorkbenchTab) {
         requestedTab_ = tab;
         if (centralWidget() == centre_) showRequestedTab();
     }
@@ -96,8 +97,10 @@ bool MainWindow::explorerRequested() const {
 }
 
 void MainWindow::showRequestedTab() {
-    centre_->setCurrentWidget(requestedTab_ == kExplorerTab ? static_cast<QWidget*>(grid_)
-                                                            : modelView_);
+    QWidget* workbenchTab = centre_->widget(centre_->count() - 1);
+    centre_->setCurrentWidget(requestedTab_ == kExplorerTab    ? static_cast<QWidget*>(grid_)
+                              : requestedTab_ == kWorkbenchTab ? workbenchTab
+                                                               : modelView_);
     requestedTab_.clear();
 }
 

@@ -1,23 +1,36 @@
 // The Workbench tab: activation patching on the open model's text in the window. The maps hold
 // the library's effects (core/model/workbench.h) for the texts and tokens typed; the changed
 // tokens and a length mismatch are said before a run; a bad token is refused in one line.
+#include <QComboBox>
+#include <QFile>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
+#include <QUndoStack>
 #include <QtTest>
 
 #include "core/model/workbench.h"
+#include "document/attention_document.h"
+#include "document/model_session.h"
 #include "document/workbench_session.h"
 #include "io/model/model_folder.h"
 #include "plot/effect_map.h"
+#include "plot/model_view.h"
+#include "plot/workbench_charts.h"
 #include "support/model_window_fixture.h"
 #include "ui/window/workbench_panel.h"
 
 using namespace ae;
 using namespace ae::test;
+
+// The model's text and the corrupted one the tests share, on gpt2-tiny (2 layers of 4 heads).
+const std::vector<long long> kClean{7, 41, 3, 59, 22, 15, 36};
+const std::vector<long long> kCorrupt{7, 41, 3, 12, 22, 15, 36};
 
 class TestWorkbenchWindow : public QObject, public ModelWindowFixture {
     Q_OBJECT
@@ -98,6 +111,262 @@ private slots:
         QVERIFY(bench->findChild<QLabel*>(QStringLiteral("patchChanges"))
                     ->text()
                     .contains(QStringLiteral("\"forty\" is not an id")));
+    }
+
+    // Runs the panel's analysis and waits for it.
+    static void runAndWait(ui::WorkbenchPanel* bench) {
+        QSignalSpy finished(bench->workbench(), &document::WorkbenchSession::finished);
+        bench->runButton()->click();
+        QVERIFY2(finished.wait(60000), qPrintable(bench->statusText()));
+    }
+
+    ui::WorkbenchPanel* benchOnTheText() {
+        openModel();
+        session()->setIds(kClean);
+        settle();
+        return window_->workbench();
+    }
+
+    void lensGridAndCurveHoldTheLibrarysLens() {
+        ui::WorkbenchPanel* bench = benchOnTheText();
+        bench->modeBox()->setCurrentIndex(1);
+        bench->targetField()->setText(QStringLiteral("5"));
+        bench->foilField()->setText(QStringLiteral("9"));
+        runAndWait(bench);
+        const io::ModelFolder folder(gpt2Tiny());
+        const auto run = model::runModel<float>(folder.model(), kClean);
+        const model::LensResult expected = model::logitLens(folder.model(), run, {5, 9}, 5);
+        QCOMPARE(bench->lensMap()->rows(), 3);  // entering L0, entering L1, the output
+        QCOMPARE(bench->lensMap()->columns(), 7);
+        for (int b = 0; b < 3; ++b)
+            for (int t = 0; t < 7; ++t) {
+                const auto at = static_cast<std::size_t>(b);
+                const auto p = static_cast<std::size_t>(t);
+                QCOMPARE(bench->lensMap()->value(b, t), expected.topProbabilities[at][p][0]);
+                QCOMPARE(bench->lensMap()->text(b, t),
+                         session()->tokenLabel(expected.topIds[at][p][0]));
+            }
+        QCOMPARE(bench->lensCurve()->lineCount(), 2);
+        for (int b = 0; b < 3; ++b) {
+            QCOMPARE(bench->lensCurve()->pointValue(0, b),
+                     expected.targetProbabilities[static_cast<std::size_t>(b)][6][0]);
+            QCOMPARE(bench->lensCurve()->pointValue(1, b),
+                     expected.targetProbabilities[static_cast<std::size_t>(b)][6][1]);
+        }
+        // The last boundary is the model's own output.
+        const model::Matrix<float> logits = run.logits.row(6);
+        Eigen::Index top = 0;
+        logits.row(0).maxCoeff(&top);
+        QCOMPARE(expected.topIds[2][6][0], static_cast<long long>(top));
+    }
+
+    void attributionBarsAddUpToTheLogitDifference() {
+        ui::WorkbenchPanel* bench = benchOnTheText();
+        bench->modeBox()->setCurrentIndex(2);
+        bench->targetField()->setText(QStringLiteral("5"));
+        bench->foilField()->setText(QStringLiteral("9"));
+        bench->positionBox()->setValue(4);
+        runAndWait(bench);
+        const io::ModelFolder folder(gpt2Tiny());
+        const auto run = model::runModel<float>(folder.model(), kClean);
+        const model::AttributionResult expected =
+            model::directLogitAttribution(folder.model(), run, 4, 5, 9);
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 4; ++h)
+                QCOMPARE(bench->attributionMap()->value(l, h),
+                         expected.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)]);
+        plot::BarChart* bars = bench->attributionBars();
+        QCOMPARE(bars->barCount(), 7);
+        double parts = 0;
+        for (int i = 0; i < 5; ++i)
+            parts += bars->barValue(i);
+        QCOMPARE(bars->barValue(5), expected.sum);
+        QCOMPARE(bars->barValue(6), expected.logitDifference);
+        QVERIFY(std::abs(parts - bars->barValue(6)) <= 1e-4 * (1 + std::abs(bars->barValue(6))));
+        QVERIFY2(bench->statusText().contains(QStringLiteral("at position 4")),
+                 qPrintable(bench->statusText()));
+    }
+
+    void compositionShowsTheScoresAgainstRandomWeights() {
+        ui::WorkbenchPanel* bench = benchOnTheText();
+        bench->modeBox()->setCurrentIndex(3);
+        QVERIFY(!bench->targetField()->isEnabled());
+        runAndWait(bench);
+        const io::ModelFolder folder(gpt2Tiny());
+        const model::CompositionResult expected = model::compositionScores(folder.model());
+        QCOMPARE(bench->compositionMap()->rows(), 8);
+        for (int i = 0; i < 8; ++i)
+            for (int j = 0; j < 8; ++j)
+                QCOMPARE(bench->compositionMap()->value(i, j), expected.k(i, j));
+        bench->findChild<QComboBox*>(QStringLiteral("compositionKind"))->setCurrentIndex(2);
+        QCOMPARE(bench->compositionMap()->value(1, 6), expected.v(1, 6));
+        double pairs = 0;
+        for (int b = 0; b < bench->compositionHistogram()->barCount(); ++b)
+            pairs += bench->compositionHistogram()->barValue(b);
+        QCOMPARE(pairs, 16.0);  // 4 heads of layer 0 x 4 of layer 1
+        const double baseline = model::randomCompositionBaseline(32, 8);
+        QVERIFY2(bench->statusText().contains(QString::number(baseline, 'g', 4)),
+                 qPrintable(bench->statusText()));
+    }
+
+    void clickingAHeadShowsBothPatternsAndOpensIt() {
+        ui::WorkbenchPanel* bench = benchOnTheText();
+        bench->corruptedField()->setText(QStringLiteral("7 41 3 12 22 15 36"));
+        bench->targetField()->setText(QStringLiteral("5"));
+        runAndWait(bench);
+        emit bench->headsMap()->cellClicked(1, 2);
+        const io::ModelFolder folder(gpt2Tiny());
+        const auto clean = model::runModel<float>(folder.model(), kClean);
+        const auto corrupt = model::runModel<float>(folder.model(), kCorrupt);
+        QCOMPARE(bench->cleanPatternMap()->rows(), 7);
+        for (int i = 0; i < 7; ++i)
+            for (int j = 0; j < 7; ++j) {
+                QCOMPARE(bench->cleanPatternMap()->value(i, j),
+                         static_cast<double>(clean.layers[1].weights[2](i, j)));
+                QCOMPARE(bench->corruptPatternMap()->value(i, j),
+                         static_cast<double>(corrupt.layers[1].weights[2](i, j)));
+            }
+        QVERIFY(bench->cleanPatternMap()->title().contains(QStringLiteral("L1 H2")));
+        auto* open = bench->findChild<QPushButton*>(QStringLiteral("openHeadInExplorer"));
+        QVERIFY(open->isEnabled());
+        open->click();
+        settle();
+        QCOMPARE(session()->layer(), 1);
+        QCOMPARE(session()->head(), 2);
+        auto* tabs = window_->findChild<QTabWidget*>(QStringLiteral("centralTabs"));
+        QCOMPARE(tabs->currentIndex(), 0);  // the Explorer
+    }
+
+    void answerAndFoilComeFromThePredictions() {
+        ui::WorkbenchPanel* bench = benchOnTheText();
+        const QStringList choices = bench->predictionChoices();
+        const auto& predictions = session()->analysis().predictions;
+        QVERIFY(!predictions.empty());
+        QCOMPARE(choices.size(), static_cast<qsizetype>(predictions.size()));
+        QCOMPARE(choices.front(), QStringLiteral("#%1").arg(predictions.front().token));
+        bench->targetField()->setText(choices.front());
+        QCOMPARE(bench->findChild<QLabel*>(QStringLiteral("targetToken"))->text(),
+                 QStringLiteral("= ") + session()->tokenLabel(predictions.front().token));
+        bench->foilField()->setText(QStringLiteral("#999"));
+        QVERIFY(bench->findChild<QLabel*>(QStringLiteral("foilToken"))
+                    ->text()
+                    .contains(QStringLiteral("not one token")));
+    }
+
+    void settingsAreUndoableSavedAndRestored() {
+        ui::WorkbenchPanel* bench = benchOnTheText();
+        bench->corruptedField()->setText(QStringLiteral("7 41 3 12 22 15 36"));
+        emit bench->corruptedField()->editingFinished();
+        bench->targetField()->setText(QStringLiteral("5"));
+        emit bench->targetField()->editingFinished();
+        bench->modeBox()->setCurrentIndex(1);
+        settle();
+        const auto held = document::workbenchSettings(window_->document()->scene().viewJson);
+        QVERIFY(held);
+        QCOMPARE(held->corrupted, QStringLiteral("7 41 3 12 22 15 36"));
+        QCOMPARE(held->target, QStringLiteral("5"));
+        QVERIFY(held->mode == document::WorkbenchMode::Lens);
+        // Undo takes back the mode, then the answer, each in the tab too.
+        window_->document()->undoStack()->undo();
+        settle();
+        QCOMPARE(bench->modeBox()->currentIndex(), 0);
+        window_->document()->undoStack()->undo();
+        settle();
+        QCOMPARE(bench->targetField()->text(), QString());
+        QCOMPARE(bench->corruptedField()->text(), QStringLiteral("7 41 3 12 22 15 36"));
+        window_->document()->undoStack()->redo();
+        window_->document()->undoStack()->redo();
+        settle();
+        QCOMPARE(bench->targetField()->text(), QStringLiteral("5"));
+        auto* tabs = window_->findChild<QTabWidget*>(QStringLiteral("centralTabs"));
+        tabs->setCurrentIndex(2);
+
+        const QString file = dir_->filePath(QStringLiteral("workbench.json"));
+        QString error;
+        QVERIFY2(window_->fileActions()->saveTo(file, &error), qPrintable(error));
+        startAnotherWindow(QSize(1024, 768));
+        QVERIFY(window_->openSceneFile(file, &error));
+        settle();
+        bench = window_->workbench();
+        QCOMPARE(bench->modeBox()->currentIndex(), 1);
+        QCOMPARE(bench->targetField()->text(), QStringLiteral("5"));
+        QCOMPARE(bench->corruptedField()->text(), QStringLiteral("7 41 3 12 22 15 36"));
+        tabs = window_->findChild<QTabWidget*>(QStringLiteral("centralTabs"));
+        QCOMPARE(tabs->currentIndex(), 2);
+    }
+
+    void aHeadSwitchedOffFlowsIntoTheWorkbench() {
+        ui::WorkbenchPanel* bench = benchOnTheText();
+        emit window_->modelView()->headActivated(0, 1);
+        settle();
+        Scene::Ablation off;
+        off.heads = {1};
+        window_->document()->setAblation(off);
+        settle();
+        QCOMPARE(session()->whatIfLayer(), 0);
+        QVERIFY2(bench->editedText().contains(QStringLiteral("L0 H1 switched off")),
+                 qPrintable(bench->editedText()));
+        bench->corruptedField()->setText(QStringLiteral("7 41 3 12 22 15 36"));
+        bench->targetField()->setText(QStringLiteral("5"));
+        bench->foilField()->setText(QStringLiteral("9"));
+        runAndWait(bench);
+        const io::ModelFolder folder(gpt2Tiny());
+        const model::PatchingResult expected = model::activationPatching<float>(
+            folder.model(), kClean, kCorrupt, -1, 5, 9, {}, {}, {{0, 1}});
+        const model::PatchingResult unedited =
+            model::activationPatching<float>(folder.model(), kClean, kCorrupt, -1, 5, 9);
+        // Switched off in both runs, so patching it changes nothing: 0 up to the float rounding of
+        // the batched rerun (about 4e-7 here).
+        QVERIFY(std::abs(bench->headsMap()->value(0, 1)) < 1e-5);
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 4; ++h)
+                QCOMPARE(bench->headsMap()->value(l, h),
+                         expected.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)]);
+        QVERIFY(expected.cleanMetric != unedited.cleanMetric);
+        QVERIFY(bench->editedText().contains(QStringLiteral("Edited model")));
+        // An edit of this text's numbers cannot go to a second text: the tab says so.
+        QVERIFY(window_->document()->setEmbeddingValue(Stream::Query, 2, 3, 5.0));
+        settle();
+        QVERIFY2(bench->editedText().contains(QStringLiteral("shows the model without it")),
+                 qPrintable(bench->editedText()));
+    }
+
+    void mapsExportAsImagesAndNumbers() {
+        ui::WorkbenchPanel* bench = benchOnTheText();
+        bench->corruptedField()->setText(QStringLiteral("7 41 3 12 22 15 36"));
+        bench->targetField()->setText(QStringLiteral("5"));
+        runAndWait(bench);
+        const plot::EffectMap& map = *bench->residualMap();
+        const QString csv = dir_->filePath(QStringLiteral("residual.csv"));
+        QCOMPARE(ui::WorkbenchPanel::saveMap(map, csv), QString());
+        QFile csvFile(csv);
+        QVERIFY(csvFile.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = csvFile.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(lines[1].split(',').size(), 7);
+        QCOMPARE(lines[1].split(',')[6].toDouble(), map.value(1, 6));
+        const QString npy = dir_->filePath(QStringLiteral("residual.npy"));
+        QCOMPARE(ui::WorkbenchPanel::saveMap(map, npy), QString());
+        QFile npyFile(npy);
+        QVERIFY(npyFile.open(QIODevice::ReadOnly));
+        const QByteArray npyBytes = npyFile.readAll();
+        QVERIFY(npyBytes.startsWith("\x93NUMPY"));
+        QVERIFY(npyBytes.contains("'shape': (2, 7)"));
+        QCOMPARE(npyBytes.size() % 8, 0);
+        const QString png = dir_->filePath(QStringLiteral("residual.png"));
+        QCOMPARE(ui::WorkbenchPanel::saveMap(map, png), QString());
+        QImage image(png);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() >= 640);
+        for (const char* suffix : {"svg", "pdf"}) {
+            const QString file = dir_->filePath(QStringLiteral("residual.") + suffix);
+            QCOMPARE(ui::WorkbenchPanel::saveMap(map, file), QString());
+            QFile written(file);
+            QVERIFY(written.open(QIODevice::ReadOnly));
+            QVERIFY(written.size() > 1000);
+        }
+        QVERIFY(ui::WorkbenchPanel::saveMap(map, dir_->filePath(QStringLiteral("r.txt")))
+                    .contains(QStringLiteral(".csv or .npy")));
     }
 };
 
