@@ -23,12 +23,13 @@ constexpr int kMostTextCells = 600;
 EffectMap::EffectMap(const QString& title, QWidget* parent, Scale scale, const QString& colourLabel)
     : Chart(parent), kind_(scale), title_(title) {
     plot_->plotLayout()->insertRow(0);
-    titleElement_ = new QCPTextElement(plot_, title, QFont("sans", 10, QFont::Bold));
+    titleElement_ = new QCPTextElement(plot_, title, QFont("sans", 9, QFont::Bold));
     plot_->plotLayout()->addElement(0, 0, titleElement_);
     map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
     scale_ = new QCPColorScale(plot_);
     plot_->plotLayout()->addElement(1, 1, scale_);
     scale_->setType(QCPAxis::atRight);
+    scale_->setBarWidth(10);
     scale_->axis()->setLabel(colourLabel);
     map_->setColorScale(scale_);
     map_->setGradient(scale == Scale::Diverging ? divergingGradient()
@@ -38,6 +39,7 @@ EffectMap::EffectMap(const QString& title, QWidget* parent, Scale scale, const Q
     plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     plot_->yAxis->setRangeReversed(true);
+    plot_->installEventFilter(this);
     connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
         if (rows_ == 0 || event->button() != Qt::LeftButton) return;
         if (!plot_->axisRect()->rect().contains(event->pos())) return;
@@ -52,6 +54,19 @@ EffectMap::EffectMap(const QString& title, QWidget* parent, Scale scale, const Q
 void EffectMap::setTitle(const QString& title) {
     title_ = title;
     titleElement_->setText(title);
+    replot();
+}
+
+void EffectMap::setColourScaleShown(bool shown) {
+    scale_->setVisible(shown);
+    if (!shown && plot_->plotLayout()->hasElement(1, 1)) plot_->plotLayout()->take(scale_);
+    plot_->plotLayout()->simplify();
+    replot();
+}
+
+void EffectMap::setAxisNames(const QString& columns, const QString& rows) {
+    plot_->xAxis->setLabel(columns);
+    plot_->yAxis->setLabel(rows);
     replot();
 }
 
@@ -91,17 +106,9 @@ void EffectMap::setValues(const std::vector<std::vector<double>>& values,
                                   values[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)]);
     const double low = kind_ == Scale::Diverging ? -range_ : 0.0;
     map_->setDataRange(QCPRange(low, range_));
-    const auto ticks = [](QCPAxis* axis, const QStringList& labels, int count) {
-        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-        // At most about 16 labels along an axis: every n-th.
-        const int step = std::max(1, count / 16 + (count % 16 ? 1 : 0));
-        for (int i = 0; i < count; i += step)
-            ticker->addTick(i, i < labels.size() ? labels[i] : QString::number(i));
-        axis->setTicker(ticker);
-        axis->setRange(-0.5, count - 0.5);
-    };
-    ticks(plot_->xAxis, columnLabels, columns_);
-    ticks(plot_->yAxis, rowLabels, rows_);
+    rowLabels_ = rowLabels;
+    columnLabels_ = columnLabels;
+    placeTicks();
     texts_ = texts;
     plot_->clearItems();
     if (!texts.empty() && rows_ * columns_ <= kMostTextCells) {
@@ -121,6 +128,39 @@ void EffectMap::setValues(const std::vector<std::vector<double>>& values,
         }
     }
     replot();
+}
+
+// Labels along an axis as many as fit the plot's present size: every n-th, and the bottom ones
+// turned upright when they would not fit side by side. Again on every resize.
+void EffectMap::placeTicks() {
+    const QFontMetrics metrics(plot_->xAxis->tickLabelFont());
+    const auto ticks = [&](QCPAxis* axis, const QStringList& labels, int count, bool across) {
+        int total = 0;
+        for (int i = 0; i < count; ++i)
+            total +=
+                metrics.horizontalAdvance(i < labels.size() ? labels[i] : QString::number(i)) + 8;
+        const double room = std::max(40.0, 0.6 * (across ? plot_->width() : plot_->height()));
+        const bool upright = across && total > room;
+        if (across) axis->setTickLabelRotation(upright ? 90 : 0);
+        const double each =
+            across && !upright ? total / std::max(count, 1) : metrics.height() + 2.0;
+        const int step = std::max(1, static_cast<int>(std::ceil(count * each / room)));
+        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+        for (int i = 0; i < count; i += step)
+            ticker->addTick(i, i < labels.size() ? labels[i] : QString::number(i));
+        axis->setTicker(ticker);
+        axis->setRange(-0.5, count - 0.5);
+    };
+    ticks(plot_->xAxis, columnLabels_, columns_, true);
+    ticks(plot_->yAxis, rowLabels_, rows_, false);
+}
+
+bool EffectMap::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_ && event->type() == QEvent::Resize && rows_ > 0) {
+        placeTicks();
+        replot();
+    }
+    return Chart::eventFilter(watched, event);
 }
 
 double EffectMap::value(int row, int column) const {

@@ -30,11 +30,15 @@ public:
     // `colourLabel` names what the colour scale measures.
     explicit EffectMap(const QString& title, QWidget* parent = nullptr,
                        Scale scale = Scale::Diverging,
-                       const QString& colourLabel = QStringLiteral("1 = clean answer restored"));
+                       const QString& colourLabel = QStringLiteral("1 = clean answer"));
     // The colour range follows the values alone (attributions in logits, composition scores)
     // rather than including the unit range.
     void setFreeRange(bool free) { freeRange_ = free; }
     void setTitle(const QString& title);
+    // Without its colour scale: a map beside another of the same scale.
+    void setColourScaleShown(bool shown);
+    // What the columns (bottom) and the rows (left) are: "head", "layer".
+    void setAxisNames(const QString& columns, const QString& rows);
     // values[row][column]; labels along the rows (left) and the columns (bottom). `texts`, when
     // given, holds one short text a cell (same shape), drawn in the cell when it fits.
     void setValues(const std::vector<std::vector<double>>& values, const QStringList& rowLabels,
@@ -60,7 +64,12 @@ public:
 signals:
     void cellClicked(int row, int column);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
+    void placeTicks();
+
     QCPColorMap* map_;
     QCPColorScale* scale_;
     QCPTextElement* titleElement_;
@@ -70,6 +79,7 @@ private:
     int rows_ = 0, columns_ = 0;
     double range_ = 1;
     std::vector<std::vector<QString>> texts_;
+    QStringList rowLabels_, columnLabels_;
 };
 
 }  // namespace ae::plot

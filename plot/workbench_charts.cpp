@@ -13,7 +13,7 @@ void setTitle(QCustomPlot* plot, const QString& title) {
         !qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0))) {
         plot->plotLayout()->insertRow(0);
         plot->plotLayout()->addElement(
-            0, 0, new QCPTextElement(plot, title, QFont("sans", 10, QFont::Bold)));
+            0, 0, new QCPTextElement(plot, title, QFont("sans", 9, QFont::Bold)));
     }
     static_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0))->setText(title);
 }

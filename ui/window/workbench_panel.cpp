@@ -171,31 +171,29 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
     // Small minimums: the tab must fit beside the docks of a 1024 x 768 window.
     const auto sized = [](auto* chart, const char* name) {
         chart->widget()->setObjectName(QLatin1String(name));
-        chart->widget()->setMinimumSize(180, 140);
+        chart->widget()->setMinimumSize(120, 130);
         return chart;
     };
     using Scale = plot::EffectMap::Scale;
-    heads_ = sized(new plot::EffectMap(tr("Head outputs (layer × head)"), this), "headsEffectMap");
-    pattern_ =
-        sized(new plot::EffectMap(tr("Patterns only (layer × head)"), this), "patternEffectMap");
-    residual_ = sized(new plot::EffectMap(tr("Residual stream (layer × position)"), this),
-                      "residualEffectMap");
+    heads_ = sized(new plot::EffectMap(tr("Head outputs"), this), "headsEffectMap");
+    pattern_ = sized(new plot::EffectMap(tr("Patterns only"), this), "patternEffectMap");
+    residual_ = sized(new plot::EffectMap(tr("Residual stream"), this), "residualEffectMap");
     cleanPattern_ = sized(
         new plot::EffectMap(tr("Clean pattern"), this, Scale::Sequential, tr("attention weight")),
         "cleanPatternMap");
-    corruptPattern_ = sized(new plot::EffectMap(tr("Corrupted pattern"), this, Scale::Sequential,
-                                                tr("attention weight")),
-                            "corruptPatternMap");
-    openHead_ = new QPushButton(tr("Open in explorer"), this);
+    corruptPattern_ = sized(
+        new plot::EffectMap(tr("and corrupted pattern"), this, Scale::Sequential, tr("weight")),
+        "corruptPatternMap");
+    openHead_ = new QPushButton(tr("Open in the explorer"), this);
     openHead_->setObjectName(QStringLiteral("openHeadInExplorer"));
     openHead_->setEnabled(false);
-    lens_ = sized(new plot::EffectMap(tr("Top token at each layer (logit lens)"), this,
-                                      Scale::Sequential, tr("probability")),
+    lens_ = sized(new plot::EffectMap(tr("Top token entering each layer"), this, Scale::Sequential,
+                                      tr("probability")),
                   "lensMap");
     lensCurve_ = sized(new plot::LineChart(this), "lensCurve");
-    attribution_ = sized(new plot::EffectMap(tr("Each head's part (layer × head)"), this,
-                                             Scale::Diverging, tr("logit difference")),
-                         "attributionMap");
+    attribution_ = sized(
+        new plot::EffectMap(tr("Each head's part"), this, Scale::Diverging, tr("logit difference")),
+        "attributionMap");
     attribution_->setFreeRange(true);
     attributionBars_ = sized(new plot::BarChart(this), "attributionBars");
     compositionKind_ = new QComboBox(this);
@@ -203,9 +201,9 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
     compositionKind_->addItem(tr("Q-composition"), QStringLiteral("q"));
     compositionKind_->addItem(tr("K-composition"), QStringLiteral("k"));
     compositionKind_->addItem(tr("V-composition"), QStringLiteral("v"));
-    composition_ = sized(new plot::EffectMap(tr("Composition (earlier head × later head)"), this,
-                                             Scale::Sequential, tr("score")),
-                         "compositionMap");
+    composition_ =
+        sized(new plot::EffectMap(tr("Composition"), this, Scale::Sequential, tr("score")),
+              "compositionMap");
     composition_->setFreeRange(true);
     compositionHistogram_ = sized(new plot::BarChart(this), "compositionHistogram");
     for (plot::EffectMap* map : {heads_, pattern_, residual_, cleanPattern_, corruptPattern_, lens_,
@@ -216,15 +214,17 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
     auto* patching = new QWidget(pages_);
     auto* patchingGrid = new QGridLayout(patching);
     patchingGrid->setContentsMargins(0, 0, 0, 0);
-    patchingGrid->addWidget(heads_->widget(), 0, 0);
-    patchingGrid->addWidget(pattern_->widget(), 0, 1);
+    // The head clicked beside the residual stream: its pattern on both texts, one colour scale.
+    patchingGrid->addWidget(heads_->widget(), 0, 0, 1, 2);
+    patchingGrid->addWidget(pattern_->widget(), 0, 2, 1, 2);
     patchingGrid->addWidget(residual_->widget(), 1, 0, 1, 2);
-    patchingGrid->addWidget(cleanPattern_->widget(), 2, 0);
-    patchingGrid->addWidget(corruptPattern_->widget(), 2, 1);
-    patchingGrid->addWidget(openHead_, 3, 1, Qt::AlignRight);
-    patchingGrid->setRowStretch(0, 3);
-    patchingGrid->setRowStretch(1, 2);
-    patchingGrid->setRowStretch(2, 2);
+    patchingGrid->addWidget(cleanPattern_->widget(), 1, 2);
+    patchingGrid->addWidget(corruptPattern_->widget(), 1, 3);
+    patchingGrid->addWidget(openHead_, 2, 2, 1, 2, Qt::AlignRight);
+    // The corrupted pattern carries the colour scale both share: a little wider.
+    for (int column = 0; column < 4; ++column)
+        patchingGrid->setColumnStretch(column, column == 2 ? 4 : 5);
+    cleanPattern_->setColourScaleShown(false);
     pages_->addWidget(patching);
     auto* lensPage = new QWidget(pages_);
     auto* lensLayout = new QVBoxLayout(lensPage);
@@ -233,7 +233,7 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
     lensLayout->addWidget(lensCurve_->widget(), 2);
     pages_->addWidget(lensPage);
     auto* attributionPage = new QWidget(pages_);
-    auto* attributionLayout = new QHBoxLayout(attributionPage);
+    auto* attributionLayout = new QVBoxLayout(attributionPage);
     attributionLayout->setContentsMargins(0, 0, 0, 0);
     attributionLayout->addWidget(attribution_->widget(), 1);
     attributionLayout->addWidget(attributionBars_->widget(), 1);
@@ -450,6 +450,9 @@ void WorkbenchPanel::showPatching() {
     heads_->setValues(r.heads, layers, heads);
     pattern_->setValues(r.pattern, layers, heads);
     residual_->setValues(r.residual, layers, tokenLabels(result->cleanIds));
+    heads_->setAxisNames(tr("head"), tr("layer"));
+    pattern_->setAxisNames(tr("head"), tr("layer"));
+    residual_->setAxisNames(tr("position"), tr("layer"));
     const QString metric =
         r.foil >= 0 ? tr("logit(%1) − logit(%2)")
                           .arg(session_->tokenLabel(r.target), session_->tokenLabel(r.foil))
@@ -475,8 +478,8 @@ void WorkbenchPanel::showHeadPatterns(int layer, int head) {
     const auto h = static_cast<std::size_t>(head);
     const QStringList cleanTokens = tokenLabels(result->cleanIds);
     const QStringList corruptTokens = tokenLabels(result->corruptIds);
-    cleanPattern_->setTitle(tr("L%1 H%2 on the clean text").arg(layer).arg(head));
-    corruptPattern_->setTitle(tr("L%1 H%2 on the corrupted text").arg(layer).arg(head));
+    cleanPattern_->setTitle(tr("L%1 H%2 clean").arg(layer).arg(head));
+    corruptPattern_->setTitle(tr("corrupted"));
     cleanPattern_->setValues(rowsOf(clean.layers[at].weights[h]), cleanTokens, cleanTokens);
     corruptPattern_->setValues(rowsOf(result->corruptRun->layers[at].weights[h]), corruptTokens,
                                corruptTokens);
@@ -534,6 +537,7 @@ void WorkbenchPanel::showAttribution() {
     const int layers = static_cast<int>(r.heads.size());
     attribution_->setValues(r.heads, layerLabels(layers),
                             headLabels(layers ? static_cast<int>(r.heads[0].size()) : 0));
+    attribution_->setAxisNames(tr("head"), tr("layer"));
     double heads = 0, biases = 0, mlps = 0;
     for (const auto& row : r.heads)
         for (double v : row)
@@ -543,7 +547,7 @@ void WorkbenchPanel::showAttribution() {
     for (double v : r.mlp)
         mlps += v;
     attributionBars_->setBars(
-        tr("The parts add up to the logit difference"),
+        tr("Parts and their sum"),
         {tr("embed"), tr("heads"), tr("attn biases"), tr("MLPs"), tr("final-norm bias"), tr("sum"),
          tr("logit diff")},
         {r.embed, heads, biases, mlps, r.finalNormBias, r.sum, r.logitDifference}, tr("logits"),
@@ -571,8 +575,8 @@ void WorkbenchPanel::showComposition() {
     QStringList labels;
     for (int i = 0; i < N; ++i)
         labels << QStringLiteral("L%1H%2").arg(i / H).arg(i % H);
-    composition_->setTitle(tr("%1-composition (earlier head ↓ × later head →)")
-                               .arg(QChar(QLatin1Char(which)).toUpper()));
+    composition_->setTitle(
+        tr("%1-composition (earlier head ↓, later →)").arg(QChar(QLatin1Char(which)).toUpper()));
     composition_->setValues(scores, labels, labels);
     // The scores of head pairs in different layers, against what random weights give.
     std::vector<double> pairs;

@@ -120,6 +120,15 @@ private slots:
         QVERIFY2(finished.wait(60000), qPrintable(bench->statusText()));
     }
 
+    // With AE_SHOTS_DIR set, the window with the Workbench tab in front as NAME-1024x768.png.
+    void shoot(const QString& name) {
+        const QString shots = qEnvironmentVariable("AE_SHOTS_DIR");
+        if (shots.isEmpty()) return;
+        window_->findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentIndex(2);
+        QTest::qWait(300);  // the maps' queued replots
+        QVERIFY(window_->grab().save(shots + QStringLiteral("/%1-1024x768.png").arg(name)));
+    }
+
     ui::WorkbenchPanel* benchOnTheText() {
         openModel();
         session()->setIds(kClean);
@@ -158,6 +167,7 @@ private slots:
         Eigen::Index top = 0;
         logits.row(0).maxCoeff(&top);
         QCOMPARE(expected.topIds[2][6][0], static_cast<long long>(top));
+        shoot(QStringLiteral("workbench-lens"));
     }
 
     void attributionBarsAddUpToTheLogitDifference() {
@@ -185,6 +195,7 @@ private slots:
         QVERIFY(std::abs(parts - bars->barValue(6)) <= 1e-4 * (1 + std::abs(bars->barValue(6))));
         QVERIFY2(bench->statusText().contains(QStringLiteral("at position 4")),
                  qPrintable(bench->statusText()));
+        shoot(QStringLiteral("workbench-attribution"));
     }
 
     void compositionShowsTheScoresAgainstRandomWeights() {
@@ -207,6 +218,7 @@ private slots:
         const double baseline = model::randomCompositionBaseline(32, 8);
         QVERIFY2(bench->statusText().contains(QString::number(baseline, 'g', 4)),
                  qPrintable(bench->statusText()));
+        shoot(QStringLiteral("workbench-composition"));
     }
 
     void clickingAHeadShowsBothPatternsAndOpensIt() {
@@ -227,6 +239,7 @@ private slots:
                          static_cast<double>(corrupt.layers[1].weights[2](i, j)));
             }
         QVERIFY(bench->cleanPatternMap()->title().contains(QStringLiteral("L1 H2")));
+        shoot(QStringLiteral("workbench-head-patterns"));
         auto* open = bench->findChild<QPushButton*>(QStringLiteral("openHeadInExplorer"));
         QVERIFY(open->isEnabled());
         open->click();
