@@ -641,6 +641,24 @@ CompositionResult compositionScores(const Model& model) {
     return out;
 }
 
+template <typename Scalar>
+double nextTokenLoss(const ModelRun<Scalar>& run, int first) {
+    const long long T = static_cast<long long>(run.tokens.size());
+    if (run.logitsFrom != 0 || run.logits.rows() != T)
+        throw ModelError("next-token loss: the run must keep every position's logits");
+    if (first < 0 || first > T - 2)
+        throw ModelError("next-token loss: position " + std::to_string(first) +
+                         " has no next token among " + std::to_string(T));
+    double total = 0;
+    for (long long i = first; i + 1 < T; ++i) {
+        const RowD row = run.logits.row(i).template cast<double>();
+        const double top = row.maxCoeff();
+        const double logSum = top + std::log((row.array() - top).exp().sum());
+        total += logSum - row(run.tokens[static_cast<std::size_t>(i + 1)]);
+    }
+    return total / static_cast<double>(T - 1 - first);
+}
+
 double randomCompositionBaseline(int hidden, int headDim, int samples, unsigned seed) {
     if (hidden < 1 || headDim < 1 || samples < 1)
         throw ModelError(
@@ -670,6 +688,8 @@ double randomCompositionBaseline(int hidden, int headDim, int samples, unsigned 
     return total / samples;
 }
 
+template double nextTokenLoss<float>(const ModelRun<float>&, int);
+template double nextTokenLoss<double>(const ModelRun<double>&, int);
 template LensResult logitLens<float>(const Model&, const ModelRun<float>&,
                                      const std::vector<long long>&, int);
 template LensResult logitLens<double>(const Model&, const ModelRun<double>&,

@@ -123,6 +123,12 @@ struct ValueNormsResult {
 template <typename Scalar>
 ValueNormsResult valueNorms(const Model& model, const ModelRun<Scalar>& run);
 
+// The mean cross-entropy in nats of each next token over positions first..T−2 of `run` (a
+// decoder's run keeping every position's logits): −log softmax(logits[i])[tokens[i+1]]. On a
+// sequence repeated twice, from the second copy, it is the loss induction lowers.
+template <typename Scalar>
+double nextTokenLoss(const ModelRun<Scalar>& run, int first);
+
 // ---- 5. Composition scores ----
 // Q-, K- and V-composition between heads (l1, h1) and (l2, h2), l1 < l2 (Elhage et al. 2021), on
 // the weights as TransformerLens's from_pretrained processes them (the reading norm folded into

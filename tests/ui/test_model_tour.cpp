@@ -16,13 +16,18 @@
 #include <QtTest>
 #include <memory>
 
+#include <QSignalSpy>
+#include "core/model/workbench.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
+#include "document/workbench_session.h"
+#include "plot/effect_map.h"
 #include "plot/model_view.h"
 #include "ui/classroom/classroom.h"
 #include "ui/classroom/walkthrough_panel.h"
 #include "ui/files/file_actions.h"
 #include "ui/window/main_window.h"
+#include "ui/window/workbench_panel.h"
 
 using namespace ae;
 using namespace ae::ui;
@@ -129,6 +134,29 @@ void TestModelTour::stepsOpenTheHeadsAndSwitchTheHeadOff() {
     QVERIFY2(on >= 0.5, qPrintable(QString::number(on)));
     QVERIFY(walk()->explanationText().contains(QString::number(on, 'g', 4)));
 
+    // The weights alone: the previous-token head's K-composition into the induction head, far
+    // above random weights', and the Workbench tab showing the matrix.
+    QSignalSpy computed(window_->workbench()->workbench(), &document::WorkbenchSession::finished);
+    walk()->next();
+    settle();
+    const model::CompositionResult scores = model::compositionScores(*session()->model());
+    const int H = session()->model()->config.heads;
+    const double k =
+        scores.k(p.previousLayer * H + p.previousHead, p.inductionLayer * H + p.inductionHead);
+    const double random = model::randomCompositionBaseline(session()->model()->config.hidden,
+                                                           session()->model()->config.headDim);
+    qInfo("K-composition L%dH%d -> L%dH%d: %.4f, random weights %.4f", p.previousLayer,
+          p.previousHead, p.inductionLayer, p.inductionHead, k, random);
+    QVERIFY2(k > 2 * random, qPrintable(QString::number(k)));
+    QVERIFY2(walk()->formulaText().contains(QString::number(k, 'g', 4)),
+             qPrintable(walk()->formulaText()));
+    QCOMPARE(window_->centralTabs()->currentIndex(), window_->centralTabs()->count() - 1);
+    QVERIFY(computed.count() == 1 || computed.wait(20000));
+    QCOMPARE(window_->workbench()->compositionMap()->value(p.previousLayer * H + p.previousHead,
+                                                           p.inductionLayer * H + p.inductionHead),
+             k);
+    QVERIFY(window_->document()->scene().ablation.heads.empty());
+
     walk()->next();
     settle();
     QCOMPARE(session()->layer(), p.previousLayer);
@@ -140,9 +168,23 @@ void TestModelTour::stepsOpenTheHeadsAndSwitchTheHeadOff() {
     // The panel quotes both numbers, as the run has them.
     QVERIFY2(walk()->explanationText().contains(QString::number(off, 'g', 4)),
              qPrintable(walk()->explanationText()));
+    // The induction loss jumps: the second copy's next tokens, every head on and with it off.
+    model::RunOptions ablated;
+    ablated.ablations = {{p.previousLayer, p.previousHead}};
+    const int half = static_cast<int>(p.ids.size() / 2);
+    const double lossOn =
+        model::nextTokenLoss(model::runModel<float>(*session()->model(), p.ids), half);
+    const double lossOff =
+        model::nextTokenLoss(model::runModel<float>(*session()->model(), p.ids, ablated), half);
+    qInfo("second-copy loss %.4f nats with every head, %.4f with the previous-token head off",
+          lossOn, lossOff);
+    QVERIFY2(lossOff > 2 * lossOn, qPrintable(QString::number(lossOff)));
+    QVERIFY2(walk()->explanationText().contains(QString::number(lossOn, 'g', 4)) &&
+                 walk()->explanationText().contains(QString::number(lossOff, 'g', 4)),
+             qPrintable(walk()->explanationText()));
     QCOMPARE(walk()->step(), kModelTourStepCount - 1);
 
-    // Back: the induction head as the model has it, every head on.
+    // Back: the composition step, every head on.
     walk()->back();
     settle();
     QCOMPARE(session()->layer(), p.inductionLayer);

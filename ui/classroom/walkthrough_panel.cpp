@@ -163,6 +163,9 @@ void WalkthroughPanel::back() {
 void WalkthroughPanel::setModelSession(document::ModelSession* session) {
     session_ = session;
     plan_ = session ? modelTourPlan() : std::nullopt;
+    composition_.reset();
+    lossOn_.reset();
+    lossOff_.reset();
     if (plan_ && tourChoice_->count() == 1)
         tourChoice_->addItem(tr("A trained model: previous-token and induction heads"));
     if (!session) return;
@@ -231,6 +234,11 @@ void WalkthroughPanel::actOnModelTourStep() {
             session_->openHead(p.previousLayer, p.previousHead);
             clearAblation();
             break;
+        case ModelTourStep::Composition:
+            session_->openHead(p.inductionLayer, p.inductionHead);
+            clearAblation();
+            emit compositionRequested();
+            return;
         case ModelTourStep::SwitchOff: {
             session_->openHead(p.previousLayer, p.previousHead);
             Scene::Ablation off;

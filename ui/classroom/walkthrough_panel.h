@@ -69,8 +69,8 @@ QString walkStepTitle(WalkStep step, const Scene& scene);
 enum class WalkTour { Layer, TrainedModel };
 
 // The trained-model tour: its steps, and the built-in model it opens.
-enum class ModelTourStep { Open, PreviousToken, Induction, SwitchOff };
-constexpr int kModelTourStepCount = 4;
+enum class ModelTourStep { Open, PreviousToken, Induction, Composition, SwitchOff };
+constexpr int kModelTourStepCount = 5;
 QString modelTourStepTitle(ModelTourStep step);
 QString tourModelName();  // "tiny-induction" (resources/models/tiny-induction)
 
@@ -132,10 +132,24 @@ signals:
     // model does (unsaved changes are asked about), and show the model view.
     void modelRequested(const QString& location);
     void modelViewRequested();
+    // The composition step: the Workbench tab in front, showing the K-composition matrix.
+    void compositionRequested();
 
 private:
     void fillMatrixMap();
     void refreshModelTour();
+    // The composition step's numbers: the previous-token head's K-composition into the induction
+    // head, random weights' score, its rank among the pairs of heads in different layers.
+    struct TourComposition {
+        double score = 0, baseline = 0;
+        int rank = 0, pairs = 0;
+    };
+    TourComposition tourComposition() const;
+    // The loss on the second copy's next tokens (model::nextTokenLoss), with every head on or
+    // with the previous-token head switched off; measured once a plan.
+    double tourLoss(bool previousOff) const;
+    mutable std::optional<TourComposition> composition_;
+    mutable std::optional<double> lossOn_, lossOff_;
     // Does what the current model-tour step does to the window; what needs the model open waits
     // (actPending_) until the session has run.
     void actOnModelTourStep();

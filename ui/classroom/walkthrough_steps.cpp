@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/model/family.h"
+#include "core/model/workbench.h"
 #include "core/ops.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
@@ -136,10 +137,42 @@ QString walkStepTitle(WalkStep step, const Scene& scene) {
 }
 
 QString modelTourStepTitle(ModelTourStep step) {
-    const char* titles[kModelTourStepCount] = {"A model trained here, on a repeated sequence",
-                                               "The previous-token head", "The induction head",
-                                               "Switch the previous-token head off"};
+    const char* titles[kModelTourStepCount] = {
+        "A model trained here, on a repeated sequence", "The previous-token head",
+        "The induction head", "How the two heads compose", "Switch the previous-token head off"};
     return QCoreApplication::translate("Walkthrough", titles[static_cast<int>(step)]);
+}
+
+WalkthroughPanel::TourComposition WalkthroughPanel::tourComposition() const {
+    if (composition_) return *composition_;
+    const ModelTourPlan& p = *plan_;
+    const model::Model& m = *session_->model();
+    const model::CompositionResult scores = model::compositionScores(m);
+    const int H = m.config.heads;
+    TourComposition c;
+    c.score =
+        scores.k(p.previousLayer * H + p.previousHead, p.inductionLayer * H + p.inductionHead);
+    c.baseline = model::randomCompositionBaseline(m.config.hidden, m.config.headDim);
+    c.rank = 1;
+    for (Eigen::Index i = 0; i < scores.k.rows(); ++i)
+        for (Eigen::Index j = 0; j < scores.k.cols(); ++j)
+            if (i / H < j / H) {
+                ++c.pairs;
+                if (scores.k(i, j) > c.score) ++c.rank;
+            }
+    composition_ = c;
+    return c;
+}
+
+double WalkthroughPanel::tourLoss(bool previousOff) const {
+    std::optional<double>& held = previousOff ? lossOff_ : lossOn_;
+    if (held) return *held;
+    const ModelTourPlan& p = *plan_;
+    model::RunOptions options;
+    if (previousOff) options.ablations = {{p.previousLayer, p.previousHead}};
+    const auto run = model::runModel<float>(*session_->model(), p.ids, options);
+    held = model::nextTokenLoss(run, static_cast<int>(p.ids.size() / 2));
+    return *held;
 }
 
 void WalkthroughPanel::refreshModelTour() {
@@ -216,6 +249,27 @@ void WalkthroughPanel::refreshModelTour() {
                        .arg(num(stripeBase))
                        .arg(previous);
             break;
+        case ModelTourStep::Composition: {
+            const TourComposition c = tourComposition();
+            formula = tr("K-composition %1 → %2 = %3 (random weights: %4)")
+                          .arg(QStringLiteral("L%1H%2").arg(p.previousLayer).arg(p.previousHead),
+                               QStringLiteral("L%1H%2").arg(p.inductionLayer).arg(p.inductionHead),
+                               num(c.score), num(c.baseline));
+            text =
+                tr("The weights alone show the circuit. K-composition measures how much of what "
+                   "%1 writes (its W_O·W_V) the keys of %2 read (its W_Q·W_Kᵀ): "
+                   "‖W_OV·W_QKᵀ‖ / (‖W_OV‖·‖W_QKᵀ‖). Here it is %3, %4 times what heads of random "
+                   "weights of the same shape give (%5), and it ranks %6 of the %7 pairs of "
+                   "heads in different layers. The <b>Workbench</b> tab shows the whole K-"
+                   "composition matrix: the previous-token head's row stands out at the "
+                   "induction heads' columns.")
+                    .arg(previous, induction, num(c.score))
+                    .arg(num(c.score / c.baseline))
+                    .arg(num(c.baseline))
+                    .arg(c.rank)
+                    .arg(c.pairs);
+            break;
+        }
         case ModelTourStep::SwitchOff: {
             formula = tr("%1 → 0").arg(previous);
             // The column's own number, named as such: the stripe's mean weight is another measure
@@ -233,14 +287,19 @@ void WalkthroughPanel::refreshModelTour() {
                       "with every head on to %5 now. The Heads table's induction score, "
                       "measured on this sequence repeated once more, %6 for it now. Without the "
                       "previous-token head no position says which token came before it, and the "
-                      "induction head no longer finds where to look. Back (or Ctrl+Z) switches it "
-                      "on again.")
+                      "induction head no longer finds where to look. The model's loss on the "
+                      "second copy's next tokens jumps from %7 to %8 nats a token (guessing "
+                      "among the first copy's %9 tokens would cost %10). Back (or Ctrl+Z) "
+                      "switches it on again.")
                        .arg(p.previousLayer)
                        .arg(p.previousHead)
                        .arg(induction)
                        .arg(num(stripeBase))
                        .arg(num(stripeNow))
-                       .arg(column);
+                       .arg(column)
+                       .arg(num(tourLoss(false)), num(tourLoss(true)))
+                       .arg(period)
+                       .arg(num(std::log(static_cast<double>(period))));
             break;
         }
     }

@@ -146,6 +146,10 @@ MainWindow::MainWindow(QWidget* parent)
     WalkthroughPanel* walkthrough = classroom_->walkthrough();
     walkthrough->setModelSession(session_);
     connect(walkthrough, &WalkthroughPanel::modelRequested, fileActions_, &FileActions::openModel);
+    connect(walkthrough, &WalkthroughPanel::compositionRequested, this, [this] {
+        if (centralWidget() == centre_) centre_->setCurrentIndex(centre_->count() - 1);
+        workbench_->runComposition('k');
+    });
     connect(walkthrough, &WalkthroughPanel::modelViewRequested, this, [this] {
         if (centralWidget() == centre_) centre_->setCurrentWidget(modelView_);
     });

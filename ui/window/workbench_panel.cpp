@@ -74,6 +74,10 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
     mode_->addItem(tr("Logit lens"));
     mode_->addItem(tr("Direct logit attribution"));
     mode_->addItem(tr("Composition"));
+    mode_->setToolTip(tr("The analysis"));
+    // Narrow beside the docks: the combo shrinks to a few letters rather than widen the tab.
+    mode_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    mode_->setMinimumContentsLength(10);
     position_ = new QSpinBox(this);
     position_->setObjectName(QStringLiteral("workbenchPosition"));
     position_->setRange(-1, 4095);
@@ -83,6 +87,10 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
     run_->setObjectName(QStringLiteral("runPatching"));
     cancel_ = new QPushButton(tr("Cancel"), this);
     cancel_->setEnabled(false);
+    // Explicit small minimums (not the style's): the tab fits beside the walkthrough dock.
+    run_->setMinimumWidth(48);
+    cancel_->setMinimumWidth(56);
+    position_->setMinimumWidth(48);
 
     corrupted_ = new QLineEdit(this);
     corrupted_->setObjectName(QStringLiteral("corruptedPrompt"));
@@ -147,8 +155,7 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
     edited_->hide();
 
     auto* top = new QHBoxLayout;
-    top->addWidget(new QLabel(tr("Analysis"), this));
-    top->addWidget(mode_);
+    top->addWidget(mode_, 2);
     top->addWidget(new QLabel(tr("Position"), this));
     top->addWidget(position_);
     top->addStretch(1);
@@ -327,6 +334,13 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
         emit explorerRequested();
     });
     showSettings();
+}
+
+void WorkbenchPanel::runComposition(char kind) {
+    workbench_->setMode(WorkbenchMode::Composition);
+    workbench_->setComposition(kind);
+    showSettings();
+    run_->click();
 }
 
 QString WorkbenchPanel::statusText() const {

@@ -63,6 +63,8 @@ public:
     QString editedText() const;
     // The answer field's picks: the model's top predictions at the position, as "#id" texts.
     QStringList predictionChoices() const;
+    // Sets the tab to the composition matrix of `kind` ('q', 'k' or 'v') and computes it.
+    void runComposition(char kind);
     // Shows head (layer, head)'s pattern on the clean and the corrupted text (after a sweep).
     void showHeadPatterns(int layer, int head);
     // Writes `map` to `fileName`: an image by its suffix (.png, .jpg, .pdf, .svg) or its numbers
