@@ -83,6 +83,7 @@ public:
 
     // ---- Settings ----
     const WorkbenchSettings& settings() const { return settings_; }
+    void setSettings(const WorkbenchSettings& settings) { settings_ = settings; }
     // Changes the settings here (typing): commitSettings() makes them an undo step.
     void setCorrupted(const QString& text) { settings_.corrupted = text; }
     void setTarget(const QString& token) { settings_.target = token; }

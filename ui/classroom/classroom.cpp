@@ -324,6 +324,8 @@ ExamplesGallery* Classroom::gallery() {
         gallery_ = new ExamplesGallery(window_);
         connect(gallery_, &ExamplesGallery::presetRequested, this, &Classroom::presetRequested);
         connect(gallery_, &ExamplesGallery::modelRequested, this, &Classroom::modelRequested);
+        connect(gallery_, &ExamplesGallery::workbenchPresetRequested, this,
+                &Classroom::workbenchPresetRequested);
     }
     return gallery_;
 }

@@ -87,6 +87,8 @@ signals:
     // A built-in model picked in the gallery (builtin:NAME): opened as File › Open built-in
     // model does.
     void modelRequested(const QString& location);
+    // A workbench experiment picked in the gallery (document/workbench_presets.h).
+    void workbenchPresetRequested(const QString& name);
 
 private:
     void createDocks();

@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "document/workbench_presets.h"
 #include "io/model/builtin_models.h"
 
 namespace ae::ui {
@@ -89,8 +90,23 @@ QList<GalleryExample> builtInModelExamples() {
     return examples;
 }
 
+QList<GalleryExample> workbenchExamples() {
+    QList<GalleryExample> examples;
+    for (const document::WorkbenchPreset& p : document::workbenchPresets()) {
+        if (io::isBuiltInArgument(p.model) && !io::findBuiltInModel(io::builtInName(p.model)))
+            continue;
+        GalleryExample e;
+        e.heading = p.heading;
+        e.notice = p.notice;
+        e.workbench = p.name;
+        e.model = p.model;
+        examples.append(e);
+    }
+    return examples;
+}
+
 ExamplesGallery::ExamplesGallery(QWidget* parent)
-    : QDialog(parent), entries_(galleryExamples() + builtInModelExamples()) {
+    : QDialog(parent), entries_(galleryExamples() + builtInModelExamples() + workbenchExamples()) {
     setWindowTitle(tr("Examples"));
     setObjectName(QStringLiteral("examplesGallery"));
     list_ = new QListWidget(this);
@@ -103,6 +119,7 @@ ExamplesGallery::ExamplesGallery(QWidget* parent)
         auto* item = new QListWidgetItem(e.heading, list_);
         item->setData(Qt::UserRole, e.preset);
         item->setData(Qt::UserRole + 1, e.model);
+        item->setData(Qt::UserRole + 2, e.workbench);
         item->setToolTip(e.model.isEmpty() ? e.preset : e.model);
     }
     notice_ = new QLabel(this);
@@ -143,18 +160,25 @@ ExamplesGallery::ExamplesGallery(QWidget* parent)
 void ExamplesGallery::showNotice(int row) {
     if (row < 0 || row >= entries_.size()) return;
     const GalleryExample& e = entries_[row];
-    notice_->setText(QStringLiteral("<h3>%1</h3><p>%2</p><p style='color:#555'>%3: "
-                                    "<tt>%4</tt></p>")
-                         .arg(e.heading.toHtmlEscaped(), e.notice.toHtmlEscaped(),
-                              e.model.isEmpty() ? tr("preset") : tr("model"),
-                              (e.model.isEmpty() ? e.preset : e.model).toHtmlEscaped()));
+    notice_->setText(
+        QStringLiteral("<h3>%1</h3><p>%2</p><p style='color:#555'>%3: "
+                       "<tt>%4</tt></p>")
+            .arg(e.heading.toHtmlEscaped(), e.notice.toHtmlEscaped(),
+                 e.model.isEmpty() && e.workbench.isEmpty() ? tr("preset") : tr("model"),
+                 (!e.model.isEmpty()       ? e.model
+                  : !e.workbench.isEmpty() ? tr("your GPT-2 small")
+                                           : e.preset)
+                     .toHtmlEscaped()));
 }
 
 void ExamplesGallery::openSelected() {
     const QListWidgetItem* item = list_->currentItem();
     if (!item) return;
     const QString model = item->data(Qt::UserRole + 1).toString();
-    if (model.isEmpty()) {
+    const QString workbench = item->data(Qt::UserRole + 2).toString();
+    if (!workbench.isEmpty()) {
+        emit workbenchPresetRequested(workbench);
+    } else if (model.isEmpty()) {
         emit presetRequested(item->data(Qt::UserRole).toString());
     } else {
         emit modelRequested(model);

@@ -142,6 +142,8 @@ MainWindow::MainWindow(QWidget* parent)
     // Like File › Open preset: unsaved changes are asked about first.
     connect(classroom_, &Classroom::presetRequested, fileActions_, &FileActions::openPreset);
     connect(classroom_, &Classroom::modelRequested, fileActions_, &FileActions::openModel);
+    connect(classroom_, &Classroom::workbenchPresetRequested, this,
+            &MainWindow::askWorkbenchPreset);
     // The walkthrough's trained-model tour opens its built-in model and shows the model view.
     WalkthroughPanel* walkthrough = classroom_->walkthrough();
     walkthrough->setModelSession(session_);
@@ -394,6 +396,12 @@ void MainWindow::createModelViews() {
         }
     });
     connect(session_, &document::ModelSession::resultsChanged, this, &MainWindow::showModelResults);
+    connect(session_, &document::ModelSession::resultsChanged, this,
+            &MainWindow::applyPendingWorkbench);
+    connect(session_, &document::ModelSession::busyChanged, this,
+            &MainWindow::applyPendingWorkbench);
+    connect(session_, &document::ModelSession::openRefused, this,
+            [this] { pendingWorkbench_.reset(); });
     connect(session_, &document::ModelSession::layerDigestReady, modelView_,
             &plot::ModelView::showLayerDigest);
     connect(session_, &document::ModelSession::openHeadChanged, this, &MainWindow::showOpenHead);

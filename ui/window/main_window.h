@@ -4,6 +4,9 @@
 // scene's shape in the status bar. Window state and view options persist in QSettings.
 
 #include <QMainWindow>
+#include <optional>
+
+#include "document/workbench_session.h"
 
 class QAction;
 class QActionGroup;
@@ -68,6 +71,15 @@ public:
     bool openSceneFile(const QString& fileName, QString* error = nullptr);
     // Throws SceneError for an unknown name (the built-in ones always load).
     void openPreset(const QString& name);
+    // Opens workbench experiment `name` (document/workbench_presets.h): its model on its text,
+    // then the Workbench tab set up and run once the model has run. A preset on the user's
+    // GPT-2 small takes `folder`, else looks in the recent models and the hub cache; when it
+    // finds none it returns false with *why saying in one line how to get it. Unsaved changes
+    // are asked about first (false, no *why, when the user cancels).
+    bool openWorkbenchPreset(const QString& name, const QString& folder = {},
+                             QString* why = nullptr);
+    // The gallery's way: when the model is not found, says how to get it and offers a folder.
+    void askWorkbenchPreset(const QString& name);
     // The last scene file if it still loads, else the default preset.
     void openStartupScene();
     // A problem worth telling but not worth blocking for (a start-up file that did not load).
@@ -107,6 +119,7 @@ private:
     void showOpenHead(int layer, int head);
     void showRequestedTab();
     bool explorerRequested() const;  // a saved view asks for the Explorer tab
+    void applyPendingWorkbench();    // a workbench preset's settings, once its model has run
 
     document::AttentionDocument* document_;
     plot::HeatmapGrid* grid_;
@@ -136,6 +149,12 @@ private:
     ModelPanel* modelPanel_ = nullptr;
     plot::ModelView* modelView_ = nullptr;
     WorkbenchPanel* workbench_ = nullptr;
+    // A workbench preset being opened: its settings wait for its model's run on `text`.
+    struct PendingWorkbench {
+        QString text;
+        document::WorkbenchSettings settings;
+    };
+    std::optional<PendingWorkbench> pendingWorkbench_;
     StaleClickGuard* clickGuard_ = nullptr;
     QDockWidget* modelDock_ = nullptr;
     QTabWidget* centre_ = nullptr;

@@ -185,12 +185,12 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
     heads_ = sized(new plot::EffectMap(tr("Head outputs"), this), "headsEffectMap");
     pattern_ = sized(new plot::EffectMap(tr("Patterns only"), this), "patternEffectMap");
     residual_ = sized(new plot::EffectMap(tr("Residual stream"), this), "residualEffectMap");
-    cleanPattern_ = sized(
-        new plot::EffectMap(tr("Clean pattern"), this, Scale::Sequential, tr("attention weight")),
-        "cleanPatternMap");
-    corruptPattern_ = sized(
-        new plot::EffectMap(tr("and corrupted pattern"), this, Scale::Sequential, tr("weight")),
-        "corruptPatternMap");
+    cleanPattern_ =
+        sized(new plot::EffectMap(tr("Clean pattern"), this, Scale::Sequential, tr("weight")),
+              "cleanPatternMap");
+    corruptPattern_ =
+        sized(new plot::EffectMap(tr("Corrupted"), this, Scale::Sequential, tr("weight")),
+              "corruptPatternMap");
     openHead_ = new QPushButton(tr("Open in the explorer"), this);
     openHead_->setObjectName(QStringLiteral("openHeadInExplorer"));
     openHead_->setEnabled(false);
@@ -336,6 +336,12 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
     showSettings();
 }
 
+void WorkbenchPanel::applySettings(const document::WorkbenchSettings& settings) {
+    workbench_->setSettings(settings);
+    showSettings();
+    run_->click();
+}
+
 void WorkbenchPanel::runComposition(char kind) {
     workbench_->setMode(WorkbenchMode::Composition);
     workbench_->setComposition(kind);
@@ -476,7 +482,19 @@ void WorkbenchPanel::showPatching() {
                          .arg(metric)
                          .arg(r.position)
                          .arg(number(r.cleanMetric), number(r.corruptMetric)));
-    if (detailLayer_ >= 0) showHeadPatterns(detailLayer_, detailHead_);
+    // The head clicked last, else the head whose output restores the most.
+    if (detailLayer_ < 0 || detailLayer_ >= static_cast<int>(r.heads.size())) {
+        detailLayer_ = detailHead_ = 0;
+        for (std::size_t l = 0; l < r.heads.size(); ++l)
+            for (std::size_t h = 0; h < r.heads[l].size(); ++h)
+                if (std::abs(r.heads[l][h]) >
+                    std::abs(r.heads[static_cast<std::size_t>(detailLayer_)]
+                                    [static_cast<std::size_t>(detailHead_)])) {
+                    detailLayer_ = static_cast<int>(l);
+                    detailHead_ = static_cast<int>(h);
+                }
+    }
+    showHeadPatterns(detailLayer_, detailHead_);
 }
 
 void WorkbenchPanel::showHeadPatterns(int layer, int head) {

@@ -27,6 +27,7 @@ class QToolButton;
 namespace ae::document {
 class ModelSession;
 class WorkbenchSession;
+struct WorkbenchSettings;
 }  // namespace ae::document
 namespace ae::plot {
 class BarChart;
@@ -63,6 +64,8 @@ public:
     QString editedText() const;
     // The answer field's picks: the model's top predictions at the position, as "#id" texts.
     QStringList predictionChoices() const;
+    // Takes `settings` (a preset's) as one undo step and runs them.
+    void applySettings(const document::WorkbenchSettings& settings);
     // Sets the tab to the composition matrix of `kind` ('q', 'k' or 'v') and computes it.
     void runComposition(char kind);
     // Shows head (layer, head)'s pattern on the clean and the corrupted text (after a sweep).

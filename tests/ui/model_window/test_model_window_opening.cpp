@@ -395,7 +395,7 @@ void TestModelWindowOpening::galleryShowsEachBuiltInModel() {
     ExamplesGallery* gallery = window_->classroom()->gallery();
     QListWidget* list = gallery->list();
     const int presets = galleryExamples().size();
-    QCOMPARE(list->count(), presets + 2);
+    QCOMPARE(list->count(), presets + 2 + workbenchExamples().size());
     QCOMPARE(list->item(presets)->text(), QStringLiteral("Model: plain-test"));
     QCOMPARE(list->item(presets + 1)->text(), QStringLiteral("Model: A tiny test model"));
     list->setCurrentRow(presets + 1);

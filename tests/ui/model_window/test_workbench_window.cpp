@@ -14,15 +14,21 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include <QDir>
+#include <QListWidget>
+#include <QTemporaryDir>
 #include "core/model/workbench.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
+#include "document/workbench_presets.h"
 #include "document/workbench_session.h"
 #include "io/model/model_folder.h"
 #include "plot/effect_map.h"
 #include "plot/model_view.h"
 #include "plot/workbench_charts.h"
 #include "support/model_window_fixture.h"
+#include "ui/classroom/classroom.h"
+#include "ui/classroom/examples_gallery.h"
 #include "ui/window/workbench_panel.h"
 
 using namespace ae;
@@ -226,7 +232,20 @@ private slots:
         bench->corruptedField()->setText(QStringLiteral("7 41 3 12 22 15 36"));
         bench->targetField()->setText(QStringLiteral("5"));
         runAndWait(bench);
+        // Before any click: the head whose output restores the most.
+        int bestLayer = 0, bestHead = 0;
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 4; ++h)
+                if (std::abs(bench->headsMap()->value(l, h)) >
+                    std::abs(bench->headsMap()->value(bestLayer, bestHead))) {
+                    bestLayer = l;
+                    bestHead = h;
+                }
+        QVERIFY2(bench->cleanPatternMap()->title().contains(
+                     QStringLiteral("L%1 H%2").arg(bestLayer).arg(bestHead)),
+                 qPrintable(bench->cleanPatternMap()->title()));
         emit bench->headsMap()->cellClicked(1, 2);
+        QVERIFY(bench->cleanPatternMap()->title().contains(QStringLiteral("L1 H2")));
         const io::ModelFolder folder(gpt2Tiny());
         const auto clean = model::runModel<float>(folder.model(), kClean);
         const auto corrupt = model::runModel<float>(folder.model(), kCorrupt);
@@ -342,6 +361,83 @@ private slots:
         settle();
         QVERIFY2(bench->editedText().contains(QStringLiteral("shows the model without it")),
                  qPrintable(bench->editedText()));
+    }
+
+    // The gallery's Induction experiment: the built-in model on its sequence, the Workbench tab
+    // set up and run; the induction heads of layer 1 carry the answer, layer 0's heads do not.
+    void inductionExperimentFindsTheInductionHeads() {
+        qputenv("AE_MODELS_PATH", QByteArray(AE_SHIPPED_MODELS_DIR));
+        ui::ExamplesGallery* gallery = window_->classroom()->gallery();
+        const int row =
+            static_cast<int>(std::find_if(gallery->entries().begin(), gallery->entries().end(),
+                                          [](const ui::GalleryExample& e) {
+                                              return e.workbench == QLatin1String("induction");
+                                          }) -
+                             gallery->entries().begin());
+        QVERIFY(row < gallery->entries().size());
+        gallery->list()->setCurrentRow(row);
+        QSignalSpy finished(window_->workbench()->workbench(),
+                            &document::WorkbenchSession::finished);
+        gallery->openSelected();
+        settle();
+        QVERIFY(finished.count() == 1 || finished.wait(60000));
+        QCOMPARE(session()->builtInName(), QStringLiteral("tiny-induction"));
+        ui::WorkbenchPanel* bench = window_->workbench();
+        const document::WorkbenchPreset& preset = *document::findWorkbenchPreset("induction");
+        QVERIFY(bench->workbench()->settings() == preset.settings);
+        QCOMPARE(window_->centralTabs()->currentIndex(), 2);
+        QCOMPARE(bench->corruptedField()->text(), preset.settings.corrupted);
+        QCOMPARE(bench->headsMap()->rows(), 2);
+        for (int h = 0; h < 4; ++h)
+            QVERIFY2(std::abs(bench->headsMap()->value(0, h)) < 0.1,
+                     qPrintable(QString::number(bench->headsMap()->value(0, h))));
+        const double h2 = bench->headsMap()->value(1, 2), h3 = bench->headsMap()->value(1, 3);
+        qInfo("induction experiment: L1H2 %.3f, L1H3 %.3f", h2, h3);
+        QVERIFY(h2 > 0.3 && h3 > 0.3);
+        QVERIFY(bench->cleanPatternMap()->title().contains(h3 > h2 ? QStringLiteral("L1 H3")
+                                                                   : QStringLiteral("L1 H2")));
+        // The experiment's settings are the scene's, as any the user makes.
+        QVERIFY(document::workbenchSettings(window_->document()->scene().viewJson));
+        shoot(QStringLiteral("workbench-induction"));
+        qunsetenv("AE_MODELS_PATH");
+    }
+
+    // IOI needs GPT-2 small: found among the recent models or in the hub cache by its config, or
+    // refused in one line that says how to get it.
+    void ioiExperimentLooksForGpt2Small() {
+        QTemporaryDir place;
+        const QString hub = place.filePath(QStringLiteral("hub"));
+        QString why;
+        qputenv("HF_HUB_CACHE", hub.toLocal8Bit());
+        QVERIFY(!window_->openWorkbenchPreset(QStringLiteral("ioi"), {}, &why));
+        QVERIFY2(why.contains(QStringLiteral("GPT-2 small")) &&
+                     why.contains(QStringLiteral("docs/models.md")),
+                 qPrintable(why));
+        QVERIFY(!why.contains(QLatin1Char('\n')));
+        // A folder whose config.json is GPT-2 small's (only the config is read to find it).
+        const QString snapshot = hub + QStringLiteral("/models--gpt2/snapshots/abc");
+        QVERIFY(QDir().mkpath(snapshot));
+        QVERIFY(QDir().mkpath(hub + QStringLiteral("/models--gpt2/refs")));
+        QFile ref(hub + QStringLiteral("/models--gpt2/refs/main"));
+        QVERIFY(ref.open(QIODevice::WriteOnly));
+        ref.write("abc");
+        ref.close();
+        QFile config(snapshot + QStringLiteral("/config.json"));
+        QVERIFY(config.open(QIODevice::WriteOnly));
+        config.write(
+            "{\"model_type\": \"gpt2\", \"n_layer\": 12, \"n_head\": 12, "
+            "\"n_embd\": 768, \"vocab_size\": 50257}");
+        config.close();
+        QVERIFY(document::isGpt2Small(snapshot));
+        QVERIFY(!document::isGpt2Small(gpt2Tiny()));
+        QCOMPARE(document::findGpt2Small({gpt2Tiny()}, hub), snapshot);
+        QCOMPARE(document::findGpt2Small({snapshot, gpt2Tiny()}, QString()), snapshot);
+        qunsetenv("HF_HUB_CACHE");
+        const document::WorkbenchPreset& ioi = *document::findWorkbenchPreset("ioi");
+        QCOMPARE(ioi.settings.target, QStringLiteral(" Mary"));
+        QCOMPARE(ioi.settings.foil, QStringLiteral(" John"));
+        QVERIFY(ioi.text.endsWith(QStringLiteral("John gave a drink to")));
+        QVERIFY(ioi.settings.corrupted.endsWith(QStringLiteral("Mary gave a drink to")));
     }
 
     void mapsExportAsImagesAndNumbers() {
