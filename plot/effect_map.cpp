@@ -106,6 +106,15 @@ void EffectMap::setValues(const std::vector<std::vector<double>>& values,
                                   values[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)]);
     const double low = kind_ == Scale::Diverging ? -range_ : 0.0;
     map_->setDataRange(QCPRange(low, range_));
+    if (kind_ == Scale::Diverging && scale_->axis()->label().isEmpty()) {
+        // A patching map's scale: −range, 0, and 1 as the clean answer restored.
+        QSharedPointer<QCPAxisTickerText> marks(new QCPAxisTickerText);
+        marks->addTick(-range_, QString::number(-range_, 'g', 2));
+        marks->addTick(0, QStringLiteral("0"));
+        marks->addTick(1, tr("1 = clean"));
+        if (range_ > 1.2) marks->addTick(range_, QString::number(range_, 'g', 2));
+        scale_->axis()->setTicker(marks);
+    }
     rowLabels_ = rowLabels;
     columnLabels_ = columnLabels;
     placeTicks();

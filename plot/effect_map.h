@@ -27,10 +27,10 @@ public:
         Diverging,  // symmetric about 0, at least −1..1 unless freeRange
         Sequential  // 0..1 unless freeRange (then 0..the largest value)
     };
-    // `colourLabel` names what the colour scale measures.
+    // `colourLabel` names what the colour scale measures. Without one, a diverging map is a
+    // patching map: its scale's tick at 1 reads "1 = clean" (the clean answer restored).
     explicit EffectMap(const QString& title, QWidget* parent = nullptr,
-                       Scale scale = Scale::Diverging,
-                       const QString& colourLabel = QStringLiteral("1 = clean answer"));
+                       Scale scale = Scale::Diverging, const QString& colourLabel = {});
     // The colour range follows the values alone (attributions in logits, composition scores)
     // rather than including the unit range.
     void setFreeRange(bool free) { freeRange_ = free; }

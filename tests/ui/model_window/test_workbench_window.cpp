@@ -29,6 +29,7 @@
 #include "support/model_window_fixture.h"
 #include "ui/classroom/classroom.h"
 #include "ui/classroom/examples_gallery.h"
+#include "ui/window/presentation_mode.h"
 #include "ui/window/workbench_panel.h"
 
 using namespace ae;
@@ -399,6 +400,12 @@ private slots:
         // The experiment's settings are the scene's, as any the user makes.
         QVERIFY(document::workbenchSettings(window_->document()->scene().viewJson));
         shoot(QStringLiteral("workbench-induction"));
+        if (!qEnvironmentVariable("AE_SHOTS_DIR").isEmpty()) {
+            window_->classroom()->presentation()->setActive(true);
+            QTest::qWait(500);
+            shoot(QStringLiteral("workbench-presentation"));
+            window_->classroom()->presentation()->setActive(false);
+        }
         qunsetenv("AE_MODELS_PATH");
     }
 
