@@ -277,6 +277,22 @@ void WorkbenchSession::run() {
         if (why.isEmpty() && job->foil == job->target)
             why = tr("The foil is the answer: the metric would be 0 in every run");
     }
+    if (why.isEmpty() && readsText) {
+        // Refused before anything is allocated: patching keeps the clean and the corrupted run
+        // (every map) at once, the other analyses one run.
+        const model::Model& model = folder->model();
+        const model::RunMemory need = model::runMemory(model, T, sizeof(float));
+        const int runs = s.mode == WorkbenchMode::Patching ? 2 : 1;
+        try {
+            model::checkRunFitsInMemory(
+                model, need.storedWeights + runs * (need.total() - need.storedWeights),
+                (runs == 2 ? "the clean and the corrupted run of " : "a run of ") +
+                    std::to_string(T) + " tokens for " + model::analysisName(analysisOf(s.mode)),
+                memoryLimit_);
+        } catch (const model::ModelError& e) {
+            why = QString::fromStdString(e.what());
+        }
+    }
     if (!why.isEmpty()) {
         emit problem(why);
         return;

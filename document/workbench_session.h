@@ -117,6 +117,9 @@ public:
         return result_ && result_->patching ? result_->patching : std::nullopt;
     }
     const std::vector<long long>& cleanIds() const;
+    // The memory an analysis may take (bytes; negative: this machine's physical memory). An
+    // analysis whose runs would need more is refused before it allocates (tests set it low).
+    void setMemoryLimit(double bytes) { memoryLimit_ = bytes; }
 
 signals:
     void progress(double fraction);
@@ -139,6 +142,7 @@ private:
     std::shared_ptr<std::atomic<bool>> cancel_;
     bool running_ = false;
     unsigned generation_ = 0;
+    double memoryLimit_ = -1;
 };
 
 }  // namespace ae::document

@@ -114,6 +114,16 @@ private slots:
         bench->runButton()->click();
         QVERIFY2(bench->statusText().contains(QStringLiteral("is not a token id in [0, 64)")),
                  qPrintable(bench->statusText()));
+        // An analysis that would not fit is refused before it allocates, naming what it needs.
+        bench->targetField()->setText(QStringLiteral("5"));
+        bench->workbench()->setMemoryLimit(1000);
+        bench->runButton()->click();
+        QVERIFY2(
+            bench->statusText().contains(QStringLiteral("too large")) &&
+                bench->statusText().contains(QStringLiteral("the clean and the corrupted run")),
+            qPrintable(bench->statusText()));
+        QVERIFY(!bench->workbench()->isRunning());
+        bench->workbench()->setMemoryLimit(-1);
         bench->corruptedField()->setText(QStringLiteral("7 forty 3"));
         QVERIFY(bench->findChild<QLabel*>(QStringLiteral("patchChanges"))
                     ->text()
