@@ -518,13 +518,45 @@ PatchingResult activationPatching(const Model& model, const std::vector<long lon
 }
 
 template <typename Scalar>
+Eigen::MatrixXd valueOutputNorms(const Model& model, const ModelRun<Scalar>& run, int layer) {
+    const Config& c = model.config;
+    if (layer < 0 || layer >= c.layers || layer >= static_cast<int>(run.layers.size()))
+        throw ModelError("layer " + std::to_string(layer) + " is not in the run");
+    const Architecture a = c.architecture();
+    const MatrixD o = asXW(a, model.weights.layers[static_cast<std::size_t>(layer)].output);
+    const Eigen::Index hd = c.headDim;
+    Eigen::MatrixXd norms(c.heads, static_cast<Eigen::Index>(run.tokens.size()));
+    for (int h = 0; h < c.heads; ++h) {
+        const MatrixD moved = run.v(layer, h).template cast<double>() * o.middleRows(h * hd, hd);
+        norms.row(h) = moved.rowwise().norm().transpose();
+    }
+    return norms;
+}
+
+template <typename Scalar>
+Matrix<Scalar> valueWeightedMap(const Matrix<Scalar>& weights, const Eigen::RowVectorXd& norms) {
+    if (norms.size() != weights.cols())
+        throw ModelError("value-weighted map: " + std::to_string(norms.size()) +
+                         " value norms for " + std::to_string(weights.cols()) + " keys");
+    MatrixD n = weights.template cast<double>().array().rowwise() * norms.array();
+    for (Eigen::Index i = 0; i < n.rows(); ++i) {
+        const double row = n.row(i).sum();
+        if (row > 0)
+            n.row(i) /= row;
+        else
+            n.row(i).setZero();
+    }
+    return n.template cast<Scalar>();
+}
+
+template <typename Scalar>
 ValueNormsResult valueNorms(const Model& model, const ModelRun<Scalar>& run) {
     const Config& c = model.config;
     requireAnalysis(c, Analysis::ValueNorms);
     requireMaps(run, "value_norms");
     ValueNormsResult out;
     for (int l = 0; l < c.layers; ++l) {
-        const HeadMatrices w = headMatrices(model, l);
+        const Eigen::MatrixXd f = valueOutputNorms(model, run, l);
         auto& norms = out.norms.emplace_back();
         auto& sinkWeight = out.sinkWeight.emplace_back();
         auto& sinkNorm = out.sinkNorm.emplace_back();
@@ -532,10 +564,7 @@ ValueNormsResult valueNorms(const Model& model, const ModelRun<Scalar>& run) {
             const MatrixD alpha = run.layers[static_cast<std::size_t>(l)]
                                       .weights[static_cast<std::size_t>(h)]
                                       .template cast<double>();
-            const MatrixD moved =
-                run.v(l, h).template cast<double>() * w.output[static_cast<std::size_t>(h)];
-            const RowD f = moved.rowwise().norm().transpose();  // ‖v_j·W_O^h‖, T
-            MatrixD n = alpha.array().rowwise() * f.array();
+            MatrixD n = alpha.array().rowwise() * f.row(h).array();
             double share = 0;
             for (Eigen::Index i = 0; i < n.rows(); ++i) {
                 const double row = n.row(i).sum();
@@ -712,6 +741,10 @@ template double metricAfter<float>(const Model&, int, const Matrix<float>&, int,
 template double metricAfter<double>(const Model&, int, const Matrix<double>&, int, long long,
                                     long long);
 template ValueNormsResult valueNorms<float>(const Model&, const ModelRun<float>&);
+template Eigen::MatrixXd valueOutputNorms<float>(const Model&, const ModelRun<float>&, int);
+template Eigen::MatrixXd valueOutputNorms<double>(const Model&, const ModelRun<double>&, int);
+template Matrix<float> valueWeightedMap<float>(const Matrix<float>&, const Eigen::RowVectorXd&);
+template Matrix<double> valueWeightedMap<double>(const Matrix<double>&, const Eigen::RowVectorXd&);
 template ValueNormsResult valueNorms<double>(const Model&, const ModelRun<double>&);
 
 }  // namespace ae::model
