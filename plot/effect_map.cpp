@@ -1,10 +1,6 @@
 #include "plot/effect_map.h"
 
 #include <qcustomplot.h>
-#include <QBuffer>
-#include <QImageWriter>
-#include <QPdfWriter>
-#include <QSvgGenerator>
 #include <algorithm>
 #include <cmath>
 
@@ -193,35 +189,14 @@ QString EffectMap::text(int row, int column) const {
 }
 
 QByteArray EffectMap::image(ImageFormat format, QSize size, double scale) const {
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::WriteOnly);
-    if (format == ImageFormat::Pdf) {
-        QPdfWriter pdf(&buffer);
-        pdf.setResolution(96);
-        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        pdf.setPageSize(QPageSize(QSizeF(size.width() * 0.75, size.height() * 0.75),
-                                  QPageSize::Point, QString(), QPageSize::ExactMatch));
-        QCPPainter painter(&pdf);
+    // QCustomPlot lays itself out at the image's size for this paint only: the window's plot
+    // keeps its size.
+    const bool vector = format == ImageFormat::Pdf || format == ImageFormat::Svg;
+    return paintedImage(format, size, scale, title_, [this, size, vector](QPaintDevice* device) {
+        QCPPainter painter(device);
+        if (vector) painter.setMode(QCPPainter::pmVectorized);
         plot_->toPainter(&painter, size.width(), size.height());
-        painter.end();
-    } else if (format == ImageFormat::Svg) {
-        QSvgGenerator svg;
-        svg.setOutputDevice(&buffer);
-        svg.setSize(size);
-        svg.setViewBox(QRect(QPoint(0, 0), size));
-        svg.setResolution(96);
-        svg.setTitle(title_);
-        QCPPainter painter(&svg);
-        plot_->toPainter(&painter, size.width(), size.height());
-        painter.end();
-    } else {
-        QImage image = plot_->toPixmap(size.width(), size.height(), scale).toImage();
-        if (format == ImageFormat::Jpg) image = image.convertToFormat(QImage::Format_RGB32);
-        QImageWriter writer(&buffer, format == ImageFormat::Jpg ? "jpg" : "png");
-        if (!writer.write(image)) throw io::WriteError(writer.errorString().toStdString());
-    }
-    return bytes;
+    });
 }
 
 }  // namespace ae::plot

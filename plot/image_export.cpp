@@ -235,6 +235,43 @@ QString imageFormatSuffix(ImageFormat format) {
     return {};
 }
 
+QByteArray paintedImage(ImageFormat format, QSize size, double scale, const QString& title,
+                        const std::function<void(QPaintDevice*)>& paint) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (format == ImageFormat::Pdf) {
+        QPdfWriter pdf(&buffer);
+        pdf.setCreator(QStringLiteral("Attention Explorer"));
+        pdf.setTitle(title);
+        pdf.setResolution(96);
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setPageSize(QPageSize(QSizeF(size.width() * 0.75, size.height() * 0.75),
+                                  QPageSize::Point, QString(), QPageSize::ExactMatch));
+        paint(&pdf);
+    } else if (format == ImageFormat::Svg) {
+        QSvgGenerator svg;
+        svg.setOutputDevice(&buffer);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setResolution(96);
+        svg.setTitle(title);
+        paint(&svg);
+    } else {
+        QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
+        image.setDevicePixelRatio(scale);
+        image.fill(Qt::white);
+        paint(&image);
+        image.setDotsPerMeterX(qRound(96 * scale / 0.0254));
+        image.setDotsPerMeterY(qRound(96 * scale / 0.0254));
+        if (format == ImageFormat::Jpg) image = image.convertToFormat(QImage::Format_RGB32);
+        QImageWriter writer(&buffer, format == ImageFormat::Jpg ? "jpg" : "png");
+        if (format == ImageFormat::Jpg) writer.setQuality(95);
+        if (!writer.write(image)) throw io::WriteError(writer.errorString().toStdString());
+    }
+    return bytes;
+}
+
 QSize naturalImageSize(int tiles) {
     const int columns = std::max(1, static_cast<int>(std::ceil(std::sqrt(std::max(tiles, 1)))));
     const int rows = (std::max(tiles, 1) + columns - 1) / columns;

@@ -10,10 +10,13 @@
 #include <QImage>
 #include <QSize>
 #include <QString>
+#include <functional>
 #include <optional>
 #include <vector>
 
 #include "plot/heatmap_grid.h"
+
+class QPaintDevice;
 
 namespace ae {
 struct Scene;
@@ -65,6 +68,13 @@ struct ImageOptions {
     // logical pixel is 1/96 in (0.75 pt), the size the maps have on a screen.
     double printWidthInches = 0.0;
 };
+
+// The bytes of an image file of `format` holding what `paint` draws on a device of `size`
+// logical pixels: PDF and SVG stay vector (96 dpi), PNG and JPG are raster at `scale` device
+// pixels a logical pixel, on white. `paint` starts its own painter on the device. Throws
+// io::WriteError when the encoder fails.
+QByteArray paintedImage(ImageFormat format, QSize size, double scale, const QString& title,
+                        const std::function<void(QPaintDevice* device)>& paint);
 
 // Room for `tiles` maps of a comfortable size, about square overall.
 QSize naturalImageSize(int tiles);

@@ -1,11 +1,7 @@
 #include "plot/model_view_export.h"
 
 #include <QApplication>
-#include <QBuffer>
-#include <QImageWriter>
 #include <QPainter>
-#include <QPdfWriter>
-#include <QSvgGenerator>
 #include <QTabWidget>
 #include <stdexcept>
 
@@ -30,44 +26,11 @@ void settle(QWidget* widget, QSize size) {
 }
 
 QByteArray encode(QWidget* widget, QSize size, double scale, ImageFormat format) {
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::WriteOnly);
-    if (format == ImageFormat::Pdf) {
-        QPdfWriter pdf(&buffer);
-        pdf.setResolution(96);
-        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        pdf.setPageSize(QPageSize(QSizeF(size.width() * 0.75, size.height() * 0.75),
-                                  QPageSize::Point, QString(), QPageSize::ExactMatch));
-        QPainter painter(&pdf);
-        widget->render(&painter);
-        painter.end();
-    } else if (format == ImageFormat::Svg) {
-        QSvgGenerator svg;
-        svg.setOutputDevice(&buffer);
-        svg.setSize(size);
-        svg.setViewBox(QRect(QPoint(0, 0), size));
-        svg.setResolution(96);
-        svg.setTitle(QStringLiteral("Attention Explorer model view"));
-        QPainter painter(&svg);
-        widget->render(&painter);
-        painter.end();
-    } else {
-        QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
-        image.setDevicePixelRatio(scale);
-        image.fill(Qt::white);
-        {
-            QPainter painter(&image);
-            widget->render(&painter);
-        }
-        image.setDotsPerMeterX(qRound(96 * scale / 0.0254));
-        image.setDotsPerMeterY(qRound(96 * scale / 0.0254));
-        if (format == ImageFormat::Jpg) image = image.convertToFormat(QImage::Format_RGB32);
-        QImageWriter writer(&buffer, format == ImageFormat::Jpg ? "jpg" : "png");
-        if (format == ImageFormat::Jpg) writer.setQuality(95);
-        if (!writer.write(image)) throw io::WriteError(writer.errorString().toStdString());
-    }
-    return bytes;
+    return paintedImage(format, size, scale, QStringLiteral("Attention Explorer model view"),
+                        [widget](QPaintDevice* device) {
+                            QPainter painter(device);
+                            widget->render(&painter);
+                        });
 }
 
 }  // namespace
