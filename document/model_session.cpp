@@ -57,6 +57,8 @@ ModelSession::ModelSession(AttentionDocument* document, QObject* parent)
         opening ? refuse(message) : fail(message);
     });
     connect(runs_, &ModelRuns::resultsChanged, this, &ModelSession::resultsChanged);
+    // A new run shown: its value-weighted maps follow, when they are asked for.
+    connect(runs_, &ModelRuns::resultsChanged, this, &ModelSession::weighCurrentRun);
     connect(document_, &AttentionDocument::sceneReset, this, &ModelSession::onSceneReset);
     connect(document_, &AttentionDocument::structureChanged, this, [this] {
         // An undo, a redo or another structural edit of the document while a typed input was
@@ -93,7 +95,8 @@ void ModelSession::cancel() {
 void ModelSession::waitUntilIdle(bool followUpsToo) {
     work_->waitWhile([this, followUpsToo] {
         return work_->isBusy() || textTimer_->isActive() ||
-               (followUpsToo && work_->isPending(ModelWork::Induction));
+               (followUpsToo &&
+                (work_->isPending(ModelWork::Induction) || work_->isPending(ModelWork::Weighing)));
     });
 }
 
@@ -396,6 +399,32 @@ void ModelSession::installBase(std::shared_ptr<const Run> run, const ModelInput&
 Scene ModelSession::layerAsModelHasIt(int layer, int head) const {
     return model_.layerScene(*runs_->base(), layer,
                              model_.referenceFor(runs_->baseInput(), layer, head));
+}
+
+void ModelSession::setValueWeighted(bool on) {
+    if (on == valueWeighted_) return;
+    valueWeighted_ = on;
+    if (on) {
+        weighCurrentRun();
+    } else {
+        work_->drop(ModelWork::Weighing);
+        emit resultsChanged();
+    }
+}
+
+void ModelSession::weighCurrentRun() {
+    const std::shared_ptr<const Run> run = runs_->current();
+    if (!valueWeighted_ || !run || !model_.folder || weighedRun_ == run) return;
+    std::shared_ptr<io::ModelFolder> folder = model_.folder;
+    work_->post(ModelWork::Weighing, tr("Weighing the values"), [this, folder, run] {
+        auto digests = std::make_shared<const std::vector<model::LayerDigest>>(
+            document::valueWeightedDigests(folder->model(), *run));
+        return std::function<void()>([this, run, digests] {
+            weighedRun_ = run;
+            weighed_ = digests;
+            emit resultsChanged();
+        });
+    });
 }
 
 void ModelSession::openHead(int layer, int head) {

@@ -141,6 +141,14 @@ public:
     // empty: it edits this text's numbers, which another text does not have).
     int whatIfLayer() const { return whatIfLayer_; }
     const std::vector<int>& whatIfHeadsOff() const { return whatIfHeadsOff_; }
+    // The model view's maps value-weighted (valueWeightedDigests) rather than the weights: on,
+    // each current run's are computed after it on the worker, and resultsChanged() says when
+    // they are in. Null while off or not yet in for the current run.
+    void setValueWeighted(bool on);
+    bool valueWeighted() const { return valueWeighted_; }
+    std::shared_ptr<const std::vector<model::LayerDigest>> valueWeightedDigests() const {
+        return valueWeighted_ && weighedRun_ == runs_->current() ? weighed_ : nullptr;
+    }
     // Asks for the induction scores: measured if they can be and are not yet, else problem()
     // says why not.
     void measureInduction();
@@ -205,6 +213,10 @@ signals:
 
 private:
     void fail(const QString& message);
+    void weighCurrentRun();
+    bool valueWeighted_ = false;
+    std::shared_ptr<const Run> weighedRun_;
+    std::shared_ptr<const std::vector<model::LayerDigest>> weighed_;
     int whatIfLayer_ = -1;
     std::vector<int> whatIfHeadsOff_;
     void refuse(const QString& message);  // fail() and openRefused()

@@ -11,7 +11,7 @@ namespace ae::document {
 
 ModelWork::ModelWork(QObject* parent)
     : QObject(parent),
-      jobs_(new LatestJobRunner(QStringLiteral("model session"), 3, this)),
+      jobs_(new LatestJobRunner(QStringLiteral("model session"), 4, this)),
       progressTimer_(new QTimer(this)) {
     progressTimer_->setSingleShot(true);
     connect(progressTimer_, &QTimer::timeout, this, [this] {
@@ -44,9 +44,10 @@ void ModelWork::post(Channel channel, const QString& what, Job work) {
         // A follow-up starts once the events queued now (the scene the results replace, the
         // maps' repaint) have run: on two cores it would otherwise take half the machine from
         // them.
-        channel == Induction ? LatestJobRunner::Start::AfterQueuedEvents
-                             : LatestJobRunner::Start::Now);
-    if (channel == Induction) return;  // a follow-up: the maps are up, nothing to wait for
+        channel == Induction || channel == Weighing ? LatestJobRunner::Start::AfterQueuedEvents
+                                                    : LatestJobRunner::Start::Now);
+    // A follow-up: the maps are up, nothing to wait for.
+    if (channel == Induction || channel == Weighing) return;
     busyWhat_ = what;
     updateBusy();
     if (progressDelayMs_ <= 0)
@@ -61,7 +62,7 @@ void ModelWork::drop(Channel channel) {
 }
 
 void ModelWork::dropAll() {
-    for (Channel channel : {Opening, Running, Induction})
+    for (Channel channel : {Opening, Running, Induction, Weighing})
         drop(channel);
 }
 

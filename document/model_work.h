@@ -18,7 +18,8 @@ class ModelWork : public QObject {
 public:
     // Opening a folder, running the model on the open folder (a run, a resumed run), and
     // measuring induction after a run. A newer job of a kind makes the older one stale.
-    enum Channel { Opening = 0, Running = 1, Induction = 2 };
+    // Weighing: the model view's value-weighted maps of a run, a follow-up as induction is.
+    enum Channel { Opening = 0, Running = 1, Induction = 2, Weighing = 3 };
     // Runs on the worker and hands back what to do on the GUI thread; it may throw.
     using Job = std::function<std::function<void()>()>;
 

@@ -1,11 +1,35 @@
 #include "document/run_analysis.h"
 
+#include "core/model/layer_digest.h"
+#include "core/model/workbench.h"
+
 #include <QObject>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace ae::document {
+
+std::vector<model::LayerDigest> valueWeightedDigests(const model::Model& model,
+                                                     const WindowRun& run,
+                                                     const std::function<bool(int)>& layerDone) {
+    std::vector<model::LayerDigest> digests;
+    const int layers = static_cast<int>(run.layers.size());
+    for (int l = 0; l < layers; ++l) {
+        const auto& record = run.layers[static_cast<std::size_t>(l)];
+        const std::vector<model::Matrix<float>> weights =
+            record.hasMaps() ? record.weights : model::recomputedLayerMaps(model, run, l).weights;
+        const Eigen::MatrixXd norms = model::valueOutputNorms(model, run, l);
+        std::vector<model::Matrix<float>> weighted;
+        for (std::size_t h = 0; h < weights.size(); ++h)
+            weighted.push_back(
+                model::valueWeightedMap(weights[h], norms.row(static_cast<Eigen::Index>(h))));
+        digests.push_back(
+            model::digestLayer(weighted, run.attentionMask, run.config.isDecoder(), l));
+        if (layerDone && !layerDone(l + 1)) throw model::RunCancelled();
+    }
+    return digests;
+}
 
 double defaultMapBudget() {
     return physicalMemoryBytes() / 2;

@@ -42,8 +42,13 @@ HeadGrid::HeadGrid(QWidget* parent) : QWidget(parent) {
 }
 
 void HeadGrid::setRun(std::shared_ptr<const ae::model::ModelRun<float>> run,
-                      const QStringList& tokens) {
+                      const QStringList& tokens,
+                      std::shared_ptr<const std::vector<ae::model::LayerDigest>> valueWeighted) {
     run_ = std::move(run);
+    // Value-weighted digests of another shape (a stale set) are not drawn.
+    if (valueWeighted && run_ && valueWeighted->size() != run_->layers.size())
+        valueWeighted.reset();
+    valueWeighted_ = std::move(valueWeighted);
     tokens_ = tokens;
     refill();
     update();
@@ -114,7 +119,9 @@ void HeadGrid::refill() {
         const int layer = i / heads_, head = i % heads_;
         const ae::model::LayerRecord<float>& record = run_->layers[static_cast<size_t>(layer)];
         const ae::model::HeadDigest digest =
-            record.digest.empty()
+            valueWeighted_
+                ? (*valueWeighted_)[static_cast<size_t>(layer)].heads[static_cast<size_t>(head)]
+            : record.digest.empty()
                 ? ae::model::poolHead(record.weights[static_cast<size_t>(head)], causal)
                 : record.digest.heads[static_cast<size_t>(head)];
         pooled_[static_cast<size_t>(index({layer, head}))].assign(digest.pooled.begin(),
@@ -411,11 +418,13 @@ void HeadGrid::paintEvent(QPaintEvent*) {
     painter.drawImage(QRect(barLeft, legendTop, barWidth, barHeight), bar);
     painter.setPen(palette().text().color());
     QString caption;
+    const QString what = valueWeighted_ ? tr("value-weighted share") : tr("weight");
     if (rangeMode_ == RangeMode::Shared) {
-        caption =
-            tr("weight 0 to %1, shared by every map").arg(colorRange({0, 0}).second, 0, 'f', 2);
+        caption = tr("%1 0 to %2, shared by every map")
+                      .arg(what)
+                      .arg(colorRange({0, 0}).second, 0, 'f', 2);
     } else {
-        caption = tr("weight 0 to each map's own largest");
+        caption = tr("%1 0 to each map's own largest").arg(what);
     }
     if (pool_.rowsPerCell > 1)
         caption += tr(" · %1 tokens, max-pooled %2×%2").arg(tokenCount_).arg(pool_.rowsPerCell);
@@ -447,20 +456,22 @@ QString HeadGrid::cellText(HeadId head, int shownRow, int shownColumn) const {
     if (pooled_[static_cast<size_t>(index(head))].empty()) return tr("not run yet");
     const double value = pooled_[static_cast<size_t>(index(head))]
                                 [static_cast<size_t>(shownRow) * pool_.shownColumns + shownColumn];
+    const QString what = valueWeighted_ ? tr("value-weighted share") : tr("weight");
     if (pool_.rowsPerCell == 1 && pool_.columnsPerCell == 1) {
-        return tr("%1 → %2: weight %3")
-            .arg(tokenLabel(shownRow), tokenLabel(shownColumn))
+        return tr("%1 → %2: %3 %4")
+            .arg(tokenLabel(shownRow), tokenLabel(shownColumn), what)
             .arg(value, 0, 'f', 3);
     }
     const int firstRow = shownRow * pool_.rowsPerCell;
     const int lastRow = std::min(tokenCount_, firstRow + pool_.rowsPerCell) - 1;
     const int firstColumn = shownColumn * pool_.columnsPerCell;
     const int lastColumn = std::min(tokenCount_, firstColumn + pool_.columnsPerCell) - 1;
-    return tr("queries %1–%2 → keys %3–%4: largest weight %5")
+    return tr("queries %1–%2 → keys %3–%4: largest %5 %6")
         .arg(firstRow)
         .arg(lastRow)
         .arg(firstColumn)
         .arg(lastColumn)
+        .arg(what)
         .arg(value, 0, 'f', 3);
 }
 

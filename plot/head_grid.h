@@ -40,7 +40,10 @@ public:
     explicit HeadGrid(QWidget* parent = nullptr);
 
     // Rebuilds every map's image. tokens: one label per token (missing ones show the position).
-    void setRun(std::shared_ptr<const ae::model::ModelRun<float>> run, const QStringList& tokens);
+    // `valueWeighted` (one digest a layer), when given, is drawn in place of the run's weights.
+    void setRun(std::shared_ptr<const ae::model::ModelRun<float>> run, const QStringList& tokens,
+                std::shared_ptr<const std::vector<ae::model::LayerDigest>> valueWeighted = {});
+    bool valueWeighted() const { return static_cast<bool>(valueWeighted_); }
     // A pass under way: layer `layer` (of `layers`) has finished on `tokens` tokens, its heads'
     // digests `heads`. Layer 0 starts a new picture (the layers not yet run are blank); setRun
     // replaces it with the finished run's.
@@ -132,6 +135,7 @@ private:
     int pairStart_ = -1;
     int filled_ = -1;
     PoolShape pool_;
+    std::shared_ptr<const std::vector<ae::model::LayerDigest>> valueWeighted_;
     std::vector<std::vector<double>> pooled_;  // per head, shownRows x shownColumns, row-major
     std::vector<double> ownMax_;               // per head
     std::vector<QImage> images_;               // per head

@@ -70,7 +70,15 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     controls->addSpacing(12);
     controls->addWidget(positionLabel);
     controls->addWidget(positionChoice_, 1);
+    valueWeighted_ = new QCheckBox(tr("&Value-weighted"), left);
+    valueWeighted_->setObjectName(QStringLiteral("valueWeighted"));
+    valueWeighted_->setToolTip(
+        tr("Draw how much each key moves into each query (‖α·v·W_O‖, Kobayashi et al. 2020), "
+           "each row normalised, instead of how much it is looked at"));
+    connect(valueWeighted_, &QCheckBox::toggled, this, &ModelView::valueWeightedToggled);
     leftLayout->addLayout(controls);
+    // A row of its own: beside the docks at 1024 pixels the first row has no room left.
+    leftLayout->addWidget(valueWeighted_);
     grid_ = new HeadGrid(left);
     leftLayout->addWidget(grid_, 1);
     readout_ = new QLabel(left);
@@ -228,8 +236,8 @@ void ModelView::startLayerByLayer(int layers, int heads, int tokens) {
 
 void ModelView::setData(ModelViewData data) {
     // A grid showing a pass under way (perhaps one that was cancelled) takes the run again.
-    const bool newRun =
-        data.run != data_.run || data.tokens != data_.tokens || grid_->layersFilled() >= 0;
+    const bool newRun = data.run != data_.run || data.tokens != data_.tokens ||
+                        data.valueWeighted != data_.valueWeighted || grid_->layersFilled() >= 0;
     const bool newHead = data.openHead != data_.openHead;
     const bool firstRun = data.run && !data_.run;
     data_ = std::move(data);
@@ -238,7 +246,7 @@ void ModelView::setData(ModelViewData data) {
     selectedPosition_ = resolvedPosition(data_.position);
 
     if (newRun) {
-        grid_->setRun(run, data_.tokens);
+        grid_->setRun(run, data_.tokens, data_.valueWeighted);
         updatePositions();
         // The run first: a position set before it was clamped to the old text's length.
         rollout_->setRun(run, data_.tokens);

@@ -51,6 +51,9 @@ struct ModelViewData {
     // (model::RunOptions::keptMaps), recomputed from the model (model::recomputedLayerMaps) for
     // an export that draws them. Null when the run keeps every map.
     std::function<std::vector<ae::model::Matrix<float>>(int layer)> layerWeights;
+    // The grid's maps value-weighted (one digest a layer: document::valueWeightedDigests), drawn
+    // in place of the weights; null: the weights.
+    std::shared_ptr<const std::vector<ae::model::LayerDigest>> valueWeighted;
 };
 
 class HeadGrid;
@@ -84,6 +87,7 @@ public:
 
     // The parts, for tests and for exporting one of them.
     HeadGrid* grid() const { return grid_; }
+    QCheckBox* valueWeightedBox() const { return valueWeighted_; }
     QTableView* summaryTable() const { return table_; }
     HeadSummaryModel* summaryModel() const { return summaryModel_; }
     HeadSummaryFilter* summaryFilter() const { return summaryFilter_; }
@@ -105,6 +109,7 @@ signals:
     void headActivated(int layer, int head);  // double-click or Enter on a head
     void positionSelected(int position);      // the query position predictions and rollout read
     void summariesNeeded();                   // the user asked for scores not yet measured
+    void valueWeightedToggled(bool on);       // the grid's "Value-weighted" box
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -132,6 +137,7 @@ private:
     QComboBox* positionChoice_;
     QTabWidget* panels_;
     QCheckBox* thresholdOn_;
+    QCheckBox* valueWeighted_;
     QComboBox* thresholdScore_;
     QDoubleSpinBox* threshold_;
     QCheckBox* onlyAbove_;

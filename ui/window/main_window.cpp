@@ -396,6 +396,8 @@ void MainWindow::createModelViews() {
         }
     });
     connect(session_, &document::ModelSession::resultsChanged, this, &MainWindow::showModelResults);
+    connect(modelView_, &plot::ModelView::valueWeightedToggled, session_,
+            &document::ModelSession::setValueWeighted);
     connect(session_, &document::ModelSession::resultsChanged, this,
             &MainWindow::applyPendingWorkbench);
     connect(session_, &document::ModelSession::busyChanged, this,
@@ -449,6 +451,7 @@ void MainWindow::showSceneLayout() {
 void MainWindow::showModelResults() {
     plot::ModelViewData data;
     data.run = session_->currentRun();
+    data.valueWeighted = session_->valueWeightedDigests();
     if (data.run) {
         for (long long id : data.run->tokens)
             data.tokens << session_->tokenLabel(id);

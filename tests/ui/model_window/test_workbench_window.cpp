@@ -14,6 +14,7 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include <QCheckBox>
 #include <QDir>
 #include <QListWidget>
 #include <QTemporaryDir>
@@ -24,6 +25,7 @@
 #include "document/workbench_session.h"
 #include "io/model/model_folder.h"
 #include "plot/effect_map.h"
+#include "plot/head_grid.h"
 #include "plot/model_view.h"
 #include "plot/workbench_charts.h"
 #include "support/model_window_fixture.h"
@@ -455,6 +457,53 @@ private slots:
         QCOMPARE(ioi.settings.foil, QStringLiteral(" John"));
         QVERIFY(ioi.text.endsWith(QStringLiteral("John gave a drink to")));
         QVERIFY(ioi.settings.corrupted.endsWith(QStringLiteral("Mary gave a drink to")));
+    }
+
+    // The model view's Value-weighted box: every head's map becomes ‖α_ij·v_j·W_O^h‖ normalised
+    // per row, as the library computes it, and its mean share on token 0 is the head's sink_norm.
+    void valueWeightedMapsInTheModelView() {
+        benchOnTheText();
+        plot::ModelView* view = window_->modelView();
+        view->valueWeightedBox()->setChecked(true);
+        settle();
+        const auto digests = session()->valueWeightedDigests();
+        QVERIFY(digests);
+        QVERIFY(view->grid()->valueWeighted());
+        const io::ModelFolder folder(gpt2Tiny());
+        const model::Model& m = folder.model();
+        const auto run = model::runModel<float>(m, kClean);
+        const auto runDouble = model::runModel<double>(m, kClean);
+        const model::ValueNormsResult norms = model::valueNorms(m, runDouble);
+        for (int l = 0; l < 2; ++l) {
+            const Eigen::MatrixXd f = model::valueOutputNorms(m, run, l);
+            for (int h = 0; h < 4; ++h) {
+                const auto at = static_cast<std::size_t>(l), head = static_cast<std::size_t>(h);
+                const model::Matrix<float> expected =
+                    model::valueWeightedMap(run.layers[at].weights[head], f.row(h));
+                const std::vector<float>& shown = (*digests)[at].heads[head].pooled;
+                QCOMPARE(static_cast<Eigen::Index>(shown.size()), expected.size());
+                for (Eigen::Index i = 0; i < expected.size(); ++i)
+                    QVERIFY(std::abs(shown[static_cast<std::size_t>(i)] - expected.data()[i]) <=
+                            1e-6f);
+                // Rows sum to 1: a share of what the head moves.
+                QVERIFY(std::abs(expected.row(6).sum() - 1.0f) <= 1e-5f);
+                QVERIFY(std::abs((*digests)[at].heads[head].summary.firstToken -
+                                 norms.sinkNorm[at][head]) <= 1e-5);
+            }
+        }
+        if (!qEnvironmentVariable("AE_SHOTS_DIR").isEmpty()) {
+            window_->centralTabs()->setCurrentWidget(view);
+            QTest::qWait(300);
+            QVERIFY(window_->grab().save(qEnvironmentVariable("AE_SHOTS_DIR") +
+                                         QStringLiteral("/model-value-weighted-1024x768.png")));
+        }
+        const QRect r = view->grid()->mapRect({1, 2});
+        QVERIFY2(view->grid()->hoverText(r.center()).contains(QStringLiteral("value-weighted")),
+                 qPrintable(view->grid()->hoverText(r.center())));
+        view->valueWeightedBox()->setChecked(false);
+        settle();
+        QVERIFY(!view->grid()->valueWeighted());
+        QVERIFY(!session()->valueWeightedDigests());
     }
 
     void mapsExportAsImagesAndNumbers() {
