@@ -3,12 +3,14 @@
 #include <QCommandLineParser>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "cli/command_support.h"
 #include "cli/run_command.h"
 #include "core/model/head_scores.h"
 #include "core/model/model_analysis.h"
+#include "core/model/workbench.h"
 #include "io/formats/json_numbers.h"
 #include "io/model/model_folder.h"
 #include "io/tokenizer/tokenizer.h"
@@ -68,9 +70,12 @@ Measured measure(const model::Model& model, const std::vector<long long>& ids,
                                     error.what());
         }
     }();
-    m.heads = ids == repeated
-                  ? model::summarizeHeads(repeatedRun)
-                  : model::summarizeHeads(model::runModel<Scalar>(model, ids, optionsFor(ids)));
+    std::optional<model::ModelRun<Scalar>> own;
+    const model::ModelRun<Scalar>& run =
+        ids == repeated ? repeatedRun
+                        : own.emplace(model::runModel<Scalar>(model, ids, optionsFor(ids)));
+    m.heads = model::summarizeHeads(run);
+    model::addValueNormScores(m.heads, model, run);
     model::addRepeatedRunScores(m.heads, repeatedRun, prefix, period);
     return m;
 }

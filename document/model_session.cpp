@@ -404,17 +404,16 @@ Scene ModelSession::layerAsModelHasIt(int layer, int head) const {
 void ModelSession::setValueWeighted(bool on) {
     if (on == valueWeighted_) return;
     valueWeighted_ = on;
-    if (on) {
-        weighCurrentRun();
-    } else {
-        work_->drop(ModelWork::Weighing);
-        emit resultsChanged();
-    }
+    weighCurrentRun();
+    emit resultsChanged();
 }
 
 void ModelSession::weighCurrentRun() {
     const std::shared_ptr<const Run> run = runs_->current();
-    if (!valueWeighted_ || !run || !model_.folder || weighedRun_ == run) return;
+    if (!run || !model_.folder || weighedRun_ == run) return;
+    // A run that kept its maps is weighed anyway, for the sink column (cheap: a product with W_O
+    // a head); one that dropped them only when asked (every layer's maps recomputed).
+    if (!valueWeighted_ && document::keepsOnlyDigests(*run)) return;
     std::shared_ptr<io::ModelFolder> folder = model_.folder;
     work_->post(ModelWork::Weighing, tr("Weighing the values"), [this, folder, run] {
         auto digests = std::make_shared<const std::vector<model::LayerDigest>>(
@@ -425,6 +424,15 @@ void ModelSession::weighCurrentRun() {
             emit resultsChanged();
         });
     });
+}
+
+std::vector<double> ModelSession::sinkNorms() const {
+    std::vector<double> sinks;
+    if (const auto digests = weighedDigests())
+        for (const model::LayerDigest& layer : *digests)
+            for (const model::HeadDigest& head : layer.heads)
+                sinks.push_back(head.summary.firstToken);
+    return sinks;
 }
 
 void ModelSession::openHead(int layer, int head) {

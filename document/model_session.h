@@ -147,8 +147,12 @@ public:
     void setValueWeighted(bool on);
     bool valueWeighted() const { return valueWeighted_; }
     std::shared_ptr<const std::vector<model::LayerDigest>> valueWeightedDigests() const {
-        return valueWeighted_ && weighedRun_ == runs_->current() ? weighed_ : nullptr;
+        return valueWeighted_ ? weighedDigests() : nullptr;
     }
+    // Every head's sink_norm on the current run (layer·heads + head), from its value-weighted
+    // map (whose first_token it is): weighed after every run that keeps its maps, else while
+    // valueWeighted() is on. Empty until then.
+    std::vector<double> sinkNorms() const;
     // Asks for the induction scores: measured if they can be and are not yet, else problem()
     // says why not.
     void measureInduction();
@@ -214,6 +218,9 @@ signals:
 private:
     void fail(const QString& message);
     void weighCurrentRun();
+    std::shared_ptr<const std::vector<model::LayerDigest>> weighedDigests() const {
+        return weighedRun_ == runs_->current() ? weighed_ : nullptr;
+    }
     bool valueWeighted_ = false;
     std::shared_ptr<const Run> weighedRun_;
     std::shared_ptr<const std::vector<model::LayerDigest>> weighed_;

@@ -76,6 +76,12 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
         tr("Draw how much each key moves into each query (‖α·v·W_O‖, Kobayashi et al. 2020), "
            "each row normalised, instead of how much it is looked at"));
     connect(valueWeighted_, &QCheckBox::toggled, this, &ModelView::valueWeightedToggled);
+    // The sink column goes with the value-weighted maps (what moves, not where it looks): shown
+    // while the box is on, so the table fits beside the docks at 1024 pixels otherwise.
+    connect(valueWeighted_, &QCheckBox::toggled, this, [this](bool on) {
+        table_->setColumnHidden(HeadSummaryModel::scoreColumn("sink_norm"), !on);
+        fitSummaryColumns();
+    });
     leftLayout->addLayout(controls);
     // A row of its own: beside the docks at 1024 pixels the first row has no room left.
     leftLayout->addWidget(valueWeighted_);
@@ -129,6 +135,7 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     summaryFilter_->setSourceModel(summaryModel_);
     table_ = new QTableView(heads);
     table_->setModel(summaryFilter_);
+    table_->setColumnHidden(HeadSummaryModel::scoreColumn("sink_norm"), true);
     table_->setSortingEnabled(true);
     table_->sortByColumn(HeadSummaryModel::LayerColumn, Qt::AscendingOrder);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);

@@ -78,6 +78,24 @@ double meanSeparatorWeight(const HeadWeights& w) {
     return meanOf(sum, rows);
 }
 
+// Key 0's share of α_ij·f_j (f = the value norms) in each token row, averaged; a row moving
+// nothing counts 0. NaN without the values.
+double meanSinkNormShare(const HeadWeights& w) {
+    const double* f = w.valueNorms();
+    if (!f) return kNaN;
+    double sum = 0;
+    int rows = 0;
+    for (int i = 0; i < w.tokens(); ++i) {
+        if (!w.isToken(i)) continue;
+        ++rows;
+        double moved = 0;
+        for (int j = 0; j < w.keys(); ++j)
+            moved += w(i, j) * f[j];
+        if (moved > 0) sum += w(i, 0) * f[0] / moved;
+    }
+    return meanOf(sum, rows);
+}
+
 // With P = prefixLength and N = period: (1/N) Σ_{i=0}^{N−1} w[P+N+i][P+i+1], over the second
 // copy's token rows.
 double meanInductionWeight(const HeadWeights& w) {
@@ -113,6 +131,10 @@ const std::vector<HeadScore>& headScores() {
          "Mean total weight on the separator tokens ([SEP], </s>): Clark et al. 2019's no-op "
          "attention",
          false, &HeadSummary::toSeparator, meanSeparatorWeight},
+        {"sink_norm", "Sink (norms)", "Sink",
+         "Share of what the head moves that comes from the first token: its weights times "
+         "|v·W_O| (an attention sink looks there but moves little)",
+         false, &HeadSummary::sinkNorm, meanSinkNormShare, true},
     };
     return rows;
 }

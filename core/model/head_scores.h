@@ -31,6 +31,10 @@ struct HeadSummary {
     // an optional prefix such as BOS): the mean over the second copy's rows of the weight from
     // the copy of token i to the token after i's first occurrence. NaN until measured.
     double induction = 0;
+    // Xiao et al. (2023)'s attention sink, measured by what moves (Kobayashi et al. 2020): the
+    // mean over rows of key 0's share of α_ij·‖v_j·W_O^h‖ (a row moving nothing counts 0). NaN
+    // until measured with the values (addValueNormScores).
+    double sinkNorm = 0;
 };
 
 // Where a run's tokens are a text repeated twice: a prefix of `prefixLength` tokens (such as
@@ -77,6 +81,10 @@ public:
     }
     const RepeatedText& repeated() const { return repeated_; }
     // The separator tokens' positions (each in [0, keys)); empty when there are none.
+    // ‖v_j·W_O^h‖ for every key j (keys() numbers), or null: the scores that need the values
+    // are then NaN. The numbers must outlive the view.
+    void setValueNorms(const double* norms) { valueNorms_ = norms; }
+    const double* valueNorms() const { return valueNorms_; }
     const std::vector<int>& separators() const {
         static const std::vector<int> none;
         return separators_ ? *separators_ : none;
@@ -90,6 +98,7 @@ private:
     const std::vector<int>* mask_;
     RepeatedText repeated_;
     const std::vector<int>* separators_ = nullptr;
+    const double* valueNorms_ = nullptr;
 };
 
 // One score: how every consumer names it, where a summary keeps it, and how it is measured.
@@ -105,10 +114,14 @@ struct HeadScore {
     // The score of one head (NaN when no row defines it). A repeated-run score reads where the
     // copies are from head.repeated().
     double (*measure)(const HeadWeights& head);
+    // Measured with the values too (HeadWeights::setValueNorms): NaN without them, and
+    // addValueNormScores (core/model/workbench.h) fills it.
+    bool needsValueNorms = false;
 };
 
 // The rows, in the order every consumer lists them: entropy, first_token, previous_token, self,
-// induction, to_separator (a new score comes last, so scripts reading the columns keep working).
+// induction, to_separator, sink_norm (a new score comes last, so scripts reading the columns keep
+// working).
 const std::vector<HeadScore>& headScores();
 // The row whose key is `key`; throws std::invalid_argument for a key no row has.
 const HeadScore& headScore(std::string_view key);

@@ -534,6 +534,30 @@ Eigen::MatrixXd valueOutputNorms(const Model& model, const ModelRun<Scalar>& run
 }
 
 template <typename Scalar>
+void addValueNormScores(std::vector<HeadSummary>& summaries, const Model& model,
+                        const ModelRun<Scalar>& run) {
+    for (int l = 0; l < static_cast<int>(run.layers.size()); ++l) {
+        const auto inLayer = [l](const HeadSummary& s) { return s.layer == l; };
+        if (std::none_of(summaries.begin(), summaries.end(), inLayer)) continue;
+        const LayerRecord<Scalar>& record = run.layers[static_cast<std::size_t>(l)];
+        const std::vector<Matrix<Scalar>> weights =
+            record.hasMaps() ? record.weights : recomputedLayerMaps(model, run, l).weights;
+        const Eigen::MatrixXd norms = valueOutputNorms(model, run, l);
+        for (HeadSummary& s : summaries) {
+            if (!inLayer(s)) continue;
+            // The norms are column-major: head s.head's row copied flat, as the scores read it.
+            std::vector<double> f(static_cast<std::size_t>(norms.cols()));
+            for (Eigen::Index j = 0; j < norms.cols(); ++j)
+                f[static_cast<std::size_t>(j)] = norms(s.head, j);
+            HeadWeights head(weights.at(static_cast<std::size_t>(s.head)), run.attentionMask);
+            head.setValueNorms(f.data());
+            for (const HeadScore& score : headScores())
+                if (score.needsValueNorms) s.*score.value = score.measure(head);
+        }
+    }
+}
+
+template <typename Scalar>
 Matrix<Scalar> valueWeightedMap(const Matrix<Scalar>& weights, const Eigen::RowVectorXd& norms) {
     if (norms.size() != weights.cols())
         throw ModelError("value-weighted map: " + std::to_string(norms.size()) +
@@ -743,6 +767,10 @@ template double metricAfter<double>(const Model&, int, const Matrix<double>&, in
 template ValueNormsResult valueNorms<float>(const Model&, const ModelRun<float>&);
 template Eigen::MatrixXd valueOutputNorms<float>(const Model&, const ModelRun<float>&, int);
 template Eigen::MatrixXd valueOutputNorms<double>(const Model&, const ModelRun<double>&, int);
+template void addValueNormScores<float>(std::vector<HeadSummary>&, const Model&,
+                                        const ModelRun<float>&);
+template void addValueNormScores<double>(std::vector<HeadSummary>&, const Model&,
+                                         const ModelRun<double>&);
 template Matrix<float> valueWeightedMap<float>(const Matrix<float>&, const Eigen::RowVectorXd&);
 template Matrix<double> valueWeightedMap<double>(const Matrix<double>&, const Eigen::RowVectorXd&);
 template ValueNormsResult valueNorms<double>(const Model&, const ModelRun<double>&);

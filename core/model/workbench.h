@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/head_scores.h"
 #include "core/model/model.h"
 
 namespace ae::model {
@@ -127,6 +128,12 @@ ValueNormsResult valueNorms(const Model& model, const ModelRun<Scalar>& run);
 // its maps are not): H x T, row h head h's.
 template <typename Scalar>
 Eigen::MatrixXd valueOutputNorms(const Model& model, const ModelRun<Scalar>& run, int layer);
+// Fills each summary's scores that need the values (HeadScore::needsValueNorms: sink_norm) from
+// `run`, a run of `model` on the text the summaries are of (a layer whose maps the run dropped is
+// recomputed).
+template <typename Scalar>
+void addValueNormScores(std::vector<HeadSummary>& summaries, const Model& model,
+                        const ModelRun<Scalar>& run);
 // What a value-weighted attention map draws (Kobayashi et al. 2020): from a head's weights
 // (T x T) and its row of valueOutputNorms (T), row i is α_ij·f_j / Σ_j α_ij·f_j, a row of zeros
 // where the sum is 0. Its mean weight on key 0 is the head's sink_norm.

@@ -15,6 +15,7 @@
 
 #include "core/model/head_scores.h"
 #include "core/model/model_analysis.h"
+#include "core/model/workbench.h"
 #include "io/model/model_folder.h"
 #include "plot/head_grid.h"
 #include "plot/head_summary_table.h"
@@ -158,6 +159,7 @@ private slots:
         repeated.insert(repeated.end(), kIds.begin(), kIds.end());
         model::addRepeatedRunScores(data.summaries,
                                     model::runModel<float>(folder.model(), repeated), 0, 4);
+        model::addValueNormScores(data.summaries, folder.model(), *run);
         ImageOptions options;
         options.size = QSize(120, 100);
         exportEveryModelHead(data, dir_.path(), QStringLiteral("m"), ImageFormat::Png, options,

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "core/model/model_analysis.h"
+#include "core/model/workbench.h"
 #include "io/model/model_folder.h"
 #include "support/model_checks.h"
 #include "support/run_binary.h"
@@ -21,8 +22,8 @@ using namespace ae::testing;
 
 namespace {
 
-const QStringList kKeys = {"entropy", "first_token",    "head", "induction",
-                           "layer",   "previous_token", "self", "to_separator"};
+const QStringList kKeys = {"entropy",        "first_token", "head",      "induction",   "layer",
+                           "previous_token", "self",        "sink_norm", "to_separator"};
 
 // Every stdout line as a JSON object; fails the test on a line that is not one.
 std::vector<QJsonObject> jsonLines(const QByteArray& out) {
@@ -54,7 +55,9 @@ void checkAgainstLibrary(const QByteArray& out, const QString& dir,
                          const std::vector<long long>& ids, const std::vector<long long>& repeated,
                          int prefix, int period) {
     const io::ModelFolder folder(dir);
-    const auto summaries = model::summarizeHeads(model::runModel<float>(folder.model(), ids));
+    const auto run = model::runModel<float>(folder.model(), ids);
+    auto summaries = model::summarizeHeads(run);
+    model::addValueNormScores(summaries, folder.model(), run);
     const auto induction =
         model::inductionScores(model::runModel<float>(folder.model(), repeated), prefix, period);
     const std::vector<QJsonObject> lines = jsonLines(out);
@@ -71,6 +74,8 @@ void checkAgainstLibrary(const QByteArray& out, const QString& dir,
         QVERIFY(same(score(o, "previous_token"), s.previousToken));
         QVERIFY(same(score(o, "self"), s.self));
         QVERIFY(same(score(o, "induction"), induction[n]));
+        QVERIFY(same(score(o, "sink_norm"), s.sinkNorm));
+        QVERIFY(std::isfinite(s.sinkNorm));
     }
 }
 
@@ -241,13 +246,14 @@ private slots:
         QVERIFY(lines[0].contains("induction on 6 (3 repeated twice)"));
         QCOMPARE(lines[1].simplified(),
                  QByteArray("layer head entropy first_token previous_token self induction "
-                            "to_separator"));
+                            "to_separator sink_norm"));
         const io::ModelFolder folder(dir);
         const auto s = model::summarizeHeads(model::runModel<float>(folder.model(), {7, 41, 3}));
         for (int n = 0; n < 8; ++n) {
             const QList<QByteArray> cells = lines[2 + n].simplified().split(' ');
-            QCOMPARE(cells.size(), 8);
-            QCOMPARE(cells[7], QByteArray("n/a"));  // gpt2-tiny's folder has no tokenizer
+            QCOMPARE(cells.size(), 9);
+            QCOMPARE(cells[7], QByteArray("n/a"));   // gpt2-tiny's folder has no tokenizer
+            QVERIFY(cells[8] != QByteArray("n/a"));  // the sink share: measured with the values
             QCOMPARE(cells[0].toInt(), n / 4);
             QCOMPARE(cells[1].toInt(), n % 4);
             QVERIFY(std::fabs(cells[2].toDouble() - s[n].entropy) <= 5e-5);

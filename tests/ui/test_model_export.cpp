@@ -117,11 +117,11 @@ private slots:
             readAll(QDir(folder).filePath("gpt2-heads.csv")).trimmed().split('\n');
         QCOMPARE(lines.size(), layers * heads + 1);
         QCOMPARE(lines[0], QByteArray("layer,head,entropy,first_token,previous_token,self,"
-                                      "induction,to_separator"));
+                                      "induction,to_separator,sink_norm"));
         for (int i = 0; i < layers * heads; ++i) {
             const model::HeadSummary& s = l.data.summaries[static_cast<size_t>(i)];
             const QList<QByteArray> cells = lines[i + 1].split(',');
-            QCOMPARE(cells.size(), 8);
+            QCOMPARE(cells.size(), 9);
             QCOMPARE(cells[0].toInt(), s.layer);
             QCOMPARE(cells[1].toInt(), s.head);
             QCOMPARE(cells[2].toDouble(), s.entropy);

@@ -461,6 +461,11 @@ void MainWindow::showModelResults() {
     };
     const document::RunAnalysis& analysis = session_->analysis();
     data.summaries = analysis.summaries;
+    // The sink column, once the run's values are weighed (document::valueWeightedDigests).
+    const std::vector<double> sinks = session_->sinkNorms();
+    if (data.run && sinks.size() == data.summaries.size())
+        for (model::HeadSummary& s : data.summaries)
+            s.sinkNorm = sinks[static_cast<std::size_t>(s.layer * data.run->config.heads + s.head)];
     data.induction = analysis.induction;
     data.inductionNote = analysis.inductionNote;
     data.position = analysis.position;

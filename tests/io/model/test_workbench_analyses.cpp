@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/model/model_analysis.h"
 #include "core/model/model_steps.h"
 #include "core/model/workbench.h"
 #include "io/model/analysis_result.h"
@@ -259,6 +260,30 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(
             model::ModelError,
             model::activationPatching<double>(m, kIds, kCorrupt, -1, 5, 9, {}, {}, {{2, 0}}));
+    }
+
+    // The heads table's sink_norm (a row of the scores' table, measured with the values) is the
+    // reference's value_norms sink_norm, for every golden decoder; without the values it is NaN.
+    void sinkNormScoreIsTheAnalysis() {
+        int checked = 0;
+        for (const char* name :
+             {"gpt2-tiny", "llama-tiny-gqa", "qwen3-tiny", "gemma2-tiny", "pythia-tiny"}) {
+            const io::ModelFolder folder(goldenModelDir(name));
+            const model::Model& m = folder.model();
+            const auto run = model::runModel<double>(m, kIds);
+            std::vector<model::HeadSummary> summaries = model::summarizeHeads(run);
+            QVERIFY(std::isnan(summaries.front().sinkNorm));
+            model::addValueNormScores(summaries, m, run);
+            const model::ValueNormsResult expected = model::valueNorms(m, run);
+            QCOMPARE(static_cast<int>(summaries.size()), m.config.layers * m.config.heads);
+            for (const model::HeadSummary& s : summaries) {
+                const double want = expected.sinkNorm[static_cast<std::size_t>(s.layer)]
+                                                     [static_cast<std::size_t>(s.head)];
+                QVERIFY2(std::abs(s.sinkNorm - want) <= 1e-12, name);
+                ++checked;
+            }
+        }
+        QVERIFY(checked > 0);
     }
 
     // Random heads' composition is about 1/sqrt(d) (a rotation-invariant factor keeps about 1/d

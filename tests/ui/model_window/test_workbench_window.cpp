@@ -26,6 +26,7 @@
 #include "io/model/model_folder.h"
 #include "plot/effect_map.h"
 #include "plot/head_grid.h"
+#include "plot/head_summary_table.h"
 #include "plot/model_view.h"
 #include "plot/workbench_charts.h"
 #include "support/model_window_fixture.h"
@@ -464,6 +465,24 @@ private slots:
     void valueWeightedMapsInTheModelView() {
         benchOnTheText();
         plot::ModelView* view = window_->modelView();
+        // The heads table's sink column is filled after the run, the box off: a run that kept
+        // its maps is weighed anyway.
+        {
+            const io::ModelFolder folder(gpt2Tiny());
+            const model::ValueNormsResult expected =
+                model::valueNorms(folder.model(), model::runModel<double>(folder.model(), kClean));
+            const int column = plot::HeadSummaryModel::scoreColumn("sink_norm");
+            plot::HeadSummaryModel* table = view->summaryModel();
+            QCOMPARE(table->rowCount(), 8);
+            for (int row = 0; row < 8; ++row) {
+                const model::HeadSummary& s = table->summary(row);
+                const double shown =
+                    table->index(row, column).data(plot::HeadSummaryModel::SortRole).toDouble();
+                QVERIFY2(std::abs(shown - expected.sinkNorm[static_cast<std::size_t>(
+                                              s.layer)][static_cast<std::size_t>(s.head)]) <= 1e-5,
+                         qPrintable(QString::number(shown)));
+            }
+        }
         view->valueWeightedBox()->setChecked(true);
         settle();
         const auto digests = session()->valueWeightedDigests();
