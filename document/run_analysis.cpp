@@ -1,12 +1,12 @@
 #include "document/run_analysis.h"
 
-#include "core/model/layer_digest.h"
-#include "core/model/workbench.h"
-
 #include <QObject>
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "core/model/layer_digest.h"
+#include "core/model/workbench.h"
 
 namespace ae::document {
 

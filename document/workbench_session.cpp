@@ -121,27 +121,21 @@ void WorkbenchSession::commitSettings(const QString& description) {
     if (!document->replaceScene(scene, description, &error)) emit problem(error);
 }
 
-const std::vector<long long>& WorkbenchSession::cleanIds() const {
-    static const std::vector<long long> none;
-    return result_ ? result_->cleanIds : none;
-}
-
 long long WorkbenchSession::tokenId(const QString& token, const char* what,
                                     QString* problem) const {
     const model::Model* model = session_->model();
     const io::Tokenizer* tokenizer = session_->tokenizer();
-    const QString& text = token;
     bool number = false;
     long long id = -1;
-    if (text.startsWith('#')) {
-        id = text.mid(1).toLongLong(&number);
+    if (token.startsWith('#')) {
+        id = token.mid(1).toLongLong(&number);
     } else if (!tokenizer) {
-        id = text.trimmed().toLongLong(&number);
+        id = token.trimmed().toLongLong(&number);
     }
     if (!number && tokenizer) {
         std::vector<int> ids;
         try {
-            ids = tokenizer->encode(text, false);
+            ids = tokenizer->encode(token, false);
         } catch (const std::exception& e) {
             *problem = QString::fromStdString(e.what());
             return -1;
@@ -152,14 +146,14 @@ long long WorkbenchSession::tokenId(const QString& token, const char* what,
         } else {
             *problem = tr("The %1 \"%2\" is %3 tokens, not one: pick it from the predictions or "
                           "type #id")
-                           .arg(QLatin1String(what), text)
+                           .arg(QLatin1String(what), token)
                            .arg(ids.size());
             return -1;
         }
     }
     if (!number || id < 0 || (model && id >= model->config.vocab)) {
         *problem = tr("The %1 \"%2\" is not a token id in [0, %3)")
-                       .arg(QLatin1String(what), text)
+                       .arg(QLatin1String(what), token)
                        .arg(model ? model->config.vocab : 0);
         return -1;
     }

@@ -112,11 +112,6 @@ public:
     bool isRunning() const { return running_; }
     // The last finished analysis of any mode, or null.
     const std::shared_ptr<const WorkbenchResult>& lastResult() const { return result_; }
-    // The last patching sweep's result (for the maps and tests).
-    std::optional<model::PatchingResult> result() const {
-        return result_ && result_->patching ? result_->patching : std::nullopt;
-    }
-    const std::vector<long long>& cleanIds() const;
     // The memory an analysis may take (bytes; negative: this machine's physical memory). An
     // analysis whose runs would need more is refused before it allocates (tests set it low).
     void setMemoryLimit(double bytes) { memoryLimit_ = bytes; }

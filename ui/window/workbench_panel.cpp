@@ -320,11 +320,8 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
         showChanges();
         position_->setMaximum(std::max<int>(0, static_cast<int>(session_->ids().size()) - 1));
     });
-    connect(session_, &document::ModelSession::resultsChanged, this, [this] {
-        const QString note = workbench_->editedModelNote();
-        edited_->setText(note);
-        edited_->setVisible(!note.isEmpty());
-    });
+    connect(session_, &document::ModelSession::resultsChanged, this,
+            [this] { showEditedNote(workbench_->editedModelNote()); });
     const auto openDetail = [this](int layer, int head) { showHeadPatterns(layer, head); };
     connect(heads_, &plot::EffectMap::cellClicked, this, openDetail);
     connect(pattern_, &plot::EffectMap::cellClicked, this, openDetail);
@@ -439,11 +436,14 @@ void WorkbenchPanel::showChanges() {
                                         : tr("Changed: ") + changed.join(QStringLiteral(", ")));
 }
 
-void WorkbenchPanel::showResult() {
-    const auto& result = workbench_->lastResult();
-    const QString note = result ? result->edited : workbench_->editedModelNote();
+void WorkbenchPanel::showEditedNote(const QString& note) {
     edited_->setText(note);
     edited_->setVisible(!note.isEmpty());
+}
+
+void WorkbenchPanel::showResult() {
+    const auto& result = workbench_->lastResult();
+    showEditedNote(result ? result->edited : workbench_->editedModelNote());
     if (!result || result->mode != workbench_->settings().mode) return;
     switch (result->mode) {
         case WorkbenchMode::Patching:
@@ -649,7 +649,7 @@ void WorkbenchPanel::addExportMenu(plot::EffectMap* map) {
         if (map->rows() == 0) return;
         QMenu menu;
         QAction* image = menu.addAction(tr("Export image (PNG, PDF, SVG)…"));
-        QAction* numbers = menu.addAction(tr("Export numbers (CSV, NPY)…"));
+        menu.addAction(tr("Export numbers (CSV, NPY)…"));
         QAction* chosen = menu.exec(widget->mapToGlobal(at));
         if (!chosen) return;
         const bool asImage = chosen == image;
@@ -660,7 +660,6 @@ void WorkbenchPanel::addExportMenu(plot::EffectMap* map) {
         const QString error = saveMap(*map, fileName);
         status_->setText(error.isEmpty() ? tr("Saved %1").arg(QFileInfo(fileName).fileName())
                                          : error);
-        Q_UNUSED(numbers);
     });
 }
 

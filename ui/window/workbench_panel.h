@@ -83,6 +83,7 @@ private:
     void commit();
     void showChanges();
     void showTokenOf(QLineEdit* field, QLabel* label, const char* what);
+    void showEditedNote(const QString& note);  // the banner: what the analyses ran on
     void showResult();
     void showPatching();
     void showLens();
