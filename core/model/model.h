@@ -273,6 +273,8 @@ struct Model {
     // Tensors the model computes rather than stores (DistilBERT's sinusoid table), F32, which
     // TensorRefs in `weights` point into; shared so a copied Model keeps them alive.
     std::vector<std::shared_ptr<const std::vector<float>>> computedTensors;
+    // Weights edited in the explorer (core/model/edited_model.h), F64, likewise pointed into.
+    std::vector<std::shared_ptr<const std::vector<double>>> editedTensors;
     std::string folder;      // for messages
     double storedBytes = 0;  // every weight tensor the model reads, as stored
 };
