@@ -54,6 +54,9 @@ int renderCommand(const QStringList& arguments) {
     parser.addOption(
         {"title", "none (no titles), or one title (default: each map's own).", "text"});
     parser.addOption({"no-entropy", "Leave out the weights' row-entropy strip."});
+    parser.addOption({"value-weighted",
+                      "The weights value-weighted: each row the share of what the head moves that "
+                      "comes from each key, alpha*|v*W_O| normalised (with --stage weights)."});
     parser.addOption({"colorbar-label", "Text beside the colour bars.", "text"});
     parser.addOption({"range",
                       "auto (each map's own, default), shared (one for all maps drawn) or "
@@ -99,6 +102,12 @@ int renderCommand(const QStringList& arguments) {
     }
     request.showValues = parser.isSet("values");
     request.showEntropy = !parser.isSet("no-entropy");
+    request.valueWeighted = parser.isSet("value-weighted");
+    if (request.valueWeighted && request.stage != Stage::Weights)
+        refuse(
+            "render: --value-weighted: only the weights are value-weighted (--stage weights), "
+            "got --stage " +
+            parser.value("stage"));
     plot::FigureStyle& style = request.image.style;
     if (parser.isSet("title")) {
         const QString title = parser.value("title");

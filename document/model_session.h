@@ -141,6 +141,11 @@ public:
     // empty: it edits this text's numbers, which another text does not have).
     int whatIfLayer() const { return whatIfLayer_; }
     const std::vector<int>& whatIfHeadsOff() const { return whatIfHeadsOff_; }
+    // The what-if's layer as the model has it (null without a what-if); the document's scene is
+    // the same layer as edited (model::withLayerWeights makes a model of the two).
+    std::shared_ptr<const Scene> whatIfPristine() const {
+        return whatIfLayer_ >= 0 ? pristine_ : nullptr;
+    }
     // The model view's maps value-weighted (valueWeightedDigests) rather than the weights: on,
     // each current run's are computed after it on the worker, and resultsChanged() says when
     // they are in. Null while off or not yet in for the current run.

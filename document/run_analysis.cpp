@@ -7,6 +7,7 @@
 
 #include "core/model/layer_digest.h"
 #include "core/model/workbench.h"
+#include "core/value_weighting.h"
 
 namespace ae::document {
 
@@ -23,7 +24,7 @@ std::vector<model::LayerDigest> valueWeightedDigests(const model::Model& model,
         std::vector<model::Matrix<float>> weighted;
         for (std::size_t h = 0; h < weights.size(); ++h)
             weighted.push_back(
-                model::valueWeightedMap(weights[h], norms.row(static_cast<Eigen::Index>(h))));
+                ae::valueWeightedMap(weights[h], norms.row(static_cast<Eigen::Index>(h))));
         digests.push_back(
             model::digestLayer(weighted, run.attentionMask, run.config.isDecoder(), l));
         if (layerDone && !layerDone(l + 1)) throw model::RunCancelled();

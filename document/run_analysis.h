@@ -72,7 +72,7 @@ double defaultMapBudget();
 model::RunOptions windowRunOptions(const model::Model& model, const ModelInput& input,
                                    double mapBudget, long long separatorToken = -1);
 
-// The model view's maps value-weighted (model::valueWeightedMap: ‖α_ij·v_j·W_O^h‖ normalised per
+// The model view's maps value-weighted (core/value_weighting.h: ‖α_ij·v_j·W_O^h‖ normalised per
 // row), as one digest a layer (model::digestLayer: the pooled maps the grid draws, and summaries
 // whose first_token is each head's sink share in norms): from the run's maps, or recomputed a
 // layer at a time when it dropped them. `layerDone(l)` after each layer; false stops

@@ -6,6 +6,7 @@
 #include <QPointer>
 #include <QRegularExpression>
 
+#include "core/model/edited_model.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
 #include "io/model/model_folder.h"
@@ -205,25 +206,51 @@ std::vector<int> WorkbenchSession::changedPositions() const {
     return changed;
 }
 
-std::vector<model::HeadAblation> WorkbenchSession::headsOff() const {
-    std::vector<model::HeadAblation> off;
-    for (int head : session_->whatIfHeadsOff())
-        off.push_back({session_->whatIfLayer(), head});
-    return off;
+WorkbenchSession::CarriedWhatIf WorkbenchSession::carriedWhatIf() const {
+    CarriedWhatIf carried;
+    carried.layer = session_->whatIfLayer();
+    const std::shared_ptr<const io::ModelFolder> folder = session_->folderHandle();
+    const std::shared_ptr<const Scene> pristine = session_->whatIfPristine();
+    if (carried.layer < 0 || !folder || !pristine) return carried;
+    const Scene& scene = session_->document()->scene();
+    carried.outside = model::editOutsideWeights(scene, *pristine, folder->model().config);
+    if (!carried.outside.empty()) return carried;
+    if (!scene.ablation.byMean)
+        for (int head : scene.ablation.heads)
+            carried.headsOff.push_back({carried.layer, head});
+    carried.weights = model::editedWeightNames(scene, *pristine);
+    if (!carried.weights.empty()) {
+        carried.scene = std::make_shared<const Scene>(scene);
+        carried.pristine = pristine;
+    }
+    return carried;
 }
 
 QString WorkbenchSession::editedModelNote() const {
-    const int layer = session_->whatIfLayer();
-    if (layer < 0) return {};
-    const std::vector<int>& heads = session_->whatIfHeadsOff();
-    if (heads.empty())
-        return tr("The what-if in layer %1 edits this text's numbers, which another text does "
-                  "not have: the workbench shows the model without it")
-            .arg(layer);
-    QStringList names;
-    for (int h : heads)
-        names << QStringLiteral("L%1 H%2").arg(layer).arg(h);
-    return tr("Edited model: %1 switched off").arg(names.join(QStringLiteral(", ")));
+    const CarriedWhatIf carried = carriedWhatIf();
+    if (carried.layer < 0) return {};
+    if (!carried.outside.empty())
+        return tr("The what-if in layer %1 changes %2, which the model's weights do not hold: "
+                  "the workbench shows the model without it")
+            .arg(carried.layer)
+            .arg(QString::fromStdString(carried.outside));
+    QStringList parts;
+    if (!carried.weights.empty()) {
+        QStringList weights;
+        for (const std::string& w : carried.weights)
+            weights << QString::fromStdString(w);
+        parts << tr("%1 of layer %2 edited")
+                     .arg(weights.join(QStringLiteral(", ")))
+                     .arg(carried.layer);
+    }
+    if (!carried.headsOff.empty()) {
+        QStringList names;
+        for (const model::HeadAblation& off : carried.headsOff)
+            names << QStringLiteral("L%1 H%2").arg(off.layer).arg(off.head);
+        parts << tr("%1 switched off").arg(names.join(QStringLiteral(", ")));
+    }
+    if (parts.isEmpty()) return {};
+    return tr("Edited model: %1").arg(parts.join(QStringLiteral("; ")));
 }
 
 void WorkbenchSession::run() {
@@ -239,6 +266,7 @@ void WorkbenchSession::run() {
     job->mode = s.mode;
     job->cleanIds = session_->ids();
     job->edited = editedModelNote();
+    const CarriedWhatIf carried = carriedWhatIf();
     const long long T = static_cast<long long>(job->cleanIds.size());
     QString why;
     try {
@@ -277,9 +305,17 @@ void WorkbenchSession::run() {
         const model::Model& model = folder->model();
         const model::RunMemory need = model::runMemory(model, T, sizeof(float));
         const int runs = s.mode == WorkbenchMode::Patching ? 2 : 1;
+        // The edited layer's weights, held in double beside the model's.
+        double edited = 0;
+        if (carried.scene) {
+            const Projections& p = carried.scene->projections;
+            edited = static_cast<double>(sizeof(double)) *
+                     static_cast<double>(p.query.size() + p.key.size() + p.value.size() +
+                                         p.output.size());
+        }
         try {
             model::checkRunFitsInMemory(
-                model, need.storedWeights + runs * (need.total() - need.storedWeights),
+                model, edited + need.storedWeights + runs * (need.total() - need.storedWeights),
                 (runs == 2 ? "the clean and the corrupted run of " : "a run of ") +
                     std::to_string(T) + " tokens for " + model::analysisName(analysisOf(s.mode)),
                 memoryLimit_);
@@ -297,9 +333,12 @@ void WorkbenchSession::run() {
     const unsigned generation = ++generation_;
     const std::shared_ptr<std::atomic<bool>> stop = cancel_;
     const QPointer<WorkbenchSession> self(this);
-    const std::vector<model::HeadAblation> off = headsOff();
+    const std::vector<model::HeadAblation> off = carried.headsOff;
     worker_ = std::thread([=] {
-        const model::Model& model = folder->model();
+        // With the what-if's weights when it edits them: every run, the corrupted one and each
+        // patched one included, is of the edited model.
+        model::Model editedModel;
+        const model::Model* modelRead = &folder->model();
         const auto report = [&](double done) {
             QMetaObject::invokeMethod(self, [self, generation, done] {
                 if (self && self->generation_ == generation) emit self->progress(done);
@@ -310,6 +349,12 @@ void WorkbenchSession::run() {
         options.ablations = off;
         QString failure;
         try {
+            if (carried.scene) {
+                editedModel = model::withLayerWeights(folder->model(), carried.layer,
+                                                      *carried.scene, *carried.pristine);
+                modelRead = &editedModel;
+            }
+            const model::Model& model = *modelRead;
             const auto runOn = [&](const std::vector<long long>& ids, double from, double span) {
                 model::RunOptions withProgress = options;
                 withProgress.afterLayer = [&](int done) {

@@ -125,7 +125,18 @@ signals:
 
 private:
     void followDocument();
-    std::vector<model::HeadAblation> headsOff() const;
+    // The document's what-if as the analyses carry it to texts of their own: heads switched off
+    // by zeros in `layer`, and the edited scene with the layer as the model has it when its
+    // weights are edited (model::withLayerWeights); or, in `outside`, what it changes that the
+    // model's weights do not hold (model::editOutsideWeights), and then nothing is carried.
+    struct CarriedWhatIf {
+        int layer = -1;
+        std::vector<model::HeadAblation> headsOff;
+        std::vector<std::string> weights;  // model::editedWeightNames
+        std::shared_ptr<const Scene> scene, pristine;
+        std::string outside;
+    };
+    CarriedWhatIf carriedWhatIf() const;
     void join();
 
     ModelSession* session_;

@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 
+#include "core/value_weighting.h"
 #include "plot/cell_explanation.h"
 #include "plot/heatmap_controller.h"
 #include "qcustomplot.h"
@@ -277,22 +278,39 @@ void HeatmapGrid::rebuild() {
     arrangeTiles();
 }
 
+QString HeatmapGrid::weightsName() const {
+    return valueWeighted_ ? tr("value-weighted") : stageName(Stage::Weights);
+}
+
+EngineF::ConstBlock HeatmapGrid::weightsOf(int head) const {
+    if (valueWeighted_) {
+        const auto found = weighedMaps_.find(head);
+        if (found != weighedMaps_.end()) return EngineF::ConstBlock(found->second);
+    }
+    return engine_->weights(head);
+}
+
 void HeatmapGrid::configureTile(const HeatmapTile& tile) {
     const EngineF& engine = *engine_;
+    const auto stageTitle = [this](Stage stage) {
+        return stage == Stage::Weights ? weightsName() : stageName(stage);
+    };
     const Scene& scene = engine.scene();
     HeatmapController* c = tile.controller;
     QString title;
     const QString group = keyValueGroupLabel(scene, tile.head);
     if (tile.meanOverHeads) {
-        title = tr("mean over %1 heads").arg(engine.heads());
+        title = valueWeighted_ ? tr("mean over %1 heads · value-weighted").arg(engine.heads())
+                               : tr("mean over %1 heads").arg(engine.heads());
     } else if (isKeyValueStage(tile.stage) && !group.isEmpty()) {
         // One map serves the whole group: named by its kv head and the heads that read it.
         title = tr("%1 · %2").arg(stageName(tile.stage), group);
     } else if (mode_ == ViewMode::AllHeads && isPerHead(tile.stage)) {
-        title = tr("head %1 · %2").arg(tile.head).arg(stageName(tile.stage));
+        title = tr("head %1 · %2").arg(tile.head).arg(stageTitle(tile.stage));
     } else {
-        title = isPerHead(tile.stage) ? tr("%1 · head %2").arg(stageName(tile.stage)).arg(tile.head)
-                                      : tr("%1 (all heads)").arg(stageName(tile.stage));
+        title = isPerHead(tile.stage)
+                    ? tr("%1 · head %2").arg(stageTitle(tile.stage)).arg(tile.head)
+                    : tr("%1 (all heads)").arg(stageTitle(tile.stage));
     }
     // Heads that read the same keys say so: "head 2 · weights · kv 1".
     if (!tile.meanOverHeads && isPerHead(tile.stage) && !isKeyValueStage(tile.stage) &&
@@ -327,10 +345,32 @@ void HeatmapGrid::refill() {
     bool needMean = false;
     for (const HeatmapTile& t : tiles_)
         needMean = needMean || t.meanOverHeads;
+    // Value-weighted: only the heads a map shows (the mean reads every head), each once.
+    weighedMaps_.clear();
+    valueNorms_.clear();
+    if (valueWeighted_) {
+        const Scene& scene = engine.scene();
+        const int dHead = engine.dHead();
+        for (const HeatmapTile& t : tiles_) {
+            if (t.stage != Stage::Weights) continue;
+            for (int h = t.meanOverHeads ? 0 : t.head;
+                 h < (t.meanOverHeads ? engine.heads() : t.head + 1); ++h) {
+                if (weighedMaps_.count(h)) continue;
+                const ops::RowMajorMatrix<double> none;
+                const Eigen::RowVectorXd norms = valueOutputNorms(
+                    engine.headValue(h).cast<double>(),
+                    engine.hasOutput() ? ops::RowMajorMatrix<double>(
+                                             scene.projections.output.middleRows(h * dHead, dHead))
+                                       : none);
+                weighedMaps_.emplace(h, valueWeightedMap<float>(engine.weights(h), norms));
+                valueNorms_.emplace(h, norms);
+            }
+        }
+    }
     if (needMean) {
-        meanWeights_ = engine.weights(0);
+        meanWeights_ = weightsOf(0);
         for (int h = 1; h < engine.heads(); ++h)
-            meanWeights_ += engine.weights(h);
+            meanWeights_ += weightsOf(h);
         meanWeights_ /= static_cast<float>(engine.heads());
     }
     // The sliding window's own hatching: built once per mask, shared by every map.
@@ -383,8 +423,9 @@ void HeatmapGrid::refill() {
 HeatmapGrid::TileNumbers HeatmapGrid::fillNumbers(const HeatmapTile& tile) {
     const EngineF& engine = *engine_;
     HeatmapController* c = tile.controller;
-    const EngineF::ConstBlock matrix = tile.meanOverHeads
-                                           ? EngineF::ConstBlock(meanWeights_)
+    const EngineF::ConstBlock matrix = tile.meanOverHeads ? EngineF::ConstBlock(meanWeights_)
+                                       : tile.stage == Stage::Weights
+                                           ? weightsOf(tile.head)
                                            : stageMatrix(engine, tile.stage, tile.head);
     c->setMatrix(matrix);
     if (isAttentionMatrix(tile.stage)) {
@@ -403,8 +444,19 @@ void HeatmapGrid::hovered(const HeatmapTile& tile, int row, int column) {
         return;
     }
     const EngineF& engine = *engine_;
-    QString text = tile.meanOverHeads ? explainMeanWeight(engine, row, column)
-                                      : explainCell(engine, tile.stage, tile.head, row, column);
+    QString text;
+    if (valueWeighted_ && tile.stage == Stage::Weights) {
+        text = tile.meanOverHeads
+                   ? tr("Query %1 ← key %2\nMean value-weighted share over %3 heads: %4")
+                         .arg(row)
+                         .arg(column)
+                         .arg(engine.heads())
+                         .arg(meanWeights_(row, column), 0, 'f', 4)
+                   : explainValueWeighted(tile.head, row, column);
+    } else {
+        text = tile.meanOverHeads ? explainMeanWeight(engine, row, column)
+                                  : explainCell(engine, tile.stage, tile.head, row, column);
+    }
     if (maskEdit_ && isAttentionMatrix(tile.stage)) {
         text += hiddenByFixedMask(engine.scene().mask, row, column)
                     ? tr("\nMask editing: this pair stays hidden (causal, window or padding).")
@@ -412,6 +464,28 @@ void HeatmapGrid::hovered(const HeatmapTile& tile, int row, int column) {
     }
     plot->setToolTip(text);
     if (QToolTip::isVisible()) QToolTip::showText(QCursor::pos(), text, plot);
+}
+
+QString HeatmapGrid::explainValueWeighted(int head, int row, int column) const {
+    const auto norms = valueNorms_.find(head);
+    if (norms == valueNorms_.end()) return {};
+    const double alpha = engine_->weights(head)(row, column);
+    const double f = norms->second(column);
+    double sum = 0;
+    for (Eigen::Index j = 0; j < norms->second.size(); ++j)
+        sum += engine_->weights(head)(row, j) * norms->second(j);
+    const QString size = engine_->hasOutput() ? tr("‖v·W_O‖") : tr("‖v‖");
+    return tr("Query %1 ← key %2, head %3\nValue-weighted share: %4\n= α · %5 / Σ over keys "
+              "= %6 × %7 / %8\nThe share of what the head moves into this query that comes "
+              "from this key (Kobayashi et al. 2020).")
+        .arg(row)
+        .arg(column)
+        .arg(head)
+        .arg(weightsOf(head)(row, column), 0, 'f', 4)
+        .arg(size)
+        .arg(alpha, 0, 'f', 4)
+        .arg(f, 0, 'g', 4)
+        .arg(sum, 0, 'g', 4);
 }
 
 void HeatmapGrid::clicked(const HeatmapTile& tile, int row, int column) {
@@ -448,8 +522,8 @@ void HeatmapGrid::setHead(int head) {
 }
 
 GridView HeatmapGrid::view() const {
-    return {mode_,        stage_,      head_,        weightsMap_, signedMap_,
-            sharedRange_, showValues_, selectedRow_, showEntropy_};
+    return {mode_,        stage_,      head_,        weightsMap_,  signedMap_,
+            sharedRange_, showValues_, selectedRow_, showEntropy_, valueWeighted_};
 }
 
 void HeatmapGrid::setView(const GridView& view) {
@@ -462,6 +536,7 @@ void HeatmapGrid::setView(const GridView& view) {
     showValues_ = view.showValues;
     selectedRow_ = view.selectedRow;
     showEntropy_ = view.showEntropy;
+    valueWeighted_ = view.valueWeighted;
     structurePending_ = true;
     if (canShow()) rebuild();
     emit selectedRowChanged(selectedRow_);
@@ -516,6 +591,15 @@ void HeatmapGrid::setShowEntropy(bool show) {
     refill();
     arrangedColumns_ = 0;
     arrangeTiles();
+}
+
+void HeatmapGrid::setValueWeighted(bool on) {
+    if (on == valueWeighted_) return;
+    valueWeighted_ = on;
+    if (!canShow()) return;
+    for (const HeatmapTile& t : tiles_)
+        if (t.stage == Stage::Weights) configureTile(t);
+    refill();
 }
 
 void HeatmapGrid::setMaskEditMode(bool on) {

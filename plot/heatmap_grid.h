@@ -8,6 +8,7 @@
 
 #include <QList>
 #include <QWidget>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct GridView {
     bool showValues = true;
     int selectedRow = -1;     // -1: none
     bool showEntropy = true;  // the weights' row-entropy strip
+    // The weights drawn value-weighted (core/value_weighting.h): each row the share of what the
+    // head moves that comes from each key, ‖α_ij·v_j·W_O^h‖ normalised, rather than α_ij.
+    bool valueWeighted = false;
 };
 
 // How many columns of `tiles` tiles, each `cells` cells (columns x rows) plus its labels and
@@ -116,6 +120,9 @@ public slots:
     void setPooling(Pooling pooling);
     void setShowValues(bool show);
     void setShowEntropy(bool show);
+    // The weights' maps (and their mean) value-weighted (GridView::valueWeighted).
+    void setValueWeighted(bool on);
+    bool valueWeighted() const { return valueWeighted_; }
     // Presentation mode: square cells as large as fit but never smaller than their numbers and
     // labels need (the grid scrolls instead), and one colour bar for the grid when it can.
     void setPresentationLayout(bool on);
@@ -194,6 +201,15 @@ private:
     QList<Stage> highlighted_;
     bool structurePending_ = true;
     EngineF::Matrix meanWeights_;
+    bool valueWeighted_ = false;
+    // While valueWeighted_: the value-weighted maps of the heads a weights map shows (by head),
+    // and each such head's value norms ‖v_j·W_O^h‖, from the engine last refilled from.
+    std::map<int, EngineF::Matrix> weighedMaps_;
+    std::map<int, Eigen::RowVectorXd> valueNorms_;
+    // The matrix a weights tile draws: the engine's weights, or weighedMaps_'s.
+    EngineF::ConstBlock weightsOf(int head) const;
+    QString weightsName() const;
+    QString explainValueWeighted(int head, int row, int column) const;
     // The cells the scene's sliding window hides (empty without a window), and the mask parts
     // they were built from.
     BoolMatrix outsideWindow_;

@@ -422,6 +422,7 @@ QByteArray renderScene(const Scene& scene, const RenderRequest& request, ImageFo
     view.head = oneHead ? *request.head : 0;
     view.showValues = request.showValues;
     view.showEntropy = request.showEntropy;
+    view.valueWeighted = request.valueWeighted;
     if (request.colorMap) view.weightsMap = view.signedMap = *request.colorMap;
     HeatmapGrid grid;
     grid.setView(view);

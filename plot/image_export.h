@@ -110,6 +110,7 @@ struct RenderRequest {
     std::optional<ColorMap> colorMap;  // every map drawn; none: viridis for weights, RdBu else
     bool showValues = false;
     bool showEntropy = true;
+    bool valueWeighted = false;  // GridView::valueWeighted
     ImageOptions image;
 };
 // Throws std::invalid_argument (one line) for a request that does not fit the scene (a head out of

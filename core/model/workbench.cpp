@@ -10,6 +10,7 @@
 
 #include "core/model/forward_ops.h"
 #include "core/model/model_steps.h"
+#include "core/value_weighting.h"
 
 namespace ae::model {
 namespace {
@@ -526,10 +527,9 @@ Eigen::MatrixXd valueOutputNorms(const Model& model, const ModelRun<Scalar>& run
     const MatrixD o = asXW(a, model.weights.layers[static_cast<std::size_t>(layer)].output);
     const Eigen::Index hd = c.headDim;
     Eigen::MatrixXd norms(c.heads, static_cast<Eigen::Index>(run.tokens.size()));
-    for (int h = 0; h < c.heads; ++h) {
-        const MatrixD moved = run.v(layer, h).template cast<double>() * o.middleRows(h * hd, hd);
-        norms.row(h) = moved.rowwise().norm().transpose();
-    }
+    for (int h = 0; h < c.heads; ++h)
+        norms.row(h) =
+            ae::valueOutputNorms(run.v(layer, h).template cast<double>(), o.middleRows(h * hd, hd));
     return norms;
 }
 
@@ -558,22 +558,6 @@ void addValueNormScores(std::vector<HeadSummary>& summaries, const Model& model,
 }
 
 template <typename Scalar>
-Matrix<Scalar> valueWeightedMap(const Matrix<Scalar>& weights, const Eigen::RowVectorXd& norms) {
-    if (norms.size() != weights.cols())
-        throw ModelError("value-weighted map: " + std::to_string(norms.size()) +
-                         " value norms for " + std::to_string(weights.cols()) + " keys");
-    MatrixD n = weights.template cast<double>().array().rowwise() * norms.array();
-    for (Eigen::Index i = 0; i < n.rows(); ++i) {
-        const double row = n.row(i).sum();
-        if (row > 0)
-            n.row(i) /= row;
-        else
-            n.row(i).setZero();
-    }
-    return n.template cast<Scalar>();
-}
-
-template <typename Scalar>
 ValueNormsResult valueNorms(const Model& model, const ModelRun<Scalar>& run) {
     const Config& c = model.config;
     requireAnalysis(c, Analysis::ValueNorms);
@@ -588,15 +572,9 @@ ValueNormsResult valueNorms(const Model& model, const ModelRun<Scalar>& run) {
             const MatrixD alpha = run.layers[static_cast<std::size_t>(l)]
                                       .weights[static_cast<std::size_t>(h)]
                                       .template cast<double>();
-            MatrixD n = alpha.array().rowwise() * f.row(h).array();
-            double share = 0;
-            for (Eigen::Index i = 0; i < n.rows(); ++i) {
-                const double row = n.row(i).sum();
-                if (row > 0) share += n(i, 0) / row;
-            }
             sinkWeight.push_back(alpha.col(0).mean());
-            sinkNorm.push_back(share / static_cast<double>(n.rows()));
-            norms.push_back(std::move(n));
+            sinkNorm.push_back(ae::valueWeightedMap(alpha, f.row(h)).col(0).mean());
+            norms.push_back(alpha.array().rowwise() * f.row(h).array());
         }
     }
     return out;
@@ -771,8 +749,6 @@ template void addValueNormScores<float>(std::vector<HeadSummary>&, const Model&,
                                         const ModelRun<float>&);
 template void addValueNormScores<double>(std::vector<HeadSummary>&, const Model&,
                                          const ModelRun<double>&);
-template Matrix<float> valueWeightedMap<float>(const Matrix<float>&, const Eigen::RowVectorXd&);
-template Matrix<double> valueWeightedMap<double>(const Matrix<double>&, const Eigen::RowVectorXd&);
 template ValueNormsResult valueNorms<double>(const Model&, const ModelRun<double>&);
 
 }  // namespace ae::model

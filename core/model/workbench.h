@@ -124,8 +124,8 @@ struct ValueNormsResult {
 template <typename Scalar>
 ValueNormsResult valueNorms(const Model& model, const ModelRun<Scalar>& run);
 
-// ‖v_j·W_O^h‖ for every key j and head h of layer `layer` of `run` (its values are kept even when
-// its maps are not): H x T, row h head h's.
+// ‖v_j·W_O^h‖ (core/value_weighting.h) for every key j and head h of layer `layer` of `run` (its
+// values are kept even when its maps are not): H x T, row h head h's.
 template <typename Scalar>
 Eigen::MatrixXd valueOutputNorms(const Model& model, const ModelRun<Scalar>& run, int layer);
 // Fills each summary's scores that need the values (HeadScore::needsValueNorms: sink_norm) from
@@ -134,12 +134,6 @@ Eigen::MatrixXd valueOutputNorms(const Model& model, const ModelRun<Scalar>& run
 template <typename Scalar>
 void addValueNormScores(std::vector<HeadSummary>& summaries, const Model& model,
                         const ModelRun<Scalar>& run);
-// What a value-weighted attention map draws (Kobayashi et al. 2020): from a head's weights
-// (T x T) and its row of valueOutputNorms (T), row i is α_ij·f_j / Σ_j α_ij·f_j, a row of zeros
-// where the sum is 0. Its mean weight on key 0 is the head's sink_norm.
-template <typename Scalar>
-Matrix<Scalar> valueWeightedMap(const Matrix<Scalar>& weights, const Eigen::RowVectorXd& norms);
-
 // The mean cross-entropy in nats of each next token over positions first..T−2 of `run` (a
 // decoder's run keeping every position's logits): −log softmax(logits[i])[tokens[i+1]]. On a
 // sequence repeated twice, from the second copy, it is the loss induction lowers.

@@ -12,6 +12,7 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include "io/scene/scene_file.h"
 #include "plot/image_export.h"
 #include "support/file_bytes.h"
 #include "support/render_reference.h"
@@ -40,6 +41,7 @@ private slots:
     void renderBadArgumentsExitTwoWithOneLine_data();
     void renderBadArgumentsExitTwoWithOneLine();
     void pdfOpens();
+    void valueWeightedIsTheWindowsValueWeightedMap();
     void svgIsWellFormedAndHoldsThePlot();
 
 private:
@@ -86,6 +88,9 @@ void TestRenderCommand::renderBadArgumentsExitTwoWithOneLine_data() {
     const QString bad = dir_.filePath(QStringLiteral("bad.json"));
     writeAll(bad, R"({"format": "attention-explorer/scene", "version": 1, "tokens": []})");
     QTest::newRow("no output") << QStringList{"--preset", "default"} << "-o OUT";
+    QTest::newRow("value-weighted scores")
+        << QStringList{"--preset", "default", "--stage", "scores", "--value-weighted", "-o", out}
+        << "--value-weighted: only the weights";
     QTest::newRow("bad suffix") << QStringList{"--preset", "default", "-o", "x.bmp"} << "-o:";
     QTest::newRow("bad stage") << QStringList{"--preset", "default", "--stage", "attn", "-o", out}
                                << "--stage";
@@ -179,6 +184,29 @@ void TestRenderCommand::svgIsWellFormedAndHoldsThePlot() {
     QVERIFY2(all.contains(QStringLiteral("head 3 · softmax weights")), qPrintable(all));
     QVERIFY(all.contains(QStringLiteral("mean over 4 heads")));
     QVERIFY(all.contains(QStringLiteral("mat")));  // a token label
+}
+
+// --value-weighted draws what the window's toggle draws (plot::RenderRequest::valueWeighted),
+// which is not the weights.
+void TestRenderCommand::valueWeightedIsTheWindowsValueWeightedMap() {
+    const QString out = dir_.filePath(QStringLiteral("weighted.png"));
+    const Run run = runBinary({"render", "--preset", "default", "--head", "2", "--width", "500",
+                               "--height", "400", "--value-weighted", "-o", out});
+    QCOMPARE(QString::fromUtf8(run.err), QString());
+    QCOMPARE(run.exitCode, 0);
+    RenderRequest request;
+    request.head = 2;
+    request.image.size = QSize(500, 400);
+    request.valueWeighted = true;
+    const Scene scene = io::loadPreset(QStringLiteral("default"));
+    const QImage weighted = QImage::fromData(renderScene(scene, request, ImageFormat::Png), "PNG");
+    request.valueWeighted = false;
+    const QImage plain = QImage::fromData(renderScene(scene, request, ImageFormat::Png), "PNG");
+    const QImage drawn(out);
+    QCOMPARE(drawn.convertToFormat(QImage::Format_RGB32),
+             weighted.convertToFormat(QImage::Format_RGB32));
+    QVERIFY(drawn.convertToFormat(QImage::Format_RGB32) !=
+            plain.convertToFormat(QImage::Format_RGB32));
 }
 
 QTEST_MAIN(TestRenderCommand)

@@ -125,6 +125,7 @@ void TestSharing::saveThenOpenGivesTheSameSceneAndView() {
     view["colour_map"] = "magma";
     view["shared_range"] = true;
     view["values"] = false;
+    view["value_weighted"] = true;
     view["panels"] =
         QJsonObject{{"controls", true}, {"tokens", false}, {"weights", true}, {"toolbar", false}};
     window()->applyViewState(view);
@@ -144,6 +145,7 @@ void TestSharing::saveThenOpenGivesTheSameSceneAndView() {
     QCOMPARE(other.viewState(), view);
     QCOMPARE(other.grid()->view().weightsMap, ColorMap::Magma);
     QCOMPARE(other.grid()->selectedRow(), 3);
+    QVERIFY(other.grid()->view().valueWeighted);
     QCOMPARE(other.document()->scene().heads, 2);
 }
 

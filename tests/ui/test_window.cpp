@@ -56,6 +56,7 @@ private slots:
     void entropyStripOffRemovesIt();
     void sharedColourBarOnceForTheGrid();
     void theStageIsRememberedByItsKey();
+    void valueWeightedMapsShareWhatEachHeadMoves();
 
 private:
     // Waits for queued replots so that the axes know their pixels.
@@ -544,6 +545,102 @@ void TestWindow::theStageIsRememberedByItsKey() {
     QVERIFY(restored);
     QCOMPARE(restored->currentIndex(), static_cast<int>(Stage::Value));
     QCOMPARE(restored->currentText(), shown);
+}
+
+// The View menu's Value-weighted weights: every weights map (and their mean) draws
+// α_ij·‖v_j·W_O^h‖ / Σ_j α_ij·‖v_j·W_O^h‖, computed here by hand in double from the engine's V
+// and the scene's W_O; without an output projection, ‖v_j‖. Off again, the softmax weights.
+void TestWindow::valueWeightedMapsShareWhatEachHeadMoves() {
+    auto* action = window_->findChild<QAction*>(QStringLiteral("valueWeightedAction"));
+    QVERIFY(action && action->isCheckable() && !action->isChecked());
+    const auto byHand = [this](int head, bool throughOutput) {
+        const Scene& scene = document()->scene();
+        const int dHead = engine().dHead();
+        const auto v = engine().headValue(head);
+        std::vector<double> f(static_cast<std::size_t>(v.rows()));
+        for (Eigen::Index j = 0; j < v.rows(); ++j) {
+            double squares = 0;
+            const Eigen::Index width = throughOutput ? scene.projections.output.cols() : dHead;
+            for (Eigen::Index c = 0; c < width; ++c) {
+                double moved = 0;
+                if (!throughOutput) moved = v(j, c);
+                for (Eigen::Index k = 0; throughOutput && k < dHead; ++k)
+                    moved += double(v(j, k)) * scene.projections.output(head * dHead + k, c);
+                squares += moved * moved;
+            }
+            f[std::size_t(j)] = std::sqrt(squares);
+        }
+        const auto& alpha = engine().weights(head);
+        Eigen::MatrixXd share(alpha.rows(), alpha.cols());
+        for (Eigen::Index i = 0; i < alpha.rows(); ++i) {
+            double sum = 0;
+            for (Eigen::Index j = 0; j < alpha.cols(); ++j)
+                sum += double(alpha(i, j)) * f[std::size_t(j)];
+            for (Eigen::Index j = 0; j < alpha.cols(); ++j)
+                share(i, j) = sum > 0 ? double(alpha(i, j)) * f[std::size_t(j)] / sum : 0.0;
+        }
+        return share;
+    };
+    const auto checkTiles = [&](bool throughOutput) {
+        Eigen::MatrixXd mean = Eigen::MatrixXd::Zero(6, 6);
+        for (int h = 0; h < 4; ++h) {
+            const Eigen::MatrixXd expected = byHand(h, throughOutput);
+            mean += expected / 4.0;
+            for (int q = 0; q < 6; ++q)
+                for (int k = 0; k < 6; ++k)
+                    QVERIFY2(std::abs(weightsTile(h)->cellValue(q, k) - expected(q, k)) < 1e-6,
+                             qPrintable(QStringLiteral("head %1 (%2, %3): %4, by hand %5")
+                                            .arg(h)
+                                            .arg(q)
+                                            .arg(k)
+                                            .arg(weightsTile(h)->cellValue(q, k))
+                                            .arg(expected(q, k))));
+        }
+        for (int q = 0; q < 6; ++q)
+            for (int k = 0; k < 6; ++k)
+                QVERIFY(std::abs(weightsTile(-1)->cellValue(q, k) - mean(q, k)) < 1e-6);
+    };
+    QVERIFY(document()->scene().projections.hasOutput);
+    action->trigger();
+    settle();
+    QVERIFY(window_->grid()->view().valueWeighted);
+    QVERIFY(weightsTile(1)->title().contains(QStringLiteral("value-weighted")));
+    QVERIFY(weightsTile(-1)->title().contains(QStringLiteral("value-weighted")));
+    checkTiles(true);
+    // The weights and their value-weighted shares differ somewhere: the toggle draws other
+    // numbers, not the same ones.
+    double moved = 0;
+    for (int q = 0; q < 6; ++q)
+        for (int k = 0; k < 6; ++k)
+            moved = std::max(moved, std::abs(weightsTile(1)->cellValue(q, k) -
+                                             double(engine().weights(1)(q, k))));
+    QVERIFY(moved > 1e-3);
+    // An edit recomputes them.
+    QVERIFY(document()->setEmbeddingValue(Stream::Query, 1, 3, 2.5));
+    settle();
+    checkTiles(true);
+    // The hover explains the arithmetic.
+    HeatmapController* tile = weightsTile(1);
+    const QPointF at = tile->cellCenter(2, 1);
+    QMouseEvent move(QEvent::MouseMove, at, tile->widget()->mapToGlobal(at), Qt::NoButton,
+                     Qt::NoButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(tile->widget(), &move);
+    QVERIFY2(tile->widget()->toolTip().contains(QStringLiteral("Value-weighted share")),
+             qPrintable(tile->widget()->toolTip()));
+    // Without an output projection the norms are the values' own.
+    Scene noOutput = document()->scene();
+    noOutput.projections.hasOutput = false;
+    noOutput.projections.output.resize(0, 0);
+    noOutput.projections.outputBias.resize(0);
+    document()->setSceneWithoutUndo(noOutput);
+    settle();
+    checkTiles(false);
+    action->trigger();
+    settle();
+    QVERIFY(!weightsTile(1)->title().contains(QStringLiteral("value-weighted")));
+    for (int q = 0; q < 6; ++q)
+        for (int k = 0; k < 6; ++k)
+            QCOMPARE(weightsTile(1)->cellValue(q, k), double(engine().weights(1)(q, k)));
 }
 
 QTEST_MAIN(TestWindow)

@@ -284,6 +284,13 @@ void MainWindow::createActions() {
         grid_->setShowValues(on);
         kShowValues.write(on);
     });
+    valueWeighted_ = view->addAction(tr("&Value-weighted weights"));
+    valueWeighted_->setObjectName(QStringLiteral("valueWeightedAction"));
+    valueWeighted_->setCheckable(true);
+    valueWeighted_->setToolTip(
+        tr("Draw each weight as the share of what the head moves that comes from that key: "
+           "α·‖v·W_O‖, normalised per row (Kobayashi et al. 2020)"));
+    connect(valueWeighted_, &QAction::toggled, grid_, &plot::HeatmapGrid::setValueWeighted);
     QAction* mapMemory = view->addAction(tr("Memory for a model's &maps…"));
     mapMemory->setObjectName(QStringLiteral("mapMemoryAction"));
     mapMemory->setToolTip(
@@ -328,6 +335,7 @@ void MainWindow::createActions() {
     bar->addWidget(headSpin_);
     bar->addSeparator();
     bar->addAction(showValues_);
+    bar->addAction(valueWeighted_);
     bar->addAction(maskEdit_);
     view->addAction(bar->toggleViewAction());
 }

@@ -135,6 +135,7 @@ private:
     QActionGroup* colourGroup_ = nullptr;
     QAction* sharedRange_ = nullptr;
     QAction* showValues_ = nullptr;
+    QAction* valueWeighted_ = nullptr;  // the weights value-weighted (plot::GridView)
     QAction* allHeads_ = nullptr;
     QAction* allStages_ = nullptr;
     QAction* maskEdit_ = nullptr;

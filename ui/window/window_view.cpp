@@ -40,6 +40,7 @@ QJsonObject MainWindow::viewState() const {
         view[QLatin1String("colour_map")] = colour->data().toString();
     view[QLatin1String("shared_range")] = sharedRange_->isChecked();
     view[QLatin1String("values")] = showValues_->isChecked();
+    view[QLatin1String("value_weighted")] = valueWeighted_->isChecked();
     QJsonObject panels;
     for (const QDockWidget* dock : {controlsDock_, tokensDock_, weightsDock_})
         panels[dock->objectName().chopped(4)] = dock->toggleViewAction()->isChecked();
@@ -72,6 +73,8 @@ void MainWindow::applyViewState(const QJsonObject& view) {
         sharedRange_->setChecked(view[QLatin1String("shared_range")].toBool());
     if (view[QLatin1String("values")].isBool())
         showValues_->setChecked(view[QLatin1String("values")].toBool());
+    if (view[QLatin1String("value_weighted")].isBool())
+        valueWeighted_->setChecked(view[QLatin1String("value_weighted")].toBool());
     const QJsonValue query = view[QLatin1String("query")];
     if (query.isNull() || query.isDouble()) {
         const int row = query.isDouble() ? query.toInt() : -1;

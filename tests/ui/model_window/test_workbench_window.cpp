@@ -18,7 +18,9 @@
 #include <QDir>
 #include <QListWidget>
 #include <QTemporaryDir>
+#include "core/model/edited_model.h"
 #include "core/model/workbench.h"
+#include "core/value_weighting.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
 #include "document/workbench_presets.h"
@@ -377,6 +379,64 @@ private slots:
                  qPrintable(bench->editedText()));
     }
 
+    // An edited weight flows into every run of the workbench, the corrupted text's included:
+    // the sweep is the library's on the edited model (model::withLayerWeights), which differs
+    // from the model's own, and the tab names what was edited.
+    void anEditedWeightFlowsIntoTheWorkbench() {
+        ui::WorkbenchPanel* bench = benchOnTheText();
+        emit window_->modelView()->headActivated(0, 1);
+        settle();
+        const Scene pristine = window_->document()->scene();
+        const double was = pristine.projections.value(3, 5);
+        QVERIFY(window_->document()->setWeightValue(document::WeightMatrix::Value, 3, 5, was + 4));
+        Scene::Ablation off;
+        off.heads = {2};
+        window_->document()->setAblation(off);
+        settle();
+        QCOMPARE(session()->whatIfLayer(), 0);
+        QCOMPARE(bench->editedText(),
+                 QStringLiteral("Edited model: W_V of layer 0 edited; L0 H2 switched off"));
+        bench->corruptedField()->setText(QStringLiteral("7 41 3 12 22 15 36"));
+        bench->targetField()->setText(QStringLiteral("5"));
+        bench->foilField()->setText(QStringLiteral("9"));
+        runAndWait(bench);
+        const io::ModelFolder folder(gpt2Tiny());
+        const model::Model edited =
+            model::withLayerWeights(folder.model(), 0, window_->document()->scene(), pristine);
+        const model::PatchingResult expected =
+            model::activationPatching<float>(edited, kClean, kCorrupt, -1, 5, 9, {}, {}, {{0, 2}});
+        const model::PatchingResult headOffOnly = model::activationPatching<float>(
+            folder.model(), kClean, kCorrupt, -1, 5, 9, {}, {}, {{0, 2}});
+        QVERIFY(std::abs(expected.cleanMetric - headOffOnly.cleanMetric) > 1e-3);
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 4; ++h)
+                QCOMPARE(bench->headsMap()->value(l, h),
+                         expected.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)]);
+        // The lens reads the edited model too, with L0 H2 switched off.
+        bench->modeBox()->setCurrentIndex(1);
+        runAndWait(bench);
+        model::RunOptions headOff;
+        headOff.ablations = {{0, 2}};
+        const model::LensResult lens =
+            model::logitLens(edited, model::runModel<float>(edited, kClean, headOff), {5, 9}, 5);
+        const model::LensResult ownLens = model::logitLens(
+            folder.model(), model::runModel<float>(folder.model(), kClean, headOff), {5, 9}, 5);
+        QVERIFY(std::abs(lens.topProbabilities[2][6][0] - ownLens.topProbabilities[2][6][0]) >
+                1e-4);
+        for (int b = 0; b < 3; ++b)
+            for (int t = 0; t < 7; ++t)
+                QCOMPARE(bench->lensMap()->value(b, t),
+                         lens.topProbabilities[std::size_t(b)][std::size_t(t)][0]);
+        // What the weights do not hold is named, and the workbench leaves it out.
+        Scale halved = window_->document()->scene().scale;
+        halved.divisor *= 0.5;
+        window_->document()->setScale(halved);
+        settle();
+        QCOMPARE(bench->editedText(),
+                 QStringLiteral("The what-if in layer 0 changes the scale, which the model's "
+                                "weights do not hold: the workbench shows the model without it"));
+    }
+
     // The gallery's Induction experiment: the built-in model on its sequence, the Workbench tab
     // set up and run; the induction heads of layer 1 carry the answer, layer 0's heads do not.
     void inductionExperimentFindsTheInductionHeads() {
@@ -498,7 +558,7 @@ private slots:
             for (int h = 0; h < 4; ++h) {
                 const auto at = static_cast<std::size_t>(l), head = static_cast<std::size_t>(h);
                 const model::Matrix<float> expected =
-                    model::valueWeightedMap(run.layers[at].weights[head], f.row(h));
+                    ae::valueWeightedMap(run.layers[at].weights[head], f.row(h));
                 const std::vector<float>& shown = (*digests)[at].heads[head].pooled;
                 QCOMPARE(static_cast<Eigen::Index>(shown.size()), expected.size());
                 for (Eigen::Index i = 0; i < expected.size(); ++i)
