@@ -615,6 +615,16 @@ void TestWindow::valueWeightedMapsShareWhatEachHeadMoves() {
             moved = std::max(moved, std::abs(weightsTile(1)->cellValue(q, k) -
                                              double(engine().weights(1)(q, k))));
     QVERIFY(moved > 1e-3);
+    // With AE_SHOTS_DIR set: the window at a projector's size, numbers in the cells.
+    const QString shots = qEnvironmentVariable("AE_SHOTS_DIR");
+    if (!shots.isEmpty()) {
+        window_->resize(1024, 768);
+        window_->grid()->setShowValues(true);
+        QTest::qWait(300);  // the maps' queued replots
+        QVERIFY(
+            window_->grab().save(shots + QStringLiteral("/explorer-value-weighted-1024x768.png")));
+        window_->grid()->setShowValues(false);
+    }
     // An edit recomputes them.
     QVERIFY(document()->setEmbeddingValue(Stream::Query, 1, 3, 2.5));
     settle();
