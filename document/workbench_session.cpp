@@ -66,6 +66,8 @@ std::optional<WorkbenchSettings> workbenchSettings(const std::string& viewJson) 
     if (composition == QLatin1String("q") || composition == QLatin1String("k") ||
         composition == QLatin1String("v"))
         s.composition = composition.front().toLatin1();
+    s.lensLogitDifference =
+        o.value(QLatin1String("lens_curve")).toString() == QLatin1String("logit_difference");
     return s;
 }
 
@@ -78,6 +80,8 @@ std::string withWorkbenchSettings(const std::string& viewJson, const WorkbenchSe
     o[QLatin1String("foil")] = s.foil;
     o[QLatin1String("position")] = s.position;
     o[QLatin1String("composition")] = QString(QLatin1Char(s.composition));
+    o[QLatin1String("lens_curve")] =
+        s.lensLogitDifference ? QStringLiteral("logit_difference") : QStringLiteral("probability");
     view[kWorkbenchKey] = o;
     return QJsonDocument(view).toJson(QJsonDocument::Compact).toStdString();
 }

@@ -44,9 +44,13 @@ struct WorkbenchSettings {
     QString target, foil;
     int position = -1;       // the position the metric reads; -1: the last token
     char composition = 'k';  // which composition the matrix shows: 'q', 'k' or 'v'
+    // The lens curve: the answer's (and foil's) probability, or the logit difference
+    // logit(answer) − logit(foil) (the answer's logit without a foil) across the layers.
+    bool lensLogitDifference = false;
     bool operator==(const WorkbenchSettings& o) const {
         return mode == o.mode && corrupted == o.corrupted && target == o.target && foil == o.foil &&
-               position == o.position && composition == o.composition;
+               position == o.position && composition == o.composition &&
+               lensLogitDifference == o.lensLogitDifference;
     }
     bool operator!=(const WorkbenchSettings& o) const { return !(*this == o); }
 };
@@ -91,6 +95,7 @@ public:
     void setPosition(int position) { settings_.position = position; }
     void setMode(WorkbenchMode mode) { settings_.mode = mode; }
     void setComposition(char which) { settings_.composition = which; }
+    void setLensLogitDifference(bool on) { settings_.lensLogitDifference = on; }
     // Puts the settings into the document's scene as one undo step (when they differ from the
     // scene's and a layer of the model is open), named `description`.
     void commitSettings(const QString& description);

@@ -189,14 +189,46 @@ QString EffectMap::text(int row, int column) const {
 }
 
 QByteArray EffectMap::image(ImageFormat format, QSize size, double scale) const {
-    // QCustomPlot lays itself out at the image's size for this paint only: the window's plot
-    // keeps its size.
-    const bool vector = format == ImageFormat::Pdf || format == ImageFormat::Svg;
-    return paintedImage(format, size, scale, title_, [this, size, vector](QPaintDevice* device) {
-        QCPPainter painter(device);
-        if (vector) painter.setMode(QCPPainter::pmVectorized);
-        plot_->toPainter(&painter, size.width(), size.height());
-    });
+    ImageOptions options;
+    options.size = size;
+    options.scale = scale;
+    return image(format, options);
+}
+
+QByteArray EffectMap::image(ImageFormat format, const ImageOptions& options) const {
+    const FigureStyle& style = options.style;
+    // The figure's title, colour-bar label and range, for this paint only: the window's map keeps
+    // its own (QCustomPlot lays itself out at the image's size for the paint, too).
+    const QString title = style.title.value_or(title_);
+    const QString label = scale_->axis()->label();
+    const QCPRange range = map_->dataRange();
+    titleElement_->setText(title);
+    titleElement_->setVisible(!title.isEmpty());
+    if (!style.colorBarLabel.isEmpty()) scale_->axis()->setLabel(style.colorBarLabel);
+    if (style.range.kind == ColorRange::Kind::Fixed)
+        map_->setDataRange(QCPRange(style.range.low, style.range.high));
+    const QSize size = options.size.isEmpty() ? QSize(640, 480) : options.size;
+    const auto restore = [&] {
+        titleElement_->setText(title_);
+        titleElement_->setVisible(true);
+        scale_->axis()->setLabel(label);
+        map_->setDataRange(range);
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    };
+    QByteArray bytes;
+    try {
+        bytes = paintedImage(
+            format, size, options.scale, title,
+            [this, size](QCPPainter& painter) {
+                plot_->toPainter(&painter, size.width(), size.height());
+            },
+            options.printWidthInches);
+    } catch (...) {
+        restore();
+        throw;
+    }
+    restore();
+    return bytes;
 }
 
 }  // namespace ae::plot

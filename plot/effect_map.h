@@ -60,6 +60,11 @@ public:
     // The map as an image file's bytes at `size` (logical pixels; raster: times `scale`).
     // Throws io::WriteError when the encoder fails.
     QByteArray image(ImageFormat format, QSize size, double scale = 1.0) const;
+    // As a paper's figure: options.size (empty: 640 x 480), scale and print width, and the
+    // style's title (none: the map's own; empty: no title), colour-bar label (empty: the map's
+    // own) and range (Fixed: low..high; otherwise the map's own). Decimals do not apply: the map
+    // prints no numbers.
+    QByteArray image(ImageFormat format, const ImageOptions& options) const;
 
 signals:
     void cellClicked(int row, int column);

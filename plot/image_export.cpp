@@ -236,7 +236,7 @@ QString imageFormatSuffix(ImageFormat format) {
 }
 
 QByteArray paintedImage(ImageFormat format, QSize size, double scale, const QString& title,
-                        const std::function<void(QPaintDevice*)>& paint) {
+                        const std::function<void(QCPPainter&)>& paint, double printWidthInches) {
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
@@ -246,9 +246,15 @@ QByteArray paintedImage(ImageFormat format, QSize size, double scale, const QStr
         pdf.setTitle(title);
         pdf.setResolution(96);
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        pdf.setPageSize(QPageSize(QSizeF(size.width() * 0.75, size.height() * 0.75),
-                                  QPageSize::Point, QString(), QPageSize::ExactMatch));
-        paint(&pdf);
+        // A print width shrinks the whole drawing (text included) onto a page of that width.
+        const double shrink = printWidthInches > 0.0 ? printWidthInches * 96 / size.width() : 1.0;
+        pdf.setPageSize(QPageSize(QSizeF(size) * (0.75 * shrink), QPageSize::Point, QString(),
+                                  QPageSize::ExactMatch));
+        QCPPainter painter;
+        if (!painter.begin(&pdf)) throw io::WriteError("cannot start the PDF writer");
+        painter.setMode(QCPPainter::pmVectorized);
+        painter.scale(shrink, shrink);
+        paint(painter);
     } else if (format == ImageFormat::Svg) {
         QSvgGenerator svg;
         svg.setOutputDevice(&buffer);
@@ -256,14 +262,21 @@ QByteArray paintedImage(ImageFormat format, QSize size, double scale, const QStr
         svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setResolution(96);
         svg.setTitle(title);
-        paint(&svg);
+        QCPPainter painter(&svg);
+        painter.setMode(QCPPainter::pmVectorized);
+        paint(painter);
     } else {
         QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
+        if (image.isNull()) throw io::WriteError("the image is too large for memory");
         image.setDevicePixelRatio(scale);
         image.fill(Qt::white);
-        paint(&image);
-        image.setDotsPerMeterX(qRound(96 * scale / 0.0254));
-        image.setDotsPerMeterY(qRound(96 * scale / 0.0254));
+        {
+            QCPPainter painter(&image);
+            paint(painter);
+        }
+        const double dpi = printWidthInches > 0.0 ? size.width() / printWidthInches : 96.0;
+        image.setDotsPerMeterX(qRound(dpi * scale / 0.0254));
+        image.setDotsPerMeterY(qRound(dpi * scale / 0.0254));
         if (format == ImageFormat::Jpg) image = image.convertToFormat(QImage::Format_RGB32);
         QImageWriter writer(&buffer, format == ImageFormat::Jpg ? "jpg" : "png");
         if (format == ImageFormat::Jpg) writer.setQuality(95);

@@ -22,6 +22,8 @@ namespace ae {
 struct Scene;
 }
 
+class QCPPainter;
+
 namespace ae::plot {
 
 class HeatmapController;
@@ -69,12 +71,15 @@ struct ImageOptions {
     double printWidthInches = 0.0;
 };
 
-// The bytes of an image file of `format` holding what `paint` draws on a device of `size`
-// logical pixels: PDF and SVG stay vector (96 dpi), PNG and JPG are raster at `scale` device
-// pixels a logical pixel, on white. `paint` starts its own painter on the device. Throws
-// io::WriteError when the encoder fails.
+// The bytes of an image file of `format` holding what `paint` draws with the painter it is given
+// on a device of `size` logical pixels: PDF and SVG stay vector (96 dpi, the painter in
+// QCustomPlot's vectorized mode), PNG and JPG are raster at `scale` device pixels a logical pixel,
+// on white. `printWidthInches` (0: none) is the width the figure is printed at: a PDF's page gets
+// that width (the drawing shrunk onto it), a PNG the matching dots per inch. Throws io::WriteError
+// when the encoder fails.
 QByteArray paintedImage(ImageFormat format, QSize size, double scale, const QString& title,
-                        const std::function<void(QPaintDevice* device)>& paint);
+                        const std::function<void(QCPPainter& painter)>& paint,
+                        double printWidthInches = 0.0);
 
 // Room for `tiles` maps of a comfortable size, about square overall.
 QSize naturalImageSize(int tiles);

@@ -9,6 +9,7 @@
 #include "plot/head_grid.h"
 #include "plot/heatmap_controller.h"
 #include "plot/model_panels.h"
+#include "qcustomplot.h"
 
 namespace ae::plot {
 namespace {
@@ -27,10 +28,7 @@ void settle(QWidget* widget, QSize size) {
 
 QByteArray encode(QWidget* widget, QSize size, double scale, ImageFormat format) {
     return paintedImage(format, size, scale, QStringLiteral("Attention Explorer model view"),
-                        [widget](QPaintDevice* device) {
-                            QPainter painter(device);
-                            widget->render(&painter);
-                        });
+                        [widget](QCPPainter& painter) { widget->render(&painter); });
 }
 
 }  // namespace

@@ -208,6 +208,7 @@ LensResult logitLens(const Model& model, const ModelRun<Scalar>& run,
         auto& probabilities = out.topProbabilities.emplace_back();
         auto& targetProbabilities = out.targetProbabilities.emplace_back();
         auto& ranks = out.targetRanks.emplace_back();
+        auto& targetLogits = out.targetLogits.emplace_back();
         for (Eigen::Index t = 0; t < logits.rows(); ++t) {
             const RowD row = logits.row(t);
             const RowD e = (row.array() - row.maxCoeff()).exp().matrix();
@@ -223,9 +224,11 @@ LensResult logitLens(const Model& model, const ModelRun<Scalar>& run,
                 p.push_back(e(order[static_cast<std::size_t>(k)]) / sum);
             auto& tp = targetProbabilities.emplace_back();
             auto& tr = ranks.emplace_back();
+            auto& tl = targetLogits.emplace_back();
             for (long long a : targets) {
                 tp.push_back(e(a) / sum);
                 tr.push_back(1 + (row.array() > row(a)).count());
+                tl.push_back(row(a));
             }
         }
     }

@@ -40,6 +40,8 @@ struct LensResult {
     std::vector<std::vector<std::vector<double>>> topProbabilities;
     std::vector<std::vector<std::vector<double>>> targetProbabilities;
     std::vector<std::vector<std::vector<long long>>> targetRanks;
+    // The targets' logits, for a logit difference across the layers (not in the result JSON).
+    std::vector<std::vector<std::vector<double>>> targetLogits;
 };
 // `run`: a run of `model` on its tokens (runModel, no attention mask).
 template <typename Scalar>

@@ -19,6 +19,7 @@
 
 #include "document/attention_document.h"
 #include "io/formats/result_export.h"
+#include "plot/effect_map.h"
 #include "plot/heatmap_controller.h"
 #include "plot/model_panels.h"
 #include "plot/model_view_export.h"
@@ -45,21 +46,33 @@ QString startFolder() {
 
 ExportDialog::ExportDialog(document::AttentionDocument* document, const plot::HeatmapGrid* grid,
                            Mode mode, QWidget* parent)
-    : ExportDialog(document, grid, nullptr, mode, parent) {}
+    : ExportDialog(document, grid, nullptr, nullptr, mode, parent) {}
 
 ExportDialog::ExportDialog(const plot::ModelView* model, Mode mode, QWidget* parent)
-    : ExportDialog(nullptr, nullptr, model, mode, parent) {}
+    : ExportDialog(nullptr, nullptr, model, nullptr, mode, parent) {}
+
+ExportDialog::ExportDialog(const plot::EffectMap* map, QWidget* parent)
+    : ExportDialog(nullptr, nullptr, nullptr, map, Mode::WorkbenchMap, parent) {}
 
 ExportDialog::ExportDialog(document::AttentionDocument* document, const plot::HeatmapGrid* grid,
-                           const plot::ModelView* model, Mode mode, QWidget* parent)
-    : QDialog(parent), document_(document), grid_(grid), model_(model), mode_(mode) {
-    if (modelMode() != (model != nullptr) || modelMode() == (grid != nullptr))
+                           const plot::ModelView* model, const plot::EffectMap* map, Mode mode,
+                           QWidget* parent)
+    : QDialog(parent),
+      document_(document),
+      grid_(grid),
+      model_(model),
+      effectMap_(map),
+      mode_(mode) {
+    const bool effectMode = mode == Mode::WorkbenchMap;
+    if (modelMode() != (model != nullptr) || effectMode != (map != nullptr) ||
+        (!modelMode() && !effectMode) != (grid != nullptr))
         throw std::invalid_argument("ExportDialog: the mode does not fit what it exports");
-    setWindowTitle(mode == Mode::Image        ? tr("Export image")
-                   : mode == Mode::EveryHead  ? tr("Export every head")
-                   : mode == Mode::Sweep      ? tr("Export a sweep")
-                   : mode == Mode::ModelImage ? tr("Export the model view")
-                                              : tr("Export every head of the model"));
+    setWindowTitle(mode == Mode::Image          ? tr("Export image")
+                   : mode == Mode::EveryHead    ? tr("Export every head")
+                   : mode == Mode::Sweep        ? tr("Export a sweep")
+                   : mode == Mode::ModelImage   ? tr("Export the model view")
+                   : mode == Mode::WorkbenchMap ? tr("Export a workbench map")
+                                                : tr("Export every head of the model"));
     auto* form = new QFormLayout(this);
     if (mode == Mode::ModelImage) {
         maps_ = new QComboBox;
@@ -122,7 +135,8 @@ ExportDialog::ExportDialog(document::AttentionDocument* document, const plot::He
     // Every head of a model: the size is one head's map (the view's parts keep 1280 x 800).
     const QSize size = grid                       ? grid->size().expandedTo(QSize(200, 150))
                        : mode == Mode::ModelImage ? model->size().expandedTo(QSize(1024, 640))
-                                                  : plot::naturalImageSize(1);
+                       : map ? map->widget()->size().expandedTo(QSize(640, 480))
+                             : plot::naturalImageSize(1);
     width_ = new QSpinBox;
     height_ = new QSpinBox;
     for (QSpinBox* box : {width_, height_}) {
@@ -189,6 +203,8 @@ ExportDialog::ExportDialog(document::AttentionDocument* document, const plot::He
         box->setDecimals(3);
         box->setEnabled(false);
     }
+    rangeLow_->setObjectName(QStringLiteral("rangeLowSpin"));
+    rangeHigh_->setObjectName(QStringLiteral("rangeHighSpin"));
     rangeHigh_->setValue(1.0);
     connect(range_, &QComboBox::currentIndexChanged, this, [this](int index) {
         rangeLow_->setEnabled(index == 2);
@@ -222,7 +238,19 @@ ExportDialog::ExportDialog(document::AttentionDocument* document, const plot::He
                          : !title.isEmpty() ? title
                          : model            ? tr("model")
                                             : tr("scene");
-    if (mode == Mode::ModelImage) {
+    if (effectMode) {
+        form->addRow(tr("File"), targetRow);
+        const QString name = map->title().section(QLatin1Char('('), 0, 0).trimmed();
+        target_->setText(
+            QDir(startFolder())
+                .filePath(QStringLiteral("%1.%2").arg(name.isEmpty() ? tr("workbench") : name,
+                                                      format_->currentData().toString())));
+        // One map, no numbers in its cells, no entropy strip.
+        for (QWidget* field : std::initializer_list<QWidget*>{entropy_, decimals_}) {
+            field->setEnabled(false);
+            form->setRowVisible(field, false);
+        }
+    } else if (mode == Mode::ModelImage) {
         form->addRow(tr("File"), targetRow);
         target_->setText(
             QDir(startFolder())
@@ -280,7 +308,7 @@ QString ExportDialog::baseName() const {
 }
 
 int ExportDialog::mapsPerFile() const {
-    if (modelMode()) return 1;
+    if (modelMode() || mode_ == Mode::WorkbenchMap) return 1;
     const int all = static_cast<int>(grid_->tiles().size());
     if (mode_ == Mode::EveryHead) return 1;
     if (mode_ == Mode::Image && maps_->currentIndex() > 0) return 1;
@@ -357,7 +385,23 @@ bool ExportDialog::exportNow(QString* error) {
         fitToPaper(options, mapsPerFile(),
                    static_cast<plot::PaperWidth>(paper_->currentData().toInt()));
     try {
-        if (mode_ == Mode::ModelImage) {
+        if (mode_ == Mode::WorkbenchMap) {
+            QString file = target_->text();
+            if (!plot::imageFormatForFile(file)) {
+                file += QLatin1Char('.') + format_->currentData().toString();
+                target_->setText(file);
+            }
+            QByteArray bytes;
+            try {
+                bytes = effectMap_->image(*plot::imageFormatForFile(file), options);
+            } catch (const io::WriteError& e) {
+                throw io::WriteError(
+                    QStringLiteral("%1: cannot write: %2").arg(file, e.what()).toStdString());
+            }
+            io::writeFileAtomically(file, bytes);
+            kFolder.write(QFileInfo(file).absolutePath());
+            kFormat.write(QFileInfo(file).suffix().toLower());
+        } else if (mode_ == Mode::ModelImage) {
             constexpr plot::ModelViewPart kParts[] = {plot::ModelViewPart::Model,
                                                       plot::ModelViewPart::Rollout,
                                                       plot::ModelViewPart::QueryKey};

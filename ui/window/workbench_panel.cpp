@@ -25,6 +25,7 @@
 #include "plot/effect_map.h"
 #include "plot/image_export.h"
 #include "plot/workbench_charts.h"
+#include "ui/files/export_dialog.h"
 
 namespace ae::ui {
 
@@ -198,6 +199,10 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
                                       tr("probability")),
                   "lensMap");
     lensCurve_ = sized(new plot::LineChart(this), "lensCurve");
+    lensMeasure_ = new QComboBox(this);
+    lensMeasure_->setObjectName(QStringLiteral("lensMeasure"));
+    lensMeasure_->addItem(tr("Curve: probability"));
+    lensMeasure_->addItem(tr("Curve: logit difference (answer − foil)"));
     attribution_ = sized(
         new plot::EffectMap(tr("Each head's part"), this, Scale::Diverging, tr("logit difference")),
         "attributionMap");
@@ -237,6 +242,7 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
     auto* lensLayout = new QVBoxLayout(lensPage);
     lensLayout->setContentsMargins(0, 0, 0, 0);
     lensLayout->addWidget(lens_->widget(), 3);
+    lensLayout->addWidget(lensMeasure_, 0, Qt::AlignLeft);
     lensLayout->addWidget(lensCurve_->widget(), 2);
     pages_->addWidget(lensPage);
     auto* attributionPage = new QWidget(pages_);
@@ -276,6 +282,12 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
         commit();
         showComposition();
     });
+    connect(lensMeasure_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (index < 0) return;
+        workbench_->setLensLogitDifference(index == 1);
+        commit();
+        showLens();
+    });
     connect(position_, &QSpinBox::valueChanged, this, [this](int position) {
         workbench_->setPosition(position);
         commit();
@@ -314,8 +326,11 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
         progress_->setValue(1000);
         showResult();
     });
-    connect(workbench_, &document::WorkbenchSession::settingsChanged, this,
-            &WorkbenchPanel::showSettings);
+    // An undo of how a result is drawn (the lens curve, which composition) draws it again.
+    connect(workbench_, &document::WorkbenchSession::settingsChanged, this, [this] {
+        showSettings();
+        showResult();
+    });
     connect(session_, &document::ModelSession::inputChanged, this, [this] {
         showChanges();
         position_->setMaximum(std::max<int>(0, static_cast<int>(session_->ids().size()) - 1));
@@ -376,12 +391,14 @@ void WorkbenchPanel::showSettings() {
     const document::WorkbenchSettings& s = workbench_->settings();
     {
         const QSignalBlocker blockers[] = {QSignalBlocker(mode_), QSignalBlocker(position_),
-                                           QSignalBlocker(compositionKind_)};
+                                           QSignalBlocker(compositionKind_),
+                                           QSignalBlocker(lensMeasure_)};
         mode_->setCurrentIndex(static_cast<int>(
             std::find(std::begin(kModes), std::end(kModes), s.mode) - std::begin(kModes)));
         position_->setValue(s.position);
         compositionKind_->setCurrentIndex(
             compositionKind_->findData(QString(QLatin1Char(s.composition))));
+        lensMeasure_->setCurrentIndex(s.lensLogitDifference ? 1 : 0);
     }
     // Texts set with their signals: the session already holds them, and the labels follow.
     if (corrupted_->text() != s.corrupted) corrupted_->setText(s.corrupted);
@@ -540,7 +557,22 @@ void WorkbenchPanel::showLens() {
     lens_->setValues(probability, rows, tokenLabels(result->cleanIds), texts);
     const auto p = static_cast<std::size_t>(result->position);
     std::vector<std::pair<QString, std::vector<double>>> series;
-    for (std::size_t k = 0; k < r.targets.size(); ++k) {
+    // The logit difference reads the result's own targets: the answer, then the foil if any.
+    const bool difference = workbench_->settings().lensLogitDifference && !r.targets.empty();
+    if (difference) {
+        std::vector<double> line;
+        for (int b = 0; b < boundaries; ++b) {
+            const auto& logits = r.targetLogits[static_cast<std::size_t>(b)][p];
+            line.push_back(logits.size() > 1 ? logits[0] - logits[1] : logits[0]);
+        }
+        const QString answer = session_->tokenLabel(r.targets[0]);
+        series.emplace_back(
+            r.targets.size() > 1
+                ? tr("logit(%1) − logit(%2)").arg(answer, session_->tokenLabel(r.targets[1]))
+                : tr("logit(%1)").arg(answer),
+            line);
+    }
+    for (std::size_t k = 0; !difference && k < r.targets.size(); ++k) {
         std::vector<double> line;
         for (int b = 0; b < boundaries; ++b)
             line.push_back(r.targetProbabilities[static_cast<std::size_t>(b)][p][k]);
@@ -555,7 +587,10 @@ void WorkbenchPanel::showLens() {
     lensCurve_->setLines(tr("At position %1 (%2), across the layers")
                              .arg(result->position)
                              .arg(session_->tokenLabel(result->cleanIds[p])),
-                         rows, tr("probability"), series);
+                         rows,
+                         difference ? (r.targets.size() > 1 ? tr("logit difference") : tr("logit"))
+                                    : tr("probability"),
+                         series);
     status_->setText(
         tr("Each row applies the final norm and the unembedding to the residual "
            "stream entering that layer; the last row is the model's own output. "
@@ -652,10 +687,16 @@ void WorkbenchPanel::addExportMenu(plot::EffectMap* map) {
         menu.addAction(tr("Export numbers (CSV, NPY)…"));
         QAction* chosen = menu.exec(widget->mapToGlobal(at));
         if (!chosen) return;
-        const bool asImage = chosen == image;
+        if (chosen == image) {
+            // As any map: size, print width, title, colour-bar label and range.
+            ExportDialog dialog(map, this);
+            connect(&dialog, &ExportDialog::statusMessage, status_, &QLabel::setText);
+            dialog.exec();
+            return;
+        }
         const QString fileName = QFileDialog::getSaveFileName(
             this, chosen->text(), map->title().section(QLatin1Char('('), 0, 0).trimmed(),
-            asImage ? tr("Images (*.png *.pdf *.svg *.jpg)") : tr("Numbers (*.csv *.npy)"));
+            tr("Numbers (*.csv *.npy)"));
         if (fileName.isEmpty()) return;
         const QString error = saveMap(*map, fileName);
         status_->setText(error.isEmpty() ? tr("Saved %1").arg(QFileInfo(fileName).fileName())

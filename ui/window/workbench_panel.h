@@ -106,6 +106,7 @@ private:
     plot::EffectMap *heads_, *pattern_, *residual_, *cleanPattern_, *corruptPattern_;
     plot::EffectMap *lens_, *attribution_, *composition_;
     plot::LineChart* lensCurve_;
+    QComboBox* lensMeasure_;  // the curve: probability, or logit difference
     plot::BarChart *attributionBars_, *compositionHistogram_;
     int detailLayer_ = -1, detailHead_ = -1;
 };

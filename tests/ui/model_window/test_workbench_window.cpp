@@ -2,6 +2,7 @@
 // the library's effects (core/model/workbench.h) for the texts and tokens typed; the changed
 // tokens and a length mismatch are said before a run; a bad token is refused in one line.
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
@@ -34,6 +35,7 @@
 #include "support/model_window_fixture.h"
 #include "ui/classroom/classroom.h"
 #include "ui/classroom/examples_gallery.h"
+#include "ui/files/export_dialog.h"
 #include "ui/window/presentation_mode.h"
 #include "ui/window/workbench_panel.h"
 
@@ -190,6 +192,23 @@ private slots:
         logits.row(0).maxCoeff(&top);
         QCOMPARE(expected.topIds[2][6][0], static_cast<long long>(top));
         shoot(QStringLiteral("workbench-lens"));
+        // The curve as a logit difference: one line, logit(5) − logit(9) at each boundary, the
+        // last the model's own logits; an undoable setting.
+        auto* measure = bench->findChild<QComboBox*>(QStringLiteral("lensMeasure"));
+        const int steps = window_->document()->undoStack()->count();
+        measure->setCurrentIndex(1);
+        QVERIFY(session()->document()->undoStack()->count() == steps + 1);
+        QCOMPARE(bench->lensCurve()->lineCount(), 1);
+        shoot(QStringLiteral("workbench-lens-difference"));
+        for (int b = 0; b < 3; ++b) {
+            const auto& logits = expected.targetLogits[static_cast<std::size_t>(b)][6];
+            QCOMPARE(bench->lensCurve()->pointValue(0, b), logits[0] - logits[1]);
+        }
+        QVERIFY(std::abs(bench->lensCurve()->pointValue(0, 2) -
+                         (double(run.logits(6, 5)) - double(run.logits(6, 9)))) < 1e-5);
+        window_->document()->undoStack()->undo();
+        QCOMPARE(measure->currentIndex(), 0);
+        QCOMPARE(bench->lensCurve()->lineCount(), 2);
     }
 
     void attributionBarsAddUpToTheLogitDifference() {
@@ -621,6 +640,58 @@ private slots:
         }
         QVERIFY(ui::WorkbenchPanel::saveMap(map, dir_->filePath(QStringLiteral("r.txt")))
                     .contains(QStringLiteral(".csv or .npy")));
+
+        // The export dialog, as for any map: a PDF one column wide (3.5 in, 252 pt), a title of
+        // the figure's own, a fixed colour range; the window's map keeps its own.
+        ui::ExportDialog dialog(&map);
+        const auto pick = [&dialog](const char* name, int index) {
+            dialog.findChild<QComboBox*>(QLatin1String(name))->setCurrentIndex(index);
+        };
+        const QString pdf = dir_->filePath(QStringLiteral("figure.pdf"));
+        pick("formatCombo", 2);  // PNG, JPG, PDF, SVG
+        pick("paperCombo", 1);   // pixels, one column, page width
+        pick("titleCombo", 2);
+        dialog.findChild<QLineEdit*>(QStringLiteral("titleEdit"))
+            ->setText(QStringLiteral("Residual stream, L1"));
+        dialog.setTarget(pdf);
+        QString error;
+        QVERIFY2(dialog.exportNow(&error), qPrintable(error));
+        QFile pdfFile(pdf);
+        QVERIFY(pdfFile.open(QIODevice::ReadOnly));
+        const QByteArray pdfBytes = pdfFile.readAll();
+        QVERIFY(pdfBytes.contains("/MediaBox [0 0 252"));
+        // The title is drawn: the SVG holds it as text (and as the file's title).
+        pick("formatCombo", 3);
+        pick("paperCombo", 0);
+        const QString svg = dir_->filePath(QStringLiteral("figure.svg"));
+        dialog.setTarget(svg);
+        QVERIFY2(dialog.exportNow(&error), qPrintable(error));
+        QFile svgFile(svg);
+        QVERIFY(svgFile.open(QIODevice::ReadOnly));
+        QCOMPARE(svgFile.readAll().count(">Residual stream, L1<"), 2);
+        QCOMPARE(map.title(), QStringLiteral("Residual stream"));
+        // A fixed range draws other colours than the map's own.
+        pick("paperCombo", 0);
+        pick("formatCombo", 0);
+        const QString own = dir_->filePath(QStringLiteral("own.png"));
+        dialog.setTarget(own);
+        QVERIFY2(dialog.exportNow(&error), qPrintable(error));
+        pick("rangeCombo", 2);
+        dialog.findChild<QDoubleSpinBox*>(QStringLiteral("rangeLowSpin"))->setValue(-8);
+        dialog.findChild<QDoubleSpinBox*>(QStringLiteral("rangeHighSpin"))->setValue(8);
+        const QString fixed = dir_->filePath(QStringLiteral("fixed.png"));
+        dialog.setTarget(fixed);
+        QVERIFY2(dialog.exportNow(&error), qPrintable(error));
+        QVERIFY(QImage(own) != QImage(fixed));
+        const QString shots = qEnvironmentVariable("AE_SHOTS_DIR");
+        if (!shots.isEmpty()) {
+            dialog.show();
+            QTest::qWait(100);
+            QVERIFY(dialog.grab().save(shots + QStringLiteral("/workbench-export-dialog.png")));
+            QFile::copy(fixed, shots + QStringLiteral("/workbench-export-fixed.png"));
+        }
+        QCOMPARE(QImage(own).size(), QImage(fixed).size());
+        QVERIFY(std::abs(map.range() - 1.0) < 1e-12 || map.range() > 1.0);
     }
 };
 
