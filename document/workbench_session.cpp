@@ -210,7 +210,7 @@ std::vector<int> WorkbenchSession::changedPositions() const {
     return changed;
 }
 
-WorkbenchSession::CarriedWhatIf WorkbenchSession::carriedWhatIf() const {
+WorkbenchSession::CarriedWhatIf WorkbenchSession::carriedWhatIf(bool withScenes) const {
     CarriedWhatIf carried;
     carried.layer = session_->whatIfLayer();
     const std::shared_ptr<const io::ModelFolder> folder = session_->folderHandle();
@@ -223,7 +223,7 @@ WorkbenchSession::CarriedWhatIf WorkbenchSession::carriedWhatIf() const {
         for (int head : scene.ablation.heads)
             carried.headsOff.push_back({carried.layer, head});
     carried.weights = model::editedWeightNames(scene, *pristine);
-    if (!carried.weights.empty()) {
+    if (withScenes && !carried.weights.empty()) {
         carried.scene = std::make_shared<const Scene>(scene);
         carried.pristine = pristine;
     }
@@ -231,7 +231,10 @@ WorkbenchSession::CarriedWhatIf WorkbenchSession::carriedWhatIf() const {
 }
 
 QString WorkbenchSession::editedModelNote() const {
-    const CarriedWhatIf carried = carriedWhatIf();
+    return noteOf(carriedWhatIf(false));
+}
+
+QString WorkbenchSession::noteOf(const CarriedWhatIf& carried) {
     if (carried.layer < 0) return {};
     if (!carried.outside.empty())
         return tr("The what-if in layer %1 changes %2, which the model's weights do not hold: "
@@ -269,8 +272,8 @@ void WorkbenchSession::run() {
     auto job = std::make_shared<WorkbenchResult>();
     job->mode = s.mode;
     job->cleanIds = session_->ids();
-    job->edited = editedModelNote();
-    const CarriedWhatIf carried = carriedWhatIf();
+    const CarriedWhatIf carried = carriedWhatIf(true);
+    job->edited = noteOf(carried);
     const long long T = static_cast<long long>(job->cleanIds.size());
     QString why;
     try {

@@ -141,7 +141,9 @@ private:
         std::shared_ptr<const Scene> scene, pristine;
         std::string outside;
     };
-    CarriedWhatIf carriedWhatIf() const;
+    // `withScenes`: copy the edited scene (for a run); the banner needs only the names.
+    CarriedWhatIf carriedWhatIf(bool withScenes) const;
+    static QString noteOf(const CarriedWhatIf& carried);
     void join();
 
     ModelSession* session_;

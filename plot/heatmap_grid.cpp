@@ -349,6 +349,27 @@ void HeatmapGrid::refill() {
     weighedMaps_.clear();
     valueNorms_.clear();
     if (valueWeighted_) {
+        // Refused before allocating: one more map a head shown (and a double copy while made),
+        // on top of what the window holds for the scene.
+        const Scene& scene = engine.scene();
+        int shownHeads = 0;
+        for (const HeatmapTile& t : tiles_)
+            if (t.stage == Stage::Weights)
+                shownHeads = t.meanOverHeads ? engine.heads() : shownHeads + 1;
+        try {
+            checkFitsInMemory(windowBytes(scene) + std::min(shownHeads, engine.heads()) *
+                                                       static_cast<double>(scene.queryCount()) *
+                                                       scene.keyCount() * (sizeof(float) + 8),
+                              "the value-weighted maps");
+        } catch (const SceneError& e) {
+            valueWeighted_ = false;
+            for (const HeatmapTile& t : tiles_)
+                if (t.stage == Stage::Weights) configureTile(t);
+            emit statusMessage(QString::fromStdString(e.what()));
+            emit valueWeightedChanged(false);
+        }
+    }
+    if (valueWeighted_) {
         const Scene& scene = engine.scene();
         const int dHead = engine.dHead();
         for (const HeatmapTile& t : tiles_) {

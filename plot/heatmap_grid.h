@@ -140,6 +140,8 @@ public slots:
 
 signals:
     void statusMessage(const QString& text);
+    // The value-weighted maps were switched off because they would not fit in memory.
+    void valueWeightedChanged(bool on);
     void selectedRowChanged(int row);
     // In mask edit mode, a click on an attention cell: the owner of the scene decides.
     void maskCellClicked(int query, int key);

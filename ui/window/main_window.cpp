@@ -291,6 +291,7 @@ void MainWindow::createActions() {
         tr("Draw each weight as the share of what the head moves that comes from that key: "
            "α·‖v·W_O‖, normalised per row (Kobayashi et al. 2020)"));
     connect(valueWeighted_, &QAction::toggled, grid_, &plot::HeatmapGrid::setValueWeighted);
+    connect(grid_, &plot::HeatmapGrid::valueWeightedChanged, valueWeighted_, &QAction::setChecked);
     QAction* mapMemory = view->addAction(tr("Memory for a model's &maps…"));
     mapMemory->setObjectName(QStringLiteral("mapMemoryAction"));
     mapMemory->setToolTip(
