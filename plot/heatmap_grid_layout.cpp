@@ -178,7 +178,9 @@ void HeatmapGrid::updateSharedBar() {
     sharedScale_->setGradient(
         colorGradient(first.stage == Stage::Weights ? weightsMap_ : signedMap_));
     sharedScale_->setDataRange(first.controller->colorMap()->dataRange());
-    sharedScale_->axis()->setLabel(stageName(first.stage));
+    sharedScale_->axis()->setLabel(first.stage == Stage::Weights && valueWeighted_
+                                       ? tr("value-weighted share")
+                                       : stageName(first.stage));
     const QFontMetrics metrics(sharedScale_->axis()->tickLabelFont());
     const int bar = std::max(14, metrics.height());
     sharedScale_->setBarWidth(bar);
