@@ -85,6 +85,8 @@ public:
     // The range the shared bar draws, read from its plot: that of the one colour scale the plot
     // holds; none when it holds anything else.
     std::optional<ValueRange> sharedColorBarRange() const;
+    // What the shared bar's axis says ("softmax weights", "value-weighted share").
+    QString sharedColorBarLabel() const;
     bool sharedColorBarShown() const;
     // The map shown alone (index into tiles()), or -1 when the grid shows them all.
     int enlargedTile() const { return enlarged_; }

@@ -156,6 +156,10 @@ std::optional<ValueRange> HeatmapGrid::sharedColorBarRange() const {
     return ValueRange{bar->dataRange().lower, bar->dataRange().upper};
 }
 
+QString HeatmapGrid::sharedColorBarLabel() const {
+    return sharedScale_->axis()->label();
+}
+
 // One bar for the grid when it says the same for every map: the same colours and the same range
 // (weights always, other stages with View › Shared colour range).
 void HeatmapGrid::updateSharedBar() {

@@ -332,6 +332,13 @@ void TestPresentation::presentationKeepsLabelsAndNumbersFor12Tokens() {
     QVERIFY(grid->sharedColorBarShown());
     for (const HeatmapTile& t : grid->tiles())
         QVERIFY(!t.controller->colorScaleShown());
+    // The bar names what the maps draw.
+    QCOMPARE(grid->sharedColorBarLabel(), QStringLiteral("softmax weights"));
+    grid->setValueWeighted(true);
+    QVERIFY(grid->sharedColorBarShown());
+    QCOMPARE(grid->sharedColorBarLabel(), QStringLiteral("value-weighted share"));
+    grid->setValueWeighted(false);
+    QCOMPARE(grid->sharedColorBarLabel(), QStringLiteral("softmax weights"));
     QTest::keyClick(window_.get(), Qt::Key_Escape);
     settle();
     QVERIFY(!grid->presentationLayout());
