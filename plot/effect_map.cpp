@@ -102,15 +102,8 @@ void EffectMap::setValues(const std::vector<std::vector<double>>& values,
                                   values[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)]);
     const double low = kind_ == Scale::Diverging ? -range_ : 0.0;
     map_->setDataRange(QCPRange(low, range_));
-    if (kind_ == Scale::Diverging && scale_->axis()->label().isEmpty()) {
-        // A patching map's scale: −range, 0, and 1 as the clean answer restored.
-        QSharedPointer<QCPAxisTickerText> marks(new QCPAxisTickerText);
-        marks->addTick(-range_, QString::number(-range_, 'g', 2));
-        marks->addTick(0, QStringLiteral("0"));
-        marks->addTick(1, tr("1 = clean"));
-        if (range_ > 1.2) marks->addTick(range_, QString::number(range_, 'g', 2));
-        scale_->axis()->setTicker(marks);
-    }
+    if (kind_ == Scale::Diverging && scale_->axis()->label().isEmpty())
+        scale_->axis()->setTicker(patchingTicks(-range_, range_));
     rowLabels_ = rowLabels;
     columnLabels_ = columnLabels;
     placeTicks();
@@ -195,6 +188,16 @@ QByteArray EffectMap::image(ImageFormat format, QSize size, double scale) const 
     return image(format, options);
 }
 
+QSharedPointer<QCPAxisTicker> EffectMap::patchingTicks(double low, double high) {
+    // A patching map's scale: its ends, 0, and 1 as the clean answer restored.
+    QSharedPointer<QCPAxisTickerText> marks(new QCPAxisTickerText);
+    marks->addTick(low, QString::number(low, 'g', 2));
+    if (low < 0 && high > 0) marks->addTick(0, QStringLiteral("0"));
+    if (low < 1 && high > 1) marks->addTick(1, tr("1 = clean"));
+    if (high > 1.2 || high < 1) marks->addTick(high, QString::number(high, 'g', 2));
+    return marks;
+}
+
 QByteArray EffectMap::image(ImageFormat format, const ImageOptions& options) const {
     const FigureStyle& style = options.style;
     // The figure's title, colour-bar label and range, for this paint only: the window's map keeps
@@ -202,17 +205,24 @@ QByteArray EffectMap::image(ImageFormat format, const ImageOptions& options) con
     const QString title = style.title.value_or(title_);
     const QString label = scale_->axis()->label();
     const QCPRange range = map_->dataRange();
+    const QSharedPointer<QCPAxisTicker> ticker = scale_->axis()->ticker();
     titleElement_->setText(title);
     titleElement_->setVisible(!title.isEmpty());
     if (!style.colorBarLabel.isEmpty()) scale_->axis()->setLabel(style.colorBarLabel);
-    if (style.range.kind == ColorRange::Kind::Fixed)
+    if (style.range.kind == ColorRange::Kind::Fixed) {
         map_->setDataRange(QCPRange(style.range.low, style.range.high));
+        // The ticks follow the figure's range: a patching map keeps its "1 = clean".
+        const bool patching = kind_ == Scale::Diverging && label.isEmpty();
+        scale_->axis()->setTicker(patching ? patchingTicks(style.range.low, style.range.high)
+                                           : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    }
     const QSize size = options.size.isEmpty() ? QSize(640, 480) : options.size;
     const auto restore = [&] {
         titleElement_->setText(title_);
         titleElement_->setVisible(true);
         scale_->axis()->setLabel(label);
         map_->setDataRange(range);
+        scale_->axis()->setTicker(ticker);
         plot_->replot(QCustomPlot::rpQueuedReplot);
     };
     QByteArray bytes;

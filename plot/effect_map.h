@@ -6,6 +6,7 @@
 // cell reports it; the map exports as an image (PNG/PDF/SVG) and its numbers as CSV or NPY.
 
 #include <QByteArray>
+#include <QSharedPointer>
 #include <QSize>
 #include <QStringList>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "plot/chart.h"
 #include "plot/image_export.h"
 
+class QCPAxisTicker;
 class QCPColorMap;
 class QCPColorScale;
 class QCPTextElement;
@@ -74,6 +76,8 @@ protected:
 
 private:
     void placeTicks();
+    // The colour scale's ticks of a patching map whose colours run low..high.
+    static QSharedPointer<QCPAxisTicker> patchingTicks(double low, double high);
 
     QCPColorMap* map_;
     QCPColorScale* scale_;

@@ -683,6 +683,16 @@ private slots:
         dialog.setTarget(fixed);
         QVERIFY2(dialog.exportNow(&error), qPrintable(error));
         QVERIFY(QImage(own) != QImage(fixed));
+        // Its colour scale is ticked at the figure's ends and still marks the clean answer.
+        pick("formatCombo", 3);
+        const QString fixedSvg = dir_->filePath(QStringLiteral("fixed.svg"));
+        dialog.setTarget(fixedSvg);
+        QVERIFY2(dialog.exportNow(&error), qPrintable(error));
+        QFile fixedSvgFile(fixedSvg);
+        QVERIFY(fixedSvgFile.open(QIODevice::ReadOnly));
+        const QByteArray fixedSvgBytes = fixedSvgFile.readAll();
+        QVERIFY(fixedSvgBytes.contains(">-8<") && fixedSvgBytes.contains(">8<"));
+        QVERIFY(fixedSvgBytes.contains(">1 = clean<"));
         const QString shots = qEnvironmentVariable("AE_SHOTS_DIR");
         if (!shots.isEmpty()) {
             dialog.show();
