@@ -1,7 +1,10 @@
 #pragma once
 // Value-weighted attention (Kobayashi et al. 2020): what a head moves from each key, not only how
-// much it looks there. The one home of this arithmetic: the model view's maps and the sink_norm
-// score (core/model/workbench.h) and the explorer's one-layer maps (plot/heatmap_grid.h) call it.
+// much it looks there. The one home of these maps: the model view's (document/run_analysis.h),
+// the value_norms analysis's sink_norm (core/model/workbench.h) and the explorer's one-layer maps
+// (plot/heatmap_grid.h) call it. The sink_norm head score takes key 0's share row by row on its
+// own view of the weights, which skips padding rows (core/model/head_scores.h); a test holds the
+// two equal.
 //
 //   f_j    = ‖v_j·W_O^h‖     (‖v_j‖ in a layer without an output projection)
 //   map_ij = α_ij·f_j / Σ_j α_ij·f_j, a row of zeros where the sum is 0

@@ -6,16 +6,12 @@
 
 #include "core/model/model_layer_scene.h"
 #include "core/model/what_if.h"
+#include "core/scene_compare.h"
 #include "document/undo_commands.h"
 
 namespace ae::document {
 
 namespace {
-
-template <typename M>
-bool sameMatrix(const M& a, const M& b) {
-    return a.rows() == b.rows() && a.cols() == b.cols() && (a.size() == 0 || a == b);
-}
 
 bool sameWeights(const Projections& p, const Projections& q) {
     return p.mode == q.mode && sameMatrix(p.query, q.query) && sameMatrix(p.key, q.key) &&

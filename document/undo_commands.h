@@ -5,6 +5,7 @@
 #include <QUndoCommand>
 #include <functional>
 
+#include "core/scene_compare.h"
 #include "document/attention_document.h"
 
 namespace ae::document {
@@ -34,19 +35,12 @@ inline bool sameValue(const Scene::Ablation& a, const Scene::Ablation& b) {
 }
 // Bit for bit: a drag back to where it began leaves no step.
 inline bool sameValue(const HeadGrouping& a, const HeadGrouping& b) {
-    const auto same = [](const auto& x, const auto& y) {
-        return x.rows() == y.rows() && x.cols() == y.cols() &&
-               (x.size() == 0 || (x.array() == y.array()).all());
-    };
-    return a.heads == b.heads && a.kvHeads == b.kvHeads && same(a.key, b.key) &&
-           same(a.value, b.value) && same(a.keyBias, b.keyBias) && same(a.valueBias, b.valueBias);
+    return a.heads == b.heads && a.kvHeads == b.kvHeads && sameMatrix(a.key, b.key) &&
+           sameMatrix(a.value, b.value) && sameMatrix(a.keyBias, b.keyBias) &&
+           sameMatrix(a.valueBias, b.valueBias);
 }
 inline bool sameValue(const Mask& a, const Mask& b) {
-    if (a.causal != b.causal || a.window != b.window || a.padding != b.padding) return false;
-    if (a.allowed.has_value() != b.allowed.has_value()) return false;
-    if (!a.allowed) return true;
-    return a.allowed->rows() == b.allowed->rows() && a.allowed->cols() == b.allowed->cols() &&
-           (*a.allowed == *b.allowed).all();
+    return sameMask(a, b);
 }
 
 // One value of type T, set through `apply`; merges with the next command of the same id pushed

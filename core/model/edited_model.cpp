@@ -3,21 +3,10 @@
 #include <cmath>
 #include <memory>
 
+#include "core/scene_compare.h"
+
 namespace ae::model {
 namespace {
-
-template <typename M>
-bool same(const M& a, const M& b) {
-    return a.rows() == b.rows() && a.cols() == b.cols() && (a.size() == 0 || a == b);
-}
-
-bool sameMask(const Mask& a, const Mask& b) {
-    if (a.causal != b.causal || a.window != b.window || a.padding != b.padding) return false;
-    if (a.allowed.has_value() != b.allowed.has_value()) return false;
-    return !a.allowed ||
-           (a.allowed->rows() == b.allowed->rows() && a.allowed->cols() == b.allowed->cols() &&
-            (*a.allowed == *b.allowed).all());
-}
 
 const char* normName(NormType norm) {
     switch (norm) {
@@ -70,7 +59,7 @@ private:
 
 std::string editOutsideWeights(const Scene& scene, const Scene& pristine, const Config& config) {
     const Architecture& a = config.architecture();
-    if (!same(scene.embeddings, pristine.embeddings) || scene.hasSource != pristine.hasSource)
+    if (!sameMatrix(scene.embeddings, pristine.embeddings) || scene.hasSource != pristine.hasSource)
         return "this text's residual stream entering the layer";
     if (!sameMask(scene.mask, pristine.mask) ||
         !(scene.maskFill == pristine.maskFill ||
@@ -91,7 +80,7 @@ std::string editOutsideWeights(const Scene& scene, const Scene& pristine, const 
     if (scene.norm.enabled != pristine.norm.enabled || scene.norm.kind != pristine.norm.kind ||
         scene.norm.eps != pristine.norm.eps)
         return "the kind of norm";
-    if (a.norm != NormType::LayerNorm && !same(scene.norm.bias, pristine.norm.bias))
+    if (a.norm != NormType::LayerNorm && !sameMatrix(scene.norm.bias, pristine.norm.bias))
         return std::string("the norm's bias, which the model's ") + normName(a.norm) +
                " does not have";
     if (scene.qkNorm.enabled != pristine.qkNorm.enabled ||
@@ -101,8 +90,8 @@ std::string editOutsideWeights(const Scene& scene, const Scene& pristine, const 
     // DeBERTa's c2p and p2c read the layer's content query and key: the scene holds those terms
     // as numbers, so an edit there would differ between the layer and the model.
     if (a.scoreTerms == ScoreTermKind::Disentangled && config.disentangled.any() &&
-        (!same(p.query, q.query) || !same(p.key, q.key) || !same(p.queryBias, q.queryBias) ||
-         !same(p.keyBias, q.keyBias)))
+        (!sameMatrix(p.query, q.query) || !sameMatrix(p.key, q.key) ||
+         !sameMatrix(p.queryBias, q.queryBias) || !sameMatrix(p.keyBias, q.keyBias)))
         return "W_Q or W_K, which this model's relative-position terms also read";
     return {};
 }
@@ -113,20 +102,20 @@ std::vector<std::string> editedWeightNames(const Scene& scene, const Scene& pris
     const auto note = [&names](bool changed, const char* name) {
         if (changed) names.emplace_back(name);
     };
-    note(!same(scene.norm.weight, pristine.norm.weight) ||
-             !same(scene.norm.bias, pristine.norm.bias),
+    note(!sameMatrix(scene.norm.weight, pristine.norm.weight) ||
+             !sameMatrix(scene.norm.bias, pristine.norm.bias),
          "the norm");
-    note(!same(p.query, q.query), "W_Q");
-    note(!same(p.queryBias, q.queryBias), "b_Q");
-    note(!same(p.key, q.key), "W_K");
-    note(!same(p.keyBias, q.keyBias), "b_K");
-    note(!same(p.value, q.value), "W_V");
-    note(!same(p.valueBias, q.valueBias), "b_V");
-    note(!same(scene.qkNorm.queryWeight, pristine.qkNorm.queryWeight) ||
-             !same(scene.qkNorm.keyWeight, pristine.qkNorm.keyWeight),
+    note(!sameMatrix(p.query, q.query), "W_Q");
+    note(!sameMatrix(p.queryBias, q.queryBias), "b_Q");
+    note(!sameMatrix(p.key, q.key), "W_K");
+    note(!sameMatrix(p.keyBias, q.keyBias), "b_K");
+    note(!sameMatrix(p.value, q.value), "W_V");
+    note(!sameMatrix(p.valueBias, q.valueBias), "b_V");
+    note(!sameMatrix(scene.qkNorm.queryWeight, pristine.qkNorm.queryWeight) ||
+             !sameMatrix(scene.qkNorm.keyWeight, pristine.qkNorm.keyWeight),
          "the q/k norm");
-    note(!same(p.output, q.output), "W_O");
-    note(!same(p.outputBias, q.outputBias), "b_O");
+    note(!sameMatrix(p.output, q.output), "W_O");
+    note(!sameMatrix(p.outputBias, q.outputBias), "b_O");
     return names;
 }
 
@@ -148,9 +137,10 @@ Model withLayerWeights(const Model& model, int layer, const Scene& scene, const 
                     kvWidth = static_cast<long long>(c.kvHeads) * hd;
 
     const bool weightsChanged =
-        !same(p.query, q.query) || !same(p.key, q.key) || !same(p.value, q.value);
-    const bool biasesChanged = !same(p.queryBias, q.queryBias) || !same(p.keyBias, q.keyBias) ||
-                               !same(p.valueBias, q.valueBias);
+        !sameMatrix(p.query, q.query) || !sameMatrix(p.key, q.key) || !sameMatrix(p.value, q.value);
+    const bool biasesChanged = !sameMatrix(p.queryBias, q.queryBias) ||
+                               !sameMatrix(p.keyBias, q.keyBias) ||
+                               !sameMatrix(p.valueBias, q.valueBias);
     if (a.qkv == QkvStorage::Fused) {
         // One [Q | K | V] product (GPT-2's c_attn, Phi-3's qkv_proj).
         if (weightsChanged) {
@@ -184,18 +174,19 @@ Model withLayerWeights(const Model& model, int layer, const Scene& scene, const 
             w.qkvBias = writer.addVector(w.qkvBias, prefix + "query_key_value bias", bias);
         }
     } else {
-        if (!same(p.query, q.query)) w.query = writer.addXW(w.query, prefix + "W_Q", p.query);
-        if (!same(p.key, q.key)) w.key = writer.addXW(w.key, prefix + "W_K", p.key);
-        if (!same(p.value, q.value)) w.value = writer.addXW(w.value, prefix + "W_V", p.value);
-        if (!same(p.queryBias, q.queryBias))
+        if (!sameMatrix(p.query, q.query)) w.query = writer.addXW(w.query, prefix + "W_Q", p.query);
+        if (!sameMatrix(p.key, q.key)) w.key = writer.addXW(w.key, prefix + "W_K", p.key);
+        if (!sameMatrix(p.value, q.value)) w.value = writer.addXW(w.value, prefix + "W_V", p.value);
+        if (!sameMatrix(p.queryBias, q.queryBias))
             w.queryBias = writer.addVector(w.queryBias, prefix + "b_Q", p.queryBias);
-        if (!same(p.keyBias, q.keyBias))
+        if (!sameMatrix(p.keyBias, q.keyBias))
             w.keyBias = writer.addVector(w.keyBias, prefix + "b_K", p.keyBias);
-        if (!same(p.valueBias, q.valueBias))
+        if (!sameMatrix(p.valueBias, q.valueBias))
             w.valueBias = writer.addVector(w.valueBias, prefix + "b_V", p.valueBias);
     }
-    if (!same(p.output, q.output)) w.output = writer.addXW(w.output, prefix + "W_O", p.output);
-    if (!same(p.outputBias, q.outputBias))
+    if (!sameMatrix(p.output, q.output))
+        w.output = writer.addXW(w.output, prefix + "W_O", p.output);
+    if (!sameMatrix(p.outputBias, q.outputBias))
         w.outputBias = writer.addVector(w.outputBias, prefix + "b_O", p.outputBias);
 
     // The scene holds a norm's multiplier; Gemma stores w for the multiplier 1 + w.
@@ -203,14 +194,14 @@ Model withLayerWeights(const Model& model, int layer, const Scene& scene, const 
         return a.norm == NormType::RmsNormPlusOneWeight ? VectorD(multiplier.array() - 1.0)
                                                         : multiplier;
     };
-    if (!same(scene.norm.weight, pristine.norm.weight))
+    if (!sameMatrix(scene.norm.weight, pristine.norm.weight))
         w.norm1 = writer.addVector(w.norm1, prefix + "norm", stored(scene.norm.weight));
-    if (!same(scene.norm.bias, pristine.norm.bias))
+    if (!sameMatrix(scene.norm.bias, pristine.norm.bias))
         w.norm1Bias = writer.addVector(w.norm1Bias, prefix + "norm bias", scene.norm.bias);
-    if (!same(scene.qkNorm.queryWeight, pristine.qkNorm.queryWeight))
+    if (!sameMatrix(scene.qkNorm.queryWeight, pristine.qkNorm.queryWeight))
         w.queryNorm =
             writer.addVector(w.queryNorm, prefix + "q_norm", stored(scene.qkNorm.queryWeight));
-    if (!same(scene.qkNorm.keyWeight, pristine.qkNorm.keyWeight))
+    if (!sameMatrix(scene.qkNorm.keyWeight, pristine.qkNorm.keyWeight))
         w.keyNorm = writer.addVector(w.keyNorm, prefix + "k_norm", stored(scene.qkNorm.keyWeight));
     return edited;
 }
