@@ -16,7 +16,12 @@ public:
     }
     void add(std::string name, std::vector<long long> shape, TensorRef* slot,
              std::string alias = {}) {
-        specs_.push_back({std::move(name), std::move(alias), std::move(shape), false, slot});
+        TensorSpec spec;
+        spec.name = std::move(name);
+        spec.alias = std::move(alias);
+        spec.shape = std::move(shape);
+        spec.slot = slot;
+        specs_.push_back(std::move(spec));
     }
     // A tensor the folder may leave out (its slot then stays empty).
     void optional(std::string name, std::vector<long long> shape, TensorRef* slot) {
@@ -38,9 +43,25 @@ public:
     void languageModelHead(const Config& c, std::string name = "lm_head.weight",
                            std::string alias = {}) {
         if (!c.tieWordEmbeddings) {
-            specs_.push_back(
-                {std::move(name), std::move(alias), {c.vocab, c.hidden}, true, &w_.lmHead});
+            add(std::move(name), {c.vocab, c.hidden}, &w_.lmHead, std::move(alias));
+            specs_.back().topLevel = true;
         }
+    }
+    // Another name of the tensor listed last (TensorSpec::copies).
+    void copy(std::string name, std::string why, bool topLevel = false, bool mayBeRead = true) {
+        specs_.back().copies.push_back({std::move(name), topLevel, std::move(why), mayBeRead});
+    }
+    // A tensor at the top level, never prefixed (lm_head.weight, final_logits_bias).
+    void topLevel(std::string name, std::vector<long long> shape, TensorRef* slot, bool optional,
+                  std::string whyRequired = {}) {
+        TensorSpec spec;
+        spec.name = std::move(name);
+        spec.shape = std::move(shape);
+        spec.topLevel = true;
+        spec.slot = slot;
+        spec.optional = optional;
+        spec.whyRequired = std::move(whyRequired);
+        specs_.push_back(std::move(spec));
     }
     LayerWeights& layer(int i) { return w_.layers[static_cast<std::size_t>(i)]; }
     std::vector<TensorSpec> take() { return std::move(specs_); }
@@ -425,6 +446,170 @@ std::vector<TensorSpec> gptNeoxNames(const Config& c, ModelWeights& w) {
     return list.take();
 }
 
+// ---- Encoder–decoder families: each names one stack's tensors (Config::stack) ----
+
+// The decoder stack's LM head of an encoder–decoder model, whose token table is `table`: tied, it
+// is the table, and a stored lm_head.weight must hold the same values (listed as a copy of the
+// table just added); untied, lm_head.weight is required. transformers 5's T5 reads a stored one
+// whatever the tie says (storedLmHeadWins).
+void encoderDecoderHead(const Config& c, ModelWeights& w, TensorList& list,
+                        const std::string& table) {
+    if (c.storedLmHeadWins) {
+        list.topLevel("lm_head.weight", {c.vocab, c.hidden}, &w.lmHead, true);
+    } else if (c.tieWordEmbeddings) {
+        list.copy("lm_head.weight",
+                  " although tie_word_embeddings is true (transformers 4 loads both names into one "
+                  "tied parameter, so the values kept depend on the file; 5 keeps the stored "
+                  "lm_head.weight): set tie_word_embeddings false or store equal values",
+                  true, false);
+    } else {
+        list.topLevel(
+            "lm_head.weight", {c.vocab, c.hidden}, &w.lmHead, false,
+            "tie_word_embeddings is false (transformers 4 would initialize it at random, 5 "
+            "ties it to " +
+                table + "): store lm_head.weight");
+    }
+}
+
+// T5ForConditionalGeneration / T5Model (no prefix): the shared token table, block 0's relative
+// position bias (used by every block of the stack; later blocks' and the decoder's
+// EncDecAttention's are not read, as in Hugging Face), each block's self-attention (layer.0), the
+// decoder's cross-attention (layer.1), the feed-forward (DenseReluDense wi / wo, or gated wi_0 /
+// wi_1 / wo), no biases anywhere, the stack's final_layer_norm.
+std::vector<TensorSpec> t5Names(const Config& c, ModelWeights& w) {
+    TensorList list(c, w);
+    const bool decoder = c.stack == Config::Stack::Decoder;
+    const std::string stack = decoder ? "decoder." : "encoder.";
+    const long long d = c.hidden, I = c.intermediate,
+                    inner = static_cast<long long>(c.heads) * c.headDim;
+    const std::string sameParameter =
+        ": transformers holds the three names as one parameter (T5Stack(config, self.shared)), "
+        "so the values kept depend on the load order; store equal copies";
+    list.add("shared.weight", {c.vocab, d}, &w.tokenEmbedding);
+    list.copy("encoder.embed_tokens.weight", sameParameter);
+    list.copy("decoder.embed_tokens.weight", sameParameter);
+    if (decoder) encoderDecoderHead(c, w, list, "shared.weight");
+    list.add(stack + "block.0.layer.0.SelfAttention.relative_attention_bias.weight",
+             {c.relativeBuckets, c.heads}, &w.relativeBias);
+    const bool gated = c.architecture().mlp == MlpKind::Gated;
+    for (int i = 0; i < c.layers; ++i) {
+        const std::string p = stack + "block." + std::to_string(i) + ".layer.";
+        LayerWeights& l = list.layer(i);
+        list.add(p + "0.layer_norm.weight", {d}, &l.norm1);
+        list.add(p + "0.SelfAttention.q.weight", {inner, d}, &l.query);
+        list.add(p + "0.SelfAttention.k.weight", {inner, d}, &l.key);
+        list.add(p + "0.SelfAttention.v.weight", {inner, d}, &l.value);
+        list.add(p + "0.SelfAttention.o.weight", {d, inner}, &l.output);
+        std::string ff = p + "1.";
+        if (decoder) {
+            list.add(p + "1.layer_norm.weight", {d}, &l.crossNorm);
+            list.add(p + "1.EncDecAttention.q.weight", {inner, d}, &l.crossQuery);
+            list.add(p + "1.EncDecAttention.k.weight", {inner, d}, &l.crossKey);
+            list.add(p + "1.EncDecAttention.v.weight", {inner, d}, &l.crossValue);
+            list.add(p + "1.EncDecAttention.o.weight", {d, inner}, &l.crossOutput);
+            ff = p + "2.";
+        }
+        list.add(ff + "layer_norm.weight", {d}, &l.norm2);
+        if (gated) {
+            list.add(ff + "DenseReluDense.wi_0.weight", {I, d}, &l.gate);
+            list.add(ff + "DenseReluDense.wi_1.weight", {I, d}, &l.up);
+        } else {
+            list.add(ff + "DenseReluDense.wi.weight", {I, d}, &l.up);
+        }
+        list.add(ff + "DenseReluDense.wo.weight", {d, I}, &l.down);
+    }
+    list.add(stack + "final_layer_norm.weight", {d}, &w.finalNorm);
+    return list.take();
+}
+
+// BartForConditionalGeneration / MarianMTModel (model.*; BartModel / MarianModel without): the
+// token table (model.shared, whose stored copies are the stacks' embed_tokens; Marian without
+// share_encoder_decoder_embeddings: each stack's own), the stack's positions (BART's learned
+// table of max_position_embeddings + 2 rows; Marian's sinusoids, stored or computed) and BART's
+// layernorm_embedding, post-norm layers of nn.Linear with biases (self_attn, the decoder's
+// encoder_attn, fc1, fc2, their LayerNorms); the decoder's LM head and final_logits_bias.
+std::vector<TensorSpec> bartNames(const Config& c, ModelWeights& w) {
+    TensorList list(c, w);
+    const bool decoder = c.stack == Config::Stack::Decoder;
+    const std::string stack = decoder ? "decoder." : "encoder.";
+    const long long d = c.hidden, I = c.intermediate;
+    std::string table = stack + "embed_tokens.weight";
+    if (c.shareStackEmbeddings) {
+        const std::string sameParameter =
+            ": transformers holds them as one parameter (the encoder's and decoder's embed_tokens "
+            "are model.shared), so the values kept depend on the load order; store equal copies";
+        list.add("shared.weight", {c.vocab, d}, &w.tokenEmbedding);
+        list.copy("encoder.embed_tokens.weight", sameParameter);
+        list.copy("decoder.embed_tokens.weight", sameParameter);
+        table = "shared.weight";
+    } else {
+        list.add(table, {c.vocab, d}, &w.tokenEmbedding);
+    }
+    if (decoder) {
+        encoderDecoderHead(c, w, list, table);
+        list.topLevel("final_logits_bias", {1, c.vocab}, &w.logitsBias, true);
+    }
+    if (c.sinusoidalPositionTable)
+        list.optional(stack + "embed_positions.weight", {c.positions, d}, &w.positionEmbedding);
+    else
+        list.add(stack + "embed_positions.weight", {c.positions, d}, &w.positionEmbedding);
+    if (c.architecture().embeddingNorm)
+        list.layerNorm(stack + "layernorm_embedding", d, &w.embeddingNorm, &w.embeddingNormBias);
+    for (int i = 0; i < c.layers; ++i) {
+        const std::string p = stack + "layers." + std::to_string(i) + ".";
+        LayerWeights& l = list.layer(i);
+        list.linear(p + "self_attn.q_proj", d, d, &l.query, &l.queryBias);
+        list.linear(p + "self_attn.k_proj", d, d, &l.key, &l.keyBias);
+        list.linear(p + "self_attn.v_proj", d, d, &l.value, &l.valueBias);
+        list.linear(p + "self_attn.out_proj", d, d, &l.output, &l.outputBias);
+        list.layerNorm(p + "self_attn_layer_norm", d, &l.norm1, &l.norm1Bias);
+        if (decoder) {
+            list.linear(p + "encoder_attn.q_proj", d, d, &l.crossQuery, &l.crossQueryBias);
+            list.linear(p + "encoder_attn.k_proj", d, d, &l.crossKey, &l.crossKeyBias);
+            list.linear(p + "encoder_attn.v_proj", d, d, &l.crossValue, &l.crossValueBias);
+            list.linear(p + "encoder_attn.out_proj", d, d, &l.crossOutput, &l.crossOutputBias);
+            list.layerNorm(p + "encoder_attn_layer_norm", d, &l.crossNorm, &l.crossNormBias);
+        }
+        list.linear(p + "fc1", I, d, &l.up, &l.upBias);
+        list.linear(p + "fc2", d, I, &l.down, &l.downBias);
+        list.layerNorm(p + "final_layer_norm", d, &l.norm2, &l.norm2Bias);
+    }
+    return list.take();
+}
+
+// T5: pre-norm RMS layers without biases, no position table, a bucketed relative-position bias
+// on the (unscaled) scores of each stack's self-attention.
+Architecture t5Architecture() {
+    Architecture a;
+    a.stacks = Stacks::EncoderDecoder;
+    a.norm = NormType::RmsNorm;
+    a.placement = NormPlacement::Pre;
+    a.positions = PositionKind::None;
+    a.mlp = MlpKind::Plain;
+    a.scoreTerms = ScoreTermKind::BucketBias;
+    return a;
+}
+
+// BART: BERT's post-norm layers in two stacks, learned positions, a norm on the embeddings.
+Architecture bartArchitecture() {
+    Architecture a;
+    a.stacks = Stacks::EncoderDecoder;
+    a.norm = NormType::LayerNorm;
+    a.placement = NormPlacement::Post;
+    a.positions = PositionKind::Learned;
+    a.mlp = MlpKind::Plain;
+    a.embeddingNorm = true;
+    return a;
+}
+
+// Marian: BART's layers; sinusoid positions (a table, computed when not stored), no norm on the
+// embeddings.
+Architecture marianArchitecture() {
+    Architecture a = bartArchitecture();
+    a.embeddingNorm = false;
+    return a;
+}
+
 Architecture gpt2Architecture() {
     Architecture a;
     a.decoder = true;
@@ -742,6 +927,36 @@ const std::vector<FamilyRow>& familyTable() {
          0,
          debertaNames,
          debertaMaskedLmHead},
+        // T5ForConditionalGeneration and T5Model save no prefix.
+        {Family::T5,
+         "t5",
+         t5Architecture(),
+         {""},
+         "encoder.block.0.layer.0.SelfAttention.q.weight",
+         "",
+         -1,
+         0,
+         t5Names},
+        // BartForConditionalGeneration saves "model.", BartModel no prefix.
+        {Family::Bart,
+         "bart",
+         bartArchitecture(),
+         {"model.", ""},
+         "encoder.layers.0.self_attn.q_proj.weight",
+         "max_position_embeddings",
+         0,
+         0,
+         bartNames},
+        // MarianMTModel saves "model.", MarianModel no prefix.
+        {Family::Marian,
+         "marian",
+         marianArchitecture(),
+         {"model.", ""},
+         "encoder.layers.0.self_attn.q_proj.weight",
+         "max_position_embeddings",
+         -1,
+         0,
+         bartNames},
     };
     return table;
 }
@@ -766,6 +981,16 @@ std::string supportedFamilies() {
     for (const FamilyRow& row : familyTable())
         names += (names.empty() ? "" : ", ") + std::string(row.modelType);
     return names;
+}
+
+std::string encoderDecoderFamilyNames() {
+    std::vector<std::string> names;
+    for (const FamilyRow& row : familyTable())
+        if (row.architecture.stacks == Stacks::EncoderDecoder) names.push_back(row.modelType);
+    std::string text;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    return text;
 }
 
 std::vector<const FamilyRow*> trainableFamilies() {

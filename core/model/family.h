@@ -36,7 +36,10 @@ enum class Family {
     DistilBert,
     Mpnet,
     ModernBert,
-    DebertaV2
+    DebertaV2,
+    T5,
+    Bart,
+    Marian
 };
 
 enum class NormType {
@@ -91,6 +94,12 @@ enum class ScoreTermKind {
     // to q·kᵀ before the scale.
     Disentangled
 };
+// How many stacks of layers a model has. EncoderDecoder (T5, BART, Marian): an encoder over the
+// source ids, then a causal decoder over the decoder ids whose layers each add a cross-attention
+// sub-block reading the encoder's output; each stack is described by its own Config
+// (Config::stack), the decoder's ending in the language-model head.
+enum class Stacks { One, EncoderDecoder };
+
 enum class QkNormKind {
     None,
     PerHead,   // each head's q and k RMS-normed over hd (Qwen3)
@@ -98,7 +107,10 @@ enum class QkNormKind {
 };
 
 struct Architecture {
-    bool decoder = true;  // causal, with a language-model head; else an encoder
+    // Causal, with a language-model head; else an encoder. Of an encoder–decoder model: the
+    // stack's (Config::architecture sets it).
+    bool decoder = true;
+    Stacks stacks = Stacks::One;
     NormType norm = NormType::LayerNorm;
     NormPlacement placement = NormPlacement::Pre;
     QkvStorage qkv = QkvStorage::Separate;
@@ -149,6 +161,8 @@ const FamilyRow& familyRow(Family family);
 const FamilyRow* familyRowNamed(std::string_view modelType);
 // "gpt2, bert, llama, qwen3".
 std::string supportedFamilies();
+// The encoder–decoder rows' model types: "t5, bart and marian".
+std::string encoderDecoderFamilyNames();
 // The rows `train --model` can make, the default first; and as "llama or gpt2".
 std::vector<const FamilyRow*> trainableFamilies();
 std::string trainableFamilyNames();

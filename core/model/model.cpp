@@ -12,6 +12,20 @@ const char* familyName(Family family) {
     return familyRow(family).modelType;
 }
 
+Config stackConfig(const Config& config, Config::Stack stack) {
+    if (!config.isEncoderDecoder()) return config;
+    Config c = config;
+    c.stack = stack;
+    if (stack == Config::Stack::Decoder) {
+        c.layers = config.decoderLayers;
+        c.heads = config.decoderHeads;
+        c.kvHeads = config.decoderHeads;
+        c.headDim = config.decoderHeadDim;
+        c.intermediate = config.decoderIntermediate;
+    }
+    return c;
+}
+
 double Config::attentionScale(int layer) const {
     // 1/√hd (bert: / sqrt(head size); llama, qwen3: head_dim ** -0.5), or Gemma 2 and 3's
     // query_pre_attn_scalar ** -0.5. GPT2Attention may leave it out (scale_attn_weights false) and
@@ -58,7 +72,7 @@ std::vector<long long> learnedPositions(const Config& c, const std::vector<long 
     rows.reserve(static_cast<std::size_t>(std::max(0LL, T - firstRow)));
     if (c.architecture().positions != PositionKind::LearnedAfterPadding) {
         for (long long t = firstRow; t < T; ++t)
-            rows.push_back(offset + t);
+            rows.push_back(c.positionRowOffset + offset + t);
         return rows;
     }
     long long seen = 0;  // non-padding ids so far, the earlier rows' included
@@ -177,10 +191,10 @@ void checkInputs(const Config& c, const std::vector<long long>& ids, const RunOp
                 ": at most " + std::to_string(c.positions - c.paddingIdx - 1) +
                 " non-padding tokens fit");
         }
-    } else if (c.positions > 0 && options.positionOffset + T > c.positions) {
+    } else if (c.positions > 0 && options.positionOffset + c.positionRowOffset + T > c.positions) {
         throw ModelError("token ids: " + std::to_string(T) + " tokens exceed the model's " +
-                         std::to_string(c.positions) + " learned positions (" +
-                         familyRow(c.family).positionsField + ")");
+                         std::to_string(c.positions - c.positionRowOffset) +
+                         " learned positions (" + familyRow(c.family).positionsField + ")");
     }
     for (std::size_t a = 0; a < options.ablations.size(); ++a) {
         const HeadAblation& ablation = options.ablations[a];
@@ -235,13 +249,42 @@ RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int la
                                   converted(w.maskedLmNormBias) + converted(w.maskedLmDecoderBias));
     for (const LayerWeights& l : model.weights.layers) {
         double layer = 0;
-        for (const TensorRef* t :
-             {&l.norm1,        &l.norm1Bias, &l.norm2,     &l.norm2Bias,  &l.qkv,
-              &l.qkvBias,      &l.query,     &l.queryBias, &l.key,        &l.keyBias,
-              &l.value,        &l.valueBias, &l.output,    &l.outputBias, &l.queryNorm,
-              &l.keyNorm,      &l.gate,      &l.gateBias,  &l.up,         &l.upBias,
-              &l.down,         &l.downBias,  &l.gateUp,    &l.gateUpBias, &l.attentionOutputNorm,
-              &l.mlpOutputNorm})
+        for (const TensorRef* t : {&l.norm1,
+                                   &l.norm1Bias,
+                                   &l.norm2,
+                                   &l.norm2Bias,
+                                   &l.qkv,
+                                   &l.qkvBias,
+                                   &l.query,
+                                   &l.queryBias,
+                                   &l.key,
+                                   &l.keyBias,
+                                   &l.value,
+                                   &l.valueBias,
+                                   &l.output,
+                                   &l.outputBias,
+                                   &l.queryNorm,
+                                   &l.keyNorm,
+                                   &l.gate,
+                                   &l.gateBias,
+                                   &l.up,
+                                   &l.upBias,
+                                   &l.down,
+                                   &l.downBias,
+                                   &l.gateUp,
+                                   &l.gateUpBias,
+                                   &l.attentionOutputNorm,
+                                   &l.mlpOutputNorm,
+                                   &l.crossQuery,
+                                   &l.crossQueryBias,
+                                   &l.crossKey,
+                                   &l.crossKeyBias,
+                                   &l.crossValue,
+                                   &l.crossValueBias,
+                                   &l.crossOutput,
+                                   &l.crossOutputBias,
+                                   &l.crossNorm,
+                                   &l.crossNormBias})
             layer += converted(*t);
         largest = std::max(largest, layer);
     }

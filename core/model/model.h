@@ -56,6 +56,11 @@ enum class Activation { GeluExact, GeluTanh, GeluFast, Silu, Relu, Tanh };
 // What config.json says, with Hugging Face's defaults filled in (io/model/model_folder.cpp).
 struct Config {
     Family family = Family::Gpt2;
+    // Encoder–decoder families (Stacks::EncoderDecoder): which stack these numbers describe.
+    // config.json is read once into the encoder's (layers, heads, intermediate; the decoder's in
+    // the decoder* fields below) and stackConfig makes each stack's Config from it.
+    enum class Stack { Only, Encoder, Decoder };
+    Stack stack = Stack::Only;
     int hidden = 0;  // d
     int layers = 0;
     int heads = 0;         // query heads
@@ -100,6 +105,8 @@ struct Config {
     // Which positions, when the config decides it (DeBERTa's position_biased_input), over the
     // row's.
     std::optional<PositionKind> positionKind;
+    // Which MLP, when the config decides it (T5's feed_forward_proj "gated-…"), over the row's.
+    std::optional<MlpKind> mlpKind;
     // ScoreTermKind::Disentangled (DeBERTa-v2): which terms (pos_att_type with
     // relative_attention), where the position keys and queries come from (share_att_key: the
     // layer's own key and query projections), how relative positions are bucketed (log buckets
@@ -149,15 +156,46 @@ struct Config {
     // bos_token_id (gpt2 and llama's defaults when absent), or -1: none, or not an id of the
     // vocabulary. What `heads --induction-random` puts before its random tokens.
     long long bosToken = -1;
+    // Encoder–decoder models: the decoder stack's layers, heads and MLP width; the token that
+    // starts every decoder input (decoder_start_token_id) and the one that ends generation
+    // (eos_token_id), each −1 when the config has none.
+    int decoderLayers = 0;
+    int decoderHeads = 0;
+    int decoderHeadDim = 0;
+    int decoderIntermediate = 0;
+    // Marian with share_encoder_decoder_embeddings false: each stack reads its own token table.
+    bool shareStackEmbeddings = true;
+    // transformers 5's T5 (a config.json with scale_decoder_outputs): a stored lm_head.weight is
+    // the head even when tied; without one the head is the token table.
+    bool storedLmHeadWins = false;
+    long long decoderStartToken = -1;
+    long long eosToken = -1;
+    // The final hidden state times this before the LM head (T5's d_model^−½ when the model
+    // rescales, from Mesh TensorFlow); 1: not scaled.
+    double logitScale = 1.0;
+    // Rows of the learned position table before position 0's (BART's offset 2).
+    int positionRowOffset = 0;
+    // How the computed sinusoid table (sinusoidalPositionTable) lays out its columns:
+    // DistilBERT's interleaves sin (even columns) and cos (odd ones); Marian's puts the sines in
+    // the first half and the cosines in the second.
+    enum class SinusoidLayout { Interleaved, SplitHalves };
+    SinusoidLayout sinusoidLayout = SinusoidLayout::Interleaved;
 
     Architecture architecture() const {
         Architecture a = familyRow(family).architecture;
+        if (a.stacks == Stacks::EncoderDecoder) a.decoder = stack == Stack::Decoder;
         if (placement) a.placement = *placement;
         if (norm) a.norm = *norm;
         if (positionKind) a.positions = *positionKind;
+        if (mlpKind) a.mlp = *mlpKind;
         return a;
     }
     bool isDecoder() const { return architecture().decoder; }
+    bool isEncoderDecoder() const {
+        return familyRow(family).architecture.stacks == Stacks::EncoderDecoder;
+    }
+    // A decoder stack of an encoder–decoder model: each layer has a cross-attention sub-block.
+    bool hasCrossAttention() const { return isEncoderDecoder() && stack == Stack::Decoder; }
     bool rotary() const { return architecture().positions == PositionKind::Rotary; }
     // The window of layer `layer` (0: none).
     int slidingWindow(int layer) const {
@@ -202,6 +240,11 @@ struct LayerWeights {
     TensorRef gate, gateBias, up, upBias, down, downBias, gateUp, gateUpBias;
     // DeBERTa without share_att_key: pos_key_proj and pos_query_proj [d, d] with biases.
     TensorRef positionKey, positionKeyBias, positionQuery, positionQueryBias;
+    // A decoder stack's cross-attention (Config::hasCrossAttention): q from the decoder, k and v
+    // from the encoder's output, nn.Linear's layout (biases where the family has them), its
+    // output projection, and the norm before it (pre-norm) or after its residual add (post-norm).
+    TensorRef crossQuery, crossQueryBias, crossKey, crossKeyBias, crossValue, crossValueBias,
+        crossOutput, crossOutputBias, crossNorm, crossNormBias;
 };
 struct ModelWeights {
     TensorRef tokenEmbedding;                    // V x d
@@ -210,6 +253,7 @@ struct ModelWeights {
     TensorRef embeddingNorm, embeddingNormBias;  // bert
     TensorRef finalNorm, finalNormBias;          // gpt2 ln_f, llama norm
     TensorRef lmHead;                            // decoders, V x d (= tokenEmbedding when tied)
+    TensorRef logitsBias;    // [1, V] added to the logits (BART's final_logits_bias); absent: none
     TensorRef relativeBias;  // ScoreTermKind::BucketBias: buckets x H, shared by every layer
     // DeBERTa: embed_proj [d, E]; rel_embeddings [2·span, d] and its LayerNorm; the ConvLayer's
     // Conv1d [d, d/groups · kernel] (stored [d, d/groups, kernel]), its bias and LayerNorm.
@@ -261,6 +305,19 @@ struct TensorSpec {
     bool topLevel = false;  // lm_head.weight: never prefixed
     TensorRef* slot = nullptr;
     bool optional = false;  // may be absent: the slot then stays empty
+    // Other names of the same parameter (T5's shared.weight is also encoder.embed_tokens.weight
+    // and decoder.embed_tokens.weight; a tied lm_head.weight): the first of name, alias and these
+    // that is stored is read, and every other one stored must hold the same values (else refused
+    // with `why`, which says what transformers would do).
+    struct StoredCopy {
+        std::string name;
+        bool topLevel = false;
+        std::string why;        // after "COPY differs from NAME"
+        bool mayBeRead = true;  // false: only compared (a tied lm_head.weight), never read
+    };
+    std::vector<StoredCopy> copies;
+    // Said after "missing tensor NAME (expected SHAPE)" when the tensor is required.
+    std::string whyRequired;
 };
 // Every tensor `config` needs, in a fixed order, with slots in `weights` (its layers are sized
 // here): the family row's names. The tied LM head is not listed: the caller points it at the
@@ -277,7 +334,23 @@ struct Model {
     std::vector<std::shared_ptr<const std::vector<double>>> editedTensors;
     std::string folder;      // for messages
     double storedBytes = 0;  // every weight tensor the model reads, as stored
+    // An encoder–decoder model (Config::isEncoderDecoder): `config` and `weights` above are the
+    // encoder stack's, this the decoder stack's (its own config, layers with cross-attention and
+    // the LM head; its storedBytes 0, the folder's counted above). Shared so a copied Model is
+    // cheap; an edit of the decoder's weights copies it first.
+    std::shared_ptr<const Model> decoder;
 };
+
+// The Model of the stack a run was made on (the run's config's stack): model.decoder for a
+// decoder stack's run (an EncoderDecoderRun's decoder), else `model` itself.
+inline const Model& stackOf(const Model& model, const Config& runConfig) {
+    return runConfig.stack == Config::Stack::Decoder && model.decoder ? *model.decoder : model;
+}
+
+// The Config of one stack of an encoder–decoder model, from the one config.json gives (its
+// stack Only or Encoder): the encoder's as it is, the decoder's with its layers, heads and MLP
+// width, causal. Other models: `config` itself.
+Config stackConfig(const Config& config, Config::Stack stack);
 
 // ---- Running ----
 
@@ -335,6 +408,23 @@ struct RunOptions {
     }
 };
 
+// A decoder layer's cross-attention in an encoder–decoder model: S decoder rows query the T
+// encoder rows. Every head's own columns, as in LayerRecord.
+template <typename Scalar>
+struct CrossRecord {
+    // S x d: the decoder's stream entering the cross-attention (after the self-attention's
+    // residual step, and its norm in a post-norm stack), and what the queries are projected from
+    // (that stream normed by the cross-attention's norm in a pre-norm stack; the same otherwise).
+    Matrix<Scalar> hiddenIn;
+    Matrix<Scalar> queryInput;
+    Matrix<Scalar> query;                 // S x (heads·hd), from queryInput
+    Matrix<Scalar> key;                   // T x (heads·hd), from the encoder's output
+    Matrix<Scalar> value;                 // T x (heads·hd)
+    std::vector<Matrix<Scalar>> scores;   // per head, S x T: q·kᵀ before the scale and the mask
+    std::vector<Matrix<Scalar>> weights;  // per head, S x T: the softmax; padding keys exactly 0
+    bool empty() const { return query.size() == 0; }
+};
+
 template <typename Scalar>
 struct LayerRecord {
     Matrix<Scalar> hiddenIn;  // T x d: the residual stream entering the layer
@@ -352,7 +442,8 @@ struct LayerRecord {
     // scores added to q·kᵀ before the scale (empty when the model has no such term).
     std::vector<Matrix<Scalar>> contentToPosition, positionToContent;
     bool hasMaps() const { return !weights.empty(); }
-    LayerDigest digest;  // empty unless RunOptions::keepDigest
+    LayerDigest digest;         // empty unless RunOptions::keepDigest
+    CrossRecord<Scalar> cross;  // a decoder stack's cross-attention; else empty
 };
 
 template <typename Scalar>
@@ -396,6 +487,39 @@ struct ModelRun {
     }
 };
 
+// An encoder–decoder model's pass: the encoder over the source ids, then the decoder over the
+// decoder ids (teacher forced: logits row t predicts the token after decoderTokens[0..t]).
+template <typename Scalar>
+struct EncoderDecoderRun {
+    // The encoder stack's run: tokens, its layers, and in lastHidden (T x d) the encoder's output,
+    // what every cross-attention reads (T5: after its final norm; BART, Marian: the last layer's).
+    ModelRun<Scalar> encoder;
+    // The decoder stack's run: its tokens are the decoder ids, each layer holds its
+    // cross-attention (LayerRecord::cross), and logits are S x V.
+    ModelRun<Scalar> decoder;
+};
+
+// The whole encoder–decoder pass. options.attentionMask is the encoder's padding: it hides
+// padding keys from the encoder's self-attention and from every cross-attention; the decoder is
+// causal only, as Hugging Face's without decoder_attention_mask. Refused, naming what: a model
+// that is not encoder–decoder, no decoder ids, token types, a position offset, switched-off heads
+// (not yet), a mask of no 1, ids outside a vocabulary, more tokens than a stack's positions, and
+// a pass that would not fit in memory.
+template <typename Scalar>
+EncoderDecoderRun<Scalar> runEncoderDecoder(const Model& model, const std::vector<long long>& ids,
+                                            const std::vector<long long>& decoderIds,
+                                            const RunOptions& options = {});
+
+// Greedy decoding: from decoder_start_token_id, the decoder input grows by the argmax of the last
+// row's logits until eos_token_id is produced or `maxNewTokens` were added. Returns the decoder
+// ids (the start token first, the EOS last when produced). `step`, when given, is called with the
+// ids so far after each token; returning false stops there (the window's Cancel).
+template <typename Scalar>
+std::vector<long long> generateGreedy(
+    const Model& model, const std::vector<long long>& ids, int maxNewTokens,
+    const RunOptions& options = {},
+    const std::function<bool(const std::vector<long long>& decoderIds)>& step = {});
+
 // Refuses a family whose architecture has an axis the forward pass does not implement, naming it:
 // "FAMILY: not implemented: norm placement: sandwich".
 void checkImplemented(const Config& config);
@@ -429,6 +553,12 @@ struct RunMemory {
 // every layer keeps its digest (RunOptions::keepDigest).
 RunMemory runMemory(const Model& model, long long tokens, int scalarSize, int layersWithMaps = -1,
                     bool withDigests = false);
+// The memory runEncoderDecoder needs on T source and S decoder tokens (as runMemory: the weights
+// as stored, the largest layer converted, both stacks' kept matrices with the cross-attention's,
+// one layer's work).
+RunMemory encoderDecoderRunMemory(const Model& model, long long sourceTokens,
+                                  long long decoderTokens, int scalarSize);
+
 // Throws ModelError("FOLDER: too large: needs about 61.2 GiB (what), this machine has 23.4 GiB")
 // when `bytes` exceed `available` (physicalMemoryBytes() when negative).
 void checkRunFitsInMemory(const Model& model, double bytes, const std::string& what,
@@ -497,6 +627,20 @@ LayerMaps<Scalar> recomputedLayerMaps(const Model& model, const ModelRun<Scalar>
 template <typename Scalar>
 Eigen::VectorXd logitsAt(const Model& model, const ModelRun<Scalar>& run, int position);
 
+extern template EncoderDecoderRun<float> runEncoderDecoder<float>(const Model&,
+                                                                  const std::vector<long long>&,
+                                                                  const std::vector<long long>&,
+                                                                  const RunOptions&);
+extern template EncoderDecoderRun<double> runEncoderDecoder<double>(const Model&,
+                                                                    const std::vector<long long>&,
+                                                                    const std::vector<long long>&,
+                                                                    const RunOptions&);
+extern template std::vector<long long> generateGreedy<float>(
+    const Model&, const std::vector<long long>&, int, const RunOptions&,
+    const std::function<bool(const std::vector<long long>&)>&);
+extern template std::vector<long long> generateGreedy<double>(
+    const Model&, const std::vector<long long>&, int, const RunOptions&,
+    const std::function<bool(const std::vector<long long>&)>&);
 extern template ModelRun<float> runModel<float>(const Model&, const std::vector<long long>&,
                                                 const RunOptions&);
 extern template ModelRun<double> runModel<double>(const Model&, const std::vector<long long>&,

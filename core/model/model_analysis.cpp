@@ -172,6 +172,34 @@ void addRepeatedRunScores(std::vector<HeadSummary>& summaries, const ModelRun<Sc
 }
 
 template <typename Scalar>
+Eigen::MatrixXd crossAttentionAlignment(const ModelRun<Scalar>& decoderRun, int layer, int head) {
+    const Config& c = decoderRun.config;
+    const int layers = static_cast<int>(decoderRun.layers.size());
+    if (!c.hasCrossAttention() || layers == 0 || decoderRun.layers.front().cross.empty())
+        throw ModelError(
+            "alignment: the run has no cross-attention (not an encoder-decoder "
+            "model's decoder)");
+    if (layer < -1 || layer >= layers)
+        throw ModelError("alignment: layer " + std::to_string(layer) +
+                         " is outside the decoder's " + std::to_string(layers) + " layers");
+    if (head < -1 || head >= c.heads || (head >= 0 && layer < 0))
+        throw ModelError("alignment: head " + std::to_string(head) +
+                         (layer < 0
+                              ? " needs its layer"
+                              : " is outside the layer's " + std::to_string(c.heads) + " heads"));
+    const int firstLayer = layer < 0 ? 0 : layer, lastLayer = layer < 0 ? layers - 1 : layer;
+    const int firstHead = head < 0 ? 0 : head, lastHead = head < 0 ? c.heads - 1 : head;
+    const auto& shape = decoderRun.layers[static_cast<std::size_t>(firstLayer)].cross.weights[0];
+    Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(shape.rows(), shape.cols());
+    for (int l = firstLayer; l <= lastLayer; ++l)
+        for (int h = firstHead; h <= lastHead; ++h)
+            sum += decoderRun.layers[static_cast<std::size_t>(l)]
+                       .cross.weights[static_cast<std::size_t>(h)]
+                       .template cast<double>();
+    return sum / static_cast<double>((lastLayer - firstLayer + 1) * (lastHead - firstHead + 1));
+}
+
+template <typename Scalar>
 std::vector<Eigen::MatrixXd> attentionRollout(const ModelRun<Scalar>& run) {
     const Eigen::Index T = static_cast<Eigen::Index>(run.tokens.size());
     std::vector<Eigen::MatrixXd> rollouts;
@@ -312,6 +340,7 @@ QkProjection projectQueriesAndKeys(const ModelRun<Scalar>& run, int layer, int h
     template std::vector<double> inductionScores<Scalar>(const ModelRun<Scalar>&, int, int);       \
     template void addRepeatedRunScores<Scalar>(std::vector<HeadSummary>&, const ModelRun<Scalar>&, \
                                                int, int);                                          \
+    template Eigen::MatrixXd crossAttentionAlignment<Scalar>(const ModelRun<Scalar>&, int, int);   \
     template std::vector<Eigen::MatrixXd> attentionRollout<Scalar>(const ModelRun<Scalar>&);       \
     template std::vector<Prediction> topPredictions<Scalar>(const ModelRun<Scalar>&, int, int);    \
     template std::vector<Prediction> topPredictions<Scalar>(const Model&, const ModelRun<Scalar>&, \

@@ -64,6 +64,16 @@ void addRepeatedRunScores(std::vector<HeadSummary>& summaries, const ModelRun<Sc
 template <typename Scalar>
 std::vector<Eigen::MatrixXd> attentionRollout(const ModelRun<Scalar>& run);
 
+// The alignment view of an encoder–decoder run (Bahdanau et al.'s picture): target x source
+// weights, S x T, from the decoder stack's run (EncoderDecoderRun::decoder): one head's
+// cross-attention weights (layer and head given), the mean over a layer's heads (head −1), or the
+// mean over every layer's heads (layer −1). Each row sums to 1, like each map it averages; the
+// encoder's padding columns are 0. Throws ModelError for a run without cross-attention or a
+// layer or head outside it.
+template <typename Scalar>
+Eigen::MatrixXd crossAttentionAlignment(const ModelRun<Scalar>& decoderRun, int layer = -1,
+                                        int head = -1);
+
 struct Prediction {
     long long token = 0;
     double probability = 0;

@@ -62,6 +62,13 @@ struct Pass {
     // term reads and the row of the position queries its p2c term reads, T x T each.
     Matrix<Scalar> relativeEmbeddings;
     IndexMatrix contentToPositionRow, positionToContentRow;
+    // A decoder stack's pass (Config::hasCrossAttention): the encoder's output every
+    // cross-attention reads (T x d) and the encoder's padding (empty: none), which hides keys.
+    const Matrix<Scalar>* encoderOutput = nullptr;
+    std::vector<int> encoderMask;
+    // The run's layers, where each decoder layer's cross-attention is recorded as it runs; null:
+    // not recorded.
+    std::vector<LayerRecord<Scalar>>* records = nullptr;
 };
 
 // DisentangledSelfAttention.disentangled_attention_bias with build_relative_position: the
@@ -92,8 +99,9 @@ void placeRelativePositions(const Config& c, Eigen::Index T, Pass<Scalar>& pass)
     }
 }
 
-// MPNetEncoder.compute_position_bias: per head h, T x T, bias(i, j) = table[bucket(j − i), h],
-// the positions 0..T−1 whatever the padding (not the ids-based ones of the embeddings).
+// MPNetEncoder.compute_position_bias and T5Attention.compute_bias: per head h, T x T, bias(i, j)
+// = table[bucket(j − i), h], the positions 0..T−1 whatever the padding (not the ids-based ones of
+// the embeddings); the buckets bidirectional in an encoder, causal in a decoder (T5's decoder).
 template <typename Scalar>
 std::vector<Matrix<Scalar>> bucketBias(const Model& model, Eigen::Index T) {
     const Config& c = model.config;
@@ -102,7 +110,7 @@ std::vector<Matrix<Scalar>> bucketBias(const Model& model, Eigen::Index T) {
     std::vector<int> bucketOf(static_cast<std::size_t>(2 * T - 1));
     for (Eigen::Index r = -(T - 1); r <= T - 1; ++r)
         bucketOf[static_cast<std::size_t>(r + T - 1)] =
-            relativePositionBucket(r, c.relativeBucketsUsed, c.relativeMaxDistance, true);
+            relativePositionBucket(r, c.relativeBucketsUsed, c.relativeMaxDistance, !c.isDecoder());
     std::vector<Matrix<Scalar>> bias(static_cast<std::size_t>(c.heads));
     for (int h = 0; h < c.heads; ++h) {
         Matrix<Scalar>& b = bias[static_cast<std::size_t>(h)];
@@ -457,6 +465,51 @@ void attentionSubBlock(const Model& model, int index, const Pass<Scalar>& pass,
     linear(context, lw.output, lw.outputBias, xw, attentionOut, pass.threads);
 }
 
+// Layer `index`'s cross-attention in a decoder stack, on its stream h (S x d, after the
+// self-attention's residual step): queries from h (normed by crossNorm first in a pre-norm
+// stack), keys and values from the encoder's output (T x d), every key but the encoder's padding
+// visible, the layer's scale and no position terms (T5's EncDecAttention has none); then
+//   pre-norm (T5LayerCrossAttention): h += o(attention);
+//   post-norm (BartDecoderLayer's encoder_attn): h = crossNorm(h + o(attention)).
+template <typename Scalar>
+void crossAttentionBlock(const Model& model, int index, const Pass<Scalar>& pass, Matrix<Scalar>& h,
+                         CrossRecord<Scalar>& record) {
+    const Config& c = model.config;
+    const Architecture a = c.architecture();
+    const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(index)];
+    if (!pass.encoderOutput)
+        throw ModelError("layer " + std::to_string(index) +
+                         "'s cross-attention needs the encoder's output, which this pass lacks");
+    const bool pre = a.placement == NormPlacement::Pre;
+    record.hiddenIn = h;
+    record.queryInput = h;
+    if (pre) applyNorm(a, record.queryInput, lw.crossNorm, lw.crossNormBias, c.normEps);
+    const Matrix<Scalar>& x = record.queryInput;
+    linear(x, lw.crossQuery, lw.crossQueryBias, false, record.query, pass.threads);
+    linear(*pass.encoderOutput, lw.crossKey, lw.crossKeyBias, false, record.key, pass.threads);
+    linear(*pass.encoderOutput, lw.crossValue, lw.crossValueBias, false, record.value,
+           pass.threads);
+    const auto S = static_cast<int>(h.rows()), T = static_cast<int>(pass.encoderOutput->rows());
+    Mask mask;
+    for (int attended : pass.encoderMask)
+        mask.padding.push_back(attended == 0);
+    const attention::SoftmaxMask<Scalar> softmaxMask(
+        mask, -std::numeric_limits<double>::infinity(), S, T,
+        attention::SoftmaxMask<Scalar>::Rows::VisiblePrefix);
+    attention::HeadOptions<Scalar> options;
+    options.scale = attention::ScoreScale::times(c.attentionScale(index));
+    options.mask = &softmaxMask;
+    options.threads = static_cast<double>(S) * T * c.headDim * c.heads > 2e5 ? pass.threads : 1;
+    Matrix<Scalar> context;
+    attention::attendHeads<Scalar>(
+        {record.query, record.key, record.value, c.heads, c.heads, c.headDim},
+        {&record.scores, nullptr, &record.weights, &context}, options);
+    Matrix<Scalar> out;
+    linear(context, lw.crossOutput, lw.crossOutputBias, false, out, pass.threads);
+    h += out;
+    if (!pre) applyNorm(a, h, lw.crossNorm, lw.crossNormBias, c.normEps);
+}
+
 // The rest of layer `index`: h (T x d, the residual stream that entered the layer) becomes the
 // layer's output, given its attention sub-block's output attentionOut (T x d).
 //   pre-norm (GPT2Block, LlamaDecoderLayer): h += attention; h += MLP(norm2(h)).
@@ -503,6 +556,18 @@ void finishLayer(const Model& model, int index, const Pass<Scalar>& pass,
         linear(inner, lw.down, lw.downBias, xw, out, threads);
         if (tape) tape->activated = std::move(inner);
     };
+    // A decoder stack's cross-attention, after the self-attention's residual step.
+    const auto cross = [&](Matrix<Scalar>& stream) {
+        if (!c.hasCrossAttention()) return;
+        CrossRecord<Scalar> ownRecord;
+        crossAttentionBlock(
+            model, index, pass, stream,
+            pass.records ? (*pass.records)[static_cast<std::size_t>(index)].cross : ownRecord);
+    };
+    if (c.hasCrossAttention() && a.placement != NormPlacement::Pre &&
+        a.placement != NormPlacement::Post)
+        throw ModelError(std::string(familyName(c.family)) +
+                         ": not implemented: cross-attention beside this norm placement");
     // A block's output normed before its residual add (Gemma 2's and OLMo 2's post-norms).
     const auto normedOutput = [&](Matrix<Scalar> block, const TensorRef& weight) {
         applyNorm(a, block, weight, TensorRef{}, c.normEps);
@@ -513,6 +578,7 @@ void finishLayer(const Model& model, int index, const Pass<Scalar>& pass,
         case NormPlacement::Post: {
             Matrix<Scalar> attended = attentionOut + h;
             applyNorm(a, attended, lw.norm1, lw.norm1Bias, c.normEps);
+            cross(attended);
             mlp(attended, out);
             out += attended;
             applyNorm(a, out, lw.norm2, lw.norm2Bias, c.normEps);
@@ -542,6 +608,7 @@ void finishLayer(const Model& model, int index, const Pass<Scalar>& pass,
         }
         case NormPlacement::Pre: {
             h += attentionOut;
+            cross(h);
             if (pass.skipMlp) return;
             Matrix<Scalar> ownNormed;
             Matrix<Scalar>& x = tape ? tape->mlpNormed : ownNormed;
@@ -600,6 +667,26 @@ void capLogits(const Config& c, Matrix<Scalar>& logits) {
     if (c.finalSoftCap <= 0) return;
     const auto cap = static_cast<Scalar>(c.finalSoftCap);
     logits = ((logits.array() / cap).tanh() * cap).matrix();
+}
+
+// The LM head on rows of the final hidden state h (n x d): (h·logitScale)·lmHeadᵀ + logitsBias,
+// soft-capped: n x V.
+template <typename Scalar>
+void languageModelLogits(const Model& model, const Matrix<Scalar>& h, Matrix<Scalar>& logits,
+                         int threads) {
+    const Config& c = model.config;
+    const ModelWeights& w = model.weights;
+    if (c.logitScale != 1.0) {
+        const Matrix<Scalar> scaled = h * static_cast<Scalar>(c.logitScale);
+        projectByWeightRows(scaled, w.lmHead, logits, threads);
+    } else {
+        projectByWeightRows(h, w.lmHead, logits, threads);
+    }
+    if (w.logitsBias.present()) {
+        const WeightView<Scalar> bias(w.logitsBias);
+        logits.rowwise() += bias.vector().transpose();
+    }
+    capLogits(c, logits);
 }
 
 // The masked-LM head (BertLMPredictionHead and its kin, model_reference.lm_head_logits) on the
@@ -703,16 +790,13 @@ void runLayersFrom(const Model& model, const Pass<Scalar>& pass, int first, Matr
     run.logitsFrom = every ? 0 : h.rows() - 1;
     if (every && previous && previous->logitsFrom == 0 && previous->logits.rows() >= firstRow) {
         const Matrix<Scalar> fresh = h.bottomRows(h.rows() - firstRow);
-        projectByWeightRows(fresh, w.lmHead, run.logits, pass.threads);
-        capLogits(c, run.logits);
+        languageModelLogits(model, fresh, run.logits, pass.threads);
         prependRows(&previous->logits, firstRow, run.logits);
     } else if (every) {
-        projectByWeightRows(h, w.lmHead, run.logits, pass.threads);
-        capLogits(c, run.logits);
+        languageModelLogits(model, h, run.logits, pass.threads);
     } else {
         const Matrix<Scalar> last = h.bottomRows(1);
-        projectByWeightRows(last, w.lmHead, run.logits, pass.threads);
-        capLogits(c, run.logits);
+        languageModelLogits(model, last, run.logits, pass.threads);
     }
     if (!pass.tape) requireFinite(model, run.logits, "the logits");
     run.finalHidden = std::move(h);
@@ -773,11 +857,22 @@ bool hidesNothing(const std::vector<int>& mask) {
 
 namespace {
 
-// runModel, or rerunModel's rows firstRow.. with the earlier ones from `previous`.
+// What one stack of an encoder–decoder model's pass is given: the encoder's output and padding,
+// for a decoder stack's cross-attention (else none); whether the memory of the whole pass was
+// checked already (runEncoderDecoder checks both stacks at once).
+template <typename Scalar>
+struct StackInputs {
+    const Matrix<Scalar>* encoderOutput = nullptr;
+    std::vector<int> encoderMask;
+    bool memoryChecked = false;
+};
+
+// runModel, or rerunModel's rows firstRow.. with the earlier ones from `previous`; or one stack of
+// an encoder–decoder model.
 template <typename Scalar>
 ModelRun<Scalar> runFrom(const Model& model, const std::vector<long long>& ids,
                          const RunOptions& options, long long firstRow,
-                         const ModelRun<Scalar>* previous) {
+                         const ModelRun<Scalar>* previous, const StackInputs<Scalar>& stack = {}) {
     const Config& c = model.config;
     checkImplemented(c);
     checkInputs(c, ids, options);
@@ -785,9 +880,11 @@ ModelRun<Scalar> runFrom(const Model& model, const std::vector<long long>& ids,
     const int mapLayers = options.keptMaps == RunOptions::KeptMaps::Every
                               ? -1
                               : static_cast<int>(options.mapLayers.size());
-    const RunMemory need = runMemory(model, T, sizeof(Scalar), mapLayers, options.keepDigest);
-    checkRunFitsInMemory(model, need.total(),
-                         sizeof(Scalar) == 4 ? "the model in float" : "the model in double");
+    if (!stack.memoryChecked) {
+        const RunMemory need = runMemory(model, T, sizeof(Scalar), mapLayers, options.keepDigest);
+        checkRunFitsInMemory(model, need.total(),
+                             sizeof(Scalar) == 4 ? "the model in float" : "the model in double");
+    }
     ModelRun<Scalar> run;
     run.config = c;
     run.tokens = ids;
@@ -798,9 +895,101 @@ ModelRun<Scalar> runFrom(const Model& model, const std::vector<long long>& ids,
     Matrix<Scalar> h = embed<Scalar>(model, ids, options, firstRow);
     run.layers.resize(static_cast<std::size_t>(c.layers));
     Pass<Scalar> pass = passFor<Scalar>(model, options, T);
+    pass.encoderOutput = stack.encoderOutput;
+    pass.encoderMask = stack.encoderMask;
+    pass.records = &run.layers;
     run.positionBias = pass.scoreBias;
     runLayersFrom(model, pass, 0, std::move(h), run, firstRow, previous);
     return run;
+}
+
+// The decoder's refusal when an encoder–decoder model is run without decoder ids, as the
+// reference words it.
+std::string decoderIdsNeeded(const Config& c) {
+    return "decoder ids: " + std::string(familyName(c.family)) +
+           " is an encoder-decoder model: give the decoder input (--decoder-ids), starting with "
+           "decoder_start_token_id (teacher forcing)";
+}
+
+// A pass of one stack asked of an encoder–decoder model (the commands and views made for one
+// stack): refused, saying what runs it.
+void refuseEncoderDecoder(const Model& model) {
+    if (model.config.isEncoderDecoder())
+        throw ModelError(std::string(familyName(model.config.family)) +
+                         " is an encoder-decoder model: it runs with its decoder input too "
+                         "(`run` with --decoder-ids, --target-text or --generate; `scene "
+                         "--stack`), which this does not take yet");
+}
+
+// The decoder stack's options: the encoder's padding is not the decoder's (it is causal only),
+// nor are its separators or repeated text; the rest as given.
+RunOptions decoderOptionsOf(const RunOptions& options) {
+    RunOptions o = options;
+    o.attentionMask.clear();
+    o.separators.clear();
+    o.repeated = {};
+    o.keptMaps = RunOptions::KeptMaps::Every;
+    o.mapLayers.clear();
+    return o;
+}
+
+// What runEncoderDecoder refuses before any work (the decoder ids aside).
+void checkEncoderDecoderInputs(const Model& model, const std::vector<long long>& ids,
+                               const RunOptions& options) {
+    const Config& c = model.config;
+    const std::string family = familyName(c.family);
+    if (!c.isEncoderDecoder() || !model.decoder)
+        throw ModelError("decoder ids: " + family +
+                         " is not an encoder-decoder model (decoder ids apply to " +
+                         encoderDecoderFamilyNames() + ")");
+    if (!options.tokenTypes.empty())
+        throw ModelError("token types: " + family +
+                         " has no token-type embeddings (its model takes no token_type_ids)");
+    if (options.positionOffset != 0)
+        throw ModelError("position offset: " + family +
+                         " numbers the positions of both stacks from 0");
+    if (!options.ablations.empty())
+        throw ModelError("ablation: switching heads off is not available for " + family +
+                         " (an encoder-decoder model) yet");
+    const std::vector<int>& mask = options.attentionMask;
+    if (!mask.empty() && mask.size() == ids.size() &&
+        std::find(mask.begin(), mask.end(), 1) == mask.end())
+        throw ModelError("attention mask: every encoder token is padding, so no query sees a key");
+    checkImplemented(c);
+    checkInputs(c, ids, options);
+}
+
+void checkDecoderIds(const Model& model, const std::vector<long long>& decoderIds,
+                     const RunOptions& decoderOptions) {
+    if (decoderIds.empty()) throw ModelError(decoderIdsNeeded(model.config));
+    try {
+        checkInputs(model.decoder->config, decoderIds, decoderOptions);
+    } catch (const ModelError& error) {
+        // checkInputs speaks of "token ids": these are the decoder's.
+        std::string message = error.what();
+        const std::string tokenIds = "token ids";
+        if (message.rfind(tokenIds, 0) == 0)
+            message = "decoder ids" + message.substr(tokenIds.size());
+        throw ModelError(message);
+    }
+}
+
+// The decoder stack on `decoderIds`, reading the encoder's run.
+template <typename Scalar>
+ModelRun<Scalar> runDecoderStack(const Model& model, const ModelRun<Scalar>& encoder,
+                                 const std::vector<long long>& decoderIds,
+                                 const RunOptions& decoderOptions) {
+    StackInputs<Scalar> inputs;
+    inputs.encoderOutput = &encoder.lastHidden;
+    inputs.encoderMask = encoder.attentionMask;
+    inputs.memoryChecked = true;
+    return runFrom<Scalar>(*model.decoder, decoderIds, decoderOptions, 0, nullptr, inputs);
+}
+
+template <typename Scalar>
+void checkEncoderDecoderMemory(const Model& model, long long T, long long S) {
+    checkRunFitsInMemory(model, encoderDecoderRunMemory(model, T, S, sizeof(Scalar)).total(),
+                         sizeof(Scalar) == 4 ? "the model in float" : "the model in double");
 }
 
 }  // namespace
@@ -808,7 +997,86 @@ ModelRun<Scalar> runFrom(const Model& model, const std::vector<long long>& ids,
 template <typename Scalar>
 ModelRun<Scalar> runModel(const Model& model, const std::vector<long long>& ids,
                           const RunOptions& options) {
+    refuseEncoderDecoder(model);
     return runFrom<Scalar>(model, ids, options, 0, nullptr);
+}
+
+RunMemory encoderDecoderRunMemory(const Model& model, long long sourceTokens,
+                                  long long decoderTokens, int scalarSize) {
+    RunMemory m = runMemory(model, sourceTokens, scalarSize);
+    if (!model.decoder) return m;
+    const RunMemory d = runMemory(*model.decoder, decoderTokens, scalarSize);
+    const Config& c = model.decoder->config;
+    const double S = static_cast<double>(decoderTokens), T = static_cast<double>(sourceTokens),
+                 H = c.heads, hd = c.headDim, s = scalarSize;
+    // Each decoder layer keeps its cross-attention: q (S x H·hd), k and v (T x H·hd), scores and
+    // weights (H of S x T); its work is one head's maps per thread and the keys' projections.
+    const double crossNumbers = c.layers * (S * H * hd + 2 * T * H * hd + 2 * H * S * T);
+    m.storedWeights += d.storedWeights;
+    m.convertedLayer = std::max(m.convertedLayer, d.convertedLayer);
+    m.keptNumbers += d.keptNumbers + crossNumbers;
+    m.kept += d.kept + crossNumbers * s;
+    m.working = std::max(m.working, d.working + (2 * T * H * hd + 2 * S * T) * s);
+    return m;
+}
+
+template <typename Scalar>
+EncoderDecoderRun<Scalar> runEncoderDecoder(const Model& model, const std::vector<long long>& ids,
+                                            const std::vector<long long>& decoderIds,
+                                            const RunOptions& options) {
+    checkEncoderDecoderInputs(model, ids, options);
+    const RunOptions decoderOptions = decoderOptionsOf(options);
+    checkDecoderIds(model, decoderIds, decoderOptions);
+    checkEncoderDecoderMemory<Scalar>(model, static_cast<long long>(ids.size()),
+                                      static_cast<long long>(decoderIds.size()));
+    EncoderDecoderRun<Scalar> run;
+    StackInputs<Scalar> encoderInputs;
+    encoderInputs.memoryChecked = true;
+    run.encoder = runFrom<Scalar>(model, ids, options, 0, nullptr, encoderInputs);
+    run.decoder = runDecoderStack(model, run.encoder, decoderIds, decoderOptions);
+    return run;
+}
+
+template <typename Scalar>
+std::vector<long long> generateGreedy(
+    const Model& model, const std::vector<long long>& ids, int maxNewTokens,
+    const RunOptions& options,
+    const std::function<bool(const std::vector<long long>& decoderIds)>& step) {
+    checkEncoderDecoderInputs(model, ids, options);
+    const Config& c = model.decoder->config;
+    if (c.decoderStartToken < 0 || c.decoderStartToken >= c.vocab)
+        throw ModelError("generate: " + std::string(familyName(c.family)) +
+                         "'s config.json has no decoder_start_token_id in the vocabulary to "
+                         "start from");
+    if (maxNewTokens < 1)
+        throw ModelError("generate: expected at least 1 new token, got " +
+                         std::to_string(maxNewTokens));
+    // The decoder input may grow to the positions the decoder has (BART's and Marian's tables).
+    const long long longest =
+        c.positions > 0 ? c.positions - c.positionRowOffset : std::numeric_limits<long long>::max();
+    RunOptions decoderOptions = decoderOptionsOf(options);
+    decoderOptions.logitsForEveryPosition = false;
+    checkEncoderDecoderMemory<Scalar>(model, static_cast<long long>(ids.size()),
+                                      std::min<long long>(longest, 1LL + maxNewTokens));
+    // The encoder runs once; each step runs the decoder on the ids so far and appends the argmax
+    // of its last row (the first of equal maxima, as torch.argmax).
+    StackInputs<Scalar> encoderInputs;
+    encoderInputs.memoryChecked = true;
+    const ModelRun<Scalar> encoder =
+        runFrom<Scalar>(model, ids, options, 0, nullptr, encoderInputs);
+    std::vector<long long> decoderIds{c.decoderStartToken};
+    for (int added = 0; added < maxNewTokens && static_cast<long long>(decoderIds.size()) < longest;
+         ++added) {
+        const ModelRun<Scalar> run = runDecoderStack(model, encoder, decoderIds, decoderOptions);
+        const auto last = run.logits.row(run.logits.rows() - 1);
+        Eigen::Index best = 0;
+        for (Eigen::Index v = 1; v < last.size(); ++v)
+            if (last(v) > last(best)) best = v;
+        decoderIds.push_back(static_cast<long long>(best));
+        if (step && !step(decoderIds)) break;
+        if (best == c.eosToken) break;
+    }
+    return decoderIds;
 }
 
 template <typename Scalar>
@@ -847,6 +1115,7 @@ long long reusablePrefix(const Model& model, const ModelRun<Scalar>& previous,
 template <typename Scalar>
 ModelRun<Scalar> rerunModel(const Model& model, const ModelRun<Scalar>& previous,
                             const std::vector<long long>& ids, const RunOptions& options) {
+    refuseEncoderDecoder(model);
     const long long firstRow = reusablePrefix(model, previous, ids, options);
     return runFrom<Scalar>(model, ids, options, firstRow, firstRow > 0 ? &previous : nullptr);
 }
@@ -985,8 +1254,7 @@ Eigen::VectorXd logitsAt(const Model& model, const ModelRun<Scalar>& run, int po
         throw ModelError("logits: the run kept neither that row nor its final hidden state");
     const Matrix<Scalar> row = run.finalHidden.row(position);
     Matrix<Scalar> logits;
-    projectByWeightRows(row, model.weights.lmHead, logits, threadCount());
-    capLogits(run.config, logits);
+    languageModelLogits(stackOf(model, run.config), row, logits, threadCount());
     return logits.row(0).transpose().template cast<double>();
 }
 
@@ -1107,8 +1375,7 @@ Matrix<Scalar> finalHeadLogits(const Model& model, const Matrix<Scalar>& residua
     Matrix<Scalar> h = residual;
     applyNorm(c.architecture(), h, model.weights.finalNorm, model.weights.finalNormBias, c.normEps);
     Matrix<Scalar> logits;
-    projectByWeightRows(h, model.weights.lmHead, logits, threadCount());
-    capLogits(c, logits);
+    languageModelLogits(model, h, logits, threadCount());
     return logits;
 }
 
@@ -1139,6 +1406,20 @@ template void recomputeLayerMaps<float>(const Model&, ModelRun<float>&, int);
 template void recomputeLayerMaps<double>(const Model&, ModelRun<double>&, int);
 template LayerMaps<float> recomputedLayerMaps<float>(const Model&, const ModelRun<float>&, int);
 template LayerMaps<double> recomputedLayerMaps<double>(const Model&, const ModelRun<double>&, int);
+template EncoderDecoderRun<float> runEncoderDecoder<float>(const Model&,
+                                                           const std::vector<long long>&,
+                                                           const std::vector<long long>&,
+                                                           const RunOptions&);
+template EncoderDecoderRun<double> runEncoderDecoder<double>(const Model&,
+                                                             const std::vector<long long>&,
+                                                             const std::vector<long long>&,
+                                                             const RunOptions&);
+template std::vector<long long> generateGreedy<float>(
+    const Model&, const std::vector<long long>&, int, const RunOptions&,
+    const std::function<bool(const std::vector<long long>&)>&);
+template std::vector<long long> generateGreedy<double>(
+    const Model&, const std::vector<long long>&, int, const RunOptions&,
+    const std::function<bool(const std::vector<long long>&)>&);
 template Eigen::VectorXd logitsAt<float>(const Model&, const ModelRun<float>&, int);
 template Eigen::VectorXd logitsAt<double>(const Model&, const ModelRun<double>&, int);
 template ModelRun<double> runModel<double>(const Model&, const std::vector<long long>&,

@@ -189,6 +189,51 @@ Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
     return scene;
 }
 
+Scene crossLayerScene(const Model& decoder, const ModelRun<double>& run,
+                      const ModelRun<double>& encoder, int layer,
+                      const std::vector<std::string>& targetTokens,
+                      const std::vector<std::string>& sourceTokens) {
+    const Config& c = decoder.config;
+    if (!c.hasCrossAttention())
+        throw ModelError(std::string(familyName(c.family)) +
+                         ": this stack has no cross-attention (the decoder's has)");
+    if (layer < 0 || layer >= c.layers) {
+        throw ModelError("--layer: expected 0 to " + std::to_string(c.layers - 1) + ", got " +
+                         std::to_string(layer));
+    }
+    const LayerRecord<double>& record = run.layers[static_cast<std::size_t>(layer)];
+    if (record.cross.empty())
+        throw ModelError("cross-attention of layer " + std::to_string(layer) +
+                         ": the run holds none (not an encoder-decoder run)");
+    const LayerWeights& w = decoder.weights.layers[static_cast<std::size_t>(layer)];
+    const long long d = c.hidden, width = static_cast<long long>(c.heads) * c.headDim;
+    Scene scene;
+    scene.title = std::string(familyName(c.family)) + " decoder layer " + std::to_string(layer) +
+                  " cross-attention";
+    scene.tokens = targetTokens;
+    scene.embeddings = record.cross.queryInput;
+    scene.hasSource = true;
+    scene.sourceTokens = sourceTokens;
+    scene.sourceEmbeddings = encoder.lastHidden;
+    scene.heads = c.heads;
+    Projections& p = scene.projections;
+    p.mode = ProjectionMode::Separate;
+    p.query = linearAsXW(w.crossQuery);
+    p.key = linearAsXW(w.crossKey);
+    p.value = linearAsXW(w.crossValue);
+    p.queryBias = biasOrZeros(w.crossQueryBias, width);
+    p.keyBias = biasOrZeros(w.crossKeyBias, width);
+    p.valueBias = biasOrZeros(w.crossValueBias, width);
+    p.output = linearAsXW(w.crossOutput);
+    p.outputBias = biasOrZeros(w.crossOutputBias, d);
+    p.hasOutput = true;
+    scene.scale.kind = ScaleKind::Divisor;
+    scene.scale.divisor = 1.0 / c.attentionScale(layer);
+    for (int attended : encoder.attentionMask)
+        scene.mask.padding.push_back(attended == 0);
+    return scene;
+}
+
 void putLayerInput(Scene& scene, const Model& model, const ModelRun<double>& run, int layer,
                    const std::vector<std::string>& tokens) {
     // Longrope's factors depend on the text's length: a scene given another input takes the set

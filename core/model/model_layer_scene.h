@@ -22,6 +22,18 @@ namespace ae::model {
 Scene layerScene(const Model& model, const ModelRun<double>& run, int layer,
                  const std::vector<std::string>& tokens);
 
+// Layer `layer`'s cross-attention in an encoder–decoder model, as a cross scene: `decoder` is
+// the decoder stack (model.decoder), `run` its run in an EncoderDecoderRun of double; the
+// queries' embeddings are what the layer projects them from (the decoder's stream after the
+// self-attention, normed by the cross-attention's norm in T5's pre-norm stack; the scene has no
+// norm of its own, since the source is not normed), the source embeddings are the encoder's
+// output (encoder.lastHidden), keys and values come from them, the encoder's padding is the
+// mask, and there are no position terms. `targetTokens`, `sourceTokens`: one label a token.
+Scene crossLayerScene(const Model& decoder, const ModelRun<double>& run,
+                      const ModelRun<double>& encoder, int layer,
+                      const std::vector<std::string>& targetTokens,
+                      const std::vector<std::string>& sourceTokens);
+
 // Puts `run`'s input to layer `layer` into `scene`, a layerScene of the same model and layer made
 // for another run: the tokens, the embeddings, the padding and the score terms, the only parts that
 // depend on the run. Converting the weights again (from the file's type, transposed for nn.Linear)

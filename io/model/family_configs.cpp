@@ -1012,6 +1012,169 @@ void readDebertaV2(const ConfigReader& r, Config& c) {
     c.maskedLm.normEps = c.normEps;
 }
 
+// ---- Encoder–decoder families (seq2seq_families.py) ----
+
+// A boolean as Hugging Face reads `if config.name:`: absent takes the class default, null is
+// false.
+bool truthyFlag(const ConfigReader& r, const char* name, bool fallback) {
+    if (r.object().contains(QLatin1String(name)) && r.object().value(QLatin1String(name)).isNull())
+        return false;
+    return r.boolean({name}, fallback);
+}
+
+// tie_word_embeddings / scale_decoder_outputs (default true): null is refused, since
+// transformers 4 reads it as false and 5 (T5Config: `is not False`) as true.
+bool tieFlag(const ConfigReader& r, const char* name) {
+    if (r.object().contains(QLatin1String(name)) && r.object().value(QLatin1String(name)).isNull())
+        failConfig(QStringLiteral("%1: %2 null is not supported (transformers 4 reads it as false, "
+                                  "5 as true)")
+                       .arg(r.file(), QLatin1String(name)));
+    return r.boolean({name}, true);
+}
+
+// An optional token id (decoder_start_token_id, eos_token_id): the config's when it is an
+// integer, else the class default (−1: none).
+long long tokenIdOr(const ConfigReader& r, const char* name, long long fallback) {
+    const QJsonValue v = r.object().value(QLatin1String(name));
+    if (v.isUndefined()) return fallback;
+    if (!isJsonInteger(v, {}, name) || v.toInteger() < 0) return -1;
+    return v.toInteger();
+}
+
+// configuration_t5.T5Config (T5, T5 v1.1, flan-t5): d_kv may make heads·d_kv ≠ d_model; the
+// feed-forward is "ACT" or "gated-ACT" ("gated-gelu" is gelu_new), unless config.json stores
+// dense_act_fn / is_gated_act; scores are not scaled; the buckets of the relative positions must
+// leave HF's formula something to divide by. transformers 4 ties and rescales the head by
+// tie_word_embeddings; a config.json written by 5 (scale_decoder_outputs) rescales by that and
+// reads a stored lm_head.weight.
+void readT5(const ConfigReader& r, Config& c) {
+    const QString& file = r.file();
+    c.hidden = r.integer({"d_model", "hidden_size"}, 512);
+    c.heads = r.integer({"num_heads", "num_attention_heads"}, 8);
+    c.headDim = r.integer({"d_kv", "head_dim"}, 64);
+    c.layers = r.integer({"num_layers", "num_hidden_layers"}, 6);
+    c.decoderLayers = r.integer({"num_decoder_layers"}, c.layers);
+    c.intermediate = r.integer({"d_ff"}, 2048);
+    c.vocab = r.integer({"vocab_size"}, 32128);
+    c.normEps = r.number({"layer_norm_epsilon"}, 1e-6);
+    c.relativeBuckets = r.integer({"relative_attention_num_buckets"}, 32);
+    c.relativeBucketsUsed = c.relativeBuckets;
+    c.relativeMaxDistance = r.integer({"relative_attention_max_distance"}, 128);
+    const QString proj = r.string({"feed_forward_proj"}, "relu");
+    const QStringList parts = proj.split('-');
+    if (parts.size() > 2 || (parts.size() == 2 && parts[0] != "gated"))
+        failConfig(QStringLiteral("%1: feed_forward_proj \"%2\" is not supported (T5Config takes "
+                                  "\"ACT\" or \"gated-ACT\")")
+                       .arg(file, proj));
+    QString act = proj == "gated-gelu" ? QStringLiteral("gelu_new") : parts.last();
+    bool gated = parts.size() == 2;
+    if (r.object().contains("dense_act_fn") && r.object().value("dense_act_fn").isNull())
+        failConfig(file +
+                   ": dense_act_fn null is not supported (HF's ACT2FN has no activation "
+                   "None)");
+    act = r.string({"dense_act_fn"}, act);
+    gated = truthyFlag(r, "is_gated_act", gated);
+    c.activation = activationNamed(act, file, "feed_forward_proj / dense_act_fn");
+    c.mlpKind = gated ? model::MlpKind::Gated : model::MlpKind::Plain;
+    if (c.relativeBuckets < 4)
+        failConfig(QStringLiteral("%1: relative_attention_num_buckets %2 is not supported (>= 4: "
+                                  "the encoder's half has max_exact = num_buckets // 4, which HF "
+                                  "divides by)")
+                       .arg(file)
+                       .arg(c.relativeBuckets));
+    if (c.relativeMaxDistance <= c.relativeBuckets / 2)
+        failConfig(QStringLiteral("%1: relative_attention_max_distance %2 is not supported: it "
+                                  "must exceed relative_attention_num_buckets // 2 = %3 (HF "
+                                  "divides by log(max_distance / max_exact))")
+                       .arg(file)
+                       .arg(c.relativeMaxDistance)
+                       .arg(c.relativeBuckets / 2));
+    const bool tie = tieFlag(r, "tie_word_embeddings");
+    bool rescale = tie;
+    if (r.object().contains("scale_decoder_outputs")) {
+        rescale = tieFlag(r, "scale_decoder_outputs");
+        c.storedLmHeadWins = true;
+        c.tieWordEmbeddings = true;
+    } else {
+        c.tieWordEmbeddings = tie;
+    }
+    c.logitScale = rescale ? std::pow(static_cast<double>(c.hidden), -0.5) : 1.0;
+    c.scaleAttentionWeights = false;
+    c.kvHeads = c.heads;
+    c.decoderHeads = c.heads;
+    c.decoderHeadDim = c.headDim;
+    c.decoderIntermediate = c.intermediate;
+    c.decoderStartToken = tokenIdOr(r, "decoder_start_token_id", -1);
+    c.eosToken = tokenIdOr(r, "eos_token_id", 1);
+}
+
+// configuration_bart.BartConfig / configuration_marian.MarianConfig: each stack its layers, heads
+// and MLP width; nn.LayerNorm's fixed eps 1e-5; embeddings times √d with scale_embedding; BART's
+// learned positions offset by 2, Marian's sinusoids; Marian's stacks share one token table unless
+// share_encoder_decoder_embeddings is false. Legacy fields (normalize_before, ...) are ignored, as
+// by transformers 4 and later.
+void readBartLike(const ConfigReader& r, Config& c, bool marian) {
+    const QString& file = r.file();
+    c.hidden = r.integer({"d_model", "hidden_size"}, 1024);
+    c.layers = r.integer({"encoder_layers"}, 12);
+    c.decoderLayers = r.integer({"decoder_layers"}, 12);
+    c.heads = r.integer({"encoder_attention_heads", "num_attention_heads"}, 16);
+    c.decoderHeads = r.integer({"decoder_attention_heads"}, 16);
+    c.intermediate = r.integer({"encoder_ffn_dim"}, 4096);
+    c.decoderIntermediate = r.integer({"decoder_ffn_dim"}, 4096);
+    const int maxPositions = r.integer({"max_position_embeddings"}, 1024);
+    c.activation =
+        activationNamed(r.string({"activation_function"}, "gelu"), file, "activation_function");
+    c.vocab = r.integer({"vocab_size"}, marian ? 58101 : 50265);
+    c.normEps = 1e-5;
+    if (truthyFlag(r, "scale_embedding", false))
+        c.embeddingScale = std::sqrt(static_cast<double>(c.hidden));
+    for (const auto& [heads, field] :
+         {std::pair<int, const char*>{c.heads, "encoder_attention_heads"},
+          {c.decoderHeads, "decoder_attention_heads"}}) {
+        if (c.hidden % heads)
+            failConfig(QStringLiteral("%1: d_model %2 is not a multiple of %3 %4")
+                           .arg(file)
+                           .arg(c.hidden)
+                           .arg(QLatin1String(field))
+                           .arg(heads));
+    }
+    if (marian) {
+        c.positions = maxPositions;
+        c.sinusoidalPositionTable = true;
+        c.sinusoidLayout = Config::SinusoidLayout::SplitHalves;
+        c.shareStackEmbeddings = truthyFlag(r, "share_encoder_decoder_embeddings", true);
+        const QJsonValue decoderVocab = r.object().value("decoder_vocab_size");
+        if (!c.shareStackEmbeddings && !decoderVocab.isUndefined() && !decoderVocab.isNull() &&
+            !(isJsonInteger(decoderVocab, {}, "decoder_vocab_size") &&
+              decoderVocab.toInteger() == c.vocab))
+            failConfig(QStringLiteral("%1: decoder_vocab_size %2 != vocab_size %3 with "
+                                      "share_encoder_decoder_embeddings false is not supported "
+                                      "(MarianModel copies a vocab_size table into the decoder "
+                                      "while lm_head and final_logits_bias have "
+                                      "decoder_vocab_size rows)")
+                           .arg(file, jsonText(decoderVocab))
+                           .arg(c.vocab));
+    } else {
+        c.positions = maxPositions + 2;
+        c.positionRowOffset = 2;
+    }
+    c.tieWordEmbeddings = tieFlag(r, "tie_word_embeddings");
+    c.kvHeads = c.heads;
+    c.headDim = c.hidden / c.heads;
+    c.decoderHeadDim = c.hidden / c.decoderHeads;
+    c.decoderStartToken = tokenIdOr(r, "decoder_start_token_id", marian ? 58100 : 2);
+    c.eosToken = tokenIdOr(r, "eos_token_id", marian ? 0 : 2);
+}
+
+void readBart(const ConfigReader& r, Config& c) {
+    readBartLike(r, c, false);
+}
+
+void readMarian(const ConfigReader& r, Config& c) {
+    readBartLike(r, c, true);
+}
+
 // Each family's config reader, beside its row in the family table (core/model/family.h).
 struct FamilyConfigReader {
     Family family;
@@ -1038,6 +1201,9 @@ constexpr FamilyConfigReader kConfigReaders[] = {
     {Family::Mpnet, readMpnet},
     {Family::ModernBert, readModernBert},
     {Family::DebertaV2, readDebertaV2},
+    {Family::T5, readT5},
+    {Family::Bart, readBart},
+    {Family::Marian, readMarian},
 };
 
 }  // namespace

@@ -180,31 +180,81 @@ ModelFolder::ModelFolder(const QString& directory, Values values) : directory_(d
     }
     // Every layer has at least two tensors: a config asking for more layers than that is refused
     // before a slot is made for each (n_layer may say a billion).
-    if (static_cast<double>(c.layers) * 2 > static_cast<double>(where.size())) {
+    const long long layers =
+        static_cast<long long>(c.layers) + (c.isEncoderDecoder() ? c.decoderLayers : 0);
+    if (static_cast<double>(layers) * 2 > static_cast<double>(where.size())) {
         fail(QStringLiteral("%1: %2 tensors cannot hold the %3 layers config.json asks for")
                  .arg(weightsLabel)
                  .arg(where.size())
-                 .arg(c.layers));
+                 .arg(layers));
     }
-    model::ModelWeights& w = model_.weights;
+    if (c.isEncoderDecoder()) {
+        // Two stacks, each with its own Config and weights; the decoder's holds the LM head.
+        const model::Config whole = c;
+        model_.config = model::stackConfig(whole, model::Config::Stack::Encoder);
+        decoder_ = std::make_shared<model::Model>();
+        decoder_->config = model::stackConfig(whole, model::Config::Stack::Decoder);
+        decoder_->folder = model_.folder;
+        bindStack(where, prefix, weightsLabel, model_);
+        bindStack(where, prefix, weightsLabel, *decoder_);
+        model_.decoder = decoder_;
+    } else {
+        bindStack(where, prefix, weightsLabel, model_);
+    }
+    if (row.maskedLmHead) bindMaskedLmHead(where, row.maskedLmHead(c), weightsLabel);
+    if (values == Values::Checked) checkValues();
+}
+
+void ModelFolder::bindStack(const std::map<QString, const SafetensorsFile*>& where,
+                            const std::string& prefix, const QString& weightsLabel,
+                            model::Model& target) {
+    const model::Config& c = target.config;
+    model::ModelWeights& w = target.weights;
+    const auto full = [&](const std::string& name, bool topLevel) {
+        return QString::fromStdString(topLevel ? name : prefix + name);
+    };
     for (const model::TensorSpec& spec : model::tensorSpecs(c, w)) {
-        QString name = QString::fromStdString(spec.topLevel ? spec.name : prefix + spec.name);
-        const QString alias =
-            QString::fromStdString(spec.topLevel ? spec.alias : prefix + spec.alias);
+        QString name = full(spec.name, spec.topLevel);
+        const QString alias = full(spec.alias, spec.topLevel);
         if (!where.count(name) && !spec.alias.empty() && where.count(alias)) name = alias;
+        // Another name of the same parameter, when this one is not stored.
+        for (const model::TensorSpec::StoredCopy& copy : spec.copies) {
+            if (where.count(name)) break;
+            if (copy.mayBeRead && where.count(full(copy.name, copy.topLevel)))
+                name = full(copy.name, copy.topLevel);
+        }
         if (!where.count(name)) {
             if (spec.optional) continue;
-            fail(QStringLiteral("%1: missing tensor %2 (expected %3)")
-                     .arg(weightsLabel, name, shapeText(spec.shape)));
+            QStringList others;
+            for (const model::TensorSpec::StoredCopy& copy : spec.copies)
+                if (copy.mayBeRead) others << full(copy.name, copy.topLevel);
+            fail(QStringLiteral("%1: missing tensor %2%3 (expected %4)%5")
+                     .arg(weightsLabel, name,
+                          others.isEmpty() ? QString() : " (or " + others.join(" / ") + ")",
+                          shapeText(spec.shape),
+                          spec.whyRequired.empty()
+                              ? QString()
+                              : ": " + QString::fromStdString(spec.whyRequired)));
         }
         bindTensor(where, name, spec.shape, *spec.slot);
+        // Every other stored name of it must hold the same values (compared by checkValues).
+        for (const model::TensorSpec::StoredCopy& copy : spec.copies) {
+            const QString other = full(copy.name, copy.topLevel);
+            if (other == name || !where.count(other)) continue;
+            storedCopies_.push_back({});
+            bindTensor(where, other, spec.shape, storedCopies_.back(), false);
+            mustMatch_.push_back(
+                {&storedCopies_.back(), spec.slot,
+                 QStringLiteral("%1: %2 differs from %3%4")
+                     .arg(weightsLabel, other, name, QString::fromStdString(copy.why))});
+        }
     }
-    if (c.sinusoidalPositionTable && !w.positionEmbedding.present()) computeSinusoidTable();
-    if (row.maskedLmHead) bindMaskedLmHead(where, row.maskedLmHead(c), weightsLabel);
+    if (c.sinusoidalPositionTable && !w.positionEmbedding.present()) computeSinusoidTable(target);
     // LlamaForCausalLM / GPT2LMHeadModel: with tie_word_embeddings the head is the token table
-    // (a stored lm_head.weight is then ignored).
-    if (c.isDecoder() && c.tieWordEmbeddings) w.lmHead = w.tokenEmbedding;
-    if (values == Values::Checked) checkValues();
+    // (a stored lm_head.weight is then ignored, or compared when the family lists it as a copy);
+    // transformers 5's T5 takes the table when no lm_head.weight is stored.
+    if (c.isDecoder() && !w.lmHead.present() && (c.tieWordEmbeddings || c.storedLmHeadWins))
+        w.lmHead = w.tokenEmbedding;
 }
 
 void ModelFolder::bindTensor(const std::map<QString, const SafetensorsFile*>& where,
@@ -236,10 +286,13 @@ void ModelFolder::bindTensor(const std::map<QString, const SafetensorsFile*>& wh
     if (readByRuns) counted_[ref.data] = true;
 }
 
-void ModelFolder::computeSinusoidTable() {
-    // modeling_distilbert._create_sinusoidal_embeddings: pos / 10000^(2·(j // 2) / dim) in
-    // double, sin on even columns and cos on odd ones, stored as float.
-    const model::Config& c = model_.config;
+void ModelFolder::computeSinusoidTable(model::Model& target) {
+    // modeling_distilbert._create_sinusoidal_embeddings and
+    // MarianSinusoidalPositionalEmbedding._init_weight: angle(pos, j) = pos / 10000^(2·(j // 2) /
+    // dim) in double, stored as float. DistilBERT's: sin on even columns, cos on odd ones.
+    // Marian's: column c < ⌈dim/2⌉ is sin(angle(pos, 2c)), column ⌈dim/2⌉ + c is
+    // cos(angle(pos, 2c + 1)).
+    const model::Config& c = target.config;
     const long long rows = c.positions, cols = c.hidden;
     const double bytes = static_cast<double>(rows) * static_cast<double>(cols) * 4;
     if (bytes > physicalMemoryBytes() / 4) {
@@ -250,24 +303,32 @@ void ModelFolder::computeSinusoidTable() {
                  .arg(cols)
                  .arg(bytes / 1073741824.0, 0, 'f', 1));
     }
+    const auto angle = [&](long long pos, long long j) {
+        return static_cast<double>(pos) /
+               std::pow(10000.0, 2.0 * static_cast<double>(j / 2) / static_cast<double>(cols));
+    };
+    const bool split = c.sinusoidLayout == model::Config::SinusoidLayout::SplitHalves;
+    const long long sines = (cols + 1) / 2;
     auto table = std::make_shared<std::vector<float>>(static_cast<std::size_t>(rows * cols));
     for (long long pos = 0; pos < rows; ++pos) {
         for (long long j = 0; j < cols; ++j) {
-            const double angle =
-                static_cast<double>(pos) /
-                std::pow(10000.0, 2.0 * static_cast<double>(j / 2) / static_cast<double>(cols));
-            (*table)[static_cast<std::size_t>(pos * cols + j)] =
-                static_cast<float>(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
+            double value;
+            if (split)
+                value = j < sines ? std::sin(angle(pos, 2 * j))
+                                  : std::cos(angle(pos, 2 * (j - sines) + 1));
+            else
+                value = j % 2 == 0 ? std::sin(angle(pos, j)) : std::cos(angle(pos, j));
+            (*table)[static_cast<std::size_t>(pos * cols + j)] = static_cast<float>(value);
         }
     }
-    model::TensorRef& ref = model_.weights.positionEmbedding;
-    ref.name = "embeddings.position_embeddings.weight (sinusoids, computed)";
+    model::TensorRef& ref = target.weights.positionEmbedding;
+    ref.name = "the position table (sinusoids, computed)";
     ref.file = directory_.toStdString();
     ref.dtype = DType::F32;
     ref.rows = rows;
     ref.cols = cols;
     ref.data = reinterpret_cast<const unsigned char*>(table->data());
-    model_.computedTensors.push_back(std::move(table));
+    target.computedTensors.push_back(std::move(table));
 }
 
 void ModelFolder::bindMaskedLmHead(const std::map<QString, const SafetensorsFile*>& where,

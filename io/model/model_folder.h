@@ -66,12 +66,20 @@ private:
     // The masked-LM head, when any of its tensors is stored (model_reference.load_lm_head).
     void bindMaskedLmHead(const std::map<QString, const SafetensorsFile*>& where,
                           const model::MaskedLmHeadNames& head, const QString& weightsLabel);
-    // DistilBERT's sinusoidal_pos_embds with no stored table.
-    void computeSinusoidTable();
+    // Every tensor `target`'s config needs (its family row's names), after `prefix`, into its
+    // weights; stored copies of the same parameter are kept to be compared.
+    void bindStack(const std::map<QString, const SafetensorsFile*>& where,
+                   const std::string& prefix, const QString& weightsLabel, model::Model& target);
+    // The fixed sinusoids of a family with no stored position table (DistilBERT's
+    // sinusoidal_pos_embds, Marian's), laid out as the config says, into `target`.
+    void computeSinusoidTable(model::Model& target);
 
     QString directory_;
     std::vector<std::unique_ptr<SafetensorsFile>> files_;
     model::Model model_;
+    // An encoder–decoder model's decoder stack (model_ is then its encoder's), which model_.decoder
+    // shares.
+    std::shared_ptr<model::Model> decoder_;
     struct ValueScan {
         const model::TensorRef* ref;
         QString file, name, shape;

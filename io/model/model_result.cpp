@@ -47,6 +47,80 @@ QByteArray matrixNpy(const Eigen::MatrixBase<Derived>& m) {
                static_cast<qsizetype>(contiguous.size() * sizeof(Scalar)));
 }
 
+// Layer l of `run` as the result's layer object: hidden_in and every head's q, k, v, then, when
+// the run kept the layer's maps, its scores and weights and the terms on them (position_bias,
+// c2p, p2c); a decoder stack's layer adds its cross_heads.
+template <typename Scalar>
+void appendLayer(QByteArray& out, const model::ModelRun<Scalar>& run, std::size_t l) {
+    const int layer = static_cast<int>(l);
+    const model::LayerRecord<Scalar>& record = run.layers[l];
+    out.append("\n{\"hidden_in\":");
+    json::appendMatrix(out, record.hiddenIn, ",");
+    out.append(",\"heads\":[");
+    for (int h = 0; h < run.config.heads; ++h) {
+        const auto at = static_cast<std::size_t>(h);
+        if (h) out.append(",");
+        out.append("\n{\"q\":");
+        json::appendMatrix(out, run.q(layer, h), ",");
+        out.append(",\"k\":");
+        json::appendMatrix(out, run.k(layer, h), ",");
+        out.append(",\"v\":");
+        json::appendMatrix(out, run.v(layer, h), ",");
+        if (record.hasMaps()) {
+            out.append(",\"scores\":");
+            json::appendMatrix(out, record.scores[at], ",");
+            out.append(",\"weights\":");
+            json::appendMatrix(out, record.weights[at], ",");
+            if (!run.positionBias.empty()) {
+                out.append(",\"position_bias\":");
+                json::appendMatrix(out, run.positionBias[at], ",");
+            }
+            if (!record.contentToPosition.empty()) {
+                out.append(",\"c2p\":");
+                json::appendMatrix(out, record.contentToPosition[at], ",");
+            }
+            if (!record.positionToContent.empty()) {
+                out.append(",\"p2c\":");
+                json::appendMatrix(out, record.positionToContent[at], ",");
+            }
+        }
+        out.append('}');
+    }
+    out.append("]");
+    if (!record.cross.empty()) {
+        const model::CrossRecord<Scalar>& cross = record.cross;
+        const Eigen::Index hd = run.config.headDim;
+        out.append(",\"cross_heads\":[");
+        for (int h = 0; h < run.config.heads; ++h) {
+            const auto at = static_cast<std::size_t>(h);
+            if (h) out.append(",");
+            out.append("\n{\"q\":");
+            json::appendMatrix(out, cross.query.middleCols(h * hd, hd), ",");
+            out.append(",\"k\":");
+            json::appendMatrix(out, cross.key.middleCols(h * hd, hd), ",");
+            out.append(",\"v\":");
+            json::appendMatrix(out, cross.value.middleCols(h * hd, hd), ",");
+            out.append(",\"scores\":");
+            json::appendMatrix(out, cross.scores[at], ",");
+            out.append(",\"weights\":");
+            json::appendMatrix(out, cross.weights[at], ",");
+            out.append('}');
+        }
+        out.append("]");
+    }
+    out.append("}");
+}
+
+template <typename Scalar>
+void appendLayers(QByteArray& out, const model::ModelRun<Scalar>& run) {
+    out.append('[');
+    for (std::size_t l = 0; l < run.layers.size(); ++l) {
+        if (l) out.append(",");
+        appendLayer(out, run, l);
+    }
+    out.append("]");
+}
+
 }  // namespace
 
 template <typename Scalar>
@@ -74,47 +148,9 @@ QByteArray modelResultJson(const model::ModelRun<Scalar>& run) {
         out.append(",\"map_layers\":");
         appendIntegers(out, withMaps);
     }
-    out.append(",\"layers\":[");
-    for (std::size_t l = 0; l < run.layers.size(); ++l) {
-        const int layer = static_cast<int>(l);
-        if (l) out.append(",");
-        out.append("\n{\"hidden_in\":");
-        json::appendMatrix(out, run.layers[l].hiddenIn, ",");
-        out.append(",\"heads\":[");
-        for (int h = 0; h < run.config.heads; ++h) {
-            if (h) out.append(",");
-            out.append("\n{\"q\":");
-            json::appendMatrix(out, run.q(layer, h), ",");
-            out.append(",\"k\":");
-            json::appendMatrix(out, run.k(layer, h), ",");
-            out.append(",\"v\":");
-            json::appendMatrix(out, run.v(layer, h), ",");
-            if (run.layers[l].hasMaps()) {
-                out.append(",\"scores\":");
-                json::appendMatrix(out, run.layers[l].scores[static_cast<std::size_t>(h)], ",");
-                out.append(",\"weights\":");
-                json::appendMatrix(out, run.layers[l].weights[static_cast<std::size_t>(h)], ",");
-                if (!run.positionBias.empty()) {
-                    out.append(",\"position_bias\":");
-                    json::appendMatrix(out, run.positionBias[static_cast<std::size_t>(h)], ",");
-                }
-                const auto& layer = run.layers[l];
-                if (!layer.contentToPosition.empty()) {
-                    out.append(",\"c2p\":");
-                    json::appendMatrix(out, layer.contentToPosition[static_cast<std::size_t>(h)],
-                                       ",");
-                }
-                if (!layer.positionToContent.empty()) {
-                    out.append(",\"p2c\":");
-                    json::appendMatrix(out, layer.positionToContent[static_cast<std::size_t>(h)],
-                                       ",");
-                }
-            }
-            out.append('}');
-        }
-        out.append("]}");
-    }
-    out.append("],\n");
+    out.append(",\"layers\":");
+    appendLayers(out, run);
+    out.append(",\n");
     if (run.config.isDecoder()) {
         out.append("\"logits\":");
         json::appendMatrix(out, run.logits, ",");
@@ -126,6 +162,33 @@ QByteArray modelResultJson(const model::ModelRun<Scalar>& run) {
             json::appendMatrix(out, run.maskedLmLogits, ",");
         }
     }
+    out.append("}\n");
+    return out;
+}
+
+template <typename Scalar>
+QByteArray encoderDecoderResultJson(const model::EncoderDecoderRun<Scalar>& run) {
+    const model::ModelRun<Scalar>& encoder = run.encoder;
+    const model::ModelRun<Scalar>& decoder = run.decoder;
+    QByteArray out;
+    out.append("{\"format\":\"attention-explorer/model-result\",\"version\":1,\"family\":\"");
+    out.append(model::familyName(encoder.config.family));
+    out.append("\",\"tokens\":");
+    appendIntegers(out, encoder.tokens);
+    out.append(",\"decoder_tokens\":");
+    appendIntegers(out, decoder.tokens);
+    if (!encoder.attentionMask.empty()) {
+        out.append(",\"attention_mask\":");
+        appendIntegers(out, encoder.attentionMask);
+    }
+    out.append(",\"encoder_layers\":");
+    appendLayers(out, encoder);
+    out.append(",\n\"encoder_last_hidden\":");
+    json::appendMatrix(out, encoder.lastHidden, ",");
+    out.append(",\n\"decoder_layers\":");
+    appendLayers(out, decoder);
+    out.append(",\n\"logits\":");
+    json::appendMatrix(out, decoder.logits, ",");
     out.append("}\n");
     return out;
 }
@@ -175,6 +238,8 @@ void writeModelNpyDirectory(const model::ModelRun<Scalar>& run, const QString& d
 
 template QByteArray modelResultJson<float>(const model::ModelRun<float>&);
 template QByteArray modelResultJson<double>(const model::ModelRun<double>&);
+template QByteArray encoderDecoderResultJson<float>(const model::EncoderDecoderRun<float>&);
+template QByteArray encoderDecoderResultJson<double>(const model::EncoderDecoderRun<double>&);
 template void writeModelNpyDirectory<float>(const model::ModelRun<float>&, const QString&);
 template void writeModelNpyDirectory<double>(const model::ModelRun<double>&, const QString&);
 

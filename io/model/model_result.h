@@ -17,6 +17,12 @@ namespace ae::io {
 template <typename Scalar>
 QByteArray modelResultJson(const model::ModelRun<Scalar>& run);
 
+// An encoder–decoder run's result JSON, the reference's extension (seq2seq_families.py): tokens,
+// decoder_tokens, attention_mask (the encoder's, when one was given), encoder_layers,
+// encoder_last_hidden, decoder_layers (each with cross_heads: q, k, v, scores, weights), logits.
+template <typename Scalar>
+QByteArray encoderDecoderResultJson(const model::EncoderDecoderRun<Scalar>& run);
+
 // tokens.npy (int64, shape (T,)), layer{l}_hidden_in.npy,
 // layer{l}_head{h}_{q,k,v,scores,weights}.npy and logits.npy or last_hidden.npy (float32 for a
 // float run, float64 for a double one), l and h from 0, into `directory` (created if missing).

@@ -174,6 +174,108 @@ double worstBetween(const model::ModelRun<A>& a, const model::ModelRun<B>& b) {
     return worst;
 }
 
+// ---- Encoder–decoder models (tests/data/seq2seq-models) ----
+
+inline QString seq2seqDir(const QString& name) {
+    return QStringLiteral(AE_TEST_DATA_DIR "/seq2seq-models/") + name;
+}
+
+// A reference result's attention_mask (empty when it has none).
+inline std::vector<int> maskOf(const QJsonObject& o) {
+    std::vector<int> mask;
+    for (const QJsonValue& v : o.value("attention_mask").toArray())
+        mask.push_back(v.toInt());
+    return mask;
+}
+
+// One stack's heads (self or cross) of a layer against the reference's list.
+template <typename Scalar>
+void compareHeads(const QJsonArray& expected, const model::ModelRun<Scalar>& run, int layer,
+                  bool cross, const QString& where, Difference& d) {
+    const model::LayerRecord<Scalar>& record = run.layers[static_cast<std::size_t>(layer)];
+    const int heads = run.config.heads;
+    const Eigen::Index hd = run.config.headDim;
+    if (expected.size() != heads) {
+        d.worst = INFINITY;
+        d.where = where + QStringLiteral(": %1 heads, expected %2").arg(heads).arg(expected.size());
+        return;
+    }
+    for (int h = 0; h < heads; ++h) {
+        const QJsonObject e = expected[h].toObject();
+        const QString at = where + QStringLiteral("[%1].").arg(h);
+        const auto n = static_cast<std::size_t>(h);
+        if (cross) {
+            compareMatrix(e.value("q"), record.cross.query.middleCols(h * hd, hd), at + "q", d);
+            compareMatrix(e.value("k"), record.cross.key.middleCols(h * hd, hd), at + "k", d);
+            compareMatrix(e.value("v"), record.cross.value.middleCols(h * hd, hd), at + "v", d);
+            compareMatrix(e.value("scores"), record.cross.scores[n], at + "scores", d);
+            compareMatrix(e.value("weights"), record.cross.weights[n], at + "weights", d);
+            if (e.contains("position_bias")) {
+                d.worst = INFINITY;
+                d.where = at + "position_bias: cross-attention has none";
+            }
+            continue;
+        }
+        compareMatrix(e.value("q"), run.q(layer, h), at + "q", d);
+        compareMatrix(e.value("k"), run.k(layer, h), at + "k", d);
+        compareMatrix(e.value("v"), run.v(layer, h), at + "v", d);
+        compareMatrix(e.value("scores"), record.scores[n], at + "scores", d);
+        compareMatrix(e.value("weights"), record.weights[n], at + "weights", d);
+        if (e.contains("position_bias") != !run.positionBias.empty()) {
+            d.worst = INFINITY;
+            d.where = at + "position_bias: present in one result only";
+        } else if (e.contains("position_bias")) {
+            compareMatrix(e.value("position_bias"), run.positionBias[n], at + "position_bias", d);
+        }
+    }
+}
+
+template <typename Scalar>
+void compareStack(const QJsonArray& expected, const model::ModelRun<Scalar>& run,
+                  const QString& stack, Difference& d) {
+    if (expected.size() != static_cast<int>(run.layers.size())) {
+        d.worst = INFINITY;
+        d.where =
+            stack +
+            QStringLiteral(": %1 layers, expected %2").arg(run.layers.size()).arg(expected.size());
+        return;
+    }
+    for (int l = 0; l < expected.size(); ++l) {
+        const QJsonObject e = expected[l].toObject();
+        const QString at = stack + QStringLiteral("[%1]").arg(l);
+        compareMatrix(e.value("hidden_in"), run.layers[static_cast<std::size_t>(l)].hiddenIn,
+                      at + ".hidden_in", d);
+        compareHeads(e.value("heads").toArray(), run, l, false, at + ".heads", d);
+        if (e.contains("cross_heads") == run.layers[static_cast<std::size_t>(l)].cross.empty()) {
+            d.worst = INFINITY;
+            d.where = at + ".cross_heads: present in one result only";
+        } else if (e.contains("cross_heads")) {
+            compareHeads(e.value("cross_heads").toArray(), run, l, true, at + ".cross_heads", d);
+        }
+    }
+}
+
+// Every field of the reference's encoder–decoder result (seq2seq_families.check's), its worst
+// relative error.
+template <typename Scalar>
+Difference compareEncoderDecoder(const model::EncoderDecoderRun<Scalar>& run,
+                                 const QJsonObject& expected) {
+    Difference d;
+    if (jsonIds(expected.value("tokens").toArray()) != run.encoder.tokens ||
+        jsonIds(expected.value("decoder_tokens").toArray()) != run.decoder.tokens ||
+        maskOf(expected) != run.encoder.attentionMask) {
+        d.worst = INFINITY;
+        d.where = "tokens, decoder_tokens or attention_mask";
+        return d;
+    }
+    compareStack(expected.value("encoder_layers").toArray(), run.encoder, "encoder_layers", d);
+    compareMatrix(expected.value("encoder_last_hidden"), run.encoder.lastHidden,
+                  "encoder_last_hidden", d);
+    compareStack(expected.value("decoder_layers").toArray(), run.decoder, "decoder_layers", d);
+    compareMatrix(expected.value("logits"), run.decoder.logits, "logits", d);
+    return d;
+}
+
 // ---- Whole-model runs against each other (what-ifs, ablations) ----
 
 // Every golden model in tests/data/models.

@@ -23,9 +23,11 @@ namespace ae::testing {
 struct ModelCopy {
     QTemporaryDir temp;
     QString dir;
+    // `name`: a golden model of tests/data/models, or any folder's path.
     explicit ModelCopy(const QString& name) : dir(temp.path()) {
-        for (const QString& f : QDir(goldenModelDir(name)).entryList(QDir::Files))
-            QFile::copy(goldenModelDir(name) + "/" + f, dir + "/" + f);
+        const QString source = name.contains('/') ? name : goldenModelDir(name);
+        for (const QString& f : QDir(source).entryList(QDir::Files))
+            QFile::copy(source + "/" + f, dir + "/" + f);
     }
     QString path(const QString& file) const { return dir + "/" + file; }
 

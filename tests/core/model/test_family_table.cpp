@@ -15,16 +15,20 @@ namespace {
 
 constexpr double kTolerance = 1e-4;  // the reference's own (model_reference.py TOLERANCE)
 
-// The golden model folders whose config.json says `modelType` and that have the reference's
-// output on ids A.
+// The golden model folders (paths) whose config.json says `modelType` and that have the
+// reference's output on ids A: tests/data/models, and tests/data/seq2seq-models for the
+// encoder–decoder families.
 QStringList goldenModelsOf(const char* modelType) {
     QStringList found;
-    const QDir models(QStringLiteral(AE_TEST_DATA_DIR "/models"));
-    for (const QString& name : models.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-        const QJsonObject config = readJsonFile(models.filePath(name + "/config.json"));
-        if (config.value("model_type").toString() == QLatin1String(modelType) &&
-            QFile::exists(models.filePath(name + "/expected-ids-A.json")))
-            found << name;
+    for (const char* folder : {"/models", "/seq2seq-models"}) {
+        const QDir models(QStringLiteral(AE_TEST_DATA_DIR) + folder);
+        for (const QString& name :
+             models.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+            const QJsonObject config = readJsonFile(models.filePath(name + "/config.json"));
+            if (config.value("model_type").toString() == QLatin1String(modelType) &&
+                QFile::exists(models.filePath(name + "/expected-ids-A.json")))
+                found << models.filePath(name);
+        }
     }
     return found;
 }
@@ -49,16 +53,21 @@ private slots:
                  qPrintable("the family row " + modelType +
                             " has no golden model in tests/data/models (a folder whose "
                             "config.json has that model_type, with expected-ids-A.json)"));
-        for (const QString& name : goldens) {
-            const QJsonObject expected =
-                readJsonFile(goldenModelDir(name) + "/expected-ids-A.json");
-            const io::ModelFolder folder(goldenModelDir(name));
+        for (const QString& dir : goldens) {
+            const QJsonObject expected = readJsonFile(dir + "/expected-ids-A.json");
+            const io::ModelFolder folder(dir);
             QCOMPARE(QString::fromLatin1(model::familyName(folder.model().config.family)),
                      modelType);
-            const auto run = model::runModel<double>(folder.model(),
-                                                     jsonIds(expected.value("tokens").toArray()));
-            const Difference d = compareWithReference(run, expected);
-            QVERIFY2(d.worst <= kTolerance, qPrintable(name + ": " + d.where));
+            const std::vector<long long> ids = jsonIds(expected.value("tokens").toArray());
+            const Difference d =
+                folder.model().config.isEncoderDecoder()
+                    ? compareEncoderDecoder(
+                          model::runEncoderDecoder<double>(
+                              folder.model(), ids,
+                              jsonIds(expected.value("decoder_tokens").toArray())),
+                          expected)
+                    : compareWithReference(model::runModel<double>(folder.model(), ids), expected);
+            QVERIFY2(d.worst <= kTolerance, qPrintable(dir + ": " + d.where));
         }
     }
 
@@ -72,7 +81,7 @@ private slots:
             names << row.modelType;
         }
         QCOMPARE(QString::fromStdString(model::supportedFamilies()), names.join(", "));
-        QVERIFY(model::familyRowNamed("t5") == nullptr);
+        QVERIFY(model::familyRowNamed("mt5") == nullptr);
         QCOMPARE(QString::fromStdString(model::trainableFamilyNames()),
                  QStringLiteral("llama or gpt2"));
     }

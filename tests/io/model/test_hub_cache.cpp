@@ -82,9 +82,10 @@ private slots:
                     {{"config.json", config},
                      {"pytorch_model.bin", scratch.filePath("pytorch_model.bin")}});
         // An unsupported family.
-        writeFile(scratch.filePath("t5.json"), R"({"model_type": "t5", "d_model": 32})");
-        addSnapshot(hub, "models--google--t5-small", "r1",
-                    {{"config.json", scratch.filePath("t5.json")}, {"model.safetensors", weights}});
+        writeFile(scratch.filePath("mt5.json"), R"({"model_type": "mt5", "d_model": 32})");
+        addSnapshot(
+            hub, "models--google--mt5-small", "r1",
+            {{"config.json", scratch.filePath("mt5.json")}, {"model.safetensors", weights}});
         // A broken symlink: the weights' blob was never downloaded.
         addSnapshot(hub, "models--org--partial", "r1",
                     {{"config.json", config}, {"model.safetensors", QString()}});
@@ -94,7 +95,7 @@ private slots:
 
         const std::vector<io::HubModel> models = io::listHubModels(hub);
         QCOMPARE(int(models.size()), 4);
-        QCOMPARE(models[0].name, QStringLiteral("google/t5-small"));
+        QCOMPARE(models[0].name, QStringLiteral("google/mt5-small"));
         QCOMPARE(models[1].name, QStringLiteral("openai-community/gpt2"));
         QCOMPARE(models[2].name, QStringLiteral("org/binonly"));
         QCOMPARE(models[3].name, QStringLiteral("org/partial"));
@@ -113,9 +114,9 @@ private slots:
             QVERIFY(!m->problem.contains('\n'));
             QCOMPARE(m->problem, openingMessage(m->snapshot));
         }
-        QVERIFY2(models[0].problem.contains(QStringLiteral("model_type \"t5\" is not supported")),
+        QVERIFY2(models[0].problem.contains(QStringLiteral("model_type \"mt5\" is not supported")),
                  qPrintable(models[0].problem));
-        QCOMPARE(models[0].family, QStringLiteral("t5"));
+        QCOMPARE(models[0].family, QStringLiteral("mt5"));
         QVERIFY(models[2].problem.contains(QStringLiteral("holds only pytorch_model.bin")));
         QVERIFY(models[3].problem.endsWith(
             QStringLiteral(": neither model.safetensors nor model.safetensors.index.json")));
