@@ -230,6 +230,12 @@ Tokenizer Tokenizer::load(const QString& path) {
     return fromJson(tok::readFile(path), config, path, configName);
 }
 
+Tokenizer Tokenizer::loadTarget(const QString& folder) {
+    if (QFileInfo(folder).isDir() && tok::isMarianFolder(folder))
+        return Tokenizer(tok::loadMarian(folder, tok::MarianSide::Target));
+    return load(folder);
+}
+
 std::vector<int> Tokenizer::encode(const QString& text, bool addSpecialTokens) const {
     const tok::Pipeline& p = *pipeline_;
     std::vector<int> ids;

@@ -40,6 +40,10 @@ public:
     // tokenizer_config.json next to them is read too) or one of those files. Throws
     // TokenizerError.
     static Tokenizer load(const QString& path);
+    // The target side's tokenizer of an encoder–decoder model folder: Marian's target.spm
+    // (MarianTokenizer with text_target), else the folder's one tokenizer (T5's and BART's serve
+    // both sides). Throws TokenizerError.
+    static Tokenizer loadTarget(const QString& folder);
     // tokenizer.json's content; `config` is tokenizer_config.json's content or empty. `fileName`
     // and `configName` are what error messages name. Throws TokenizerError.
     static Tokenizer fromJson(const QByteArray& tokenizerJson, const QByteArray& config,

@@ -69,9 +69,16 @@ bool isMarianFolder(const QString& folder) {
            !QFileInfo(dir.filePath("tokenizer.json")).isFile();
 }
 
-std::unique_ptr<Pipeline> loadMarian(const QString& folder) {
+std::unique_ptr<Pipeline> loadMarian(const QString& folder, MarianSide side) {
     const QDir dir(folder);
-    const QString modelName = dir.filePath("source.spm"), vocabName = dir.filePath("vocab.json");
+    const bool target = side == MarianSide::Target;
+    const QString modelName = dir.filePath(target ? "target.spm" : "source.spm");
+    const QString vocabName = target && QFileInfo(dir.filePath("target_vocab.json")).isFile()
+                                  ? dir.filePath("target_vocab.json")
+                                  : dir.filePath("vocab.json");
+    if (!QFileInfo(modelName).isFile())
+        throw TokenizerError(modelName + ": missing (a Marian folder's " +
+                             (target ? "target" : "source") + " side needs it)");
     auto processor = std::make_unique<sentencepiece::SentencePieceProcessor>();
     const QByteArray model = readFile(modelName);
     const auto status = processor->LoadFromSerializedProto(

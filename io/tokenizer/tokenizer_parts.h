@@ -214,7 +214,10 @@ QByteArray readFile(const QString& path);
 // A Marian folder: source.spm and vocab.json, no tokenizer.json
 // (io/tokenizer/tokenizer_marian.cpp).
 bool isMarianFolder(const QString& folder);
-std::unique_ptr<Pipeline> loadMarian(const QString& folder);
+// The source side (source.spm, vocab.json), or the target side (target.spm, with
+// target_vocab.json when the folder has one: MarianTokenizer's separate_vocabs).
+enum class MarianSide { Source, Target };
+std::unique_ptr<Pipeline> loadMarian(const QString& folder, MarianSide side = MarianSide::Source);
 // Parsers for the classic formats from memory (for the loaders and the fuzzers).
 std::unique_ptr<Pipeline> parseGpt2Files(const QByteArray& vocab, const QByteArray& merges,
                                          const QByteArray& config, const QString& vocabName,

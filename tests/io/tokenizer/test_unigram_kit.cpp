@@ -122,6 +122,39 @@ private slots:
         }
     }
 
+    // Marian's target side (MarianTokenizer's text_target) segments with target.spm, an identity
+    // model of its own 1,500 pieces, numbered by the same vocab.json: other ids for most texts,
+    // which decode to the same words, each closed by </s>. A folder without target.spm is named.
+    void marianTargetSideUsesTargetSpm() {
+        const QString folder = kKit + "/marian-nmt-nfkc";
+        const Tokenizer source = Tokenizer::load(folder);
+        const Tokenizer target = Tokenizer::loadTarget(folder);
+        const int unknown = source.encode(QStringLiteral("<unk>"), false).front();
+        const int end = source.encode(QStringLiteral("</s>"), false).front();
+        int differing = 0, compared = 0;
+        for (const char* text : {"The cat sat on the mat.", "Hello, my dog is cute",
+                                 "Your journey starts with one step", "multiple internal spaces"}) {
+            const std::vector<int> s = source.encode(QString::fromUtf8(text), false);
+            const std::vector<int> t = target.encode(QString::fromUtf8(text), false);
+            QCOMPARE(target.encode(QString::fromUtf8(text)).back(), end);
+            if (std::find(t.begin(), t.end(), unknown) != t.end()) continue;
+            ++compared;
+            if (s != t) ++differing;
+            QCOMPARE(target.decode(t), source.decode(s));
+        }
+        QVERIFY(compared >= 2);
+        QVERIFY(differing >= 1);
+        QTemporaryDir sourceOnly;
+        for (const char* file : {"source.spm", "vocab.json"})
+            QFile::copy(folder + "/" + file, sourceOnly.filePath(file));
+        try {
+            Tokenizer::loadTarget(sourceOnly.path());
+            QFAIL("not refused");
+        } catch (const TokenizerError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains("target.spm: missing"), e.what());
+        }
+    }
+
     void byteFallbackSpellsUnknownBytes() {
         const Tokenizer withBytes = Tokenizer::load(kKit + "/xlmr-byte-fallback/tokenizer.json");
         const std::vector<int> ids = withBytes.encode(QString(QChar(0xFEFF)), false);
