@@ -2,7 +2,9 @@
 
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QWidget>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -15,7 +17,9 @@
 #include "io/formats/result_export.h"
 #include "io/model/model_folder.h"
 #include "io/tokenizer/tokenizer.h"
+#include "plot/effect_map.h"
 #include "plot/model_view_export.h"
+#include "plot/presentation_style.h"
 
 namespace ae::cli {
 namespace {
@@ -60,6 +64,51 @@ std::vector<model::HeadSummary> summaries(const model::Model& model,
     return all;
 }
 
+// The alignment view of an encoder–decoder model (--view cross): the cross-attention weights of
+// one head, a layer's mean or the mean over every layer, source tokens along the bottom and, down
+// the left, the token each decoder row produces (Bahdanau et al.'s rows: row i predicts the next
+// decoder input; the last row the model's own choice, named by `tokenText`), as a figure.
+QByteArray renderAlignment(const model::Model& model, const std::vector<long long>& ids,
+                           const std::vector<std::string>& sourceLabels,
+                           const std::vector<long long>& decoderIds,
+                           const std::vector<std::string>& targetLabels, int layer, int head,
+                           const plot::ModelViewImage& image, plot::ImageFormat format,
+                           const std::function<QString(long long)>& tokenText) {
+    const model::EncoderDecoderRun<float> run =
+        model::runEncoderDecoder<float>(model, ids, decoderIds);
+    const Eigen::MatrixXd alignment = model::crossAttentionAlignment(run.decoder, layer, head);
+    const model::Config& c = model.decoder->config;
+    const QString title =
+        head >= 0    ? QStringLiteral("Cross-attention of layer %1, head %2").arg(layer).arg(head)
+        : layer >= 0 ? QStringLiteral("Cross-attention of layer %1, mean of its %2 heads")
+                           .arg(layer)
+                           .arg(c.heads)
+                     : QStringLiteral("Cross-attention, mean of %1 layers x %2 heads")
+                           .arg(c.layers)
+                           .arg(c.heads);
+    QWidget host;  // owns the map's plot, which owns the map
+    auto* map = new plot::EffectMap(title, &host, plot::EffectMap::Scale::Sequential,
+                                    QStringLiteral("attention weight"));
+    map->setAxisNames(QStringLiteral("source"), QStringLiteral("output"));
+    QStringList rows, columns;
+    for (std::size_t i = 1; i < targetLabels.size(); ++i)
+        rows << QString::fromStdString(targetLabels[i]);
+    Eigen::Index choice = 0;
+    run.decoder.logits.row(run.decoder.logits.rows() - 1).maxCoeff(&choice);
+    rows << tokenText(static_cast<long long>(choice));
+    for (const std::string& label : sourceLabels)
+        columns << QString::fromStdString(label);
+    map->setValues(MatrixD(alignment), rows, columns);
+    if (image.presentation) {
+        plot::scalePlotFonts(&host, 1.0, 1.5, true);
+        plot::setPlotsHighContrast(&host, true);
+    }
+    plot::ImageOptions options;
+    options.size = image.size;
+    options.scale = image.scale;
+    return map->image(format, options);
+}
+
 }  // namespace
 
 bool isModelRender(const QStringList& arguments) {
@@ -80,10 +129,22 @@ int renderModelCommand(const QStringList& arguments) {
     parser.addOptions({
         {"text", "The text, tokenized with the folder's tokenizer.", "text"},
         {"ids", "Token ids instead of text, e.g. 464,3290,3332.", "ids"},
-        {"view", "model (every head), head (one layer's maps), rollout or qk (default model).",
+        {"view",
+         "model (every head), head (one layer's maps), rollout, qk, or cross (an encoder-decoder "
+         "model's alignment: target x source cross-attention weights) (default model).",
          "view", "model"},
-        {"layer", "The layer of --view head or qk (default 0).", "L", "0"},
-        {"head", "The head of --view qk, or the one head of --view head (default all).", "H"},
+        {"layer",
+         "The layer of --view head or qk (default 0); of --view cross, the decoder layer "
+         "(default: the mean over every layer).",
+         "L", "0"},
+        {"head",
+         "The head of --view qk, or the one head of --view head or cross (default all; cross: "
+         "their mean).",
+         "H"},
+        {"decoder-ids", "--view cross: the decoder input, from decoder_start_token_id.", "ids"},
+        {"target-text", "--view cross: the target text, as the decoder input.", "text"},
+        {"generate", "--view cross: the decoder input greedy decoding produces, up to N tokens.",
+         "N"},
         {"position", "The selected position (default: the last token).", "P"},
         {"qk", "separate, joint or norms (default separate).", "mode", "separate"},
         {{"o", "output"}, "The image: .png, .jpg, .pdf or .svg.", "out"},
@@ -106,9 +167,9 @@ int renderModelCommand(const QStringList& arguments) {
     const std::optional<plot::ImageFormat> format = plot::imageFormatForFile(output);
     if (!format) refuse("render: -o: expected a .png, .jpg, .pdf or .svg file, got " + output);
     const QString view = parser.value("view");
-    const QStringList views{"model", "head", "rollout", "qk"};
+    const QStringList views{"model", "head", "rollout", "qk", "cross"};
     if (!views.contains(view))
-        refuse("render: --view: expected model, head, rollout or qk, got " + view);
+        refuse("render: --view: expected model, head, rollout, qk or cross, got " + view);
     const QString qk = parser.value("qk");
     const QStringList modes{"separate", "joint", "norms"};
     if (!modes.contains(qk)) refuse("render: --qk: expected separate, joint or norms, got " + qk);
@@ -141,6 +202,40 @@ int renderModelCommand(const QStringList& arguments) {
             const bool known = tokenizer && id >= 0 && id <= std::numeric_limits<int>::max();
             labels.push_back(known ? tokenizer->displayText(static_cast<int>(id)).toStdString()
                                    : std::to_string(id));
+        }
+        const bool seq2seq = model.config.isEncoderDecoder();
+        if (seq2seq != (view == QLatin1String("cross")))
+            refuse(seq2seq ? QStringLiteral("render: %1 is an encoder-decoder model: --view cross "
+                                            "draws its alignment (the other views do not take "
+                                            "one yet)")
+                                 .arg(QString::fromLatin1(model::familyName(model.config.family)))
+                           : QStringLiteral("render: --view cross is for encoder-decoder models"));
+        if (seq2seq) {
+            model::RunOptions options;
+            std::vector<std::string> targetLabels;
+            const std::vector<long long> decoderIds = decoderInputFromOptions(
+                parser, "render", directory, model, ids, options, targetLabels);
+            const model::Config& decoder = model.decoder->config;
+            const int layer =
+                parser.isSet("layer") ? integerOption(parser, "layer", 0, decoder.layers - 1) : -1;
+            const int head =
+                parser.isSet("head") ? integerOption(parser, "head", 0, decoder.heads - 1) : -1;
+            if (head >= 0 && layer < 0) refuse("render: --view cross: --head needs its --layer");
+            std::optional<io::Tokenizer> target;
+            try {
+                target.emplace(io::Tokenizer::loadTarget(directory));
+            } catch (const io::TokenizerError&) {
+                // No tokenizer: the ids label themselves.
+            }
+            const auto tokenText = [&target](long long id) {
+                return target && id >= 0 && id <= std::numeric_limits<int>::max()
+                           ? target->displayText(static_cast<int>(id))
+                           : QString::number(id);
+            };
+            io::writeFileAtomically(
+                output, renderAlignment(model, ids, labels, decoderIds, targetLabels, layer, head,
+                                        image, *format, tokenText));
+            return kSuccess;
         }
         const int layers = model.config.layers;
         const int layer = integerOption(parser, "layer", 0, layers - 1);

@@ -2,6 +2,8 @@
 
 #include <QCommandLineParser>
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/command_support.h"
@@ -78,6 +80,32 @@ void runAndWrite(const model::Model& model, const std::vector<long long>& ids,
     }
 }
 
+// An encoder–decoder model on the source ids: teacher forced on `decoderIds`, or, with
+// `generate` > 0, on the decoder ids greedy decoding produced (printed as they are).
+template <typename Scalar>
+void runEncoderDecoderAndWrite(const model::Model& model, const std::vector<long long>& ids,
+                               std::vector<long long> decoderIds, int generate,
+                               const model::RunOptions& options, const QString& output) {
+    if (generate > 0) {
+        decoderIds = model::generateGreedy<Scalar>(model, ids, generate, options);
+        QStringList text;
+        for (long long id : decoderIds)
+            text << QString::number(id);
+        printLine(stdout, "decoder ids: " + text.join(','));
+    }
+    // Checked with the result's text on top (~24 bytes a number) before the run exists.
+    const model::RunMemory need =
+        model::encoderDecoderRunMemory(model, static_cast<long long>(ids.size()),
+                                       static_cast<long long>(decoderIds.size()), sizeof(Scalar));
+    model::checkRunFitsInMemory(
+        model, need.total() + 24.0 * need.keptNumbers,
+        std::string(sizeof(Scalar) == 4 ? "the model in float" : "the model in double") +
+            " and the result file");
+    const model::EncoderDecoderRun<Scalar> run =
+        model::runEncoderDecoder<Scalar>(model, ids, decoderIds, options);
+    io::writeFileAtomically(output, io::encoderDecoderResultJson(run));
+}
+
 }  // namespace
 
 std::vector<long long> integerList(const QString& text, const QString& option,
@@ -125,6 +153,65 @@ std::vector<long long> tokenizePairForRun(const QString& modelDirectory, const Q
     }
 }
 
+std::vector<long long> targetTextDecoderInput(const QString& modelDirectory, const QString& target,
+                                              const model::Config& config,
+                                              std::vector<std::string>* labels) {
+    // BART keeps its leading <s>: its labels are <s> … </s>.
+    try {
+        const io::Tokenizer tokenizer = io::Tokenizer::loadTarget(modelDirectory);
+        std::vector<long long> ids{config.decoderStartToken};
+        for (int id : tokenizer.encode(target, true))
+            ids.push_back(id);
+        if (ids.size() > 1 && ids.back() == config.eosToken) ids.pop_back();
+        if (labels)
+            for (long long id : ids)
+                labels->push_back(tokenizer.displayText(static_cast<int>(id)).toStdString());
+        return ids;
+    } catch (const io::TokenizerError& error) {
+        refuse(QString::fromStdString(error.what()));
+    }
+}
+
+std::vector<long long> decoderInputFromOptions(
+    const QCommandLineParser& parser, const QString& command, const QString& modelDirectory,
+    const model::Model& model, const std::vector<long long>& ids, const model::RunOptions& options,
+    std::vector<std::string>& labels) {
+    const model::Config& config = model.config;
+    const int given = int(parser.isSet("decoder-ids")) + int(parser.isSet("target-text")) +
+                      int(parser.isSet("generate"));
+    if (given != 1)
+        refuse(QStringLiteral("%1: %2 is an encoder-decoder model: give the decoder input once: "
+                              "--decoder-ids (starting with decoder_start_token_id %3, teacher "
+                              "forcing), --target-text TEXT or --generate N")
+                   .arg(command, QString::fromLatin1(model::familyName(config.family)))
+                   .arg(config.decoderStartToken));
+    std::vector<long long> decoderIds;
+    if (parser.isSet("target-text"))
+        return targetTextDecoderInput(modelDirectory, parser.value("target-text"), config, &labels);
+    if (parser.isSet("decoder-ids")) {
+        decoderIds = integerList(parser.value("decoder-ids"), "--decoder-ids", command);
+    } else {
+        bool ok = false;
+        const int count = parser.value("generate").toInt(&ok);
+        if (!ok || count < 1)
+            refuse(command + ": --generate: expected a number of tokens >= 1, got " +
+                   parser.value("generate"));
+        decoderIds = model::generateGreedy<float>(model, ids, count, options);
+    }
+    std::optional<io::Tokenizer> tokenizer;
+    try {
+        tokenizer.emplace(io::Tokenizer::loadTarget(modelDirectory));
+    } catch (const io::TokenizerError&) {
+        // No tokenizer: the ids label themselves.
+    }
+    for (long long id : decoderIds) {
+        const bool known = tokenizer && id >= 0 && id <= std::numeric_limits<int>::max();
+        labels.push_back(known ? tokenizer->displayText(static_cast<int>(id)).toStdString()
+                               : std::to_string(id));
+    }
+    return decoderIds;
+}
+
 int runModelCommand(const QStringList& arguments) {
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -166,6 +253,21 @@ int runModelCommand(const QStringList& arguments) {
          "heads"},
         {"ablate-mode", "zero (default: the context becomes 0) or mean (its mean over positions).",
          "mode", "zero"},
+        {"decoder-ids",
+         "Encoder-decoder models (t5, bart, marian): the decoder input, teacher forced, starting "
+         "with the model's decoder_start_token_id, e.g. 0,12,5. --ids (or --text) are then the "
+         "encoder's source and --attention-mask its padding.",
+         "ids"},
+        {"target-text",
+         "Encoder-decoder models: the target text, tokenized with the target side's tokenizer "
+         "(Marian: target.spm) and teacher forced as the decoder input after "
+         "decoder_start_token_id.",
+         "text"},
+        {"generate",
+         "Encoder-decoder models: decode greedily up to N tokens (or to the end-of-sequence "
+         "token) from decoder_start_token_id, print the decoder ids produced and write the run "
+         "on them.",
+         "N"},
     });
     if (!parser.parse(arguments)) refuse("run: " + parser.errorText());
     if (parser.isSet("help")) {
@@ -232,6 +334,49 @@ int runModelCommand(const QStringList& arguments) {
             }
         }
         const bool json = format == "json";
+        const model::Config& config = folder.model().config;
+        const int decoderInputs = int(parser.isSet("decoder-ids")) + int(parser.isSet("generate")) +
+                                  int(parser.isSet("target-text"));
+        if (decoderInputs > 0 || config.isEncoderDecoder()) {
+            const QString family = QString::fromLatin1(model::familyName(config.family));
+            if (!config.isEncoderDecoder())
+                refuse(
+                    QStringLiteral("run: --decoder-ids, --target-text and --generate are for "
+                                   "encoder-decoder models (%1); %2 is not one")
+                        .arg(QString::fromStdString(model::encoderDecoderFamilyNames()), family));
+            if (decoderInputs != 1)
+                refuse(QStringLiteral("run: %1 is an encoder-decoder model: give the decoder "
+                                      "input once: --decoder-ids (starting with "
+                                      "decoder_start_token_id %2, teacher forcing), --target-text "
+                                      "TEXT or --generate N")
+                           .arg(family)
+                           .arg(config.decoderStartToken));
+            if (!json || !mapLayers.empty())
+                refuse(
+                    "run: --format npy and --layers are not available for encoder-decoder "
+                    "models yet: write the JSON result");
+            int generate = 0;
+            if (parser.isSet("generate")) {
+                bool ok = false;
+                generate = parser.value("generate").toInt(&ok);
+                if (!ok || generate < 1)
+                    refuse("run: --generate: expected a number of tokens >= 1, got " +
+                           parser.value("generate"));
+            }
+            const std::vector<long long> decoderIds =
+                parser.isSet("decoder-ids")
+                    ? integerList(parser.value("decoder-ids"), "--decoder-ids")
+                : parser.isSet("target-text")
+                    ? targetTextDecoderInput(directory, parser.value("target-text"), config)
+                    : std::vector<long long>{};
+            if (parser.isSet("double"))
+                runEncoderDecoderAndWrite<double>(folder.model(), ids, decoderIds, generate,
+                                                  options, parser.value("output"));
+            else
+                runEncoderDecoderAndWrite<float>(folder.model(), ids, decoderIds, generate, options,
+                                                 parser.value("output"));
+            return kSuccess;
+        }
         if (parser.isSet("double")) {
             runAndWrite<double>(folder.model(), ids, options, mapLayers, json,
                                 parser.value("output"));
@@ -262,6 +407,22 @@ int modelSceneCommand(const QStringList& arguments) {
         {"attention-mask", "1 for a token, 0 for padding, one per token.", "mask"},
         {"layer", "The layer, from 0.", "l"},
         {{"o", "output"}, "The scene file.", "out"},
+        {"decoder-ids",
+         "Encoder-decoder models: the decoder input (teacher forced, from "
+         "decoder_start_token_id).",
+         "ids"},
+        {"target-text",
+         "Encoder-decoder models: the target text, as the decoder input after "
+         "decoder_start_token_id.",
+         "text"},
+        {"generate",
+         "Encoder-decoder models: the decoder input greedy decoding produces, up to N tokens.",
+         "N"},
+        {"stack",
+         "Encoder-decoder models: encoder (its self-attention), decoder (the decoder's causal "
+         "self-attention) or cross (the decoder's cross-attention: a cross scene whose source "
+         "is the encoder's output).",
+         "which"},
     });
     if (!parser.parse(arguments)) refuse("scene: " + parser.errorText());
     if (parser.isSet("help")) {
@@ -295,6 +456,34 @@ int modelSceneCommand(const QStringList& arguments) {
                 if (a != 0 && a != 1) refuse("scene: --attention-mask: values must be 0 or 1");
                 options.attentionMask.push_back(static_cast<int>(a));
             }
+        }
+        const model::Config& config = folder.model().config;
+        if (config.isEncoderDecoder() || parser.isSet("stack")) {
+            const QString stack = parser.value("stack");
+            if (!config.isEncoderDecoder()) refuse("scene: --stack is for encoder-decoder models");
+            if (stack != "encoder" && stack != "decoder" && stack != "cross")
+                refuse(QStringLiteral("scene: %1 is an encoder-decoder model: --stack encoder, "
+                                      "decoder or cross is required")
+                           .arg(QString::fromLatin1(model::familyName(config.family))));
+            std::vector<std::string> targetLabels;
+            const std::vector<long long> decoderIds = decoderInputFromOptions(
+                parser, "scene", directory, folder.model(), ids, options, targetLabels);
+            const model::Model& whole = folder.model();
+            const model::Model& stackModel = stack == "encoder" ? whole : *whole.decoder;
+            if (layer < 0 || layer >= stackModel.config.layers)
+                refuse(QStringLiteral("scene: --layer: expected 0 to %1, got %2")
+                           .arg(stackModel.config.layers - 1)
+                           .arg(layer));
+            const model::EncoderDecoderRun<double> run =
+                model::runEncoderDecoder<double>(whole, ids, decoderIds, options);
+            const Scene scene =
+                stack == "encoder" ? model::layerScene(whole, run.encoder, layer, labels)
+                : stack == "decoder"
+                    ? model::layerScene(stackModel, run.decoder, layer, targetLabels)
+                    : model::crossLayerScene(stackModel, run.decoder, run.encoder, layer,
+                                             targetLabels, labels);
+            io::writeFileAtomically(parser.value("output"), io::sceneToJson(scene));
+            return kSuccess;
         }
         const int layers = folder.model().config.layers;
         if (layer < 0 || layer >= layers) {

@@ -4,6 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "core/model/model.h"
+
+class QCommandLineParser;
+
 namespace ae::cli {
 // `attention-explorer run MODEL_DIR (--text TEXT | --ids 1,2,3) [--attention-mask 1,1,0]
 // -o RESULT.json [--double] [--format json|npy]`: runs a whole model (core/model/model.h) on one
@@ -21,6 +25,23 @@ int modelSceneCommand(const QStringList& arguments);
 // `run --text` and `scene --text` meet the tokenizer.
 std::vector<long long> tokenizeForRun(const QString& modelDirectory, const QString& text,
                                       std::vector<std::string>* labels);
+
+// The decoder input of an encoder–decoder model (`config`'s, in `modelDirectory`) for a target
+// text, teacher forced as Hugging Face shifts its labels right: decoder_start_token_id, then the
+// target side's ids (Marian: target.spm) without the closing end-of-sequence token. `labels`,
+// when given, receives each id's text.
+std::vector<long long> targetTextDecoderInput(const QString& modelDirectory, const QString& target,
+                                              const model::Config& config,
+                                              std::vector<std::string>* labels = nullptr);
+
+// The decoder input `parser` gives `command` (scene, render) for an encoder–decoder model: exactly
+// one of --decoder-ids, --target-text and --generate N (greedy, in float, on the source `ids`
+// with `options`), refused otherwise. `labels` receives each id's text (the number itself without
+// a tokenizer).
+std::vector<long long> decoderInputFromOptions(
+    const QCommandLineParser& parser, const QString& command, const QString& modelDirectory,
+    const model::Model& model, const std::vector<long long>& ids, const model::RunOptions& options,
+    std::vector<std::string>& labels);
 
 // "1,2,3" → {1, 2, 3}; spaces around the numbers and empty parts ("1,2,") are allowed, as the
 // reference's --ids reads them; anything else is refused as "COMMAND: OPTION: ...".

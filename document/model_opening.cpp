@@ -191,6 +191,13 @@ OpenedModel openModel(const OpenRequest& request, int selectedPosition,
     loaded.folder = std::make_shared<io::ModelFolder>(r.folder, io::ModelFolder::Values::Unread);
     loaded.builtIn = r.builtIn;
     const model::Model& m = loaded.folder->model();
+    if (m.config.isEncoderDecoder())
+        throw model::ModelError(
+            QObject::tr("%1: %2 is an encoder-decoder model, which the window does not show yet; "
+                        "the command line runs it: attention-explorer run %1 --text SOURCE "
+                        "--target-text TARGET (or --generate N) -o result.json")
+                .arg(r.folder, QString::fromLatin1(model::familyName(m.config.family)))
+                .toStdString());
     loaded.fingerprint = modelFingerprint(m);
     if (!r.fingerprint.isEmpty() && loaded.fingerprint != r.fingerprint) {
         const QString named = r.builtIn.isEmpty()

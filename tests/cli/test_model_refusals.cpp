@@ -45,12 +45,12 @@ private slots:
 
     void unknownModelType() {
         ModelCopy m("gpt2-tiny");
-        m.editConfig([](QJsonObject& c) { c["model_type"] = "t5"; });
+        m.editConfig([](QJsonObject& c) { c["model_type"] = "mt5"; });
         QVERIFY_MESSAGE(
-            openError(m.dir), "config.json: model_type \"t5\" is not supported",
+            openError(m.dir), "config.json: model_type \"mt5\" is not supported",
             "(gpt2, bert, llama, qwen3, qwen2, mistral, gemma, gemma2, gemma3_text, "
             "gemma3, phi3, gpt_neox, olmo2, smollm3, roberta, xlm-roberta, distilbert, mpnet, "
-            "modernbert, deberta-v2)");
+            "modernbert, deberta-v2, t5, bart, marian)");
         m.editConfig([](QJsonObject& c) { c.remove("model_type"); });
         QVERIFY_MESSAGE(openError(m.dir), "model_type null is not supported");
     }

@@ -135,8 +135,9 @@ private slots:
         QTest::newRow("head view head")
             << QStringList{kModel, "--ids", kIds, "--view", "head", "--head", "-1", "-o", out}
             << "render: --head: expected 0 to 3, got -1";
-        QTest::newRow("view") << QStringList{kModel, "--ids", kIds, "--view", "all", "-o", out}
-                              << "render: --view: expected model, head, rollout or qk, got all";
+        QTest::newRow("view")
+            << QStringList{kModel, "--ids", kIds, "--view", "all", "-o", out}
+            << "render: --view: expected model, head, rollout, qk or cross, got all";
         QTest::newRow("no input") << QStringList{kModel, "--view", "model", "-o", out}
                                   << "render: give --text TEXT or --ids 1,2,3";
         QTest::newRow("id") << QStringList{kModel, "--ids", "63,99", "--view", "model", "-o", out}
