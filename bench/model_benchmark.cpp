@@ -155,6 +155,81 @@ const BenchShape kShapes[] = {
 }
 )",
      DType::BF16, 4},
+    // t5-small: the original T5, encoder-decoder, 6 + 6 layers of 512, ReLU feed-forward, one
+    // bucketed position bias per stack, the head tied and rescaled. Run with source and decoder
+    // inputs of L tokens each.
+    {"t5-small", R"({
+  "architectures": ["T5ForConditionalGeneration"],
+  "model_type": "t5",
+  "vocab_size": 32128,
+  "d_model": 512,
+  "d_kv": 64,
+  "d_ff": 2048,
+  "num_layers": 6,
+  "num_decoder_layers": 6,
+  "num_heads": 8,
+  "relative_attention_num_buckets": 32,
+  "relative_attention_max_distance": 128,
+  "feed_forward_proj": "relu",
+  "layer_norm_epsilon": 1e-06,
+  "is_encoder_decoder": true,
+  "pad_token_id": 0,
+  "eos_token_id": 1,
+  "decoder_start_token_id": 0,
+  "torch_dtype": "float32"
+}
+)"},
+    // bart-base: encoder-decoder, 6 + 6 post-norm layers of 768, learned positions, gelu, a tied
+    // head with final_logits_bias over 50 265 tokens.
+    {"bart-base", R"({
+  "architectures": ["BartForConditionalGeneration"],
+  "model_type": "bart",
+  "vocab_size": 50265,
+  "d_model": 768,
+  "encoder_layers": 6,
+  "decoder_layers": 6,
+  "encoder_attention_heads": 12,
+  "decoder_attention_heads": 12,
+  "encoder_ffn_dim": 3072,
+  "decoder_ffn_dim": 3072,
+  "activation_function": "gelu",
+  "max_position_embeddings": 1024,
+  "scale_embedding": false,
+  "is_encoder_decoder": true,
+  "pad_token_id": 1,
+  "bos_token_id": 0,
+  "eos_token_id": 2,
+  "decoder_start_token_id": 2,
+  "torch_dtype": "float32"
+}
+)"},
+    // Helsinki-NLP/opus-mt-en-de (Marian): encoder-decoder, 6 + 6 post-norm layers of 512,
+    // sinusoid positions (stored, as the converted checkpoints hold them), embeddings × √512,
+    // swish, a shared table of 58 101 tokens.
+    {"opus-mt", R"({
+  "architectures": ["MarianMTModel"],
+  "model_type": "marian",
+  "vocab_size": 58101,
+  "decoder_vocab_size": 58101,
+  "d_model": 512,
+  "encoder_layers": 6,
+  "decoder_layers": 6,
+  "encoder_attention_heads": 8,
+  "decoder_attention_heads": 8,
+  "encoder_ffn_dim": 2048,
+  "decoder_ffn_dim": 2048,
+  "activation_function": "swish",
+  "max_position_embeddings": 512,
+  "scale_embedding": true,
+  "share_encoder_decoder_embeddings": true,
+  "static_position_embeddings": true,
+  "is_encoder_decoder": true,
+  "pad_token_id": 58100,
+  "eos_token_id": 0,
+  "decoder_start_token_id": 58100,
+  "torch_dtype": "float32"
+}
+)"},
 };
 
 const BenchShape& shapeNamed(const QString& name) {
@@ -182,13 +257,24 @@ struct TensorPlan {
     }
 };
 
-// Every tensor the family reads for `config` (core/model/model.h's tensorSpecs), under the
-// family's first prefix: a norm's weight 1 and bias 0, everything else random.
+// Every tensor the family reads for `config` (core/model/model.h's tensorSpecs; an
+// encoder–decoder model's two stacks, a tensor they share once), under the family's first
+// prefix: a norm's weight 1 and bias 0, everything else random.
 std::vector<TensorPlan> tensorPlan(const model::Config& config) {
-    model::ModelWeights weights;
     const std::string prefix = model::familyRow(config.family).prefixes.front();
+    std::vector<model::Config> stacks{config};
+    if (config.isEncoderDecoder())
+        stacks = {model::stackConfig(config, model::Config::Stack::Encoder),
+                  model::stackConfig(config, model::Config::Stack::Decoder)};
+    std::vector<model::TensorSpec> specs;
+    std::vector<model::ModelWeights> weights(stacks.size());
+    for (std::size_t i = 0; i < stacks.size(); ++i)
+        for (model::TensorSpec& spec : model::tensorSpecs(stacks[i], weights[i]))
+            if (std::none_of(specs.begin(), specs.end(),
+                             [&](const model::TensorSpec& s) { return s.name == spec.name; }))
+                specs.push_back(std::move(spec));
     std::vector<TensorPlan> plan;
-    for (const model::TensorSpec& spec : model::tensorSpecs(config, weights)) {
+    for (const model::TensorSpec& spec : specs) {
         const std::string& name = spec.name;
         const bool norm = spec.shape.size() == 1 && (name.find("norm") != std::string::npos ||
                                                      name.find("ln_") != std::string::npos);
@@ -392,6 +478,22 @@ double forwardGflop(const model::Config& c, long long L) {
     return 2.0 * (c.layers * layerMacs + L * d * c.vocab) / 1e9;
 }
 
+// The same for an encoder–decoder model on L source and L decoder tokens: each stack's layers
+// (the decoder's with its cross-attention: q and the output at L rows, k and v over the L encoder
+// rows, q·kᵀ and weights·v), the LM head on the decoder's rows.
+double encoderDecoderGflop(const model::Config& c, long long L) {
+    const model::Config encoder = model::stackConfig(c, model::Config::Stack::Encoder);
+    const model::Config decoder = model::stackConfig(c, model::Config::Stack::Decoder);
+    const auto stack = [L](const model::Config& s) {
+        const double d = s.hidden, inner = s.intermediate, q = double(s.heads) * s.headDim;
+        const double mlp = s.architecture().mlp == model::MlpKind::Gated ? 3 : 2;
+        return s.layers * (3 * L * d * q + L * q * d + mlp * L * d * inner + 2.0 * L * L * q);
+    };
+    const double q = double(decoder.heads) * decoder.headDim, d = decoder.hidden;
+    const double cross = decoder.layers * (3 * L * d * q + L * q * d + 2.0 * L * L * q);
+    return 2.0 * (stack(encoder) + stack(decoder) + cross + L * d * decoder.vocab) / 1e9;
+}
+
 QByteArray jsonLine(const QJsonObject& object) {
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
@@ -481,10 +583,11 @@ int modelBenchmark(const std::vector<int>& sizes, int reps, const QString& cache
                    const QString& shapeName) {
     const model::Config config = shapeConfig(shapeNamed(shapeName));
     for (int length : sizes)
-        if (config.positions > 0 && length > config.positions)
-            throw std::invalid_argument("bench --model: --sizes " + std::to_string(length) + ": " +
-                                        shapeName.toStdString() + " has " +
-                                        std::to_string(config.positions) + " positions");
+        if (config.positions > 0 && length > config.positions - config.positionRowOffset)
+            throw std::invalid_argument(
+                "bench --model: --sizes " + std::to_string(length) + ": " +
+                shapeName.toStdString() + " has " +
+                std::to_string(config.positions - config.positionRowOffset) + " positions");
     ensureModelBenchFolder(cacheFolder, shapeName);
     // The default shape's lines stay as earlier builds printed them: scripts read them.
     const bool named = shapeName != QLatin1String(kShapes[0].name);
@@ -498,15 +601,22 @@ int modelBenchmark(const std::vector<int>& sizes, int reps, const QString& cache
         std::vector<long long> ids(static_cast<size_t>(length));
         for (int i = 0; i < length; ++i)
             ids[static_cast<size_t>(i)] = i % config.vocab;
+        // An encoder–decoder model reads the same L ids as source and as decoder input.
+        const bool seq2seq = config.isEncoderDecoder();
         std::vector<double> times;
         for (int r = 0; r <= reps; ++r) {
             const auto start = std::chrono::steady_clock::now();
-            model::ModelRun<float> run = model::runModel<float>(m, ids);
+            if (seq2seq)
+                model::runEncoderDecoder<float>(m, ids, ids);
+            else
+                model::runModel<float>(m, ids);
             const double ms = elapsedMs(start);
             if (r > 0) times.push_back(ms);  // the first run is the warm-up
         }
         std::sort(times.begin(), times.end());
-        const model::RunMemory memory = model::runMemory(m, length, sizeof(float));
+        const model::RunMemory memory =
+            seq2seq ? model::encoderDecoderRunMemory(m, length, length, sizeof(float))
+                    : model::runMemory(m, length, sizeof(float));
         const double mib = 1024.0 * 1024.0;
         QJsonObject line{{"L", length},
                          {"full_ms", rounded(times[times.size() / 2], 0.01)},
@@ -514,7 +624,9 @@ int modelBenchmark(const std::vector<int>& sizes, int reps, const QString& cache
                          {"peak_rss_mb", rounded(peakRssMb(), 0.1)},
                          {"weights_mb", rounded(memory.storedWeights / mib, 0.1)},
                          {"kept_mb", rounded(memory.kept / mib, 0.1)},
-                         {"gflop", rounded(forwardGflop(config, length), 0.01)}};
+                         {"gflop", rounded(seq2seq ? encoderDecoderGflop(config, length)
+                                                   : forwardGflop(config, length),
+                                           0.01)}};
         if (named) line.insert("shape", shapeName);
         std::printf("%s\n", jsonLine(line).constData());
         std::fflush(stdout);

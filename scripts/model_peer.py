@@ -7,7 +7,8 @@ layer's and head's q, k, v, scores and weights as the explorer does.
                 [--reference PATH/model_reference.py]
 
 Prints one JSON object a line: {"peer": "torch-float32", "L", "full_ms"}, the median of --reps
-runs after one warm-up. Token ids are 0, 1, ..., L-1 modulo the vocabulary, as bench --model uses.
+runs after one warm-up. Token ids are 0, 1, ..., L-1 modulo the vocabulary, as bench --model uses
+(an encoder-decoder model takes them as its source and as its decoder input).
 Needs Debian's python3-torch and python3-numpy (run with /usr/bin/python3).
 """
 import argparse
@@ -65,12 +66,14 @@ vocab = model.cfg["vocab"]
 
 for length in (int(s) for s in a.sizes.split(",")):
     ids = [i % vocab for i in range(length)]
+    # An encoder-decoder model reads the same ids as source and as decoder input, as bench does.
+    decoder_ids = ids if getattr(model, "encoder_decoder", None) else None
     with torch.inference_mode():
-        reference.forward(model, ids)  # warm-up
+        reference.forward(model, ids, decoder_ids=decoder_ids)  # warm-up
         times = []
         for _ in range(a.reps):
             start = time.perf_counter()
-            reference.forward(model, ids)
+            reference.forward(model, ids, decoder_ids=decoder_ids)
             times.append((time.perf_counter() - start) * 1e3)
     print(json.dumps({"peer": "torch-float32", "L": length,
                       "full_ms": round(statistics.median(times), 3)}), flush=True)

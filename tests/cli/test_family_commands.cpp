@@ -171,7 +171,8 @@ private slots:
         QCOMPARE(unknown.exitCode, 2);
         QCOMPARE(QString::fromUtf8(unknown.err).trimmed(),
                  QStringLiteral("bench --model: --shape: expected gpt2-small, qwen2.5-0.5b, "
-                                "pythia-410m, llama3-1b, llama3-8b, got nope"));
+                                "pythia-410m, llama3-1b, llama3-8b, t5-small, bart-base, opus-mt, "
+                                "got nope"));
         const auto alone = runBinary({"bench", "--shape", "pythia-410m"});
         QCOMPARE(alone.exitCode, 2);
         QCOMPARE(QString::fromUtf8(alone.err).trimmed(),
