@@ -83,7 +83,7 @@ QByteArray renderAlignment(const model::Model& model, const std::vector<long lon
         : layer >= 0 ? QStringLiteral("Cross-attention of layer %1, mean of its %2 heads")
                            .arg(layer)
                            .arg(c.heads)
-                     : QStringLiteral("Cross-attention, mean of %1 layers x %2 heads")
+                     : QStringLiteral("Cross-attention, mean of %1 layers × %2 heads")
                            .arg(c.layers)
                            .arg(c.heads);
     QWidget host;  // owns the map's plot, which owns the map

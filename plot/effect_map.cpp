@@ -130,14 +130,15 @@ void EffectMap::setValues(const std::vector<std::vector<double>>& values,
 
 // Labels along an axis as many as fit the plot's present size: every n-th, and the bottom ones
 // turned upright when they would not fit side by side. Again on every resize.
-void EffectMap::placeTicks() {
+void EffectMap::placeTicks(QSize size) const {
+    if (size.isEmpty()) size = plot_->size();
     const QFontMetrics metrics(plot_->xAxis->tickLabelFont());
     const auto ticks = [&](QCPAxis* axis, const QStringList& labels, int count, bool across) {
         int total = 0;
         for (int i = 0; i < count; ++i)
             total +=
                 metrics.horizontalAdvance(i < labels.size() ? labels[i] : QString::number(i)) + 8;
-        const double room = std::max(40.0, 0.6 * (across ? plot_->width() : plot_->height()));
+        const double room = std::max(40.0, 0.6 * (across ? size.width() : size.height()));
         const bool upright = across && total > room;
         if (across) axis->setTickLabelRotation(upright ? 90 : 0);
         const double each =
@@ -217,7 +218,11 @@ QByteArray EffectMap::image(ImageFormat format, const ImageOptions& options) con
                                            : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     }
     const QSize size = options.size.isEmpty() ? QSize(640, 480) : options.size;
+    // Labels as many as fit the image, which may be larger or smaller than the window's map.
+    placeTicks(size);
+    settleAtSize(plot_, size);
     const auto restore = [&] {
+        placeTicks();
         titleElement_->setText(title_);
         titleElement_->setVisible(true);
         scale_->axis()->setLabel(label);

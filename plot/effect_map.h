@@ -75,7 +75,9 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    void placeTicks();
+    // Every label that fits at `size` (the plot's own when empty), a tick for every n-th row or
+    // column otherwise.
+    void placeTicks(QSize size = {}) const;
     // The colour scale's ticks of a patching map whose colours run low..high.
     static QSharedPointer<QCPAxisTicker> patchingTicks(double low, double high);
 

@@ -37,16 +37,6 @@ QFont captionFont(const std::vector<HeatmapController*>& tiles) {
     return font;
 }
 
-// The layout pass that places tick labels comes after the one that measures them: a plot drawn
-// at a new size needs two passes before its labels fit (HeatmapController::updateTicks).
-void settleAtSize(QCustomPlot* plot, QSize size) {
-    QImage scratch(1, 1, QImage::Format_ARGB32_Premultiplied);
-    for (int pass = 0; pass < 2; ++pass) {
-        QCPPainter painter(&scratch);
-        plot->toPainter(&painter, size.width(), size.height());
-    }
-}
-
 // One count of decimals for the whole figure, from the largest |value| of any map drawn: maps
 // side by side are compared cell by cell.
 int figureDecimals(const std::vector<HeatmapController*>& tiles, int asked) {
@@ -211,6 +201,14 @@ QByteArray encodeVector(const std::vector<HeatmapController*>& tiles, ImageForma
 }
 
 }  // namespace
+
+void settleAtSize(QCustomPlot* plot, QSize size) {
+    QImage scratch(1, 1, QImage::Format_ARGB32_Premultiplied);
+    for (int pass = 0; pass < 2; ++pass) {
+        QCPPainter painter(&scratch);
+        plot->toPainter(&painter, size.width(), size.height());
+    }
+}
 
 std::optional<ImageFormat> imageFormatForFile(const QString& fileName) {
     const QString suffix = QFileInfo(fileName).suffix().toLower();

@@ -23,6 +23,7 @@ struct Scene;
 }
 
 class QCPPainter;
+class QCustomPlot;
 
 namespace ae::plot {
 
@@ -81,6 +82,10 @@ QByteArray paintedImage(ImageFormat format, QSize size, double scale, const QStr
                         const std::function<void(QCPPainter& painter)>& paint,
                         double printWidthInches = 0.0);
 
+// Lays `plot` out at `size` before it is drawn there: the layout pass that places tick labels
+// comes after the one that measures them, so a plot drawn at a new size needs two passes before
+// its labels fit (HeatmapController::updateTicks, EffectMap::image).
+void settleAtSize(QCustomPlot* plot, QSize size);
 // Room for `tiles` maps of a comfortable size, about square overall.
 QSize naturalImageSize(int tiles);
 
