@@ -16,6 +16,7 @@
 #include "core/model/model.h"
 #include "core/model/model_steps.h"
 #include "core/model/relative_buckets.h"
+#include "core/model/what_if.h"
 #include "core/parallel_product.h"
 
 namespace ae::model {
@@ -522,8 +523,13 @@ void crossAttentionBlock(const Model& model, int index, const Pass<Scalar>& pass
 // pass keeps the MLP's pieces in its tape (a pre-norm layer's: the tape covers no other), or
 // skips an MLP that adds exactly 0.
 template <typename Scalar>
+//
+// `givenCrossOut` (a decoder stack's what-if in its cross-attention): h is the stream entering
+// the layer's cross-attention and this its output (S x d, after W_O and its bias), given rather
+// than computed; the layer finishes from there (attentionOut is not read).
 void finishLayer(const Model& model, int index, const Pass<Scalar>& pass,
-                 const Matrix<Scalar>& attentionOut, Matrix<Scalar>& h) {
+                 const Matrix<Scalar>& attentionOut, Matrix<Scalar>& h,
+                 const Matrix<Scalar>* givenCrossOut = nullptr) {
     const Config& c = model.config;
     const Architecture& a = c.architecture();
     const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(index)];
@@ -559,6 +565,12 @@ void finishLayer(const Model& model, int index, const Pass<Scalar>& pass,
     // A decoder stack's cross-attention, after the self-attention's residual step.
     const auto cross = [&](Matrix<Scalar>& stream) {
         if (!c.hasCrossAttention()) return;
+        if (givenCrossOut) {
+            stream += *givenCrossOut;
+            if (a.placement == NormPlacement::Post)
+                applyNorm(a, stream, lw.crossNorm, lw.crossNormBias, c.normEps);
+            return;
+        }
         CrossRecord<Scalar> ownRecord;
         crossAttentionBlock(
             model, index, pass, stream,
@@ -576,8 +588,8 @@ void finishLayer(const Model& model, int index, const Pass<Scalar>& pass,
     Matrix<Scalar> out;
     switch (a.placement) {
         case NormPlacement::Post: {
-            Matrix<Scalar> attended = attentionOut + h;
-            applyNorm(a, attended, lw.norm1, lw.norm1Bias, c.normEps);
+            Matrix<Scalar> attended = givenCrossOut ? h : attentionOut + h;
+            if (!givenCrossOut) applyNorm(a, attended, lw.norm1, lw.norm1Bias, c.normEps);
             cross(attended);
             mlp(attended, out);
             out += attended;
@@ -607,7 +619,7 @@ void finishLayer(const Model& model, int index, const Pass<Scalar>& pass,
             break;
         }
         case NormPlacement::Pre: {
-            h += attentionOut;
+            if (!givenCrossOut) h += attentionOut;
             cross(h);
             if (pass.skipMlp) return;
             Matrix<Scalar> ownNormed;
@@ -1038,6 +1050,80 @@ EncoderDecoderRun<Scalar> runEncoderDecoder(const Model& model, const std::vecto
 }
 
 template <typename Scalar>
+EncoderDecoderRun<Scalar> resumeEncoderDecoder(
+    const Model& model, const EncoderDecoderRun<Scalar>& base, AttentionKind kind, int layer,
+    LayerRecord<Scalar> record, const Matrix<Scalar>& attentionOut, const RunOptions& options) {
+    checkEncoderDecoderInputs(model, base.encoder.tokens, options);
+    const Model& stack = kind == AttentionKind::EncoderSelf ? model : *model.decoder;
+    const ModelRun<Scalar>& stackRun =
+        kind == AttentionKind::EncoderSelf ? base.encoder : base.decoder;
+    const int layers = stack.config.layers;
+    if (layer < 0 || layer >= layers || static_cast<int>(stackRun.layers.size()) != layers)
+        throw ModelError("resume: layer " + std::to_string(layer) + " is outside 0 to " +
+                         std::to_string(layers - 1));
+    const auto S = static_cast<Eigen::Index>(base.decoder.tokens.size());
+    const Eigen::Index rows = kind == AttentionKind::EncoderSelf
+                                  ? static_cast<Eigen::Index>(base.encoder.tokens.size())
+                                  : S;
+    if (attentionOut.rows() != rows || attentionOut.cols() != stack.config.hidden)
+        throw ModelError("resume: the attention output is " + std::to_string(attentionOut.rows()) +
+                         " x " + std::to_string(attentionOut.cols()) + ", expected " +
+                         std::to_string(rows) + " x " + std::to_string(stack.config.hidden));
+    const RunOptions decoderOptions = decoderOptionsOf(options);
+    EncoderDecoderRun<Scalar> run;
+    if (kind == AttentionKind::EncoderSelf) {
+        // The encoder from this layer on, then the whole decoder: every cross-attention reads
+        // the encoder's new output.
+        run.encoder = base.encoder;
+        const Matrix<Scalar> residualIn = record.hiddenIn;
+        run.encoder.layers[static_cast<std::size_t>(layer)] = std::move(record);
+        resumeAfterAttention<Scalar>(model, run.encoder, layer, residualIn, attentionOut, options);
+        run.decoder = runDecoderStack(model, run.encoder, base.decoder.tokens, decoderOptions);
+        run.decoder.whatIf = true;
+        return run;
+    }
+    // The decoder from this layer on, reading the encoder's output as it was.
+    run.encoder = base.encoder;
+    run.decoder.config = base.decoder.config;
+    run.decoder.tokens = base.decoder.tokens;
+    run.decoder.options = decoderOptions;
+    run.decoder.whatIf = true;
+    run.decoder.positionBias = base.decoder.positionBias;
+    run.decoder.layers.resize(base.decoder.layers.size());
+    std::copy(base.decoder.layers.begin(), base.decoder.layers.begin() + layer,
+              run.decoder.layers.begin());
+    Pass<Scalar> pass = passFor<Scalar>(stack, decoderOptions, S);
+    pass.encoderOutput = &run.encoder.lastHidden;
+    pass.encoderMask = run.encoder.attentionMask;
+    pass.records = &run.decoder.layers;
+    LayerRecord<Scalar>& edited = run.decoder.layers[static_cast<std::size_t>(layer)];
+    Matrix<Scalar> h;
+    if (kind == AttentionKind::DecoderSelf) {
+        edited = std::move(record);
+        h = edited.hiddenIn;
+        finishLayer(stack, layer, pass, attentionOut, h);
+    } else {
+        // The cross scene's embeddings are what its queries read; the stream it adds to is the
+        // base run's (the same in a post-norm stack, the un-normed one in T5's pre-norm).
+        const LayerRecord<Scalar>& before = base.decoder.layers[static_cast<std::size_t>(layer)];
+        edited = before;
+        const bool post = stack.config.architecture().placement == NormPlacement::Post;
+        edited.cross.hiddenIn = post ? record.hiddenIn : before.cross.hiddenIn;
+        edited.cross.queryInput = record.hiddenIn;
+        edited.cross.query = std::move(record.query);
+        edited.cross.key = std::move(record.key);
+        edited.cross.value = std::move(record.value);
+        edited.cross.scores = std::move(record.scores);
+        edited.cross.weights = std::move(record.weights);
+        h = edited.cross.hiddenIn;
+        finishLayer(stack, layer, pass, attentionOut, h, &attentionOut);
+    }
+    requireFinite(stack, h, "the output of decoder layer " + std::to_string(layer));
+    runLayersFrom(stack, pass, layer + 1, std::move(h), run.decoder);
+    return run;
+}
+
+template <typename Scalar>
 std::vector<long long> generateGreedy(
     const Model& model, const std::vector<long long>& ids, int maxNewTokens,
     const RunOptions& options,
@@ -1414,6 +1500,12 @@ template EncoderDecoderRun<double> runEncoderDecoder<double>(const Model&,
                                                              const std::vector<long long>&,
                                                              const std::vector<long long>&,
                                                              const RunOptions&);
+template EncoderDecoderRun<float> resumeEncoderDecoder<float>(
+    const Model&, const EncoderDecoderRun<float>&, AttentionKind, int, LayerRecord<float>,
+    const Matrix<float>&, const RunOptions&);
+template EncoderDecoderRun<double> resumeEncoderDecoder<double>(
+    const Model&, const EncoderDecoderRun<double>&, AttentionKind, int, LayerRecord<double>,
+    const Matrix<double>&, const RunOptions&);
 template std::vector<long long> generateGreedy<float>(
     const Model&, const std::vector<long long>&, int, const RunOptions&,
     const std::function<bool(const std::vector<long long>&)>&);

@@ -21,6 +21,27 @@ std::string whatIfShapeProblem(const Scene& scene, const Config& c, int tokens) 
     return {};
 }
 
+std::string crossWhatIfShapeProblem(const Scene& scene, const Config& c, int decoderTokens,
+                                    int sourceTokens) {
+    const auto n = [](long long value) { return std::to_string(value); };
+    if (!scene.hasSource) return "the layer has no source (not a cross-attention)";
+    if (scene.queryCount() != decoderTokens)
+        return "the layer has " + n(scene.queryCount()) + " target tokens, the decoder input " +
+               n(decoderTokens);
+    if (scene.keyCount() != sourceTokens)
+        return "the layer has " + n(scene.keyCount()) + " source tokens, the source " +
+               n(sourceTokens);
+    if (scene.dModel() != c.hidden)
+        return "d_model is " + n(scene.dModel()) + ", the model's " + n(c.hidden);
+    if (scene.heads != c.heads || scene.dHead() != c.headDim || scene.keyValueHeads() != c.heads)
+        return "the layer has " + n(scene.heads) + " heads of " + n(scene.dHead()) +
+               ", the model " + n(c.heads) + " of " + n(c.headDim);
+    if (scene.projections.mode != ProjectionMode::Separate || !scene.projections.hasOutput ||
+        scene.dOut() != c.hidden)
+        return "the projections are no longer the model's (separate, with W_O)";
+    return {};
+}
+
 template <typename Scalar>
 EditedLayer<Scalar> editedLayer(const Scene& scene, const AttentionEngine<Scalar>& engine,
                                 int layer, int modelKeyValueHeads) {

@@ -47,12 +47,47 @@ template <typename Scalar>
 ModelRun<Scalar> resumeWhatIf(const Model& model, const ModelRun<Scalar>& base,
                               EditedLayer<Scalar> edited, const RunOptions& options);
 
+// ---- Encoder–decoder models ----
+
+// Which attention of an encoder–decoder model a layer scene holds (model_layer_scene.h's
+// layerScene of either stack, or crossLayerScene).
+enum class AttentionKind { EncoderSelf, DecoderSelf, Cross };
+
+// Why a cross scene (crossLayerScene's) no longer fits the decoder stack of `decoder` on S
+// decoder and T source tokens, or empty when it can flow forward.
+std::string crossWhatIfShapeProblem(const Scene& scene, const Config& decoder, int decoderTokens,
+                                    int sourceTokens);
+
+// `base` (an encoder–decoder run of `model`) with layer `layer`'s attention of `kind` replaced by
+// what the engine computed on its edited scene: `record` (editedLayer's: the scene's embeddings as
+// hiddenIn, q, k, v, scores and weights) and `attentionOut` (after W_O and its bias). Then:
+//   EncoderSelf: the encoder's later layers and output, and the whole decoder again (every
+//     cross-attention reads the new output);
+//   DecoderSelf: the rest of that decoder layer (its cross-attention on the encoder's output as
+//     it was), the later layers and the logits;
+//   Cross: the layer's cross-attention output added to the stream that entered it (the scene's
+//     embeddings in a post-norm stack; in T5's pre-norm one they are the normed queries, and the
+//     stream is the base run's), the rest of the layer, the later layers and the logits.
+// Everything before the edit is base's, bit for bit; an unedited scene gives base back to
+// rounding. `options`: base's (the encoder's padding). Throws ModelError for a layer outside the
+// stack or an output of the wrong shape.
+template <typename Scalar>
+EncoderDecoderRun<Scalar> resumeEncoderDecoder(
+    const Model& model, const EncoderDecoderRun<Scalar>& base, AttentionKind kind, int layer,
+    LayerRecord<Scalar> record, const Matrix<Scalar>& attentionOut, const RunOptions& options = {});
+
 extern template EditedLayer<float> editedLayer<float>(const Scene&, const AttentionEngine<float>&,
                                                       int, int);
 extern template EditedLayer<double> editedLayer<double>(const Scene&,
                                                         const AttentionEngine<double>&, int, int);
 extern template ModelRun<float> resumeWhatIf<float>(const Model&, const ModelRun<float>&,
                                                     EditedLayer<float>, const RunOptions&);
+extern template EncoderDecoderRun<float> resumeEncoderDecoder<float>(
+    const Model&, const EncoderDecoderRun<float>&, AttentionKind, int, LayerRecord<float>,
+    const Matrix<float>&, const RunOptions&);
+extern template EncoderDecoderRun<double> resumeEncoderDecoder<double>(
+    const Model&, const EncoderDecoderRun<double>&, AttentionKind, int, LayerRecord<double>,
+    const Matrix<double>&, const RunOptions&);
 extern template ModelRun<double> resumeWhatIf<double>(const Model&, const ModelRun<double>&,
                                                       EditedLayer<double>, const RunOptions&);
 

@@ -13,6 +13,7 @@
 #include "core/model/model.h"
 #include "core/model/model_analysis.h"
 #include "core/model/model_layer_scene.h"
+#include "core/model/what_if.h"
 #include "io/model/model_folder.h"
 #include "io/scene/scene_file.h"
 #include "io/tokenizer/tokenizer.h"
@@ -264,6 +265,109 @@ private slots:
             folder.model(), ids, steps, options,
             [](const std::vector<long long>& so) { return so.size() < 3; });
         QCOMPARE(stopped.size(), std::min<std::size_t>(3, want.size()));
+    }
+
+    // A what-if in any of the three kinds of attention flows forward: an unedited scene gives the
+    // run back, and a scene whose W_V and its bias are doubled gives what the model does with
+    // that tensor doubled in its file (the encoder's: through every cross-attention).
+    void whatIfsFlowForward_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<int>("layer");
+        for (const QString& name : {QStringLiteral("t5-tiny"), QStringLiteral("bart-tiny"),
+                                    QStringLiteral("marian-tiny")})
+            for (int kind = 0; kind < 3; ++kind)
+                for (int layer = 0; layer < 2; ++layer)
+                    QTest::newRow(
+                        qPrintable(QStringLiteral("%1 %2 layer %3")
+                                       .arg(name, QStringList{"encoder", "decoder", "cross"}[kind])
+                                       .arg(layer)))
+                        << name << kind << layer;
+    }
+    void whatIfsFlowForward() {
+        QFETCH(QString, name);
+        QFETCH(int, kind);
+        QFETCH(int, layer);
+        const auto attention = static_cast<model::AttentionKind>(kind);
+        const QJsonObject expected = readJsonFile(seq2seqDir(name) + "/expected-ids-B.json");
+        const io::ModelFolder folder(seq2seqDir(name));
+        const model::Model& m = folder.model();
+        model::RunOptions options;
+        options.attentionMask = maskOf(expected);
+        const auto base = runCase<double>(folder, expected);
+        const auto source = labelsOf(base.encoder.tokens), target = labelsOf(base.decoder.tokens);
+        const auto sceneOf = [&] {
+            switch (attention) {
+                case model::AttentionKind::EncoderSelf:
+                    return model::layerScene(m, base.encoder, layer, source);
+                case model::AttentionKind::DecoderSelf:
+                    return model::layerScene(*m.decoder, base.decoder, layer, target);
+                case model::AttentionKind::Cross:
+                    break;
+            }
+            return model::crossLayerScene(*m.decoder, base.decoder, base.encoder, layer, target,
+                                          source);
+        };
+        const auto resumed = [&](const Scene& scene) {
+            AttentionEngine<double> engine(scene);
+            engine.compute();
+            model::EditedLayer<double> edited =
+                model::editedLayer(scene, engine, layer, scene.keyValueHeads());
+            return model::resumeEncoderDecoder<double>(
+                m, base, attention, layer, std::move(edited.record), edited.attentionOut, options);
+        };
+        Scene scene = sceneOf();
+        if (attention == model::AttentionKind::Cross)
+            QVERIFY(model::crossWhatIfShapeProblem(scene, m.decoder->config,
+                                                   static_cast<int>(target.size()),
+                                                   static_cast<int>(source.size()))
+                        .empty());
+        const auto same = resumed(scene);
+        QVERIFY(same.decoder.whatIf);
+        QVERIFY(worstRelative(same.decoder.logits, base.decoder.logits) < 1e-12);
+        QVERIFY(worstRelative(same.encoder.lastHidden, base.encoder.lastHidden) < 1e-12);
+
+        scene.projections.value *= 2.0;
+        scene.projections.valueBias *= 2.0;
+        const auto edited = resumed(scene);
+        // The same tensor doubled in the file (float32 times 2 is exact).
+        const bool t5 = name.startsWith(QLatin1String("t5"));
+        const QString stack =
+            attention == model::AttentionKind::EncoderSelf ? "encoder" : "decoder";
+        const QString prefix =
+            t5 ? QStringLiteral("%1.block.%2.layer.%3.")
+                         .arg(stack)
+                         .arg(layer)
+                         .arg(attention == model::AttentionKind::Cross ? 1 : 0) +
+                     (attention == model::AttentionKind::Cross ? "EncDecAttention.v."
+                                                               : "SelfAttention.v.")
+               : QStringLiteral("model.%1.layers.%2.").arg(stack).arg(layer) +
+                     (attention == model::AttentionKind::Cross ? "encoder_attn.v_proj."
+                                                               : "self_attn.v_proj.");
+        const ModelCopy copy(seq2seqDir(name));
+        int doubled = 0;
+        copy.editTensors([&](std::vector<TestTensor>& tensors) {
+            for (TestTensor& t : tensors) {
+                if (!t.name.startsWith(prefix)) continue;
+                auto* values = reinterpret_cast<float*>(t.bytes.data());
+                for (qsizetype i = 0; i < t.bytes.size() / 4; ++i)
+                    values[i] *= 2.0f;
+                ++doubled;
+            }
+        });
+        QCOMPARE(doubled, t5 ? 1 : 2);
+        const io::ModelFolder editedFolder(copy.dir);
+        const auto truth = model::runEncoderDecoder<double>(
+            editedFolder.model(), base.encoder.tokens, base.decoder.tokens, options);
+        const double worst = worstRelative(edited.decoder.logits, truth.decoder.logits);
+        qInfo("%s: the flowed what-if against the edited model: %.3g", qPrintable(name), worst);
+        QVERIFY2(worst < 1e-10, qPrintable(QString::number(worst)));
+        QVERIFY(worstRelative(edited.encoder.lastHidden, truth.encoder.lastHidden) < 1e-10);
+        for (std::size_t l = 0; l < truth.decoder.layers.size(); ++l)
+            for (std::size_t h = 0; h < truth.decoder.layers[l].cross.weights.size(); ++h)
+                QVERIFY(worstRelative(edited.decoder.layers[l].cross.weights[h],
+                                      truth.decoder.layers[l].cross.weights[h]) < 1e-10);
+        QVERIFY(worstRelative(edited.decoder.logits, base.decoder.logits) > 1e-6);
     }
 
     // tiny-translate, trained to put adjectives after their nouns, translates a sentence it did
