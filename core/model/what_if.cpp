@@ -5,41 +5,51 @@
 
 namespace ae::model {
 
-std::string whatIfShapeProblem(const Scene& scene, const Config& c, int tokens) {
-    const auto n = [](long long value) { return std::to_string(value); };
-    if (scene.hasSource) return "the layer has a source (cross-attention)";
-    if (scene.queryCount() != tokens)
-        return "the layer has " + n(scene.queryCount()) + " tokens, the text " + n(tokens);
+namespace {
+
+std::string number(long long value) {
+    return std::to_string(value);
+}
+
+// What both kinds of layer must keep of the model's: its width, its heads and their size, and
+// separate projections with W_O back to the width.
+std::string widthAndHeadsProblem(const Scene& scene, const Config& c) {
     if (scene.dModel() != c.hidden)
-        return "d_model is " + n(scene.dModel()) + ", the model's " + n(c.hidden);
+        return "d_model is " + number(scene.dModel()) + ", the model's " + number(c.hidden);
     if (scene.heads != c.heads || scene.dHead() != c.headDim)
-        return "the layer has " + n(scene.heads) + " heads of " + n(scene.dHead()) +
-               ", the model " + n(c.heads) + " of " + n(c.headDim);
+        return "the layer has " + number(scene.heads) + " heads of " + number(scene.dHead()) +
+               ", the model " + number(c.heads) + " of " + number(c.headDim);
     if (scene.projections.mode != ProjectionMode::Separate || !scene.projections.hasOutput ||
         scene.dOut() != c.hidden)
         return "the projections are no longer the model's (separate, with W_O)";
     return {};
 }
 
+}  // namespace
+
+std::string whatIfShapeProblem(const Scene& scene, const Config& c, int tokens) {
+    if (scene.hasSource) return "the layer has a source (cross-attention)";
+    if (scene.queryCount() != tokens)
+        return "the layer has " + number(scene.queryCount()) + " tokens, the text " +
+               number(tokens);
+    return widthAndHeadsProblem(scene, c);
+}
+
 std::string crossWhatIfShapeProblem(const Scene& scene, const Config& c, int decoderTokens,
                                     int sourceTokens) {
-    const auto n = [](long long value) { return std::to_string(value); };
     if (!scene.hasSource) return "the layer has no source (not a cross-attention)";
     if (scene.queryCount() != decoderTokens)
-        return "the layer has " + n(scene.queryCount()) + " target tokens, the decoder input " +
-               n(decoderTokens);
+        return "the layer has " + number(scene.queryCount()) +
+               " target tokens, the decoder input " + number(decoderTokens);
     if (scene.keyCount() != sourceTokens)
-        return "the layer has " + n(scene.keyCount()) + " source tokens, the source " +
-               n(sourceTokens);
-    if (scene.dModel() != c.hidden)
-        return "d_model is " + n(scene.dModel()) + ", the model's " + n(c.hidden);
-    if (scene.heads != c.heads || scene.dHead() != c.headDim || scene.keyValueHeads() != c.heads)
-        return "the layer has " + n(scene.heads) + " heads of " + n(scene.dHead()) +
-               ", the model " + n(c.heads) + " of " + n(c.headDim);
-    if (scene.projections.mode != ProjectionMode::Separate || !scene.projections.hasOutput ||
-        scene.dOut() != c.hidden)
-        return "the projections are no longer the model's (separate, with W_O)";
-    return {};
+        return "the layer has " + number(scene.keyCount()) + " source tokens, the source " +
+               number(sourceTokens);
+    // Cross-attention has no grouped keys: every head its own K and V.
+    if (scene.keyValueHeads() != scene.heads)
+        return "the layer shares K and V among " + number(scene.keyValueHeads()) +
+               " groups, the model's cross-attention gives each of its " + number(c.heads) +
+               " heads its own";
+    return widthAndHeadsProblem(scene, c);
 }
 
 template <typename Scalar>

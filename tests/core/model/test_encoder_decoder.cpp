@@ -322,6 +322,21 @@ private slots:
                                                    static_cast<int>(target.size()),
                                                    static_cast<int>(source.size()))
                         .empty());
+        if (attention == model::AttentionKind::Cross) {
+            const int S = static_cast<int>(target.size()), T = static_cast<int>(source.size());
+            QVERIFY(QString::fromStdString(
+                        model::crossWhatIfShapeProblem(scene, m.decoder->config, S + 1, T))
+                        .contains("target tokens, the decoder input"));
+            QVERIFY(QString::fromStdString(
+                        model::crossWhatIfShapeProblem(scene, m.decoder->config, S, T - 1))
+                        .contains("source tokens, the source"));
+            QVERIFY(QString::fromStdString(model::whatIfShapeProblem(scene, m.decoder->config, S))
+                        .contains("has a source"));
+            const Scene self = model::layerScene(*m.decoder, base.decoder, layer, target);
+            QVERIFY(QString::fromStdString(
+                        model::crossWhatIfShapeProblem(self, m.decoder->config, S, T))
+                        .contains("no source"));
+        }
         const auto same = resumed(scene);
         QVERIFY(same.decoder.whatIf);
         QVERIFY(worstRelative(same.decoder.logits, base.decoder.logits) < 1e-12);
