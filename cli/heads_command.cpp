@@ -88,9 +88,13 @@ void appendScore(QByteArray& line, double value) {
     }
 }
 
-QByteArray jsonLine(const model::HeadSummary& s) {
-    QByteArray line =
-        "{\"layer\":" + QByteArray::number(s.layer) + ",\"head\":" + QByteArray::number(s.head);
+// `stack`: an encoder–decoder model's kind of head (encoder, decoder, cross), the line's first key;
+// empty for other models.
+QByteArray jsonLine(const model::HeadSummary& s, const QString& stack = {}) {
+    QByteArray line = "{";
+    if (!stack.isEmpty()) line.append("\"stack\":\"").append(stack.toUtf8()).append("\",");
+    line.append("\"layer\":" + QByteArray::number(s.layer) +
+                ",\"head\":" + QByteArray::number(s.head));
     for (const model::HeadScore& score : model::headScores()) {
         line.append(",\"").append(score.key).append("\":");
         appendScore(line, s.*score.value);
@@ -107,9 +111,104 @@ QStringList columnNames() {
     return names;
 }
 
+// The positions of `separator` in `ids` (-1: none), which the to-[SEP] score reads.
+std::vector<int> separatorPositions(const std::vector<long long>& ids, long long separator) {
+    std::vector<int> positions;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        if (separator >= 0 && ids[i] == separator) positions.push_back(static_cast<int>(i));
+    return positions;
+}
+
+// An encoder–decoder model's three kinds of heads, in order: the encoder's self-attention, the
+// decoder's, and the decoder's cross-attention, each layer by layer. Induction is not measured
+// (NaN): it needs a text repeated twice in one sequence.
+struct StackHeads {
+    QString stack;
+    std::vector<model::HeadSummary> heads;
+};
+template <typename Scalar>
+std::vector<StackHeads> measureEncoderDecoder(const model::Model& model,
+                                              const std::vector<long long>& ids,
+                                              const std::vector<long long>& decoderIds,
+                                              long long separator) {
+    model::RunOptions options;
+    options.separators = separatorPositions(ids, separator);
+    model::EncoderDecoderRun<Scalar> run =
+        model::runEncoderDecoder<Scalar>(model, ids, decoderIds, options);
+    run.decoder.options.separators = separatorPositions(decoderIds, separator);
+    std::vector<StackHeads> stacks{
+        {"encoder", model::summarizeHeads(run.encoder)},
+        {"decoder", model::summarizeHeads(run.decoder)},
+        {"cross", model::summarizeCrossHeads(*model.decoder, run.decoder, options.separators)}};
+    model::addValueNormScores(stacks[0].heads, model, run.encoder);
+    model::addValueNormScores(stacks[1].heads, *model.decoder, run.decoder);
+    return stacks;
+}
+
 QString cell(double value, int width) {
     return std::isfinite(value) ? QString::number(value, 'f', 4).rightJustified(width)
                                 : QStringLiteral("n/a").rightJustified(width);
+}
+
+// `heads` on an encoder–decoder model: its source (--text or --ids) and decoder input, three
+// kinds of heads, each line with its stack.
+int encoderDecoderHeads(const QCommandLineParser& parser, const QString& directory,
+                        const model::Model& model, bool randomText) {
+    const model::Config& config = model.config;
+    if (randomText)
+        refuse(QStringLiteral("heads: --induction-random measures one sequence repeated twice; "
+                              "%1 is an encoder-decoder model: give its source (--text or --ids) "
+                              "and decoder input (--decoder-ids, --target-text or --generate N)")
+                   .arg(QString::fromLatin1(model::familyName(config.family))));
+    const std::vector<long long> ids =
+        parser.isSet("ids") ? integerList(parser.value("ids"), "--ids", "heads")
+                            : tokenizeForRun(directory, parser.value("text"), nullptr);
+    std::vector<std::string> targetLabels;
+    const std::vector<long long> decoderIds =
+        decoderInputFromOptions(parser, "heads", directory, model, ids, {}, targetLabels);
+    long long separator = -1;
+    try {
+        separator = io::Tokenizer::load(directory).separatorToken();
+    } catch (const io::TokenizerError&) {
+    }
+    const std::vector<StackHeads> stacks =
+        parser.isSet("double") ? measureEncoderDecoder<double>(model, ids, decoderIds, separator)
+                               : measureEncoderDecoder<float>(model, ids, decoderIds, separator);
+    if (parser.isSet("json")) {
+        for (const StackHeads& stack : stacks)
+            for (const model::HeadSummary& s : stack.heads)
+                printLine(stdout, QString::fromUtf8(jsonLine(s, stack.stack)));
+        return kSuccess;
+    }
+    printLine(stdout, QStringLiteral("%1: encoder %2 x %3 heads on %4 source token(s), decoder "
+                                     "%5 x %6 on %7 decoder token(s), cross-attention the same; "
+                                     "induction not measured")
+                          .arg(directory)
+                          .arg(config.layers)
+                          .arg(config.heads)
+                          .arg(ids.size())
+                          .arg(model.decoder->config.layers)
+                          .arg(model.decoder->config.heads)
+                          .arg(decoderIds.size()));
+    QStringList columns = QStringList{"stack"} + columnNames();
+    const auto width = [&](int column) { return std::max(7, int(columns[column].size())); };
+    QStringList header;
+    for (int c = 0; c < columns.size(); ++c)
+        header << (c == 0 ? columns[c].leftJustified(7)
+                          : columns[c].rightJustified(c < 3 ? int(columns[c].size()) : width(c)));
+    printLine(stdout, header.join("  "));
+    const std::vector<model::HeadScore>& scores = model::headScores();
+    for (const StackHeads& stack : stacks) {
+        for (const model::HeadSummary& s : stack.heads) {
+            QStringList line = {stack.stack.leftJustified(7),
+                                QString::number(s.layer).rightJustified(int(columns[1].size())),
+                                QString::number(s.head).rightJustified(int(columns[2].size()))};
+            for (size_t i = 0; i < scores.size(); ++i)
+                line << cell(s.*scores[i].value, width(3 + int(i)));
+            printLine(stdout, line.join("  "));
+        }
+    }
+    return kSuccess;
 }
 
 }  // namespace
@@ -134,6 +233,13 @@ int headsCommand(const QStringList& arguments) {
         {"json", "One JSON object a line, with exactly the keys " +
                      keys.mid(0, keys.size() - 1).join(", ") + " and " + keys.last() + "."},
         {"double", "Compute in double instead of float."},
+        {"decoder-ids",
+         "Encoder-decoder models: the decoder input (teacher forced, from "
+         "decoder_start_token_id); their encoder, decoder and cross-attention heads are "
+         "summarized, each line with its stack.",
+         "ids"},
+        {"target-text", "Encoder-decoder models: the target text, as the decoder input.", "text"},
+        {"generate", "Encoder-decoder models: the decoder input greedy decoding produces.", "N"},
     });
     if (!parser.parse(arguments)) refuse("heads: " + parser.errorText());
     if (parser.isSet("help")) {
@@ -161,6 +267,14 @@ int headsCommand(const QStringList& arguments) {
     try {
         const io::ModelFolder folder(directory);
         const model::Config& config = folder.model().config;
+        const bool decoderInput =
+            parser.isSet("decoder-ids") || parser.isSet("target-text") || parser.isSet("generate");
+        if (decoderInput && !config.isEncoderDecoder())
+            refuse(QStringLiteral("heads: --decoder-ids, --target-text and --generate are for "
+                                  "encoder-decoder models (%1)")
+                       .arg(QString::fromStdString(model::encoderDecoderFamilyNames())));
+        if (config.isEncoderDecoder())
+            return encoderDecoderHeads(parser, directory, folder.model(), randomText);
         std::vector<long long> ids;
         int prefix = 0;
         if (randomText) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -561,6 +562,47 @@ void addValueNormScores(std::vector<HeadSummary>& summaries, const Model& model,
 }
 
 template <typename Scalar>
+std::vector<HeadSummary> summarizeCrossHeads(const Model& decoder,
+                                             const ModelRun<Scalar>& decoderRun,
+                                             const std::vector<int>& sourceSeparators) {
+    const Config& c = decoder.config;
+    if (!c.hasCrossAttention() || decoderRun.layers.empty() ||
+        decoderRun.layers.front().cross.empty())
+        throw ModelError(
+            "cross-attention heads: the run has none (not an encoder-decoder "
+            "model's decoder)");
+    const Eigen::Index hd = c.headDim;
+    // Every decoder row is a token: the encoder's padding hides keys, which weigh 0.
+    const std::vector<int> everyRow;
+    std::vector<HeadSummary> summaries;
+    for (int l = 0; l < static_cast<int>(decoderRun.layers.size()); ++l) {
+        const CrossRecord<Scalar>& cross = decoderRun.layers[static_cast<std::size_t>(l)].cross;
+        const MatrixD o =
+            asXW(c.architecture(), decoder.weights.layers[static_cast<std::size_t>(l)].crossOutput);
+        for (int h = 0; h < c.heads; ++h) {
+            const HeadWeights weights(cross.weights[static_cast<std::size_t>(h)], everyRow, {},
+                                      &sourceSeparators);
+            const Eigen::RowVectorXd norms =
+                ae::valueOutputNorms(cross.value.middleCols(h * hd, hd).template cast<double>(),
+                                     o.middleRows(h * hd, hd));
+            const std::vector<double> flat(norms.data(), norms.data() + norms.size());
+            HeadWeights withValues = weights;
+            withValues.setValueNorms(flat.data());
+            HeadSummary s;
+            s.layer = l;
+            s.head = h;
+            s.entropy = headScore("entropy").measure(weights);
+            s.firstToken = headScore("first_token").measure(weights);
+            s.toSeparator = headScore("to_separator").measure(weights);
+            s.sinkNorm = headScore("sink_norm").measure(withValues);
+            s.previousToken = s.self = s.induction = std::numeric_limits<double>::quiet_NaN();
+            summaries.push_back(s);
+        }
+    }
+    return summaries;
+}
+
+template <typename Scalar>
 ValueNormsResult valueNorms(const Model& model, const ModelRun<Scalar>& run) {
     const Config& c = model.config;
     requireAnalysis(c, Analysis::ValueNorms);
@@ -752,6 +794,10 @@ template void addValueNormScores<float>(std::vector<HeadSummary>&, const Model&,
                                         const ModelRun<float>&);
 template void addValueNormScores<double>(std::vector<HeadSummary>&, const Model&,
                                          const ModelRun<double>&);
+template std::vector<HeadSummary> summarizeCrossHeads<float>(const Model&, const ModelRun<float>&,
+                                                             const std::vector<int>&);
+template std::vector<HeadSummary> summarizeCrossHeads<double>(const Model&, const ModelRun<double>&,
+                                                              const std::vector<int>&);
 template ValueNormsResult valueNorms<double>(const Model&, const ModelRun<double>&);
 
 }  // namespace ae::model

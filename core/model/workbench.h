@@ -136,6 +136,17 @@ Eigen::MatrixXd valueOutputNorms(const Model& model, const ModelRun<Scalar>& run
 template <typename Scalar>
 void addValueNormScores(std::vector<HeadSummary>& summaries, const Model& model,
                         const ModelRun<Scalar>& run);
+// The cross-attention heads of an encoder–decoder run, decoder layer by layer (`decoderRun`: an
+// EncoderDecoderRun's decoder, `decoder` the decoder stack, model.decoder): the scores a query
+// row reading another sequence defines. entropy; first_token, the weight on the source's first
+// token; to_separator, on `sourceSeparators` (the source's [SEP] / </s> positions); sink_norm,
+// the source's first token's share of α_ij·‖v_j·W_O^h‖. previous_token, self and induction
+// compare a query's position with a key's in one sequence: NaN. Throws ModelError for a run
+// without cross-attention.
+template <typename Scalar>
+std::vector<HeadSummary> summarizeCrossHeads(const Model& decoder,
+                                             const ModelRun<Scalar>& decoderRun,
+                                             const std::vector<int>& sourceSeparators);
 // The mean cross-entropy in nats of each next token over positions first..T−2 of `run` (a
 // decoder's run keeping every position's logits): −log softmax(logits[i])[tokens[i+1]]. On a
 // sequence repeated twice, from the second copy, it is the loss induction lowers.

@@ -237,6 +237,61 @@ private slots:
                  decoderOnly.err.constData());
     }
 
+    // `heads` summarises the three kinds of heads, each line with its stack: every head of the
+    // encoder, the decoder and the cross-attention once, the cross heads' first-token weight the
+    // mean of their maps' first column in `run`'s result, the position scores n/a.
+    void headsCoversEveryKindOfHead() {
+        QTemporaryDir temp;
+        const QString dir = seq2seqDir("tiny-translate");
+        const QStringList input{"--text", "the red cat sees a big dog", "--target-text",
+                                "le chat rouge voit un chien grand", "--double"};
+        const auto r = runBinary(QStringList{"heads", dir, "--json"} + input);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QStringList stacks;
+        QList<QJsonObject> cross;
+        for (const QByteArray& line : r.out.trimmed().split('\n')) {
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            QVERIFY2(line.startsWith("{\"stack\":\""), line.constData());  // its first key
+            stacks << o.value("stack").toString();
+            if (o.value("stack").toString() == QLatin1String("cross")) cross << o;
+        }
+        QCOMPARE(stacks.count("encoder"), 8);
+        QCOMPARE(stacks.count("decoder"), 8);
+        QCOMPARE(stacks.count("cross"), 8);
+        QCOMPARE(stacks.first(), QStringLiteral("encoder"));
+        QCOMPARE(stacks.last(), QStringLiteral("cross"));
+        const QString out = temp.filePath("run.json");
+        QVERIFY(runBinary(QStringList{"run", dir, "-o", out} + input).exitCode == 0);
+        const QJsonArray layers = readJsonFile(out).value("decoder_layers").toArray();
+        for (const QJsonObject& o : cross) {
+            const QJsonArray rows = layers[o.value("layer").toInt()]
+                                        .toObject()
+                                        .value("cross_heads")
+                                        .toArray()[o.value("head").toInt()]
+                                        .toObject()
+                                        .value("weights")
+                                        .toArray();
+            double first = 0;
+            for (const QJsonValue& row : rows)
+                first += row.toArray()[0].toDouble();
+            QVERIFY(std::fabs(o.value("first_token").toDouble() - first / rows.size()) < 1e-12);
+            QVERIFY(o.value("previous_token").isNull() && o.value("self").isNull() &&
+                    o.value("induction").isNull());
+        }
+        const auto table = runBinary(QStringList{"heads", dir} + input);
+        QVERIFY2(table.exitCode == 0, table.err.constData());
+        QVERIFY(table.out.contains("stack    layer  head"));
+        QVERIFY(table.out.contains("cross"));
+        const auto random = runBinary({"heads", dir, "--induction-random", "5"});
+        QCOMPARE(random.exitCode, 2);
+        QVERIFY2(random.err.contains("--induction-random measures one sequence repeated twice"),
+                 random.err.constData());
+        const auto notSeq2seq = runBinary(
+            {"heads", goldenModelDir("gpt2-tiny"), "--ids", "7,41", "--decoder-ids", "0,5"});
+        QCOMPARE(notSeq2seq.exitCode, 2);
+        QVERIFY(notSeq2seq.err.contains("are for encoder-decoder models"));
+    }
+
     void refusals_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("message");

@@ -14,6 +14,7 @@
 #include "core/model/model_analysis.h"
 #include "core/model/model_layer_scene.h"
 #include "core/model/what_if.h"
+#include "core/model/workbench.h"
 #include "io/model/model_folder.h"
 #include "io/scene/scene_file.h"
 #include "io/tokenizer/tokenizer.h"
@@ -433,6 +434,57 @@ private slots:
                 QFAIL("an alignment outside the run was drawn");
             } catch (const model::ModelError&) {
             }
+        }
+    }
+
+    // The cross-attention heads' scores, against the same means taken by hand: entropy, the
+    // weight on the source's first token and on its </s>, and the first token's share of what
+    // the head moves (α_ij·‖v_j·W_O^h‖); the scores that compare positions in one sequence are
+    // NaN.
+    void crossHeadScores() {
+        const QJsonObject expected = readJsonFile(seq2seqDir("bart-tiny") + "/expected-ids-B.json");
+        const io::ModelFolder folder(seq2seqDir("bart-tiny"));
+        const model::Model& m = folder.model();
+        const auto run = runCase<double>(folder, expected);
+        const std::vector<int> separators{4};
+        const auto heads = model::summarizeCrossHeads(*m.decoder, run.decoder, separators);
+        QCOMPARE(heads.size(), std::size_t(4));
+        const model::Config& c = m.decoder->config;
+        const MatrixD outputRows = [&] {
+            const model::TensorRef& o = m.decoder->weights.layers[1].crossOutput;
+            MatrixD stored(o.rows, o.cols);
+            convertElements(o.data, o.dtype, 0, o.count(), stored.data());
+            return MatrixD(stored.transpose());
+        }();
+        const model::HeadSummary& s = heads[3];  // layer 1, head 1
+        QCOMPARE(s.layer, 1);
+        QCOMPARE(s.head, 1);
+        const MatrixD& w = run.decoder.layers[1].cross.weights[1];
+        const Eigen::Index S = w.rows(), T = w.cols(), hd = c.headDim;
+        double entropy = 0, first = 0, separator = 0, sink = 0;
+        for (Eigen::Index i = 0; i < S; ++i) {
+            double moved = 0;
+            std::vector<double> f(static_cast<std::size_t>(T));
+            for (Eigen::Index j = 0; j < T; ++j) {
+                if (w(i, j) > 0) entropy -= w(i, j) * std::log(w(i, j));
+                const Eigen::RowVectorXd v =
+                    run.decoder.layers[1].cross.value.row(j).segment(hd, hd);
+                f[static_cast<std::size_t>(j)] = (v * outputRows.middleRows(hd, hd)).norm();
+                moved += w(i, j) * f[static_cast<std::size_t>(j)];
+            }
+            first += w(i, 0);
+            separator += w(i, 4);
+            sink += w(i, 0) * f[0] / moved;
+        }
+        QVERIFY(std::fabs(s.entropy - entropy / S) < 1e-12);
+        QVERIFY(std::fabs(s.firstToken - first / S) < 1e-12);
+        QVERIFY(std::fabs(s.toSeparator - separator / S) < 1e-12);
+        QVERIFY(std::fabs(s.sinkNorm - sink / S) < 1e-12);
+        QVERIFY(std::isnan(s.previousToken) && std::isnan(s.self) && std::isnan(s.induction));
+        try {
+            model::summarizeCrossHeads(m, run.encoder, separators);
+            QFAIL("an encoder run's cross heads were summarized");
+        } catch (const model::ModelError&) {
         }
     }
 
