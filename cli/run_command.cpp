@@ -85,7 +85,7 @@ void runAndWrite(const model::Model& model, const std::vector<long long>& ids,
 template <typename Scalar>
 void runEncoderDecoderAndWrite(const model::Model& model, const std::vector<long long>& ids,
                                std::vector<long long> decoderIds, int generate,
-                               const model::RunOptions& options, const QString& output) {
+                               const model::RunOptions& options, bool json, const QString& output) {
     if (generate > 0) {
         decoderIds = model::generateGreedy<Scalar>(model, ids, generate, options);
         QStringList text;
@@ -93,17 +93,21 @@ void runEncoderDecoderAndWrite(const model::Model& model, const std::vector<long
             text << QString::number(id);
         printLine(stdout, "decoder ids: " + text.join(','));
     }
-    // Checked with the result's text on top (~24 bytes a number) before the run exists.
+    // Checked with the result's text on top (~24 bytes a number; npy writes one matrix at a
+    // time) before the run exists.
     const model::RunMemory need =
         model::encoderDecoderRunMemory(model, static_cast<long long>(ids.size()),
                                        static_cast<long long>(decoderIds.size()), sizeof(Scalar));
     model::checkRunFitsInMemory(
-        model, need.total() + 24.0 * need.keptNumbers,
+        model, need.total() + (json ? 24.0 * need.keptNumbers : 0.0),
         std::string(sizeof(Scalar) == 4 ? "the model in float" : "the model in double") +
-            " and the result file");
+            (json ? " and the result file" : ""));
     const model::EncoderDecoderRun<Scalar> run =
         model::runEncoderDecoder<Scalar>(model, ids, decoderIds, options);
-    io::writeFileAtomically(output, io::encoderDecoderResultJson(run));
+    if (json)
+        io::writeFileAtomically(output, io::encoderDecoderResultJson(run));
+    else
+        io::writeEncoderDecoderNpyDirectory(run, output);
 }
 
 }  // namespace
@@ -351,10 +355,10 @@ int runModelCommand(const QStringList& arguments) {
                                       "TEXT or --generate N")
                            .arg(family)
                            .arg(config.decoderStartToken));
-            if (!json || !mapLayers.empty())
+            if (!mapLayers.empty())
                 refuse(
-                    "run: --format npy and --layers are not available for encoder-decoder "
-                    "models yet: write the JSON result");
+                    "run: --layers is not available for encoder-decoder models yet: every "
+                    "layer's maps are written");
             int generate = 0;
             if (parser.isSet("generate")) {
                 bool ok = false;
@@ -371,10 +375,10 @@ int runModelCommand(const QStringList& arguments) {
                     : std::vector<long long>{};
             if (parser.isSet("double"))
                 runEncoderDecoderAndWrite<double>(folder.model(), ids, decoderIds, generate,
-                                                  options, parser.value("output"));
+                                                  options, json, parser.value("output"));
             else
                 runEncoderDecoderAndWrite<float>(folder.model(), ids, decoderIds, generate, options,
-                                                 parser.value("output"));
+                                                 json, parser.value("output"));
             return kSuccess;
         }
         if (parser.isSet("double")) {

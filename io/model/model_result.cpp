@@ -193,47 +193,90 @@ QByteArray encoderDecoderResultJson(const model::EncoderDecoderRun<Scalar>& run)
     return out;
 }
 
-template <typename Scalar>
-void writeModelNpyDirectory(const model::ModelRun<Scalar>& run, const QString& directory) {
-    if (!QDir().mkpath(directory))
-        throw WriteError(
-            QStringLiteral("%1: cannot create the folder").arg(directory).toStdString());
-    const QDir dir(directory);
-    auto write = [&](const QString& name, const QByteArray& bytes) {
+namespace {
+
+// The folder's writer: NAME.npy, atomically.
+struct NpyFolder {
+    QDir dir;
+    explicit NpyFolder(const QString& directory) : dir(directory) {
+        if (!QDir().mkpath(directory))
+            throw WriteError(
+                QStringLiteral("%1: cannot create the folder").arg(directory).toStdString());
+    }
+    void write(const QString& name, const QByteArray& bytes) const {
         writeFileAtomically(dir.filePath(name + ".npy"), bytes);
-    };
-    std::vector<qint64> tokens(run.tokens.begin(), run.tokens.end());  // little-endian host
-    write("tokens", npy("<i8", QStringLiteral("(%1,)").arg(tokens.size()),
-                        reinterpret_cast<const char*>(tokens.data()),
-                        static_cast<qsizetype>(tokens.size() * sizeof(qint64))));
-    for (std::size_t l = 0; l < run.layers.size(); ++l) {
-        const int layer = static_cast<int>(l);
-        const QString p = QStringLiteral("layer%1_").arg(l);
-        write(p + "hidden_in", matrixNpy(run.layers[l].hiddenIn));
-        for (int h = 0; h < run.config.heads; ++h) {
-            const QString ph = p + QStringLiteral("head%1_").arg(h);
-            write(ph + "q", matrixNpy(run.q(layer, h)));
-            write(ph + "k", matrixNpy(run.k(layer, h)));
-            write(ph + "v", matrixNpy(run.v(layer, h)));
-            if (!run.layers[l].hasMaps()) continue;  // run --layers: not one of its layers
-            write(ph + "scores", matrixNpy(run.layers[l].scores[static_cast<std::size_t>(h)]));
-            write(ph + "weights", matrixNpy(run.layers[l].weights[static_cast<std::size_t>(h)]));
-            if (!run.positionBias.empty())
-                write(ph + "position_bias",
-                      matrixNpy(run.positionBias[static_cast<std::size_t>(h)]));
-            const auto& layer = run.layers[l];
-            if (!layer.contentToPosition.empty())
-                write(ph + "c2p", matrixNpy(layer.contentToPosition[static_cast<std::size_t>(h)]));
-            if (!layer.positionToContent.empty())
-                write(ph + "p2c", matrixNpy(layer.positionToContent[static_cast<std::size_t>(h)]));
+    }
+    void writeIds(const QString& name, const std::vector<long long>& ids) const {
+        std::vector<qint64> values(ids.begin(), ids.end());  // little-endian host
+        write(name, npy("<i8", QStringLiteral("(%1,)").arg(values.size()),
+                        reinterpret_cast<const char*>(values.data()),
+                        static_cast<qsizetype>(values.size() * sizeof(qint64))));
+    }
+    // Every layer of `run` under `prefix` ("layer", "encoder_layer"): hidden_in, each head's q,
+    // k, v and, with the layer's maps, scores, weights and the terms on them; a decoder stack's
+    // cross-attention as PREFIX{l}_cross{h}_{q,k,v,scores,weights}.
+    template <typename Scalar>
+    void writeLayers(const model::ModelRun<Scalar>& run, const QString& prefix) const {
+        const Eigen::Index hd = run.config.headDim;
+        for (std::size_t l = 0; l < run.layers.size(); ++l) {
+            const int layer = static_cast<int>(l);
+            const model::LayerRecord<Scalar>& record = run.layers[l];
+            const QString p = prefix + QStringLiteral("%1_").arg(l);
+            write(p + "hidden_in", matrixNpy(record.hiddenIn));
+            for (int h = 0; h < run.config.heads; ++h) {
+                const auto at = static_cast<std::size_t>(h);
+                const QString ph = p + QStringLiteral("head%1_").arg(h);
+                write(ph + "q", matrixNpy(run.q(layer, h)));
+                write(ph + "k", matrixNpy(run.k(layer, h)));
+                write(ph + "v", matrixNpy(run.v(layer, h)));
+                if (!record.cross.empty()) {
+                    const QString pc = p + QStringLiteral("cross%1_").arg(h);
+                    write(pc + "q", matrixNpy(record.cross.query.middleCols(h * hd, hd)));
+                    write(pc + "k", matrixNpy(record.cross.key.middleCols(h * hd, hd)));
+                    write(pc + "v", matrixNpy(record.cross.value.middleCols(h * hd, hd)));
+                    write(pc + "scores", matrixNpy(record.cross.scores[at]));
+                    write(pc + "weights", matrixNpy(record.cross.weights[at]));
+                }
+                if (!record.hasMaps()) continue;  // run --layers: not one of its layers
+                write(ph + "scores", matrixNpy(record.scores[at]));
+                write(ph + "weights", matrixNpy(record.weights[at]));
+                if (!run.positionBias.empty())
+                    write(ph + "position_bias", matrixNpy(run.positionBias[at]));
+                if (!record.contentToPosition.empty())
+                    write(ph + "c2p", matrixNpy(record.contentToPosition[at]));
+                if (!record.positionToContent.empty())
+                    write(ph + "p2c", matrixNpy(record.positionToContent[at]));
+            }
         }
     }
+};
+
+}  // namespace
+
+template <typename Scalar>
+void writeModelNpyDirectory(const model::ModelRun<Scalar>& run, const QString& directory) {
+    const NpyFolder folder(directory);
+    folder.writeIds("tokens", run.tokens);
+    folder.writeLayers(run, "layer");
     if (run.config.isDecoder()) {
-        write("logits", matrixNpy(run.logits));
+        folder.write("logits", matrixNpy(run.logits));
     } else {
-        write("last_hidden", matrixNpy(run.lastHidden));
-        if (run.maskedLmLogits.size() > 0) write("mlm_logits", matrixNpy(run.maskedLmLogits));
+        folder.write("last_hidden", matrixNpy(run.lastHidden));
+        if (run.maskedLmLogits.size() > 0)
+            folder.write("mlm_logits", matrixNpy(run.maskedLmLogits));
     }
+}
+
+template <typename Scalar>
+void writeEncoderDecoderNpyDirectory(const model::EncoderDecoderRun<Scalar>& run,
+                                     const QString& directory) {
+    const NpyFolder folder(directory);
+    folder.writeIds("tokens", run.encoder.tokens);
+    folder.writeIds("decoder_tokens", run.decoder.tokens);
+    folder.writeLayers(run.encoder, "encoder_layer");
+    folder.write("encoder_last_hidden", matrixNpy(run.encoder.lastHidden));
+    folder.writeLayers(run.decoder, "decoder_layer");
+    folder.write("logits", matrixNpy(run.decoder.logits));
 }
 
 template QByteArray modelResultJson<float>(const model::ModelRun<float>&);
@@ -242,5 +285,9 @@ template QByteArray encoderDecoderResultJson<float>(const model::EncoderDecoderR
 template QByteArray encoderDecoderResultJson<double>(const model::EncoderDecoderRun<double>&);
 template void writeModelNpyDirectory<float>(const model::ModelRun<float>&, const QString&);
 template void writeModelNpyDirectory<double>(const model::ModelRun<double>&, const QString&);
+template void writeEncoderDecoderNpyDirectory<float>(const model::EncoderDecoderRun<float>&,
+                                                     const QString&);
+template void writeEncoderDecoderNpyDirectory<double>(const model::EncoderDecoderRun<double>&,
+                                                      const QString&);
 
 }  // namespace ae::io

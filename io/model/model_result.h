@@ -29,4 +29,12 @@ QByteArray encoderDecoderResultJson(const model::EncoderDecoderRun<Scalar>& run)
 template <typename Scalar>
 void writeModelNpyDirectory(const model::ModelRun<Scalar>& run, const QString& directory);
 
+// An encoder–decoder run as .npy files: tokens.npy and decoder_tokens.npy (int64),
+// encoder_layer{l}_hidden_in.npy and encoder_layer{l}_head{h}_{q,k,v,scores,weights}.npy (T5:
+// _position_bias too), encoder_last_hidden.npy, the decoder's layers as decoder_layer{l}_… with
+// its cross-attention as decoder_layer{l}_cross{h}_{q,k,v,scores,weights}.npy, and logits.npy.
+template <typename Scalar>
+void writeEncoderDecoderNpyDirectory(const model::EncoderDecoderRun<Scalar>& run,
+                                     const QString& directory);
+
 }  // namespace ae::io

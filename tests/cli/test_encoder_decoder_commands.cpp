@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
+#include <cstring>
 
 #include "io/scene/scene_file.h"
 #include "io/tokenizer/tokenizer.h"
@@ -292,6 +293,50 @@ private slots:
         QVERIFY(notSeq2seq.err.contains("are for encoder-decoder models"));
     }
 
+    // --format npy writes every matrix of the JSON result as its own file, the same numbers.
+    void npyHoldsTheJsonsNumbers() {
+        QTemporaryDir temp;
+        const QString dir = seq2seqDir("t5-tiny");
+        const QStringList input{"--ids", "7,41,3,59", "--decoder-ids", "0,12,5", "--double"};
+        const QString json = temp.filePath("run.json"), npy = temp.filePath("npy");
+        QVERIFY(runBinary(QStringList{"run", dir, "-o", json} + input).exitCode == 0);
+        const auto r = runBinary(QStringList{"run", dir, "--format", "npy", "-o", npy} + input);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QStringList files = QDir(npy).entryList({"*.npy"}, QDir::Files);
+        // tokens, decoder_tokens, encoder_last_hidden, logits; per encoder layer hidden_in and 2
+        // heads x 6 (q, k, v, scores, weights, position_bias); per decoder layer the same plus 2
+        // cross heads x 5.
+        QCOMPARE(files.size(), 4 + 2 * (1 + 12) + 2 * (1 + 12 + 10));
+        const QJsonObject result = readJsonFile(json);
+        const auto npyMatrix = [&](const QString& name) {
+            QFile f(npy + "/" + name + ".npy");
+            if (!f.open(QIODevice::ReadOnly)) return std::vector<double>();
+            const QByteArray bytes = f.readAll();
+            const int header = 10 + (static_cast<unsigned char>(bytes[8]) |
+                                     (static_cast<unsigned char>(bytes[9]) << 8));
+            std::vector<double> values(static_cast<std::size_t>((bytes.size() - header) / 8));
+            std::memcpy(values.data(), bytes.constData() + header, values.size() * 8);
+            return values;
+        };
+        const auto jsonFlat = [](const QJsonValue& m) {
+            std::vector<double> values;
+            for (const QJsonValue& row : m.toArray())
+                for (const QJsonValue& x : row.toArray())
+                    values.push_back(x.toDouble());
+            return values;
+        };
+        const QJsonObject cross = result.value("decoder_layers")
+                                      .toArray()[1]
+                                      .toObject()
+                                      .value("cross_heads")
+                                      .toArray()[1]
+                                      .toObject();
+        QCOMPARE(npyMatrix("decoder_layer1_cross1_weights"), jsonFlat(cross.value("weights")));
+        QCOMPARE(npyMatrix("decoder_layer1_cross1_k"), jsonFlat(cross.value("k")));
+        QCOMPARE(npyMatrix("encoder_last_hidden"), jsonFlat(result.value("encoder_last_hidden")));
+        QCOMPARE(npyMatrix("logits"), jsonFlat(result.value("logits")));
+    }
+
     void refusals_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("message");
@@ -324,9 +369,9 @@ private slots:
         QTest::newRow("decoder vocabulary")
             << QStringList{"run", t5, "--ids", "7,41", "--decoder-ids", "0,64", "-o", "x.json"}
             << "decoder ids[1]: 64 is not in [0, 64)";
-        QTest::newRow("npy") << QStringList{"run", t5,         "--ids", "7,41", "--decoder-ids",
-                                            "0,5", "--format", "npy",   "-o",   "x"}
-                             << "--format npy and --layers are not available for encoder-decoder";
+        QTest::newRow("layers") << QStringList{"run", t5,         "--ids", "7,41", "--decoder-ids",
+                                               "0,5", "--layers", "0",     "-o",   "x.json"}
+                                << "--layers is not available for encoder-decoder models yet";
         QTest::newRow("generate zero")
             << QStringList{"run", t5, "--ids", "7,41", "--generate", "0", "-o", "x.json"}
             << "--generate: expected a number of tokens >= 1, got 0";
