@@ -13,13 +13,15 @@ namespace {
 // Refuses a width its heads do not divide, naming both fields as the config spells them
 // ("config.json: n_embd 30 is not a multiple of n_head 4").
 void requireWholeHeads(const QString& file, const model::Config& c, const char* widthField,
-                       const char* headsField) {
-    if (c.hidden % c.heads == 0) return;
+                       const char* headsField, int heads = 0) {
+    // `heads`: another stack's count (an encoder–decoder model's decoder); 0: c.heads.
+    if (heads <= 0) heads = c.heads;
+    if (c.hidden % heads == 0) return;
     failConfig(QStringLiteral("%1: %2 %3 is not a multiple of %4 %5")
                    .arg(file, QLatin1String(widthField))
                    .arg(c.hidden)
                    .arg(QLatin1String(headsField))
-                   .arg(c.heads));
+                   .arg(heads));
 }
 
 using model::Activation;
@@ -1129,16 +1131,8 @@ void readBartLike(const ConfigReader& r, Config& c, bool marian) {
     c.normEps = 1e-5;
     if (truthyFlag(r, "scale_embedding", false))
         c.embeddingScale = std::sqrt(static_cast<double>(c.hidden));
-    for (const auto& [heads, field] :
-         {std::pair<int, const char*>{c.heads, "encoder_attention_heads"},
-          {c.decoderHeads, "decoder_attention_heads"}}) {
-        if (c.hidden % heads)
-            failConfig(QStringLiteral("%1: d_model %2 is not a multiple of %3 %4")
-                           .arg(file)
-                           .arg(c.hidden)
-                           .arg(QLatin1String(field))
-                           .arg(heads));
-    }
+    requireWholeHeads(file, c, "d_model", "encoder_attention_heads");
+    requireWholeHeads(file, c, "d_model", "decoder_attention_heads", c.decoderHeads);
     if (marian) {
         c.positions = maxPositions;
         c.sinusoidalPositionTable = true;
