@@ -17,6 +17,7 @@
 #include "io/formats/result_export.h"
 #include "io/model/model_folder.h"
 #include "io/tokenizer/tokenizer.h"
+#include "plot/alignment_figure.h"
 #include "plot/effect_map.h"
 #include "plot/model_view_export.h"
 #include "plot/presentation_style.h"
@@ -76,29 +77,13 @@ QByteArray renderAlignment(const model::Model& model, const std::vector<long lon
                            const std::function<QString(long long)>& tokenText) {
     const model::EncoderDecoderRun<float> run =
         model::runEncoderDecoder<float>(model, ids, decoderIds);
-    const Eigen::MatrixXd alignment = model::crossAttentionAlignment(run.decoder, layer, head);
-    const model::Config& c = model.decoder->config;
-    const QString title =
-        head >= 0    ? QStringLiteral("Cross-attention of layer %1, head %2").arg(layer).arg(head)
-        : layer >= 0 ? QStringLiteral("Cross-attention of layer %1, mean of its %2 heads")
-                           .arg(layer)
-                           .arg(c.heads)
-                     : QStringLiteral("Cross-attention, mean of %1 layers × %2 heads")
-                           .arg(c.layers)
-                           .arg(c.heads);
     QWidget host;  // owns the map's plot, which owns the map
-    auto* map = new plot::EffectMap(title, &host, plot::EffectMap::Scale::Sequential,
-                                    QStringLiteral("attention weight"));
-    map->setAxisNames(QStringLiteral("source"), QStringLiteral("output"));
-    QStringList rows, columns;
-    for (std::size_t i = 1; i < targetLabels.size(); ++i)
-        rows << QString::fromStdString(targetLabels[i]);
-    Eigen::Index choice = 0;
-    run.decoder.logits.row(run.decoder.logits.rows() - 1).maxCoeff(&choice);
-    rows << tokenText(static_cast<long long>(choice));
+    plot::EffectMap* map = plot::newAlignmentMap(&host);
+    QStringList columns;
     for (const std::string& label : sourceLabels)
         columns << QString::fromStdString(label);
-    map->setValues(MatrixD(alignment), rows, columns);
+    plot::showAlignment(map, model.decoder->config, run.decoder, layer, head,
+                        plot::alignmentRowLabels(run.decoder, targetLabels, tokenText), columns);
     if (image.presentation) {
         plot::scalePlotFonts(&host, 1.0, 1.5, true);
         plot::setPlotsHighContrast(&host, true);

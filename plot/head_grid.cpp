@@ -50,6 +50,19 @@ void HeadGrid::setRun(std::shared_ptr<const ae::model::ModelRun<float>> run,
         valueWeighted.reset();
     valueWeighted_ = std::move(valueWeighted);
     tokens_ = tokens;
+    keyTokens_.clear();
+    cross_ = false;
+    refill();
+    update();
+}
+
+void HeadGrid::setCrossRun(std::shared_ptr<const ae::model::ModelRun<float>> decoderRun,
+                           const QStringList& targetTokens, const QStringList& sourceTokens) {
+    run_ = std::move(decoderRun);
+    valueWeighted_.reset();
+    tokens_ = targetTokens;
+    keyTokens_ = sourceTokens;
+    cross_ = true;
     refill();
     update();
 }
@@ -61,7 +74,10 @@ void HeadGrid::startLayerByLayer(int layers, int heads, int tokens) {
     layers_ = layers;
     heads_ = heads;
     tokenCount_ = tokens;
+    keyCount_ = tokens;
+    cross_ = false;
     tokens_.clear();
+    keyTokens_.clear();
     pool_ = plot::poolShape(tokens, tokens, kMaxShownCells, kMaxShownCells);
     pooled_.assign(static_cast<size_t>(layers_ * heads_), {});
     ownMax_.assign(static_cast<size_t>(layers_ * heads_), 0.0);
@@ -106,9 +122,17 @@ void HeadGrid::refill() {
     layers_ = run_ ? static_cast<int>(run_->layers.size()) : 0;
     heads_ = run_ ? run_->config.heads : 0;
     tokenCount_ = run_ ? static_cast<int>(run_->tokens.size()) : 0;
-    pool_ = plot::poolShape(tokenCount_, tokenCount_, kMaxShownCells, kMaxShownCells);
+    keyCount_ = tokenCount_;
+    if (cross_ && run_ && !run_->layers.empty()) {
+        const auto& crossWeights = run_->layers.front().cross.weights;
+        keyCount_ = crossWeights.empty() ? 0 : static_cast<int>(crossWeights.front().cols());
+        // A decoder stack without cross-attention has no maps to show.
+        if (crossWeights.empty()) layers_ = 0;
+    }
+    pool_ = plot::poolShape(tokenCount_, keyCount_, kMaxShownCells, kMaxShownCells);
     const int count = layers_ * heads_;
-    const bool causal = run_ && run_->config.isDecoder();
+    // Cross-attention's first row reads every source token: no causal first row to leave out.
+    const bool causal = !cross_ && run_ && run_->config.isDecoder();
     pooled_.assign(static_cast<size_t>(count), {});
     ownMax_.assign(static_cast<size_t>(count), 0.0);
     // The pass pooled each head as it made it (model::LayerDigest), before a long run dropped
@@ -119,7 +143,8 @@ void HeadGrid::refill() {
         const int layer = i / heads_, head = i % heads_;
         const ae::model::LayerRecord<float>& record = run_->layers[static_cast<size_t>(layer)];
         const ae::model::HeadDigest digest =
-            valueWeighted_
+            cross_ ? ae::model::poolHead(record.cross.weights[static_cast<size_t>(head)], false)
+            : valueWeighted_
                 ? (*valueWeighted_)[static_cast<size_t>(layer)].heads[static_cast<size_t>(head)]
             : record.digest.empty()
                 ? ae::model::poolHead(record.weights[static_cast<size_t>(head)], causal)
@@ -346,7 +371,7 @@ void HeadGrid::paintEvent(QPaintEvent*) {
                 painter.drawImage(r, image);
         }
     }
-    if (pairStart_ > 0 && pairStart_ < tokenCount_) {
+    if (!cross_ && pairStart_ > 0 && pairStart_ < tokenCount_) {
         // Where sentence B starts, in the pooled image's cells (a pooled cell holding both
         // sentences gets the line at its start).
         const int cells = (tokenCount_ + pool_.rowsPerCell - 1) / pool_.rowsPerCell;
@@ -426,8 +451,16 @@ void HeadGrid::paintEvent(QPaintEvent*) {
     } else {
         caption = tr("%1 0 to each map's own largest").arg(what);
     }
-    if (pool_.rowsPerCell > 1)
-        caption += tr(" · %1 tokens, max-pooled %2×%2").arg(tokenCount_).arg(pool_.rowsPerCell);
+    if (cross_) caption += tr(" · rows: target, columns: source");
+    if (pool_.rowsPerCell > 1 || pool_.columnsPerCell > 1) {
+        caption +=
+            cross_ ? tr(" · %1 × %2 tokens, max-pooled %3×%4")
+                         .arg(tokenCount_)
+                         .arg(keyCount_)
+                         .arg(pool_.rowsPerCell)
+                         .arg(pool_.columnsPerCell)
+                   : tr(" · %1 tokens, max-pooled %2×%2").arg(tokenCount_).arg(pool_.rowsPerCell);
+    }
     const int captionLeft = barLeft + barWidth + 8;
     painter.drawText(QRect(captionLeft, legendTop - 2, std::max(40, width() - captionLeft - 2),
                            plainMetrics.height() * 3 + 4),
@@ -452,6 +485,13 @@ QString HeadGrid::tokenLabel(int position) const {
     return QString::number(position);
 }
 
+QString HeadGrid::keyLabel(int position) const {
+    if (!cross_) return tokenLabel(position);
+    if (position < keyTokens_.size() && !keyTokens_[position].isEmpty())
+        return QStringLiteral("%1 “%2”").arg(position).arg(keyTokens_[position]);
+    return QString::number(position);
+}
+
 QString HeadGrid::cellText(HeadId head, int shownRow, int shownColumn) const {
     if (pooled_[static_cast<size_t>(index(head))].empty()) return tr("not run yet");
     const double value = pooled_[static_cast<size_t>(index(head))]
@@ -459,13 +499,13 @@ QString HeadGrid::cellText(HeadId head, int shownRow, int shownColumn) const {
     const QString what = valueWeighted_ ? tr("value-weighted share") : tr("weight");
     if (pool_.rowsPerCell == 1 && pool_.columnsPerCell == 1) {
         return tr("%1 → %2: %3 %4")
-            .arg(tokenLabel(shownRow), tokenLabel(shownColumn), what)
+            .arg(tokenLabel(shownRow), keyLabel(shownColumn), what)
             .arg(value, 0, 'f', 3);
     }
     const int firstRow = shownRow * pool_.rowsPerCell;
     const int lastRow = std::min(tokenCount_, firstRow + pool_.rowsPerCell) - 1;
     const int firstColumn = shownColumn * pool_.columnsPerCell;
-    const int lastColumn = std::min(tokenCount_, firstColumn + pool_.columnsPerCell) - 1;
+    const int lastColumn = std::min(keyCount_, firstColumn + pool_.columnsPerCell) - 1;
     return tr("queries %1–%2 → keys %3–%4: largest %5 %6")
         .arg(firstRow)
         .arg(lastRow)

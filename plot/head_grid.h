@@ -44,6 +44,12 @@ public:
     void setRun(std::shared_ptr<const ae::model::ModelRun<float>> run, const QStringList& tokens,
                 std::shared_ptr<const std::vector<ae::model::LayerDigest>> valueWeighted = {});
     bool valueWeighted() const { return static_cast<bool>(valueWeighted_); }
+    // An encoder–decoder model's cross-attention instead: `decoderRun` is its decoder stack's
+    // run, and each map is a layer's cross-attention weights (LayerRecord::cross), its rows the
+    // target tokens `targetTokens`, its columns the source tokens `sourceTokens`.
+    void setCrossRun(std::shared_ptr<const ae::model::ModelRun<float>> decoderRun,
+                     const QStringList& targetTokens, const QStringList& sourceTokens);
+    bool showsCrossAttention() const { return cross_; }
     // A pass under way: layer `layer` (of `layers`) has finished on `tokens` tokens, its heads'
     // digests `heads`. Layer 0 starts a new picture (the layers not yet run are blank); setRun
     // replaces it with the finished run's.
@@ -127,11 +133,15 @@ private:
     int index(HeadId head) const { return head.first * heads_ + head.second; }
     QString cellText(HeadId head, int shownRow, int shownColumn) const;
     QString tokenLabel(int position) const;
+    QString keyLabel(int position) const;  // a column's token: the source's in cross-attention
     void setHoverText(const QString& text);
 
     std::shared_ptr<const ae::model::ModelRun<float>> run_;
     QStringList tokens_;
+    QStringList keyTokens_;  // cross-attention's source tokens (self-attention: tokens_)
+    bool cross_ = false;
     int layers_ = 0, heads_ = 0, tokenCount_ = 0;
+    int keyCount_ = 0;  // the maps' columns: tokenCount_, or the source's in cross-attention
     int pairStart_ = -1;
     int filled_ = -1;
     PoolShape pool_;

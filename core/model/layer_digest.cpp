@@ -8,8 +8,10 @@ namespace ae::model {
 template <typename Scalar>
 HeadDigest poolHead(const ops::RowMajorMatrix<Scalar>& weights, bool causal) {
     HeadDigest d;
+    // Queries x keys: square for self-attention, target x source for cross-attention.
     const int T = static_cast<int>(weights.rows());
-    const PoolShape pool = poolShape(T, T, kDigestCells, kDigestCells);
+    const PoolShape pool =
+        poolShape(T, static_cast<int>(weights.cols()), kDigestCells, kDigestCells);
     d.pooled.resize(static_cast<std::size_t>(pool.shownRows) * pool.shownColumns);
     for (int r = 0; r < pool.shownRows; ++r) {
         for (int c = 0; c < pool.shownColumns; ++c) {
