@@ -11,6 +11,7 @@
 #include "io/formats/result_export.h"
 #include "io/model/model_folder.h"
 #include "io/model/model_result.h"
+#include "io/model/seq2seq_input.h"
 #include "io/scene/scene_file.h"
 #include "io/tokenizer/tokenizer.h"
 
@@ -160,13 +161,9 @@ std::vector<long long> tokenizePairForRun(const QString& modelDirectory, const Q
 std::vector<long long> targetTextDecoderInput(const QString& modelDirectory, const QString& target,
                                               const model::Config& config,
                                               std::vector<std::string>* labels) {
-    // BART keeps its leading <s>: its labels are <s> … </s>.
     try {
         const io::Tokenizer tokenizer = io::Tokenizer::loadTarget(modelDirectory);
-        std::vector<long long> ids{config.decoderStartToken};
-        for (int id : tokenizer.encode(target, true))
-            ids.push_back(id);
-        if (ids.size() > 1 && ids.back() == config.eosToken) ids.pop_back();
+        const std::vector<long long> ids = io::teacherForcedDecoderIds(tokenizer, target, config);
         if (labels)
             for (long long id : ids)
                 labels->push_back(tokenizer.displayText(static_cast<int>(id)).toStdString());

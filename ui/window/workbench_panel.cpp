@@ -26,6 +26,7 @@
 #include "plot/image_export.h"
 #include "plot/workbench_charts.h"
 #include "ui/files/export_dialog.h"
+#include "ui/files/map_export.h"
 
 namespace ae::ui {
 
@@ -220,7 +221,7 @@ WorkbenchPanel::WorkbenchPanel(document::ModelSession* session, QWidget* parent)
     compositionHistogram_ = sized(new plot::BarChart(this), "compositionHistogram");
     for (plot::EffectMap* map : {heads_, pattern_, residual_, cleanPattern_, corruptPattern_, lens_,
                                  attribution_, composition_})
-        addExportMenu(map);
+        addMapExportMenu(map, this, [this](const QString& text) { status_->setText(text); });
 
     pages_ = new QStackedWidget(this);
     auto* patching = new QWidget(pages_);
@@ -675,57 +676,6 @@ void WorkbenchPanel::showComposition() {
                         "alone, as TransformerLens folds them.")
                          .arg(labels.value(maxI), labels.value(maxJ), number(scores(maxI, maxJ)),
                               number(result->compositionBaseline)));
-}
-
-void WorkbenchPanel::addExportMenu(plot::EffectMap* map) {
-    QWidget* widget = map->widget();
-    widget->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(widget, &QWidget::customContextMenuRequested, this, [this, map, widget](QPoint at) {
-        if (map->rows() == 0) return;
-        QMenu menu;
-        QAction* image = menu.addAction(tr("Export image (PNG, PDF, SVG)…"));
-        menu.addAction(tr("Export numbers (CSV, NPY)…"));
-        QAction* chosen = menu.exec(widget->mapToGlobal(at));
-        if (!chosen) return;
-        if (chosen == image) {
-            // As any map: size, print width, title, colour-bar label and range.
-            ExportDialog dialog(map, this);
-            connect(&dialog, &ExportDialog::statusMessage, status_, &QLabel::setText);
-            dialog.exec();
-            return;
-        }
-        const QString fileName = QFileDialog::getSaveFileName(
-            this, chosen->text(), map->title().section(QLatin1Char('('), 0, 0).trimmed(),
-            tr("Numbers (*.csv *.npy)"));
-        if (fileName.isEmpty()) return;
-        const QString error = saveMap(*map, fileName);
-        status_->setText(error.isEmpty() ? tr("Saved %1").arg(QFileInfo(fileName).fileName())
-                                         : error);
-    });
-}
-
-QString WorkbenchPanel::saveMap(const plot::EffectMap& map, const QString& fileName) {
-    const QString suffix = QFileInfo(fileName).suffix().toLower();
-    try {
-        QByteArray bytes;
-        if (suffix == QLatin1String("csv")) {
-            bytes = io::csvBytes(map.values());
-        } else if (suffix == QLatin1String("npy")) {
-            bytes = io::npyBytes(map.values());
-        } else if (const auto format = plot::imageFormatForFile(fileName)) {
-            // The map's own size on screen, at least a readable figure's.
-            const QSize size = map.widget()->size().expandedTo(QSize(640, 480));
-            bytes = map.image(*format, size, 2.0);
-        } else {
-            return tr("%1: choose .png, .jpg, .pdf or .svg for an image, .csv or .npy for the "
-                      "numbers")
-                .arg(fileName);
-        }
-        io::writeFileAtomically(fileName, bytes);
-    } catch (const io::WriteError& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
 }
 
 }  // namespace ae::ui

@@ -70,9 +70,6 @@ public:
     void runComposition(char kind);
     // Shows head (layer, head)'s pattern on the clean and the corrupted text (after a sweep).
     void showHeadPatterns(int layer, int head);
-    // Writes `map` to `fileName`: an image by its suffix (.png, .jpg, .pdf, .svg) or its numbers
-    // (.csv, .npy), atomically. Empty on success, else the reason.
-    static QString saveMap(const plot::EffectMap& map, const QString& fileName);
 
 signals:
     // "Open in explorer" on a head: the window brings the Explorer tab to the front.
@@ -89,7 +86,6 @@ private:
     void showLens();
     void showAttribution();
     void showComposition();
-    void addExportMenu(plot::EffectMap* map);
     QStringList tokenLabels(const std::vector<long long>& ids) const;
 
     document::ModelSession* session_;

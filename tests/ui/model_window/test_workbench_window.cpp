@@ -36,6 +36,7 @@
 #include "ui/classroom/classroom.h"
 #include "ui/classroom/examples_gallery.h"
 #include "ui/files/export_dialog.h"
+#include "ui/files/map_export.h"
 #include "ui/window/presentation_mode.h"
 #include "ui/window/workbench_panel.h"
 
@@ -611,7 +612,7 @@ private slots:
         runAndWait(bench);
         const plot::EffectMap& map = *bench->residualMap();
         const QString csv = dir_->filePath(QStringLiteral("residual.csv"));
-        QCOMPARE(ui::WorkbenchPanel::saveMap(map, csv), QString());
+        QCOMPARE(ui::saveMapFile(map, csv), QString());
         QFile csvFile(csv);
         QVERIFY(csvFile.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = csvFile.readAll().trimmed().split('\n');
@@ -619,7 +620,7 @@ private slots:
         QCOMPARE(lines[1].split(',').size(), 7);
         QCOMPARE(lines[1].split(',')[6].toDouble(), map.value(1, 6));
         const QString npy = dir_->filePath(QStringLiteral("residual.npy"));
-        QCOMPARE(ui::WorkbenchPanel::saveMap(map, npy), QString());
+        QCOMPARE(ui::saveMapFile(map, npy), QString());
         QFile npyFile(npy);
         QVERIFY(npyFile.open(QIODevice::ReadOnly));
         const QByteArray npyBytes = npyFile.readAll();
@@ -627,18 +628,18 @@ private slots:
         QVERIFY(npyBytes.contains("'shape': (2, 7)"));
         QCOMPARE(npyBytes.size() % 8, 0);
         const QString png = dir_->filePath(QStringLiteral("residual.png"));
-        QCOMPARE(ui::WorkbenchPanel::saveMap(map, png), QString());
+        QCOMPARE(ui::saveMapFile(map, png), QString());
         QImage image(png);
         QVERIFY(!image.isNull());
         QVERIFY(image.width() >= 640);
         for (const char* suffix : {"svg", "pdf"}) {
             const QString file = dir_->filePath(QStringLiteral("residual.") + suffix);
-            QCOMPARE(ui::WorkbenchPanel::saveMap(map, file), QString());
+            QCOMPARE(ui::saveMapFile(map, file), QString());
             QFile written(file);
             QVERIFY(written.open(QIODevice::ReadOnly));
             QVERIFY(written.size() > 1000);
         }
-        QVERIFY(ui::WorkbenchPanel::saveMap(map, dir_->filePath(QStringLiteral("r.txt")))
+        QVERIFY(ui::saveMapFile(map, dir_->filePath(QStringLiteral("r.txt")))
                     .contains(QStringLiteral(".csv or .npy")));
 
         // The export dialog, as for any map: a PDF one column wide (3.5 in, 252 pt), a title of
