@@ -191,13 +191,24 @@ OpenedModel openModel(const OpenRequest& request, int selectedPosition,
     loaded.folder = std::make_shared<io::ModelFolder>(r.folder, io::ModelFolder::Values::Unread);
     loaded.builtIn = r.builtIn;
     const model::Model& m = loaded.folder->model();
-    if (m.config.isEncoderDecoder())
-        throw model::ModelError(
-            QObject::tr("%1: %2 is an encoder-decoder model, which the window does not show yet; "
-                        "the command line runs it: attention-explorer run %1 --text SOURCE "
-                        "--target-text TARGET (or --generate N) -o result.json")
-                .arg(r.folder, QString::fromLatin1(model::familyName(m.config.family)))
-                .toStdString());
+    if (m.config.isEncoderDecoder()) {
+        // A saved scene names a one-stack model's layer (view.model); an encoder–decoder model's
+        // layers are saved as plain scenes.
+        if (request.forSavedScene())
+            throw model::ModelError(
+                withConsequence(
+                    QObject::tr("%1: %2 is an encoder-decoder model, whose layers are "
+                                "not saved as a model's layer")
+                        .arg(r.folder, QString::fromLatin1(model::familyName(m.config.family))),
+                    request.consequence)
+                    .toStdString());
+        loaded.folder->checkValues(reports.checking);
+        opened.encoderDecoder = true;
+        opened.input.text = r.text.isEmpty() ? request.about.text : r.text;
+        opened.layer = r.layer;
+        opened.head = r.head;
+        return opened;
+    }
     loaded.fingerprint = modelFingerprint(m);
     if (!r.fingerprint.isEmpty() && loaded.fingerprint != r.fingerprint) {
         const QString named = r.builtIn.isEmpty()

@@ -93,6 +93,9 @@ struct OpenedModel {
     int layer = 0;     // the request's layer and head where the model has them, else 0
     int head = 0;
     AnalysedRun run;  // the model's own run on `input` (runAndAnalyse)
+    // An encoder–decoder model: read and checked, not run (the translation session runs it on
+    // input.text, its source); `run` is empty.
+    bool encoderDecoder = false;
 };
 
 // On the worker: the model a checked request names, opened and run, with its analysis at

@@ -149,6 +149,12 @@ void ModelSession::startOpening(OpenRequest request,
                     auto opened =
                         std::make_shared<const OpenedModel>(openModel(request, position, report));
                     return [this, opened, whenOpen] {
+                        if (opened->encoderDecoder) {
+                            const LoadedModel& m = opened->model;
+                            emit encoderDecoderOpened(m.folder, m.location(), opened->input.text,
+                                                      opened->layer, opened->head);
+                            return;
+                        }
                         install(*opened);
                         whenOpen(*opened);
                     };

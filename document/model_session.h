@@ -217,6 +217,12 @@ signals:
     void problem(const QString& message);
     // Opening a folder was refused (also problem()): worth a message box, unlike a typed id.
     void openRefused(const QString& message);
+    // The folder opened holds an encoder–decoder model (read and its values checked): the
+    // translation session (document/translation_session.h) takes it, to run on `text` (empty: its
+    // own default) with `layer` and `head` open. This session's model stays open until the
+    // translation's scene replaces its layer.
+    void encoderDecoderOpened(std::shared_ptr<io::ModelFolder> folder, const QString& location,
+                              const QString& text, int layer, int head);
     // openSavedLayer's scene is in the document; `view` is its view object for the window.
     void savedLayerOpened(const QJsonObject& view);
 

@@ -71,13 +71,14 @@ QString describe(const QString& what, const QSize& size) {
 }  // namespace
 
 // With every panel open at once (controls, tokens, weights, training, walkthrough, neuron view,
-// pin and compare, model input, model in training), the window can still be made as small as a
-// projector's screen.
+// pin and compare, model input, translation input, model in training), the window can still be made
+// as small as a projector's screen.
 void TestWindowScreen::fitsASmallScreenWithEveryDockShown() {
     for (const char* preset : {"default", "cross-sentences", "bert-base"}) {
         window_->openPreset(QString::fromLatin1(preset));
         const QList<QDockWidget*> docks = window_->findChildren<QDockWidget*>();
-        QCOMPARE(docks.size(), 9);  // and the model's input, and the model in training
+        // and the model's input, the translation's, and the model in training
+        QCOMPARE(docks.size(), 10);
         for (QDockWidget* dock : docks)
             dock->show();
         settle();

@@ -30,6 +30,7 @@
 
 #include "document/attention_document.h"
 #include "document/model_session.h"
+#include "document/translation_session.h"
 #include "io/scene/scene_file.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
@@ -50,6 +51,8 @@
 #include "ui/window/model_status_text.h"
 #include "ui/window/presentation_mode.h"
 #include "ui/window/stale_click_guard.h"
+#include "ui/window/translation_panel.h"
+#include "ui/window/translation_view.h"
 
 namespace ae::ui {
 namespace {
@@ -149,7 +152,9 @@ MainWindow::MainWindow(QWidget* parent)
     walkthrough->setModelSession(session_);
     connect(walkthrough, &WalkthroughPanel::modelRequested, fileActions_, &FileActions::openModel);
     connect(walkthrough, &WalkthroughPanel::compositionRequested, this, [this] {
-        if (centralWidget() == centre_) centre_->setCurrentIndex(centre_->count() - 1);
+        if (centralWidget() == centre_)
+            centre_->setCurrentWidget(
+                centre_->findChild<QWidget*>(QStringLiteral("workbenchScroll")));
         workbench_->runComposition('k');
     });
     connect(walkthrough, &WalkthroughPanel::modelViewRequested, this, [this] {
@@ -157,6 +162,8 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(classroom_->presentation(), &PresentationMode::activeChanged, modelView_,
             &plot::ModelView::setPresentation);
+    connect(classroom_->presentation(), &PresentationMode::activeChanged, translationView_,
+            &TranslationView::setPresentation);
     // The training dock's model view too: a teacher shows a head forming on the projector.
     if (auto* training = findChild<TrainingPanel*>()) {
         connect(classroom_->presentation(), &PresentationMode::activeChanged,
@@ -379,7 +386,8 @@ void MainWindow::createModelViews() {
         showStatusMessage(tr("Opened %1").arg(session_->folder()));
     });
     connect(session_, &document::ModelSession::closed, this, [this] {
-        showSceneLayout();
+        // An encoder–decoder model's scene replaced the one-stack model's layer: its tabs stay.
+        if (!translation_->isOpen()) showSceneLayout();
         modelView_->setData({});
     });
     // A model being opened is shown from its headers, before its values are read and its first
@@ -398,7 +406,7 @@ void MainWindow::createModelViews() {
         if (busy || !openingShown_) return;
         openingShown_ = false;
         if (!session_->isOpen()) {
-            showSceneLayout();
+            if (!translation_->isOpen()) showSceneLayout();
             modelView_->setData({});
         } else {
             showModelResults();
@@ -431,18 +439,78 @@ void MainWindow::createModelViews() {
     });
     connect(modelView_, &plot::ModelView::positionSelected, session_,
             &document::ModelSession::setSelectedPosition);
+    createTranslationViews();
     connect(modelView_, &plot::ModelView::summariesNeeded, session_,
             &document::ModelSession::measureInduction);
 }
 
+void MainWindow::createTranslationViews() {
+    translation_ = new document::TranslationSession(document_, this);
+    translationView_ = new TranslationView(translation_, centre_);
+    translationView_->setObjectName(QStringLiteral("translationView"));
+    translationView_->hide();  // a tab of its own while an encoder–decoder model is open
+    translationPanel_ = new TranslationPanel(translation_);
+    translationDock_ = new QDockWidget(tr("Translation input"), this);
+    translationDock_->setObjectName(QStringLiteral("translationDock"));
+    translationDock_->setWidget(translationPanel_);
+    addDockWidget(Qt::TopDockWidgetArea, translationDock_);
+    translationDock_->hide();
+    // The model session reads every folder opened, and hands an encoder–decoder one over.
+    connect(session_, &document::ModelSession::encoderDecoderOpened, translation_,
+            &document::TranslationSession::start);
+    connect(translation_, &document::TranslationSession::opened, this, [this] {
+        showTranslationLayout();
+        centre_->setCurrentWidget(translationView_);
+        fileActions_->rememberModel(translation_->location());
+        showStatusMessage(tr("Opened %1").arg(translation_->folder()));
+    });
+    connect(translation_, &document::TranslationSession::closed, this, [this] {
+        if (session_->isOpen())
+            showModelLayout();
+        else
+            showSceneLayout();
+    });
+    connect(translation_, &document::TranslationSession::problem, this,
+            &MainWindow::showStatusMessage);
+    connect(translation_, &document::TranslationSession::openHeadChanged, this,
+            &MainWindow::showOpenHead);
+    connect(translationView_, &TranslationView::headActivated, this,
+            [this](model::AttentionKind kind, int layer, int head) {
+                QElapsedTimer preparing;
+                preparing.start();
+                translation_->openHead(kind, layer, head);
+                if (centralWidget() == centre_) centre_->setCurrentWidget(grid_);
+                clickGuard_->dropClicksDuring(preparing.elapsed());
+            });
+}
+
 void MainWindow::showModelLayout() {
+    showTabs(false);
+}
+
+void MainWindow::showTranslationLayout() {
+    showTabs(true);
+}
+
+void MainWindow::showTabs(bool translation) {
     if (centralWidget() == grid_) {
         takeCentralWidget();
         centre_->insertTab(0, grid_, tr("Explorer"));
         setCentralWidget(centre_);
         centre_->show();
     }
-    modelDock_->show();
+    // A hidden page still widens the tabs to its minimum: the tabs not in use are taken out.
+    auto* workbenchScroll = centre_->findChild<QWidget*>(QStringLiteral("workbenchScroll"));
+    const auto place = [this](QWidget* page, const QString& name, bool shown) {
+        const int at = centre_->indexOf(page);
+        if (shown && at < 0) centre_->addTab(page, name);
+        if (!shown && at >= 0) centre_->removeTab(at);
+    };
+    place(modelView_, tr("Model"), !translation);
+    place(workbenchScroll, tr("Workbench"), !translation);
+    place(translationView_, tr("Translation"), translation);
+    modelDock_->setVisible(!translation);
+    translationDock_->setVisible(translation);
 }
 
 void MainWindow::showSceneLayout() {
@@ -455,6 +523,7 @@ void MainWindow::showSceneLayout() {
         grid_->show();
     }
     modelDock_->hide();
+    translationDock_->hide();
 }
 
 void MainWindow::showModelResults() {

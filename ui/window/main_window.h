@@ -23,6 +23,7 @@ class QToolBar;
 namespace ae::document {
 class AttentionDocument;
 class ModelSession;
+class TranslationSession;
 }  // namespace ae::document
 
 namespace ae::plot {
@@ -37,6 +38,8 @@ class Classroom;
 class ControlsPanel;
 class FileActions;
 class ModelPanel;
+class TranslationPanel;
+class TranslationView;
 class WorkbenchPanel;
 class StaleClickGuard;
 
@@ -58,6 +61,11 @@ public:
     ModelPanel* modelPanel() const { return modelPanel_; }
     plot::ModelView* modelView() const { return modelView_; }
     WorkbenchPanel* workbench() const { return workbench_; }
+    // An encoder–decoder model (T5, BART, Marian): its session, its input (a dock) and the
+    // Translation tab, which take the Model tab's and the Workbench's place while it is open.
+    document::TranslationSession* translationSession() const { return translation_; }
+    TranslationPanel* translationPanel() const { return translationPanel_; }
+    TranslationView* translationView() const { return translationView_; }
     StaleClickGuard* clickGuard() const { return clickGuard_; }
     // While a model is open, the middle of the window: the explorer's maps (tab 0) and the model
     // view (tab 1). Without a model the maps alone are the middle.
@@ -113,6 +121,10 @@ private:
     void createModelViews();
     // The tabs (Explorer, Model) and the model panel, or the explorer alone.
     void showModelLayout();
+    void showTranslationLayout();
+    // The tabs in the middle, with the one-stack model's tabs or the translation's.
+    void showTabs(bool translation);
+    void createTranslationViews();
     void showSceneLayout();
     void showModelResults();
     void showMapMode();  // the status bar's word on how the run keeps its maps
@@ -158,6 +170,10 @@ private:
     std::optional<PendingWorkbench> pendingWorkbench_;
     StaleClickGuard* clickGuard_ = nullptr;
     QDockWidget* modelDock_ = nullptr;
+    document::TranslationSession* translation_ = nullptr;
+    TranslationPanel* translationPanel_ = nullptr;
+    TranslationView* translationView_ = nullptr;
+    QDockWidget* translationDock_ = nullptr;
     QTabWidget* centre_ = nullptr;
     // A model being opened is shown (ModelSession::passStarting) and has not opened yet.
     bool openingShown_ = false;
