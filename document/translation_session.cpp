@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMetaObject>
+#include <QThread>
 #include <QTimer>
 #include <utility>
 
@@ -287,13 +288,13 @@ void TranslationSession::runOn(Input input, bool placeLayer) {
         translating ? tr("Translating") : tr("Running %1").arg(folder->directory());
     work_->post(
         ModelWork::Running, what,
-        [this, folder, input = std::move(input), stop, placeLayer,
-         translating]() mutable -> std::function<void()> {
+        [this, folder, input = std::move(input), stop, placeLayer, translating,
+         pause = tokenPauseMs_]() mutable -> std::function<void()> {
             const model::Model& m = folder->model();
             if (translating) {
                 input.decoderIds = model::generateGreedy<float>(
                     m, input.sourceIds, kMaxNewTokens, {},
-                    [this, stop](const std::vector<long long>& ids) {
+                    [this, stop, pause](const std::vector<long long>& ids) {
                         QMetaObject::invokeMethod(
                             this,
                             [this, stop, ids] {
@@ -301,6 +302,7 @@ void TranslationSession::runOn(Input input, bool placeLayer) {
                                     emit translationStep(ids);
                             },
                             Qt::QueuedConnection);
+                        if (pause > 0) QThread::msleep(static_cast<unsigned long>(pause));
                         return !stop->load();
                     });
                 // The run is on the decoder input, as for a typed target: the end token is what

@@ -134,6 +134,9 @@ public:
     bool isTranslating() const { return translating_; }
     void waitUntilIdle();
     void setProgressDelay(int milliseconds);
+    // Each token Translate makes waits this long before the next (tests: a translation slow
+    // enough to cancel half-way; 0 by default).
+    void setTokenPause(int milliseconds) { tokenPauseMs_ = milliseconds; }
     QString problemText() const { return problem_; }
 
 signals:
@@ -179,6 +182,7 @@ private:
     std::shared_ptr<const Scene> pristine_;  // open_'s layer as the model has it
     std::shared_ptr<std::atomic<bool>> stopTranslation_;
     bool translating_ = false;
+    int tokenPauseMs_ = 0;
     bool placing_ = false;  // the session itself is putting a scene into the document
     QTimer* sourceTimer_;
     QString pendingSource_;

@@ -61,6 +61,7 @@ private slots:
     void cleanup() { closeWindow(); }
 
     void opensAndTranslatesTokenByToken();
+    void cancelKeepsTheTokensMadeSoFar();
     void typedTargetRunsTeacherForced();
     void headOpensInTheExplorer();
     void whatIfsFlowForwardAndUndoRestores();
@@ -193,6 +194,33 @@ void TestTranslationWindow::opensAndTranslatesTokenByToken() {
         QVERIFY(largestDifference(engine.weights(h), run->decoder.layers[0].cross.weights[h]) <
                 1e-5);
     QVERIFY(!window_->document()->isModified());
+}
+
+void TestTranslationWindow::cancelKeepsTheTokensMadeSoFar() {
+    openTranslation();
+    const std::vector<long long> whole = translation()->decoderIds();
+    QVERIFY(whole.size() > 4);
+    // Each token waits 200 ms: Cancel, pressed when the second token shows, stops there (or, on
+    // a machine so busy that the window saw it late, after the token under way).
+    translation()->setTokenPause(200);
+    QSignalSpy steps(translation(), &TranslationSession::translationStep);
+    connect(translation(), &TranslationSession::translationStep, this,
+            [this](const std::vector<long long>& ids) {
+                QVERIFY(panel()->cancelButton()->isEnabled());
+                if (ids.size() == 3) panel()->cancelButton()->click();
+            });
+    panel()->translateButton()->click();
+    settleAll();
+    QVERIFY(steps.count() >= 2);
+    // The run is on what was made: the start token and the translation's first tokens.
+    const std::vector<long long> made = translation()->decoderIds();
+    QVERIFY2(made.size() >= 3 && made.size() < whole.size(),
+             qPrintable(QString::number(made.size())));
+    QVERIFY(std::equal(made.begin(), made.end(), whole.begin()));
+    QCOMPARE(translation()->currentRun()->decoder.tokens, made);
+    QCOMPARE(static_cast<std::size_t>(window_->document()->scene().queryCount()), made.size());
+    QVERIFY(panel()->targetField()->text().startsWith(QStringLiteral("le chat")));
+    QVERIFY(!panel()->cancelButton()->isEnabled());
 }
 
 void TestTranslationWindow::typedTargetRunsTeacherForced() {
