@@ -243,7 +243,7 @@ private slots:
     // mean of their maps' first column in `run`'s result, the position scores n/a.
     void headsCoversEveryKindOfHead() {
         QTemporaryDir temp;
-        const QString dir = seq2seqDir("tiny-translate");
+        const QString dir = tinyTranslateDir();
         const QStringList input{"--text", "the red cat sees a big dog", "--target-text",
                                 "le chat rouge voit un chien grand", "--double"};
         const auto r = runBinary(QStringList{"heads", dir, "--json"} + input);

@@ -180,6 +180,11 @@ inline QString seq2seqDir(const QString& name) {
     return QStringLiteral(AE_TEST_DATA_DIR "/seq2seq-models/") + name;
 }
 
+// The trained translator that ships with the app (resources/models/tiny-translate).
+inline QString tinyTranslateDir() {
+    return QStringLiteral(AE_SHIPPED_MODELS_DIR "/tiny-translate");
+}
+
 // A reference result's attention_mask (empty when it has none).
 inline std::vector<int> maskOf(const QJsonObject& o) {
     std::vector<int> mask;

@@ -391,7 +391,7 @@ private slots:
     // layer 0 head 0 looks most at the source word it translates, crossing at the swaps; the
     // mean over a layer's heads and over every layer are averages of such rows.
     void trainedModelTranslatesAndAligns() {
-        const QString dir = seq2seqDir("tiny-translate");
+        const QString dir = tinyTranslateDir();
         const io::ModelFolder folder(dir);
         const io::Tokenizer tokenizer = io::Tokenizer::load(dir);
         std::vector<long long> source;

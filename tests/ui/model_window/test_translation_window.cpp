@@ -1,5 +1,5 @@
-// An encoder–decoder model in the window: opening one (tiny-translate, a Marian model trained by
-// scripts/train_tiny_translate.py) translates its default sentence token by token and shows the
+// An encoder–decoder model in the window: opening one (tiny-translate, the Marian model trained by
+// scripts/train_tiny_translate.py that ships in resources/models) translates its default sentence token by token and shows the
 // Translation tab (three grids, the alignment, the next token) and its input dock; the explorer
 // holds a cross-attention layer as a cross scene; a typed target runs teacher forced; a head
 // double-clicked in a grid opens in the explorer; what-ifs in encoder, decoder and cross layers
@@ -19,6 +19,7 @@
 #include "core/model/model_layer_scene.h"
 #include "document/attention_document.h"
 #include "document/translation_session.h"
+#include "io/model/builtin_models.h"
 #include "io/model/model_folder.h"
 #include "io/model/seq2seq_input.h"
 #include "io/tokenizer/tokenizer.h"
@@ -39,7 +40,7 @@ using model::AttentionKind;
 namespace {
 
 QString tinyTranslate() {
-    return QStringLiteral(AE_TEST_DATA_DIR "/seq2seq-models/tiny-translate");
+    return QStringLiteral(AE_SHIPPED_MODELS_DIR "/tiny-translate");
 }
 
 double largestDifference(const model::Matrix<float>& a, const model::Matrix<float>& b) {
@@ -66,6 +67,7 @@ private slots:
     void headOpensInTheExplorer();
     void whatIfsFlowForwardAndUndoRestores();
     void undoBringsTheEarlierInputBack();
+    void builtInOpensByName();
     void folderWithoutTokenizerIsRefused();
     void oneStackModelReplacesIt();
 
@@ -346,6 +348,25 @@ void TestTranslationWindow::undoBringsTheEarlierInputBack() {
     QCOMPARE(panel()->sourceField()->text(), QStringLiteral("the red cat sees a big dog"));
     QCOMPARE(translation()->baseRun()->encoder.tokens, firstSource);
     QVERIFY(translation()->currentRun() == translation()->baseRun());
+}
+
+void TestTranslationWindow::builtInOpensByName() {
+    // As the gallery and File › Open built-in model open it: its about.json's sentence and head.
+    qputenv("AE_MODELS_PATH", QByteArray(AE_SHIPPED_MODELS_DIR));
+    const io::BuiltInAbout about =
+        io::readBuiltInAbout(QStringLiteral(AE_SHIPPED_MODELS_DIR "/tiny-translate"));
+    QVERIFY(window_->fileActions()->openModel(QStringLiteral("builtin:tiny-translate")));
+    settleAll();
+    qunsetenv("AE_MODELS_PATH");
+    QVERIFY2(translation()->isOpen(), qPrintable(translation()->problemText()));
+    QCOMPARE(translation()->location(), QStringLiteral("builtin:tiny-translate"));
+    QCOMPARE(translation()->source(), about.text);
+    const std::optional<TranslationLayer> open = translation()->openLayer();
+    QVERIFY(open);
+    QCOMPARE(open->kind, AttentionKind::Cross);
+    QCOMPARE(open->layer, about.layer);
+    QCOMPARE(open->head, about.head);
+    QCOMPARE(panel()->targetField()->text(), QStringLiteral("le chat rouge voit un chien grand"));
 }
 
 void TestTranslationWindow::folderWithoutTokenizerIsRefused() {
