@@ -451,7 +451,6 @@ void HeadGrid::paintEvent(QPaintEvent*) {
     } else {
         caption = tr("%1 0 to each map's own largest").arg(what);
     }
-    if (cross_) caption += tr(" · rows: target, columns: source");
     if (pool_.rowsPerCell > 1 || pool_.columnsPerCell > 1) {
         caption +=
             cross_ ? tr(" · %1 × %2 tokens, max-pooled %3×%4")

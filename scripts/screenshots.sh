@@ -36,12 +36,12 @@ shot() {
     # As after a first start: the examples gallery, which opens once, already seen.
     mkdir -p "$config/attention-explorer"
     printf '[classroom]\ngalleryShown=true\n' >"$config/attention-explorer/attention-explorer.conf"
-    XDG_CONFIG_HOME=$config XDG_DATA_HOME=$config LC_ALL=C.UTF-8 WM=${WM:-} \
+    XDG_CONFIG_HOME=$config XDG_DATA_HOME=$config LC_ALL=C.UTF-8 WM=${WM:-} APP_ARGS=${APP_ARGS:-} \
         xvfb-run -a -s "-screen 0 ${size}x24" bash -c '
         app=$1 png=$2 width=$3 height=$4
         shift 4
         if [ -n "$WM" ]; then "$WM" >/dev/null 2>&1 & sleep 2; fi
-        "$app" >/dev/null 2>&1 &
+        "$app" $APP_ARGS >/dev/null 2>&1 &
         pid=$!
         sleep 5
         window=$(xdotool search --name "Attention Explorer" | head -1)
@@ -89,6 +89,9 @@ WM=openbox shot 1920x1080 "$out/presentation-stages-1920x1080.png" F11 alt+v s R
 WM=openbox shot 1024x768 "$out/walkthrough-1024x768.png" F3
 WM=openbox shot 1024x768 "$out/walkthrough-presentation-1024x768.png" F3 F11
 WM=openbox shot 1024x768 "$out/model-with-walkthrough-1024x768.png" F3 alt+f b Return sleep:8
+# The built-in translator's Translation tab (three grids, the alignment), as it is and presented.
+APP_ARGS=builtin:tiny-translate WM=openbox shot 1024x768 "$out/translation-1024x768.png"
+APP_ARGS=builtin:tiny-translate WM=openbox shot 1024x768 "$out/translation-presentation-1024x768.png" F11
 
 AE_TOUR_DIR=$PWD/$out QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1600x1000x24" \
     "${BUILD_DIR:-build}/tests/test_classroom" tour >/dev/null

@@ -96,13 +96,20 @@ TranslationView::TranslationView(document::TranslationSession* session, QWidget*
     choiceRow->addWidget(choiceLabel);
     choiceRow->addWidget(alignmentChoice_, 1);
     rightLayout->addLayout(choiceRow);
-    alignment_ = plot::newAlignmentMap(right);
+    // The alignment gets most of the height (a projector labels every row only when they fit);
+    // the predictions take the rest, and the splitter moves between them.
+    auto* alignmentAndPredictions = new QSplitter(Qt::Vertical);
+    alignment_ = plot::newAlignmentMap(alignmentAndPredictions);
     alignment_->widget()->setObjectName(QStringLiteral("alignmentMap"));
-    alignment_->widget()->setMinimumSize(260, 220);
-    rightLayout->addWidget(alignment_->widget(), 3);
+    alignment_->widget()->setMinimumSize(240, 200);
+    alignmentAndPredictions->addWidget(alignment_->widget());
     addMapExportMenu(alignment_, this, [this](const QString& text) { readout_->setText(text); });
     predictions_->setObjectName(QStringLiteral("translationPredictions"));
-    rightLayout->addWidget(predictions_, 2);
+    alignmentAndPredictions->addWidget(predictions_);
+    alignmentAndPredictions->setStretchFactor(0, 3);
+    alignmentAndPredictions->setStretchFactor(1, 1);
+    alignmentAndPredictions->setChildrenCollapsible(false);
+    rightLayout->addWidget(alignmentAndPredictions, 1);
 
     auto* left = new QWidget;
     auto* leftLayout = new QVBoxLayout(left);
@@ -114,8 +121,9 @@ TranslationView::TranslationView(document::TranslationSession* session, QWidget*
     auto* splitter = new QSplitter(Qt::Horizontal);
     splitter->addWidget(left);
     splitter->addWidget(right);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 1);
+    // The alignment is the figure people come for: it gets the larger share.
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(splitter);
