@@ -12,6 +12,7 @@
 #include "core/ops.h"
 #include "document/attention_document.h"
 #include "document/model_session.h"
+#include "document/translation_session.h"
 #include "plot/color_maps.h"
 #include "plot/heatmap_controller.h"
 #include "plot/heatmap_grid.h"
@@ -44,6 +45,61 @@ QString quoted(const std::vector<std::string>& tokens, int i) {
 // X before the layer norm: embeddings plus positions, as the engine prepares them.
 MatrixD inputsBeforeNorm(const Scene& scene) {
     return inputsWithPositions(scene, scene.embeddings);
+}
+
+}  // namespace
+
+namespace {
+
+// On a translation model's cross-attention (document/translation_session.h opens it): where the
+// step's rows come from in the real model, with its tokens and numbers; empty on any other scene.
+QString crossAttentionNote(const Scene& scene, const plot::EngineF& engine, WalkStep step, int h,
+                           int i) {
+    const std::optional<document::TranslationLayer> layer =
+        document::translationLayer(scene.viewJson);
+    if (!layer || layer->kind != model::AttentionKind::Cross || !scene.hasSource) return {};
+    const std::vector<std::string>& source = scene.sourceTokens;
+    QStringList words;
+    for (const std::string& token : source)
+        words << QString::fromStdString(token).trimmed();
+    const QString sentence = words.join(QLatin1Char(' '));
+    switch (step) {
+        case WalkStep::Inputs:
+        case WalkStep::Query:
+            return QCoreApplication::translate(
+                       "Walkthrough",
+                       " <b>On this translation model</b>, layer %1 of the decoder: the queries "
+                       "come from the <b>target</b>, the decoder's stream after its own "
+                       "self-attention, one row for each output token so far (%2 here).")
+                .arg(layer->layer)
+                .arg(scene.queryCount());
+        case WalkStep::Key:
+        case WalkStep::Value:
+            return QCoreApplication::translate(
+                       "Walkthrough",
+                       " <b>On this translation model</b> the keys and values come from the "
+                       "<b>source</b>: the encoder's output on “%1”, %2 rows that every decoder "
+                       "layer reads. The decoder asks; the source answers.")
+                .arg(sentence.toHtmlEscaped())
+                .arg(scene.keyCount());
+        case WalkStep::Mix: {
+            const auto w = engine.weights(h).row(i);
+            Eigen::Index top = 0;
+            w.maxCoeff(&top);
+            return QCoreApplication::translate(
+                       "Walkthrough",
+                       " <b>This is where the translation reads the source:</b> output row %1 "
+                       "(“%2”) takes the most from source word “%3”. The Translation tab's "
+                       "alignment draws these weights for every output word.")
+                .arg(i)
+                .arg(QString::fromStdString(scene.tokens[static_cast<size_t>(i)])
+                         .trimmed()
+                         .toHtmlEscaped(),
+                     words.value(static_cast<int>(top)).toHtmlEscaped());
+        }
+        default:
+            return {};
+    }
 }
 
 }  // namespace
@@ -651,6 +707,7 @@ void WalkthroughPanel::refresh() {
             break;
         }
     }
+    text += crossAttentionNote(scene, engine, currentStep(), h, i);
     formula_->setText(formula);
     explanation_->setText(text);
     fillMatrixMap();

@@ -1,10 +1,10 @@
 // An encoder–decoder model in the window: opening one (tiny-translate, the Marian model trained by
-// scripts/train_tiny_translate.py that ships in resources/models) translates its default sentence token by token and shows the
-// Translation tab (three grids, the alignment, the next token) and its input dock; the explorer
-// holds a cross-attention layer as a cross scene; a typed target runs teacher forced; a head
-// double-clicked in a grid opens in the explorer; what-ifs in encoder, decoder and cross layers
-// flow forward as the core computes them, and undo brings back the model's own run, and the
-// earlier input, exactly.
+// scripts/train_tiny_translate.py that ships in resources/models) translates its default sentence
+// token by token and shows the Translation tab (three grids, the alignment, the next token) and its
+// input dock; the explorer holds a cross-attention layer as a cross scene; a typed target runs
+// teacher forced; a head double-clicked in a grid opens in the explorer; what-ifs in encoder,
+// decoder and cross layers flow forward as the core computes them, and undo brings back the model's
+// own run, and the earlier input, exactly.
 
 #include <QLineEdit>
 #include <QPushButton>
@@ -25,9 +25,11 @@
 #include "io/tokenizer/tokenizer.h"
 #include "plot/effect_map.h"
 #include "plot/head_grid.h"
+#include "plot/heatmap_grid.h"
 #include "plot/model_panels.h"
 #include "plot/model_view.h"
 #include "support/model_window_fixture.h"
+#include "ui/classroom/walkthrough_panel.h"
 #include "ui/window/main_window.h"
 #include "ui/window/model_panel.h"
 #include "ui/window/translation_panel.h"
@@ -67,6 +69,7 @@ private slots:
     void headOpensInTheExplorer();
     void whatIfsFlowForwardAndUndoRestores();
     void undoBringsTheEarlierInputBack();
+    void walkthroughNamesTargetAndSource();
     void builtInOpensByName();
     void folderWithoutTokenizerIsRefused();
     void oneStackModelReplacesIt();
@@ -348,6 +351,31 @@ void TestTranslationWindow::undoBringsTheEarlierInputBack() {
     QCOMPARE(panel()->sourceField()->text(), QStringLiteral("the red cat sees a big dog"));
     QCOMPARE(translation()->baseRun()->encoder.tokens, firstSource);
     QVERIFY(translation()->currentRun() == translation()->baseRun());
+}
+
+void TestTranslationWindow::walkthroughNamesTargetAndSource() {
+    auto* walkthrough = window_->findChild<ui::WalkthroughPanel*>();
+    QVERIFY(walkthrough);
+    walkthrough->setStep(static_cast<int>(ui::WalkStep::Key));
+    walkthrough->refresh();
+    QVERIFY(!walkthrough->explanationText().contains(QStringLiteral("translation model")));
+    openTranslation();
+    walkthrough->setStep(static_cast<int>(ui::WalkStep::Query));
+    walkthrough->refresh();
+    QVERIFY2(walkthrough->explanationText().contains(QStringLiteral("come from the <b>target</b>")),
+             qPrintable(walkthrough->explanationText()));
+    walkthrough->setStep(static_cast<int>(ui::WalkStep::Value));
+    walkthrough->refresh();
+    QVERIFY2(walkthrough->explanationText().contains(
+                 QStringLiteral("the encoder's output on “the red cat sees a big dog &lt;/s&gt;”")),
+             qPrintable(walkthrough->explanationText()));
+    // The mix: the explorer's row 2 (“chat”, producing “rouge”) in head 0 reads “red” most.
+    window_->grid()->setSelectedRow(2);
+    walkthrough->setStep(static_cast<int>(ui::WalkStep::Mix));
+    walkthrough->refresh();
+    QVERIFY2(walkthrough->explanationText().contains(
+                 QStringLiteral("output row 2 (“chat”) takes the most from source word “red”")),
+             qPrintable(walkthrough->explanationText()));
 }
 
 void TestTranslationWindow::builtInOpensByName() {
