@@ -331,10 +331,12 @@ void TranslationSession::install(const Input& input, std::shared_ptr<const Run> 
     pristine_.reset();
     problem_.clear();
     emit inputChanged();
-    if (placeLayer && open_) {
-        TranslationLayer layer = *open_;
-        const bool first = layer.sourceIds.empty() && layer.decoderIds.empty();
-        placeScene(layer, tr("Run on the new input"), first);
+    // The open layer on the new input, as one undo step; the same ids again (Translate pressed
+    // twice) keep the scene and its what-ifs.
+    if (placeLayer && open_ &&
+        (open_->sourceIds != input.sourceIds || open_->decoderIds != input.decoderIds)) {
+        const bool first = open_->sourceIds.empty() && open_->decoderIds.empty();
+        placeScene(*open_, tr("Run on the new input"), first);
     }
     emit resultsChanged();
     followDocument();

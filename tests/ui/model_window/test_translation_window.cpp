@@ -333,6 +333,16 @@ void TestTranslationWindow::whatIfsFlowForwardAndUndoRestores() {
         QVERIFY(translation()->currentRun()->decoder.logits == baseLogits);
         QVERIFY(translation()->basePredictions().empty());
     }
+    // Translate again on the same source gives the same ids: the what-if stays, no undo step.
+    doubleValueWeights();
+    const int steps = undo->count();
+    const auto whatIf = translation()->currentRun();
+    QVERIFY(whatIf != base);
+    panel()->translateButton()->click();
+    settleAll();
+    QCOMPARE(undo->count(), steps);
+    QVERIFY(translation()->showsWhatIf());
+    QVERIFY(translation()->currentRun()->decoder.logits == whatIf->decoder.logits);
 }
 
 void TestTranslationWindow::undoBringsTheEarlierInputBack() {
