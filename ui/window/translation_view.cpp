@@ -2,10 +2,12 @@
 
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 #include <set>
 
@@ -13,6 +15,7 @@
 #include "plot/alignment_figure.h"
 #include "plot/effect_map.h"
 #include "plot/head_grid.h"
+#include "plot/head_summary_table.h"
 #include "plot/model_panels.h"
 #include "ui/files/map_export.h"
 
@@ -50,7 +53,10 @@ TranslationView::TranslationView(document::TranslationSession* session, QWidget*
       grids_(new QTabWidget),
       readout_(new QLabel),
       alignmentChoice_(new QComboBox),
-      predictions_(new plot::PredictionsPanel) {
+      predictions_(new plot::PredictionsPanel),
+      table_(new QTableView),
+      summaryModel_(new plot::HeadSummaryModel(this)),
+      summaryFilter_(new plot::HeadSummaryFilter(this)) {
     grids_->setObjectName(QStringLiteral("translationGrids"));
     const std::pair<AttentionKind, QString> tabs[] = {
         {AttentionKind::Cross, tr("Cross-attention")},
@@ -111,10 +117,40 @@ TranslationView::TranslationView(document::TranslationSession* session, QWidget*
     alignmentAndPredictions->setChildrenCollapsible(false);
     rightLayout->addWidget(alignmentAndPredictions, 1);
 
+    // The summaries of the grid in front: no induction or sink column (a translation makes no
+    // repeated run, and value-weighted maps are the Model tab's).
+    summaryFilter_->setSourceModel(summaryModel_);
+    summaryModel_->setShortHeaders(true);
+    summaryModel_->setDecimals(2);
+    table_->setObjectName(QStringLiteral("translationSummaries"));
+    table_->setModel(summaryFilter_);
+    table_->setColumnHidden(plot::HeadSummaryModel::scoreColumn("induction"), true);
+    table_->setColumnHidden(plot::HeadSummaryModel::scoreColumn("sink_norm"), true);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(plot::HeadSummaryModel::LayerColumn, Qt::AscendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->verticalHeader()->setVisible(false);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    table_->horizontalHeader()->setMinimumSectionSize(24);
+    connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        const model::HeadSummary& s =
+            summaryModel_->summary(summaryFilter_->mapToSource(index).row());
+        emit headActivated(kindInFront(), s.layer, s.head);
+    });
+    connect(grids_, &QTabWidget::currentChanged, this, &TranslationView::showSummaries);
+
+    auto* gridsAndTable = new QSplitter(Qt::Vertical);
+    gridsAndTable->addWidget(grids_);
+    gridsAndTable->addWidget(table_);
+    gridsAndTable->setStretchFactor(0, 3);
+    gridsAndTable->setStretchFactor(1, 2);
+    gridsAndTable->setChildrenCollapsible(false);
     auto* left = new QWidget;
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addWidget(grids_, 1);
+    leftLayout->addWidget(gridsAndTable, 1);
     leftLayout->addWidget(readout_);
     leftLayout->addWidget(hint);
 
@@ -151,6 +187,8 @@ void TranslationView::setPresentation(bool on) {
     presentation_ = on;
     for (plot::HeadGrid* grid : grid_)
         grid->setPresentation(on);
+    // On a projector the maps need the height; the table of numbers is for the desk.
+    table_->setVisible(!on);
 }
 
 void TranslationView::showRun() {
@@ -159,6 +197,7 @@ void TranslationView::showRun() {
     if (!run) {
         for (plot::HeadGrid* grid : grid_)
             grid->setRun(nullptr, {});
+        summaryModel_->setSummaries({});
         alignment_->clear();
         predictions_->setPredictions({}, {}, {}, {});
         return;
@@ -173,6 +212,7 @@ void TranslationView::showRun() {
     for (AttentionKind kind :
          {AttentionKind::EncoderSelf, AttentionKind::DecoderSelf, AttentionKind::Cross})
         grid(kind)->setSummaries(session_->summaries(kind));
+    showSummaries();
     const bool whatIf = base && run != base;
     const auto selfWeights = [](const model::LayerRecord<float>& r) -> const auto& {
         return r.weights;
@@ -198,6 +238,24 @@ void TranslationView::showRun() {
         tr("the target's last token, %1 “%2”").arg(last).arg(target.value(last)));
     showOpenHead();
     showAlignment();
+}
+
+model::AttentionKind TranslationView::kindInFront() const {
+    for (AttentionKind kind :
+         {AttentionKind::EncoderSelf, AttentionKind::DecoderSelf, AttentionKind::Cross})
+        if (grids_->currentWidget() == grid(kind)) return kind;
+    return AttentionKind::Cross;
+}
+
+void TranslationView::showSummaries() {
+    std::vector<model::HeadSummary> summaries;
+    if (session_->currentRun()) {
+        const plot::HeadGrid* inFront = grid(kindInFront());
+        for (int l = 0; l < inFront->layers(); ++l)
+            for (int h = 0; h < inFront->heads(); ++h)
+                summaries.push_back(inFront->summaryOf({l, h}));
+    }
+    summaryModel_->setSummaries(summaries);
 }
 
 void TranslationView::showOpenHead() {

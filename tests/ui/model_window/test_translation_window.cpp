@@ -6,11 +6,15 @@
 // decoder and cross layers flow forward as the core computes them, and undo brings back the model's
 // own run, and the earlier input, exactly.
 
+#include <QFile>
+#include <QImage>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -25,11 +29,13 @@
 #include "io/tokenizer/tokenizer.h"
 #include "plot/effect_map.h"
 #include "plot/head_grid.h"
+#include "plot/head_summary_table.h"
 #include "plot/heatmap_grid.h"
 #include "plot/model_panels.h"
 #include "plot/model_view.h"
 #include "support/model_window_fixture.h"
 #include "ui/classroom/walkthrough_panel.h"
+#include "ui/files/map_export.h"
 #include "ui/window/main_window.h"
 #include "ui/window/model_panel.h"
 #include "ui/window/translation_panel.h"
@@ -179,6 +185,29 @@ void TestTranslationWindow::opensAndTranslatesTokenByToken() {
     for (int c = 1; c < alignment->columns(); ++c)
         if (alignment->value(2, c) > alignment->value(2, best)) best = c;
     QCOMPARE(best, 1);
+    // The alignment exports as a figure and as its numbers, as every labelled map does.
+    QTemporaryDir exports;
+    QCOMPARE(ui::saveMapFile(*alignment, exports.filePath(QStringLiteral("alignment.png"))),
+             QString());
+    QVERIFY(QImage(exports.filePath(QStringLiteral("alignment.png"))).width() >= 640);
+    QCOMPARE(ui::saveMapFile(*alignment, exports.filePath(QStringLiteral("alignment.csv"))),
+             QString());
+    QFile csv(exports.filePath(QStringLiteral("alignment.csv")));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QCOMPARE(csv.readAll().trimmed().split('\n').size(), alignment->rows());
+    // The summaries of the grid in front: cross heads first, then the encoder's when its tab is.
+    QCOMPARE(view()->summaryModel()->rowCount(), 8);
+    QCOMPARE(view()->summaryModel()->summary(6).entropy,
+             translation()->summaries(AttentionKind::Cross)[6].entropy);
+    view()->grids()->setCurrentWidget(view()->grid(AttentionKind::EncoderSelf));
+    QCOMPARE(view()->summaryModel()->summary(6).entropy,
+             translation()->summaries(AttentionKind::EncoderSelf)[6].entropy);
+    view()->grids()->setCurrentWidget(cross);
+    // On a projector the table gives its height to the maps.
+    view()->setPresentation(true);
+    QVERIFY(!view()->summaryTable()->isVisibleTo(view()));
+    view()->setPresentation(false);
+    QVERIFY(view()->summaryTable()->isVisibleTo(view()));
     // The next token after the target: the end of the sentence.
     QTableWidget* predictions = view()->predictions()->table();
     QVERIFY(predictions->rowCount() > 0);
