@@ -83,11 +83,11 @@ std::optional<TranslationLayer> translationLayer(const std::string& viewJson) {
     l.model = o.value("model").toString();
     l.layer = o.value("layer").toInt();
     l.head = o.value("head").toInt();
-    l.source = o.value("source").toString();
-    l.target = o.value("target").toString();
-    l.translated = o.value("translated").toBool(true);
-    l.sourceIds = idsOf(o.value("source_ids"));
-    l.decoderIds = idsOf(o.value("decoder_ids"));
+    l.input.source = o.value("source").toString();
+    l.input.target = o.value("target").toString();
+    l.input.translated = o.value("translated").toBool(true);
+    l.input.sourceIds = idsOf(o.value("source_ids"));
+    l.input.decoderIds = idsOf(o.value("decoder_ids"));
     return l;
 }
 
@@ -98,11 +98,11 @@ std::string withTranslationLayer(const std::string& viewJson, const TranslationL
     o.insert("attention", attentionKindName(layer.kind));
     o.insert("layer", layer.layer);
     o.insert("head", layer.head);
-    o.insert("source", layer.source);
-    o.insert("target", layer.target);
-    o.insert("translated", layer.translated);
-    o.insert("source_ids", idArray(layer.sourceIds));
-    o.insert("decoder_ids", idArray(layer.decoderIds));
+    o.insert("source", layer.input.source);
+    o.insert("target", layer.input.target);
+    o.insert("translated", layer.input.translated);
+    o.insert("source_ids", idArray(layer.input.sourceIds));
+    o.insert("decoder_ids", idArray(layer.input.decoderIds));
     view.insert(kViewKey, o);
     return QJsonDocument(view).toJson(QJsonDocument::Compact).toStdString();
 }
@@ -334,8 +334,9 @@ void TranslationSession::install(const Input& input, std::shared_ptr<const Run> 
     // The open layer on the new input, as one undo step; the same ids again (Translate pressed
     // twice) keep the scene and its what-ifs.
     if (placeLayer && open_ &&
-        (open_->sourceIds != input.sourceIds || open_->decoderIds != input.decoderIds)) {
-        const bool first = open_->sourceIds.empty() && open_->decoderIds.empty();
+        (open_->input.sourceIds != input.sourceIds ||
+         open_->input.decoderIds != input.decoderIds)) {
+        const bool first = open_->input.sourceIds.empty() && open_->input.decoderIds.empty();
         placeScene(*open_, tr("Run on the new input"), first);
     }
     emit resultsChanged();
@@ -363,11 +364,7 @@ Scene TranslationSession::layerAsModelHasIt(const TranslationLayer& layer) const
     }
     TranslationLayer reference = layer;
     reference.model = location_;
-    reference.source = input_.source;
-    reference.target = input_.target;
-    reference.translated = input_.translated;
-    reference.sourceIds = input_.sourceIds;
-    reference.decoderIds = input_.decoderIds;
+    reference.input = input_;
     scene.viewJson = withTranslationLayer(scene.viewJson, reference);
     return scene;
 }
@@ -438,29 +435,22 @@ void TranslationSession::followDocument() {
         }
         return;
     }
-    if (l->sourceIds != base_->encoder.tokens || l->decoderIds != base_->decoder.tokens) {
+    if (l->input.sourceIds != base_->encoder.tokens ||
+        l->input.decoderIds != base_->decoder.tokens) {
         // Undo or redo brought a layer made on another input back: that input runs again,
         // teacher forced on the decoder ids it had.
-        if (work_->isPending(ModelWork::Running) && input_.sourceIds == l->sourceIds &&
-            input_.decoderIds == l->decoderIds)
+        if (work_->isPending(ModelWork::Running) && input_.sourceIds == l->input.sourceIds &&
+            input_.decoderIds == l->input.decoderIds)
             return;
         open_ = l;
-        Input input;
-        input.source = l->source;
-        input.target = l->target;
-        input.translated = l->translated;
-        input.sourceIds = l->sourceIds;
-        input.decoderIds = l->decoderIds;
-        runOn(std::move(input), false);
+        runOn(l->input, false);
         return;
     }
     const bool otherLayer = !open_ || open_->kind != l->kind || open_->layer != l->layer;
     if (otherLayer || !pristine_) pristine_ = std::make_shared<const Scene>(layerAsModelHasIt(*l));
-    if (!open_ || open_->head != l->head || otherLayer) {
-        open_ = l;
-        emit openHeadChanged(l->layer, l->head);
-    }
+    const bool otherHead = !open_ || open_->head != l->head || otherLayer;
     open_ = l;
+    if (otherHead) emit openHeadChanged(l->layer, l->head);
     const ComputeScheduler& scheduler = document_->scheduler();
     if (!scheduler.hasLatestResults()) return;  // resultsChanged brings us back
     const Scene& scene = document_->scene();

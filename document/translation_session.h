@@ -44,15 +44,21 @@ namespace ae::document {
 class AttentionDocument;
 class ModelWork;
 
+// What an encoder–decoder model runs on: the texts and their ids.
+struct TranslationInput {
+    QString source, target;  // the texts (target empty: translated)
+    bool translated = true;  // the target was produced by Translate, not typed
+    // decoderIds: decoder_start_token_id, then the target's tokens; empty: to translate.
+    std::vector<long long> sourceIds, decoderIds;
+};
+
 // What the explorer's scene holds of an encoder–decoder model, and the input it was made on.
 struct TranslationLayer {
     QString model;  // the session's location(): which model the layer is of
     model::AttentionKind kind = model::AttentionKind::Cross;
     int layer = 0;
     int head = 0;
-    QString source, target;  // the texts (target empty: translated)
-    bool translated = true;  // the target was produced by Translate, not typed
-    std::vector<long long> sourceIds, decoderIds;
+    TranslationInput input;
 };
 
 // The scene's "translation" view object, or nothing when the scene has none (a plain scene, or a
@@ -152,11 +158,7 @@ signals:
     void problem(const QString& message);
 
 private:
-    struct Input {
-        QString source, target;
-        bool translated = true;
-        std::vector<long long> sourceIds, decoderIds;  // decoderIds empty: to translate
-    };
+    using Input = TranslationInput;
     // Runs the model on `input` (translating first when its decoderIds are empty), then shows the
     // run, and with `placeLayer` puts the open layer (or `open_` when none is open, at opening)
     // on the new input into the document.

@@ -429,13 +429,7 @@ void MainWindow::createModelViews() {
     connect(session_, &document::ModelSession::savedLayerOpened, this,
             [this](const QJsonObject& view) { applyViewState(view); });
     connect(modelView_, &plot::ModelView::headActivated, this, [this](int layer, int head) {
-        QElapsedTimer preparing;
-        preparing.start();
-        session_->openHead(layer, head);
-        if (centralWidget() == centre_) centre_->setCurrentWidget(grid_);
-        // Clicks made while the layer was prepared were aimed at the model view, not at the maps
-        // now under the pointer.
-        clickGuard_->dropClicksDuring(preparing.elapsed());
+        openInExplorer([&] { session_->openHead(layer, head); });
     });
     connect(modelView_, &plot::ModelView::positionSelected, session_,
             &document::ModelSession::setSelectedPosition);
@@ -476,12 +470,18 @@ void MainWindow::createTranslationViews() {
             &MainWindow::showOpenHead);
     connect(translationView_, &TranslationView::headActivated, this,
             [this](model::AttentionKind kind, int layer, int head) {
-                QElapsedTimer preparing;
-                preparing.start();
-                translation_->openHead(kind, layer, head);
-                if (centralWidget() == centre_) centre_->setCurrentWidget(grid_);
-                clickGuard_->dropClicksDuring(preparing.elapsed());
+                openInExplorer([&] { translation_->openHead(kind, layer, head); });
             });
+}
+
+void MainWindow::openInExplorer(const std::function<void()>& openHead) {
+    QElapsedTimer preparing;
+    preparing.start();
+    openHead();
+    if (centralWidget() == centre_) centre_->setCurrentWidget(grid_);
+    // Clicks made while the layer was prepared were aimed at the view the head was chosen in, not
+    // at the maps now under the pointer.
+    clickGuard_->dropClicksDuring(preparing.elapsed());
 }
 
 void MainWindow::showModelLayout() {

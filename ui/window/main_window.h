@@ -4,6 +4,7 @@
 // scene's shape in the status bar. Window state and view options persist in QSettings.
 
 #include <QMainWindow>
+#include <functional>
 #include <optional>
 
 #include "document/workbench_session.h"
@@ -125,6 +126,9 @@ private:
     // The tabs in the middle, with the one-stack model's tabs or the translation's.
     void showTabs(bool translation);
     void createTranslationViews();
+    // A head chosen in the model view or the Translation tab: `openHead` puts its layer in the
+    // document, then the Explorer tab comes to the front.
+    void openInExplorer(const std::function<void()>& openHead);
     void showSceneLayout();
     void showModelResults();
     void showMapMode();  // the status bar's word on how the run keeps its maps
