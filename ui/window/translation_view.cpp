@@ -184,7 +184,6 @@ void TranslationView::setAlignment(Alignment alignment) {
 }
 
 void TranslationView::setPresentation(bool on) {
-    presentation_ = on;
     for (plot::HeadGrid* grid : grid_)
         grid->setPresentation(on);
     // On a projector the maps need the height; the table of numbers is for the desk.

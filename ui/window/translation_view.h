@@ -70,7 +70,6 @@ private:
     QTableView* table_;
     plot::HeadSummaryModel* summaryModel_;
     plot::HeadSummaryFilter* summaryFilter_;
-    bool presentation_ = false;
 };
 
 }  // namespace ae::ui
